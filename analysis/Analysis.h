@@ -1,0 +1,88 @@
+// The analysis library's front door: one call per program at clBuildProgram time that returns
+// the partition-ready source for vendors and, per kernel, what the runtime needs to split it.
+#pragma once
+
+#include "analysis/region/KernelRegions.h"
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace clsplit::analysis {
+
+// Every partition-ready kernel gets exactly these parameters appended after the user's:
+//   ulong4 __clsplit_goffset   original global work offset (x, y, z; w unused)
+//   ulong4 __clsplit_gsize     original global work size   (x, y, z; w unused)
+// A sub-launch sets its real global offset/size to its slice; the rewritten built-ins compute
+// the original values from these (get_group_id adds (real_offset - orig_offset) / local_size).
+inline constexpr unsigned kHiddenArgCount = 2;
+inline constexpr const char* kHiddenOffsetName = "__clsplit_goffset";
+inline constexpr const char* kHiddenSizeName = "__clsplit_gsize";
+
+enum class ArgKind : uint8_t {
+  GlobalBuffer,   // __global T*
+  ConstantBuffer, // __constant T*
+  LocalBuffer,    // __local T*  (size only, no data)
+  Scalar,         // by-value scalar, vector or struct
+  Image,          // image2d_t, image3d_t, ...
+  Sampler,        // sampler_t
+};
+
+struct KernelArg {
+  std::string name;
+  ArgKind kind = ArgKind::Scalar;
+  ScalarType scalarType = ScalarType::Unknown; // Scalar args: their type; buffers: pointee if scalar
+};
+
+struct SourceLocation {
+  std::string file; // "" for the program source itself
+  unsigned line = 0;
+  unsigned column = 0;
+};
+
+struct Diagnostic {
+  SourceLocation where;
+  std::string message;
+};
+
+struct KernelAnalysis {
+  std::string name;
+  std::vector<KernelArg> args;    // the user-visible arguments, in order
+  // True when the vendor source gives this kernel the hidden arguments; a kernel the
+  // transformer could not rewrite keeps its original signature and is never split.
+  bool partitionReady = false;
+  // Set when splitting this kernel is unsafe (the reason is shown to users); it then runs whole.
+  std::optional<std::string> unsplittableReason;
+  // Where the analysis lost precision (access location + what defeated it), for users.
+  std::vector<Diagnostic> imprecisions;
+  KernelRegions regions;          // parametric regions; use instantiate() (Instantiate.h)
+};
+
+struct ProgramAnalysis {
+  std::string vendorSource;       // partition-ready source: what each vendor compiles
+  std::vector<KernelAnalysis> kernels;
+  std::vector<Diagnostic> errors; // non-empty: the build must fail (e.g. a malformed pragma)
+  std::string buildLogNotes;      // human notes appended to the program's build log
+
+  const KernelAnalysis* find(std::string_view kernel) const {
+    for (const auto& k : kernels)
+      if (k.name == kernel) return &k;
+    return nullptr;
+  }
+};
+
+struct AnalysisOptions {
+  std::string cacheDir;           // "" disables the on-disk cache
+  std::string hintsDir;           // CLSPLIT_HINTS: hint files keyed by source hash / kernel name
+};
+
+// Parses, analyses and rewrites one program. Never throws: an internal failure yields a result
+// whose kernels are all unsplittable (with the reason) and whose vendorSource is the original.
+ProgramAnalysis analyzeProgram(std::string_view source, std::string_view buildOptions,
+                               const AnalysisOptions& options);
+
+// Stable hash of (source, options, clsplit version): the cache key and the hint-file name.
+std::string programHash(std::string_view source, std::string_view buildOptions);
+
+} // namespace clsplit::analysis

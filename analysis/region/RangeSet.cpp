@@ -1,0 +1,148 @@
+// RangeSet: sorted disjoint byte ranges with set algebra.
+#include "analysis/region/RangeSet.h"
+
+#include <algorithm>
+
+namespace clsplit {
+
+RangeSet::RangeSet(std::initializer_list<ByteRange> ranges) {
+  for (const auto& r : ranges) add(r);
+}
+
+void RangeSet::add(ByteRange r) {
+  if (r.empty()) return;
+  // First range whose end reaches r.lo (touching ranges merge).
+  auto first = std::lower_bound(ranges_.begin(), ranges_.end(), r.lo,
+                                [](const ByteRange& x, uint64_t lo) { return x.hi < lo; });
+  auto last = first;
+  while (last != ranges_.end() && last->lo <= r.hi) {
+    r.lo = std::min(r.lo, last->lo);
+    r.hi = std::max(r.hi, last->hi);
+    ++last;
+  }
+  if (first == last) {
+    ranges_.insert(first, r);
+  } else {
+    *first = r;
+    ranges_.erase(first + 1, last);
+  }
+}
+
+void RangeSet::add(const RangeSet& other) {
+  if (ranges_.empty()) {
+    ranges_ = other.ranges_;
+    return;
+  }
+  for (const auto& r : other.ranges_) add(r);
+}
+
+void RangeSet::subtract(ByteRange r) {
+  if (r.empty()) return;
+  std::vector<ByteRange> out;
+  out.reserve(ranges_.size() + 1);
+  for (const auto& x : ranges_) {
+    if (x.hi <= r.lo || x.lo >= r.hi) {
+      out.push_back(x);
+      continue;
+    }
+    if (x.lo < r.lo) out.push_back({x.lo, r.lo});
+    if (x.hi > r.hi) out.push_back({r.hi, x.hi});
+  }
+  ranges_.swap(out);
+}
+
+void RangeSet::subtract(const RangeSet& other) {
+  for (const auto& r : other.ranges_) {
+    if (ranges_.empty()) return;
+    subtract(r);
+  }
+}
+
+RangeSet RangeSet::intersected(ByteRange r) const {
+  RangeSet out;
+  for (const auto& x : ranges_) {
+    ByteRange y{std::max(x.lo, r.lo), std::min(x.hi, r.hi)};
+    if (!y.empty()) out.ranges_.push_back(y);
+  }
+  return out;
+}
+
+RangeSet RangeSet::intersected(const RangeSet& other) const {
+  RangeSet out;
+  auto a = ranges_.begin(), b = other.ranges_.begin();
+  while (a != ranges_.end() && b != other.ranges_.end()) {
+    ByteRange y{std::max(a->lo, b->lo), std::min(a->hi, b->hi)};
+    if (!y.empty()) out.ranges_.push_back(y);
+    if (a->hi < b->hi) ++a; else ++b;
+  }
+  return out;
+}
+
+RangeSet RangeSet::united(const RangeSet& other) const {
+  RangeSet out = *this;
+  out.add(other);
+  return out;
+}
+
+RangeSet RangeSet::minus(const RangeSet& other) const {
+  RangeSet out = *this;
+  out.subtract(other);
+  return out;
+}
+
+RangeSet RangeSet::shifted(int64_t delta) const {
+  RangeSet out;
+  for (const auto& x : ranges_) {
+    auto move = [delta](uint64_t v) -> uint64_t {
+      if (delta < 0 && v < static_cast<uint64_t>(-delta)) return 0;
+      return v + static_cast<uint64_t>(delta);
+    };
+    ByteRange y{move(x.lo), move(x.hi)};
+    if (!y.empty()) out.ranges_.push_back(y);
+  }
+  return out;
+}
+
+uint64_t RangeSet::bytes() const {
+  uint64_t n = 0;
+  for (const auto& x : ranges_) n += x.size();
+  return n;
+}
+
+ByteRange RangeSet::hull() const {
+  if (ranges_.empty()) return {};
+  return {ranges_.front().lo, ranges_.back().hi};
+}
+
+bool RangeSet::contains(ByteRange r) const {
+  if (r.empty()) return true;
+  auto it = std::upper_bound(ranges_.begin(), ranges_.end(), r.lo,
+                             [](uint64_t lo, const ByteRange& x) { return lo < x.hi; });
+  return it != ranges_.end() && it->lo <= r.lo && r.hi <= it->hi;
+}
+
+bool RangeSet::contains(const RangeSet& other) const {
+  for (const auto& r : other.ranges_)
+    if (!contains(r)) return false;
+  return true;
+}
+
+bool RangeSet::intersects(const RangeSet& other) const {
+  auto a = ranges_.begin(), b = other.ranges_.begin();
+  while (a != ranges_.end() && b != other.ranges_.end()) {
+    if (std::max(a->lo, b->lo) < std::min(a->hi, b->hi)) return true;
+    if (a->hi < b->hi) ++a; else ++b;
+  }
+  return false;
+}
+
+std::string RangeSet::str() const {
+  std::string s;
+  for (const auto& x : ranges_) {
+    if (!s.empty()) s += ' ';
+    s += '[' + std::to_string(x.lo) + ',' + std::to_string(x.hi) + ')';
+  }
+  return s.empty() ? "{}" : s;
+}
+
+} // namespace clsplit

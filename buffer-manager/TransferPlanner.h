@@ -1,0 +1,29 @@
+// Transfer planning: which missing bytes a holder needs, and from which valid copy to take each,
+// cheapest source first, adjacent pieces from the same source coalesced.
+#pragma once
+
+#include "buffer-manager/Directory.h"
+
+#include <functional>
+#include <vector>
+
+namespace clsplit::buffer {
+
+template <class Token>
+struct PlannedTransfer {
+  ByteRange range;
+  Holder from;
+  std::vector<Token> tokens; // tokens of every source piece coalesced into this transfer
+};
+
+// cost(from, to, bytes): relative cost of moving `bytes` from `from` to `to` (lower is better).
+using CostFunction = std::function<double(Holder from, Holder to, uint64_t bytes)>;
+
+template <class Token>
+std::vector<PlannedTransfer<Token>> planTransfers(const Directory<Token>& directory,
+                                                  const RangeSet& need, Holder to,
+                                                  const CostFunction& cost);
+
+} // namespace clsplit::buffer
+
+#include "buffer-manager/TransferPlanner.inl"
