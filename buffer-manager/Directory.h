@@ -40,7 +40,8 @@ struct Cell {
 };
 
 // An interval map [0, size) -> Cell, with neighbouring runs of equal cells merged.
-// Token must be copyable and equality-comparable.
+// Token must be copyable and equality-comparable. Ranges reaching past size() are clipped to it
+// (those bytes exist on no holder); a holder >= kMaxHolders throws std::invalid_argument.
 template <class Token>
 class Directory {
 public:
@@ -68,6 +69,14 @@ public:
   bool invariantHolds() const;
 
 private:
+  using RunIterator = typename std::map<uint64_t, Cell<Token>>::iterator;
+  // Makes a run start exactly at `pos` (splitting the run containing it); end() at size_.
+  RunIterator splitAt(uint64_t pos);
+  // Merges every run starting in [lo, hi] into its predecessor when their cells are equal.
+  void mergeAround(uint64_t lo, uint64_t hi);
+  // Applies mutate(Cell&) to every run within `r`, then restores the merged-runs invariant.
+  template <class Mutate> void update(const RangeSet& r, Mutate&& mutate);
+
   // runs_[start] = cell covering [start, next start) (last one up to size_).
   std::map<uint64_t, Cell<Token>> runs_;
   uint64_t size_;

@@ -13,10 +13,13 @@ template <class Token>
 struct PlannedTransfer {
   ByteRange range;
   Holder from;
-  std::vector<Token> tokens; // tokens of every source piece coalesced into this transfer
+  std::vector<Token> tokens; // distinct tokens of the source pieces coalesced into this transfer,
+                             // in address order of first appearance
 };
 
-// cost(from, to, bytes): relative cost of moving `bytes` from `from` to `to` (lower is better).
+// cost(from, to, bytes): relative cost of moving `bytes` from `from` to `to` (lower is better;
+// NaN counts as infinite). Ties go to the source of the adjacent previous piece, else the lowest
+// holder. An empty function makes every source equally cheap.
 using CostFunction = std::function<double(Holder from, Holder to, uint64_t bytes)>;
 
 template <class Token>
