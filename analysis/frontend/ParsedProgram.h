@@ -1,0 +1,65 @@
+// What the front end learned about a program's files while parsing it: which files clsplit
+// changed (pragmas), how they include each other, which blocks the preprocessor skipped.
+// Handed, with the Clang AST, to AST clients such as the transformer.
+#pragma once
+
+#include "analysis/frontend/BuildOptions.h"
+#include "analysis/frontend/PragmaLowering.h"
+
+#include <clang/Basic/SourceLocation.h>
+
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace clsplit::analysis::frontend {
+
+// One #include directive the preprocessor processed in a user file (main or included).
+struct IncludeRecord {
+  clang::FileID includer;
+  unsigned hashOffset = 0; // the '#' in the includer's buffer
+  unsigned endOffset = 0;  // end of the directive's line (the newline is not included)
+  std::string resolvedPath; // absolute path of the file found, "" if none
+  clang::FileID included;   // invalid when skipped (include guard, #pragma once)
+};
+
+struct ParsedProgram {
+  clang::FileID mainFile;
+  BuildOptions options;
+  // User files in the order the preprocessor entered them (main first). A file included
+  // twice appears twice, with two FileIDs.
+  std::vector<clang::FileID> userFiles;
+  // The clsplit view of each user file whose text clsplit changed (it holds pragmas). The
+  // buffer Clang parsed for that FileID is `analysisText` (PragmaRecord::loweredBegin/End
+  // locate each pragma in it).
+  std::map<clang::FileID, std::shared_ptr<const LoweredFile>> lowered;
+  std::vector<IncludeRecord> includes;
+  // Byte ranges the preprocessor skipped (#if 0 ...), per file.
+  std::map<clang::FileID, std::vector<std::pair<unsigned, unsigned>>> skipped;
+  bool hasErrors = false; // Clang reported errors: the AST may be incomplete
+
+  bool isUserFile(clang::FileID id) const {
+    for (auto f : userFiles)
+      if (f == id) return true;
+    return false;
+  }
+  bool isSkipped(clang::FileID id, unsigned offset) const {
+    auto it = skipped.find(id);
+    if (it == skipped.end()) return false;
+    for (auto [b, e] : it->second)
+      if (offset >= b && offset < e) return true;
+    return false;
+  }
+  // The pragma whose directive covers `offset` of `file`, if any.
+  const PragmaRecord* pragmaAt(clang::FileID file, unsigned offset) const {
+    auto it = lowered.find(file);
+    if (it == lowered.end()) return nullptr;
+    for (const auto& p : it->second->pragmas)
+      if (offset >= p.loweredBegin && offset <= p.loweredEnd) return &p;
+    return nullptr;
+  }
+};
+
+} // namespace clsplit::analysis::frontend
