@@ -2,27 +2,24 @@
 // analyzer produces once per kernel and the runtime instantiates at every launch.
 #pragma once
 
+#include "analysis/region/Expr.h"
+#include "analysis/region/Guard.h"
+#include "analysis/region/ScalarType.h"
+
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace clsplit::analysis {
 
-enum class ScalarType : uint8_t { Unknown, I8, U8, I16, U16, I32, U32, I64, U64, F32, F64 };
-
-// Commutative atomic updates whose result the kernel does not use: slices that overlap on
-// such a region are merged by a reduction (thesis 3.1.4) instead of being serialised.
-enum class AtomicOp : uint8_t { None, Add, Sub, Inc, Dec, Min, Max, And, Or, Xor };
-
 enum class AccessKind : uint8_t { Read, Write, Atomic };
 
-class Expr; // index-expression tree (region/Expr.h)
-using ExprRef = std::shared_ptr<const Expr>;
-
 // One guarded access (a Statement-Region): when all guards hold for a work-item, it touches
-// `width` bytes at byte offset `offset` of buffer argument `arg`.
-struct Guard;
+// `width` bytes at byte offset `offset` of buffer argument `arg` (offset may denote several
+// values: a loop's induction sequence, an interval, ...; every one of them is accessed).
 struct StatementRegion {
   AccessKind kind = AccessKind::Read;
   unsigned arg = 0;                 // kernel argument index of the buffer
@@ -30,6 +27,11 @@ struct StatementRegion {
   uint32_t width = 1;               // bytes touched per access
   std::vector<std::shared_ptr<const Guard>> guards;
   bool fromPragma = false;          // supplied by the user (#pragma read/write/atomic or hint)
+  // The analysis captured every condition under which the access happens: a work-item that
+  // satisfies `guards` performs it at every value of `offset` (must-access). False when a
+  // condition was dropped or a loop's trip count is only bounded; the region then
+  // over-approximates (never under-approximates) the bytes accessed.
+  bool exact = true;
   AtomicOp atomicOp = AtomicOp::None;
   ScalarType atomicType = ScalarType::Unknown;
   unsigned line = 0;                // source line of the access, for diagnostics
@@ -40,5 +42,15 @@ struct KernelRegions {
   std::vector<unsigned> increasingBuffers; // args annotated opencl_increasing_buffer
   std::vector<unsigned> decreasingBuffers; // args annotated opencl_decreasing_buffer
 };
+
+// Human-readable listing (`clsplit regions --symbolic`), one statement per line.
+std::string toString(const StatementRegion& s, const ArgNamer& names = {});
+std::string toString(const KernelRegions& regions, const ArgNamer& names = {});
+
+// Compact, versioned encoding for the on-disk analysis cache. deserialize() rejects anything
+// malformed or of another version (nullopt, with the reason in *error when given).
+std::string serialize(const KernelRegions& regions);
+std::optional<KernelRegions> deserialize(std::string_view bytes, std::string* error = nullptr);
+inline constexpr unsigned kRegionsFormatVersion = 1;
 
 } // namespace clsplit::analysis

@@ -28,12 +28,42 @@ void RangeSet::add(ByteRange r) {
   }
 }
 
+RangeSet RangeSet::fromRanges(std::vector<ByteRange> ranges) {
+  std::sort(ranges.begin(), ranges.end(),
+            [](const ByteRange& a, const ByteRange& b) { return a.lo < b.lo; });
+  RangeSet out;
+  auto& v = out.ranges_;
+  v.reserve(ranges.size());
+  for (const auto& r : ranges) {
+    if (r.empty()) continue;
+    if (!v.empty() && r.lo <= v.back().hi) v.back().hi = std::max(v.back().hi, r.hi);
+    else v.push_back(r);
+  }
+  return out;
+}
+
 void RangeSet::add(const RangeSet& other) {
   if (ranges_.empty()) {
     ranges_ = other.ranges_;
     return;
   }
-  for (const auto& r : other.ranges_) add(r);
+  if (other.ranges_.size() <= 2) {
+    for (const auto& r : other.ranges_) add(r);
+    return;
+  }
+  // Linear merge of two sorted lists (repeated insertion would be quadratic).
+  std::vector<ByteRange> out;
+  out.reserve(ranges_.size() + other.ranges_.size());
+  auto a = ranges_.cbegin(), b = other.ranges_.cbegin();
+  auto push = [&out](const ByteRange& r) {
+    if (!out.empty() && r.lo <= out.back().hi) out.back().hi = std::max(out.back().hi, r.hi);
+    else out.push_back(r);
+  };
+  while (a != ranges_.cend() || b != other.ranges_.cend()) {
+    if (b == other.ranges_.cend() || (a != ranges_.cend() && a->lo <= b->lo)) push(*a++);
+    else push(*b++);
+  }
+  ranges_.swap(out);
 }
 
 void RangeSet::subtract(ByteRange r) {

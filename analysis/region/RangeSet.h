@@ -26,6 +26,8 @@ public:
   RangeSet() = default;
   RangeSet(std::initializer_list<ByteRange> ranges);
   static RangeSet of(uint64_t lo, uint64_t hi) { return RangeSet{{lo, hi}}; }
+  // Any ranges, in any order, overlapping or not (O(n log n)).
+  static RangeSet fromRanges(std::vector<ByteRange> ranges);
 
   void add(ByteRange r);
   void add(const RangeSet& other);

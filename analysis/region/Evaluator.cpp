@@ -1,0 +1,1120 @@
+// Affine evaluation of index expressions over one slice's variable box.
+//
+// Integers are tracked as their mathematical value, which is congruent (mod 2^bits) to the
+// machine value: + - * need no care; every operation that interprets a value (sign/zero
+// extension, division, comparison, min/max, shifts) first places the whole range inside one
+// signed or unsigned window of its width, or gives up (the value may wrap around).
+#include "analysis/region/Evaluator.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+namespace clsplit::analysis::detail {
+
+namespace {
+
+constexpr i128 kLimit = static_cast<i128>(1) << 100;
+bool inLimit(i128 v) { return v > -kLimit && v < kLimit; }
+
+i128 floorDiv(i128 n, i128 d) {
+  i128 q = n / d;
+  if ((n % d != 0) && ((n < 0) != (d < 0))) --q;
+  return q;
+}
+i128 ceilDiv(i128 n, i128 d) { return -floorDiv(-n, d); }
+i128 truncDiv(i128 n, i128 d) { return n / d; }
+i128 floorMod(i128 n, i128 d) { return n - floorDiv(n, d) * d; }
+
+bool mulOk(i128 a, i128 b, i128& r) { return !__builtin_mul_overflow(a, b, &r) && inLimit(r); }
+
+bool isPowerOfTwo(i128 v) { return v > 0 && (v & (v - 1)) == 0; }
+
+// Widens a floating-point interval outwards: OpenCL allows several ulps of error (division,
+// relaxed maths, contraction), so computed bounds are never trusted to the last bit.
+void widen(double& lo, double& hi, unsigned bits) {
+  double rel = bits == 64 ? 0x1p-40 : 0x1p-18;
+  lo -= std::fabs(lo) * rel + 1e-300;
+  hi += std::fabs(hi) * rel + 1e-300;
+}
+
+bool finite(double a, double b) { return std::isfinite(a) && std::isfinite(b); }
+
+CmpOp toSigned(CmpOp op) {
+  switch (op) {
+  case CmpOp::ULt: return CmpOp::SLt;
+  case CmpOp::ULe: return CmpOp::SLe;
+  case CmpOp::UGt: return CmpOp::SGt;
+  case CmpOp::UGe: return CmpOp::SGe;
+  default: return op;
+  }
+}
+
+} // namespace
+
+Value Value::floating(double lo, double hi) {
+  Value x;
+  x.kind = Kind::Float;
+  x.flo = lo;
+  x.fhi = hi;
+  return x;
+}
+
+Evaluator::Evaluator(const KernelRegions& regions, const NDRange& range, const Slice& slice,
+                     const LaunchValues& values)
+    : regions_(regions), range_(range), values_(values) {
+  unsigned dims = std::clamp<unsigned>(range.dims, 1, 3);
+  for (unsigned d = 0; d < 3; ++d) {
+    i128 local = d < dims ? std::max<uint64_t>(range.local[d], 1) : 1;
+    i128 groups = d < dims ? range.global[d] / local : 1;
+    i128 offset = d < dims ? range.offset[d] : 0;
+    i128 gBegin = 0, gEnd = groups;
+    if (d == slice.dim && d < dims) {
+      gBegin = std::min<i128>(slice.groupBegin, groups);
+      gEnd = std::min<i128>(slice.groupEnd, groups);
+    }
+    base_[kGlobalVar + d] = {offset + gBegin * local, offset + gEnd * local - 1,
+                             static_cast<uint16_t>(1u << (kGlobalVar + d))};
+    base_[kLocalVar + d] = {0, local - 1, static_cast<uint16_t>(1u << (kLocalVar + d))};
+    base_[kGroupVar + d] = {gBegin, gEnd - 1, static_cast<uint16_t>(1u << (kGroupVar + d))};
+  }
+  resetStatement();
+}
+
+void Evaluator::resetStatement() {
+  std::copy(std::begin(base_), std::end(base_), vars_);
+  nvars_ = kBaseVars;
+  restricted_ = 0;
+  memo_.clear();
+}
+
+std::string_view Evaluator::keep(std::string s) {
+  reasons_.push_back(std::move(s));
+  return reasons_.back();
+}
+
+Value Evaluator::evaluate(const Expr& e) { return eval(e); }
+
+bool Evaluator::rangeOf(const Value& v, i128& lo, i128& hi) const {
+  lo = hi = v.c;
+  for (unsigned i = 0; i < v.nterms; ++i) {
+    const Variable& x = vars_[v.terms[i].var];
+    i128 a, b;
+    if (!mulOk(v.terms[i].coeff, x.lo, a) || !mulOk(v.terms[i].coeff, x.hi, b)) return false;
+    lo += std::min(a, b);
+    hi += std::max(a, b);
+  }
+  if (v.hasResidual) {
+    lo += v.rlo;
+    hi += v.rhi;
+  }
+  return inLimit(lo) && inLimit(hi);
+}
+
+uint16_t Evaluator::depsOf(const Value& v) const {
+  uint16_t deps = 0;
+  for (unsigned i = 0; i < v.nterms; ++i) deps |= vars_[v.terms[i].var].deps;
+  return deps;
+}
+
+Value Evaluator::toResidual(const Value& v) const {
+  i128 lo, hi;
+  if (!rangeOf(v, lo, hi)) return Value::unknown("value out of range");
+  Value r;
+  r.exact = false;
+  r.hasResidual = true;
+  r.rlo = lo;
+  r.rhi = hi;
+  return r;
+}
+
+bool Evaluator::interpret(Value& v, unsigned bits, bool isSigned) {
+  if (v.kind != Value::Kind::Int) return v.kind == Value::Kind::Empty;
+  if (bits >= 64) bits = 64;
+  i128 lo, hi;
+  if (!rangeOf(v, lo, hi)) {
+    v = Value::unknown("value out of range");
+    return false;
+  }
+  const i128 span = static_cast<i128>(1) << bits;
+  const i128 windowLo = isSigned ? -(span / 2) : 0;
+  i128 j = floorDiv(lo - windowLo, span);
+  if (hi >= windowLo + (j + 1) * span) {
+    v = Value::unknown("index arithmetic may wrap around");
+    return false;
+  }
+  v.c -= j * span;
+  return true;
+}
+
+Value Evaluator::derived(const Expr* key, i128 lo, i128 hi, uint16_t deps) {
+  if (hi < lo) return Value::empty();
+  if (lo == hi) return Value::constant(lo);
+  for (const auto& m : memo_) {
+    if (m.expr == key) {
+      Value v;
+      v.nterms = 1;
+      v.terms[0] = {m.var, 1};
+      return v;
+    }
+  }
+  if (nvars_ >= kMaxVars) {
+    Value r;
+    r.exact = false;
+    r.hasResidual = true;
+    r.rlo = lo;
+    r.rhi = hi;
+    return r;
+  }
+  uint8_t id = static_cast<uint8_t>(nvars_++);
+  vars_[id] = {lo, hi, deps};
+  if (key) memo_.push_back({key, id});
+  Value v;
+  v.nterms = 1;
+  v.terms[0] = {id, 1};
+  return v;
+}
+
+namespace {
+
+// a + sign*b, merging terms of the same variable.
+bool addInto(Value& a, const Value& b, int sign, const Variable* vars) {
+  a.c += sign * b.c;
+  a.exact = a.exact && b.exact;
+  for (unsigned i = 0; i < b.nterms; ++i) {
+    Term t = b.terms[i];
+    t.coeff *= sign;
+    bool merged = false;
+    for (unsigned k = 0; k < a.nterms; ++k) {
+      if (a.terms[k].var == t.var) {
+        a.terms[k].coeff += t.coeff;
+        merged = true;
+        break;
+      }
+    }
+    if (merged) continue;
+    if (a.nterms < kMaxTerms) {
+      a.terms[a.nterms++] = t;
+      continue;
+    }
+    // Too many variables: fold this term into the residual.
+    const Variable& x = vars[t.var];
+    i128 p = t.coeff * x.lo, q = t.coeff * x.hi;
+    a.hasResidual = true;
+    a.rlo += std::min(p, q);
+    a.rhi += std::max(p, q);
+    a.exact = false;
+  }
+  if (b.hasResidual) {
+    a.hasResidual = true;
+    if (sign > 0) {
+      a.rlo += b.rlo;
+      a.rhi += b.rhi;
+    } else {
+      a.rlo -= b.rhi;
+      a.rhi -= b.rlo;
+    }
+  }
+  // Drop cancelled terms.
+  unsigned n = 0;
+  for (unsigned k = 0; k < a.nterms; ++k)
+    if (a.terms[k].coeff != 0) a.terms[n++] = a.terms[k];
+  a.nterms = static_cast<uint8_t>(n);
+  if (!inLimit(a.c) || !inLimit(a.rlo) || !inLimit(a.rhi)) return false;
+  return true;
+}
+
+bool scaleBy(Value& v, i128 k) {
+  if (k == 0) {
+    bool exact = v.exact;
+    v = Value::constant(0);
+    v.exact = exact;
+    return true;
+  }
+  if (!mulOk(v.c, k, v.c)) return false;
+  for (unsigned i = 0; i < v.nterms; ++i)
+    if (!mulOk(v.terms[i].coeff, k, v.terms[i].coeff)) return false;
+  if (v.hasResidual) {
+    i128 a, b;
+    if (!mulOk(v.rlo, k, a) || !mulOk(v.rhi, k, b)) return false;
+    v.rlo = std::min(a, b);
+    v.rhi = std::max(a, b);
+  }
+  return true;
+}
+
+bool alwaysHolds(CmpOp op, i128 lo, i128 hi) { // d OP 0 for every d in [lo, hi]
+  switch (op) {
+  case CmpOp::Eq: return lo == 0 && hi == 0;
+  case CmpOp::Ne: return lo > 0 || hi < 0;
+  case CmpOp::SLt: return hi < 0;
+  case CmpOp::SLe: return hi <= 0;
+  case CmpOp::SGt: return lo > 0;
+  case CmpOp::SGe: return lo >= 0;
+  default: return false;
+  }
+}
+
+bool neverHolds(CmpOp op, i128 lo, i128 hi) {
+  switch (op) {
+  case CmpOp::Eq: return lo > 0 || hi < 0;
+  case CmpOp::Ne: return lo == 0 && hi == 0;
+  case CmpOp::SLt: return lo >= 0;
+  case CmpOp::SLe: return lo > 0;
+  case CmpOp::SGt: return hi <= 0;
+  case CmpOp::SGe: return hi < 0;
+  default: return false;
+  }
+}
+
+} // namespace
+
+Value Evaluator::eval(const Expr& e) {
+  switch (e.kind()) {
+  case ExprKind::Const: return Value::constant(e.constant());
+  case ExprKind::FConst: return Value::floating(e.fconstant(), e.fconstant());
+  case ExprKind::Arg: return evalArg(e);
+  case ExprKind::WorkItem: {
+    if (e.dim() > 2) return Value::unknown("work-item function with a bad dimension");
+    unsigned base = e.workItemFn() == WorkItemFn::GlobalId  ? kGlobalVar
+                    : e.workItemFn() == WorkItemFn::LocalId ? kLocalVar
+                                                            : kGroupVar;
+    Value v;
+    v.nterms = 1;
+    v.terms[0] = {static_cast<uint8_t>(base + e.dim()), 1};
+    return v;
+  }
+  case ExprKind::Launch: {
+    unsigned dims = std::clamp<unsigned>(range_.dims, 1, 3);
+    unsigned d = e.dim();
+    bool in = d < dims;
+    switch (e.launchFn()) {
+    case LaunchFn::GlobalSize: return Value::constant(in ? range_.global[d] : 1);
+    case LaunchFn::LocalSize: return Value::constant(in ? range_.local[d] : 1);
+    case LaunchFn::NumGroups: return Value::constant(in ? range_.groups(d) : 1);
+    case LaunchFn::GlobalOffset: return Value::constant(in ? range_.offset[d] : 0);
+    case LaunchFn::WorkDim: return Value::constant(dims);
+    }
+    return Value::unknown("unknown launch function");
+  }
+  case ExprKind::Undef: return Value::unknown(e.reason());
+  case ExprKind::Interval: {
+    Value lo = eval(*e.operand(0)), hi = eval(*e.operand(1));
+    for (Value* v : {&lo, &hi})
+      if (v->kind == Value::Kind::Unknown || v->kind == Value::Kind::Empty) return *v;
+    if (!lo.isInt() || !hi.isInt()) return Value::unknown("non-integer interval bounds");
+    unsigned bits = e.operand(0)->type().bits;
+    if (!interpret(lo, bits, true)) return lo;
+    if (!interpret(hi, bits, true)) return hi;
+    i128 llo, lhi, hlo, hhi;
+    if (!rangeOf(lo, llo, lhi) || !rangeOf(hi, hlo, hhi)) return Value::unknown("value out of range");
+    if (lo.isConstant() && hi.isConstant()) {
+      Value v = derived(&e, llo, hhi, 0);
+      v.exact = lo.exact && hi.exact;
+      return v;
+    }
+    if (llo > hhi) return Value::empty();
+    Value r;
+    r.exact = false;
+    r.hasResidual = true;
+    r.rlo = llo;
+    r.rhi = hhi;
+    return r;
+  }
+  case ExprKind::Seq: return evalSeq(e);
+  case ExprKind::Either: {
+    Value a = eval(*e.operand(0)), b = eval(*e.operand(1));
+    if (a.kind == Value::Kind::Unknown) return a;
+    if (b.kind == Value::Kind::Unknown) return b;
+    if (a.kind == Value::Kind::Empty) return b;
+    if (b.kind == Value::Kind::Empty) return a;
+    if (a.kind == Value::Kind::Float || b.kind == Value::Kind::Float) {
+      if (a.kind != b.kind) return Value::unknown("mixed integer and floating-point values");
+      Value f = Value::floating(std::min(a.flo, b.flo), std::max(a.fhi, b.fhi));
+      f.exact = false;
+      return f;
+    }
+    unsigned bits = e.type().bits;
+    if (!interpret(a, bits, true)) return a;
+    if (!interpret(b, bits, true)) return b;
+    if (a.isConstant() && b.isConstant() && a.c == b.c) return a;
+    i128 alo, ahi, blo, bhi;
+    if (!rangeOf(a, alo, ahi) || !rangeOf(b, blo, bhi)) return Value::unknown("value out of range");
+    Value r;
+    r.exact = false;
+    r.hasResidual = true;
+    r.rlo = std::min(alo, blo);
+    r.rhi = std::max(ahi, bhi);
+    return r;
+  }
+  case ExprKind::Load: return evalLoad(e);
+  default: break;
+  }
+  if (isBinary(e.kind())) {
+    Value a = eval(*e.operand(0));
+    if (a.kind == Value::Kind::Unknown || a.kind == Value::Kind::Empty) return a;
+    Value b = eval(*e.operand(1));
+    if (b.kind == Value::Kind::Unknown || b.kind == Value::Kind::Empty) return b;
+    return evalBinary(e, std::move(a), std::move(b));
+  }
+  if (isUnary(e.kind())) {
+    Value a = eval(*e.operand(0));
+    if (a.kind == Value::Kind::Unknown || a.kind == Value::Kind::Empty) return a;
+    return evalUnary(e, std::move(a));
+  }
+  return Value::unknown("unsupported expression");
+}
+
+Value Evaluator::evalArg(const Expr& e) {
+  auto bytes = values_.scalarBytes(e.arg());
+  unsigned size = (e.type().bits + 7) / 8;
+  uint64_t offset = e.argByteOffset();
+  if (bytes.size() < offset + size)
+    return Value::unknown(keep("value of argument " + std::to_string(e.arg()) + " is not set"));
+  if (e.type().isFloat) {
+    if (size == 4) {
+      float f;
+      std::memcpy(&f, bytes.data() + offset, 4);
+      return Value::floating(f, f);
+    }
+    if (size == 8) {
+      double f;
+      std::memcpy(&f, bytes.data() + offset, 8);
+      return Value::floating(f, f);
+    }
+    return Value::unknown("unsupported floating-point argument");
+  }
+  uint64_t u = 0;
+  std::memcpy(&u, bytes.data() + offset, std::min<unsigned>(size, 8)); // little-endian hosts
+  unsigned bits = e.type().bits;
+  if (bits < 64) {
+    uint64_t mask = (uint64_t{1} << bits) - 1;
+    u &= mask;
+    if (u >> (bits - 1)) u |= ~mask;
+  }
+  return Value::constant(static_cast<int64_t>(u));
+}
+
+Value Evaluator::evalSeq(const Expr& e) {
+  Value first = eval(*e.operand(0));
+  if (first.kind == Value::Kind::Unknown || first.kind == Value::Kind::Empty) return first;
+  Value step = eval(*e.operand(1));
+  if (step.kind == Value::Kind::Unknown || step.kind == Value::Kind::Empty) return step;
+  Value count = eval(*e.operand(2));
+  if (count.kind == Value::Kind::Unknown || count.kind == Value::Kind::Empty) return count;
+  if (!first.isInt() || !step.isInt() || !count.isInt())
+    return Value::unknown("non-integer loop sequence");
+  unsigned bits = e.type().bits;
+  const bool hasLast = e.operands().size() > 3;
+  // With a known last value (the analyzer adds it only for sequences that cannot wrap), a
+  // trip count that varies between work-items is not needed: its range is only a hint.
+  Value countCopy = count;
+  bool countKnown = interpret(count, e.operand(2)->type().bits, false);
+  if (!countKnown && !hasLast) return count;
+  if (!countKnown) count = countCopy;
+  if (!interpret(step, e.operand(1)->type().bits, true)) return step;
+  i128 clo = 0, chi = 0;
+  if (countKnown) {
+    if (!rangeOf(count, clo, chi)) return Value::unknown("loop trip count out of range");
+    if (chi <= 0) return Value::empty();
+  }
+  if (countKnown && count.isConstant() && step.isConstant()) {
+    Value k = derived(&e, 0, count.c - 1, 0);
+    if (k.kind == Value::Kind::Empty) return k;
+    if (!scaleBy(k, step.c)) return Value::unknown("value out of range");
+    bool exact = first.exact && count.exact && step.exact;
+    if (!addInto(first, k, 1, vars_)) return Value::unknown("value out of range");
+    first.exact = first.exact && exact;
+    return first;
+  }
+  // The trip count varies between work-items: cover the first and last values.
+  if (!interpret(first, bits, true)) return first;
+  Value last;
+  if (hasLast) {
+    last = eval(*e.operand(3));
+    if (last.kind == Value::Kind::Unknown || last.kind == Value::Kind::Empty) return last;
+    if (!interpret(last, bits, true)) return last;
+  } else {
+    // first + step * (count - 1), by intervals.
+    i128 slo, shi;
+    if (!rangeOf(step, slo, shi)) return Value::unknown("value out of range");
+    i128 c1 = clo - 1 < 0 ? 0 : clo - 1, c2 = chi - 1, p[4];
+    if (!mulOk(slo, c1, p[0]) || !mulOk(slo, c2, p[1]) || !mulOk(shi, c1, p[2]) ||
+        !mulOk(shi, c2, p[3]))
+      return Value::unknown("value out of range");
+    last = first;
+    Value span;
+    span.hasResidual = true;
+    span.rlo = *std::min_element(p, p + 4);
+    span.rhi = *std::max_element(p, p + 4);
+    if (!addInto(last, span, 1, vars_)) return Value::unknown("value out of range");
+  }
+  i128 flo, fhi, llo, lhi;
+  if (!rangeOf(first, flo, fhi) || !rangeOf(last, llo, lhi)) return Value::unknown("value out of range");
+  Value r;
+  r.exact = false;
+  r.hasResidual = true;
+  r.rlo = std::min(flo, llo);
+  r.rhi = std::max(fhi, lhi);
+  return r;
+}
+
+std::optional<ScalarValue> Evaluator::element(unsigned arg, uint64_t offset, ScalarType type) {
+  for (const auto& c : elements_)
+    if (c.arg == arg && c.offset == offset && c.type == type) return c.value;
+  auto v = values_.readElement(arg, offset, type);
+  elements_.push_back({arg, offset, type, v});
+  return v;
+}
+
+Value Evaluator::evalLoad(const Expr& e) {
+  Value idx = eval(*e.operand(0));
+  if (idx.kind == Value::Kind::Unknown || idx.kind == Value::Kind::Empty) return idx;
+  if (!idx.isInt()) return Value::unknown("non-integer indirection index");
+  if (!interpret(idx, 64, true)) return idx;
+  i128 lo, hi;
+  if (!rangeOf(idx, lo, hi)) return Value::unknown("indirection index out of range");
+  unsigned size = scalarSize(e.elementType());
+  unsigned arg = e.arg();
+  if (size == 0) return Value::unknown("indirection through an element of unknown type");
+  uint64_t bufferSize = values_.bufferSize(arg);
+  if (lo < 0 || hi + size > static_cast<i128>(bufferSize))
+    return Value::unknown(keep("indirection index outside buffer argument " + std::to_string(arg)));
+  auto has = [](const std::vector<unsigned>& v, unsigned a) {
+    return std::find(v.begin(), v.end(), a) != v.end();
+  };
+  bool increasing = has(regions_.increasingBuffers, arg);
+  bool decreasing = has(regions_.decreasingBuffers, arg);
+  bool single = lo == hi;
+  if (!single && !increasing && !decreasing)
+    return Value::unknown(keep("indirection through buffer argument " + std::to_string(arg) +
+                               ", which is not annotated increasing or decreasing"));
+  auto first = element(arg, static_cast<uint64_t>(lo), e.elementType());
+  auto last = single ? first : element(arg, static_cast<uint64_t>(hi), e.elementType());
+  if (!first || !last)
+    return Value::unknown(keep("element of buffer argument " + std::to_string(arg) +
+                               " could not be read"));
+  bool isF = isFloat(e.elementType());
+  double f1 = first->isFloat ? first->f : static_cast<double>(first->i);
+  double f2 = last->isFloat ? last->f : static_cast<double>(last->i);
+  i128 i1 = first->isFloat ? static_cast<i128>(first->f) : first->i;
+  i128 i2 = last->isFloat ? static_cast<i128>(last->f) : last->i;
+  if (single) {
+    if (isF) {
+      Value v = Value::floating(f1, f1);
+      v.exact = idx.exact;
+      return v;
+    }
+    Value v = Value::constant(i1);
+    v.exact = idx.exact;
+    return v;
+  }
+  bool ordered = isF ? (increasing ? f1 <= f2 : f1 >= f2) : (increasing ? i1 <= i2 : i1 >= i2);
+  if (!ordered)
+    return Value::unknown(keep("buffer argument " + std::to_string(arg) + " is not " +
+                               (increasing ? "increasing" : "decreasing") + " as annotated"));
+  if (isF) {
+    Value v = Value::floating(std::min(f1, f2), std::max(f1, f2));
+    v.exact = false;
+    return v;
+  }
+  Value v;
+  v.exact = false;
+  v.hasResidual = true;
+  v.rlo = std::min(i1, i2);
+  v.rhi = std::max(i1, i2);
+  return v;
+}
+
+Value Evaluator::evalBinary(const Expr& e, Value a, Value b) {
+  const ExprKind k = e.kind();
+  const unsigned bits = e.type().bits;
+  if (k >= ExprKind::FAdd && k <= ExprKind::FMax) {
+    if (a.kind != Value::Kind::Float || b.kind != Value::Kind::Float)
+      return Value::unknown("floating-point operation on integers");
+    double lo = 0, hi = 0;
+    switch (k) {
+    case ExprKind::FAdd: lo = a.flo + b.flo; hi = a.fhi + b.fhi; break;
+    case ExprKind::FSub: lo = a.flo - b.fhi; hi = a.fhi - b.flo; break;
+    case ExprKind::FMul:
+    case ExprKind::FDiv: {
+      if (k == ExprKind::FDiv && b.flo <= 0 && b.fhi >= 0)
+        return Value::unknown("floating-point division by a value that may be zero");
+      double p[4];
+      auto f = [&](double x, double y) { return k == ExprKind::FMul ? x * y : x / y; };
+      p[0] = f(a.flo, b.flo), p[1] = f(a.flo, b.fhi), p[2] = f(a.fhi, b.flo), p[3] = f(a.fhi, b.fhi);
+      lo = *std::min_element(p, p + 4);
+      hi = *std::max_element(p, p + 4);
+      break;
+    }
+    case ExprKind::FMin: lo = std::min(a.flo, b.flo); hi = std::min(a.fhi, b.fhi); break;
+    case ExprKind::FMax: lo = std::max(a.flo, b.flo); hi = std::max(a.fhi, b.fhi); break;
+    default: break;
+    }
+    if (!finite(lo, hi)) return Value::unknown("floating-point value out of range");
+    if (k != ExprKind::FMin && k != ExprKind::FMax) widen(lo, hi, bits);
+    Value r = Value::floating(lo, hi);
+    r.exact = false;
+    return r;
+  }
+  if (!a.isInt() || !b.isInt()) return Value::unknown("integer operation on floating-point values");
+
+  auto overflow = [] { return Value::unknown("value out of range"); };
+  switch (k) {
+  case ExprKind::Add:
+  case ExprKind::Sub:
+    if (!addInto(a, b, k == ExprKind::Add ? 1 : -1, vars_)) return overflow();
+    return a;
+  case ExprKind::Mul: {
+    if (b.isConstant()) {
+      bool exact = b.exact;
+      if (!scaleBy(a, b.c)) return overflow();
+      a.exact = a.exact && exact;
+      return a;
+    }
+    if (a.isConstant()) {
+      bool exact = a.exact;
+      if (!scaleBy(b, a.c)) return overflow();
+      b.exact = b.exact && exact;
+      return b;
+    }
+    i128 alo, ahi, blo, bhi, p[4];
+    if (!rangeOf(a, alo, ahi) || !rangeOf(b, blo, bhi)) return overflow();
+    if (!mulOk(alo, blo, p[0]) || !mulOk(alo, bhi, p[1]) || !mulOk(ahi, blo, p[2]) ||
+        !mulOk(ahi, bhi, p[3]))
+      return overflow();
+    Value r;
+    r.exact = false;
+    r.hasResidual = true;
+    r.rlo = *std::min_element(p, p + 4);
+    r.rhi = *std::max_element(p, p + 4);
+    return r;
+  }
+  case ExprKind::Shl: {
+    if (!interpret(b, bits, false)) return b;
+    if (!b.isConstant() || b.c < 0 || b.c >= bits) return Value::unknown("shift by a variable amount");
+    bool exact = b.exact;
+    if (!scaleBy(a, static_cast<i128>(1) << static_cast<int>(b.c))) return overflow();
+    a.exact = a.exact && exact;
+    return a;
+  }
+  default: break;
+  }
+
+  // Operations that interpret their operands.
+  const bool isSignedOp = k == ExprKind::SDiv || k == ExprKind::SRem || k == ExprKind::AShr ||
+                          k == ExprKind::SMin || k == ExprKind::SMax;
+  if (!interpret(a, bits, isSignedOp)) return a;
+  if (!interpret(b, bits, isSignedOp)) return b;
+  i128 alo, ahi, blo, bhi;
+  if (!rangeOf(a, alo, ahi) || !rangeOf(b, blo, bhi)) return overflow();
+  const bool bothExact = a.exact && b.exact;
+  auto residual = [&](i128 lo, i128 hi) {
+    Value r;
+    r.exact = false;
+    r.hasResidual = true;
+    r.rlo = lo;
+    r.rhi = hi;
+    return r;
+  };
+
+  // Division by a constant (shifts are floor divisions by a power of two).
+  auto divide = [&](Value x, i128 d, bool floorMode) -> Value {
+    bool negate = false;
+    if (d < 0) {
+      d = -d;
+      negate = true; // truncating division: x / -d == -(x / d)
+    }
+    i128 lo, hi;
+    if (!rangeOf(x, lo, hi)) return overflow();
+    auto q = [&](i128 n) { return floorMode ? floorDiv(n, d) : truncDiv(n, d); };
+    Value r;
+    bool asFloor = floorMode || lo >= 0, asCeil = !floorMode && hi <= 0;
+    bool divisible = !x.hasResidual;
+    for (unsigned i = 0; i < x.nterms && divisible; ++i) divisible = x.terms[i].coeff % d == 0;
+    if (x.isConstant()) {
+      r = Value::constant(q(x.c));
+      r.exact = x.exact;
+    } else if (divisible && (asFloor || asCeil)) {
+      r = x;
+      r.c = asFloor ? floorDiv(x.c, d) : ceilDiv(x.c, d);
+      for (unsigned i = 0; i < r.nterms; ++i) r.terms[i].coeff /= d;
+    } else if (x.nterms == 1 && !x.hasResidual &&
+               (x.terms[0].coeff <= d && x.terms[0].coeff >= -d)) {
+      // Consecutive values move the quotient by at most one: the result is dense.
+      r = derived(&e, q(lo), q(hi), depsOf(x));
+      r.exact = r.exact && x.exact;
+    } else {
+      r = residual(q(lo), q(hi));
+    }
+    if (negate && !scaleBy(r, -1)) return overflow();
+    return r;
+  };
+
+  // Remainder by a positive constant.
+  auto remainder = [&](Value x, i128 d) -> Value {
+    if (d < 0) d = -d;
+    i128 lo, hi;
+    if (!rangeOf(x, lo, hi)) return overflow();
+    if (x.isConstant()) {
+      Value r = Value::constant(x.c % d);
+      r.exact = x.exact;
+      return r;
+    }
+    if (lo >= 0) {
+      bool divisible = !x.hasResidual;
+      for (unsigned i = 0; i < x.nterms && divisible; ++i) divisible = x.terms[i].coeff % d == 0;
+      if (divisible) {
+        Value r = Value::constant(floorMod(x.c, d));
+        r.exact = x.exact;
+        return r;
+      }
+      if (x.nterms == 1 && !x.hasResidual && (x.terms[0].coeff == 1 || x.terms[0].coeff == -1)) {
+        if (floorDiv(lo, d) == floorDiv(hi, d)) { // no wrap: x - d*q
+          x.c -= d * floorDiv(lo, d);
+          return x;
+        }
+        if (hi - lo + 1 >= d) {
+          Value r = derived(&e, 0, d - 1, depsOf(x));
+          r.exact = r.exact && x.exact;
+          return r;
+        }
+      }
+      return residual(0, std::min(d - 1, hi));
+    }
+    if (hi <= 0) return residual(std::max(-(d - 1), lo), 0);
+    return residual(-(d - 1), d - 1);
+  };
+
+  switch (k) {
+  case ExprKind::SDiv:
+  case ExprKind::UDiv:
+    if (b.isConstant()) {
+      if (b.c == 0) return Value::unknown("division by zero");
+      Value r = divide(a, b.c, k == ExprKind::UDiv);
+      r.exact = r.exact && b.exact;
+      return r;
+    }
+    if (blo <= 0 && bhi >= 0) return Value::unknown("division by a value that may be zero");
+    {
+      i128 p[4] = {truncDiv(alo, blo), truncDiv(alo, bhi), truncDiv(ahi, blo), truncDiv(ahi, bhi)};
+      return residual(*std::min_element(p, p + 4), *std::max_element(p, p + 4));
+    }
+  case ExprKind::SRem:
+  case ExprKind::URem:
+    if (b.isConstant()) {
+      if (b.c == 0) return Value::unknown("remainder by zero");
+      Value r = remainder(a, b.c);
+      r.exact = r.exact && b.exact;
+      return r;
+    }
+    if (blo <= 0 && bhi >= 0) return Value::unknown("remainder by a value that may be zero");
+    {
+      i128 m = std::max(blo < 0 ? -blo : blo, bhi < 0 ? -bhi : bhi) - 1;
+      if (alo >= 0) return residual(0, std::min(m, ahi));
+      return residual(-m, m);
+    }
+  case ExprKind::LShr:
+  case ExprKind::AShr: {
+    if (!b.isConstant() || b.c < 0 || b.c >= bits) return Value::unknown("shift by a variable amount");
+    Value r = divide(a, static_cast<i128>(1) << static_cast<int>(b.c), true);
+    r.exact = r.exact && b.exact;
+    return r;
+  }
+  case ExprKind::And: {
+    if (a.isConstant() && !b.isConstant()) std::swap(a, b), std::swap(alo, blo), std::swap(ahi, bhi);
+    if (b.isConstant()) {
+      i128 m = b.c;
+      if (isPowerOfTwo(m + 1)) {
+        Value r = remainder(a, m + 1);
+        r.exact = r.exact && bothExact;
+        return r;
+      }
+      i128 full = (static_cast<i128>(1) << bits) - 1;
+      i128 low = full - m; // bits cleared by the mask
+      if (isPowerOfTwo(low + 1)) {
+        Value r = divide(a, low + 1, true);
+        if (!scaleBy(r, low + 1)) return overflow();
+        r.exact = r.exact && bothExact;
+        return r;
+      }
+      if (a.isConstant()) return Value::constant(a.c & m);
+      return residual(0, std::min(m, ahi));
+    }
+    return residual(0, std::min(ahi, bhi));
+  }
+  case ExprKind::Or:
+  case ExprKind::Xor: {
+    if (a.isConstant() && !b.isConstant()) std::swap(a, b), std::swap(alo, blo), std::swap(ahi, bhi);
+    if (b.isConstant()) {
+      if (b.c == 0) return a;
+      if (a.isConstant()) return Value::constant(k == ExprKind::Or ? (a.c | b.c) : (a.c ^ b.c));
+      // x | c == x + c when c only fills bits that x always has clear.
+      i128 align = 1;
+      while (align <= b.c) align <<= 1;
+      bool aligned = !a.hasResidual && floorMod(a.c, align) == 0 && alo >= 0;
+      for (unsigned i = 0; i < a.nterms && aligned; ++i) aligned = a.terms[i].coeff % align == 0;
+      if (aligned) {
+        a.c += b.c;
+        a.exact = a.exact && b.exact;
+        return a;
+      }
+    }
+    return residual(k == ExprKind::Or ? std::max(alo, blo) : 0, ahi + bhi);
+  }
+  case ExprKind::SMin:
+  case ExprKind::UMin:
+  case ExprKind::SMax:
+  case ExprKind::UMax: {
+    bool isMin = k == ExprKind::SMin || k == ExprKind::UMin;
+    if (ahi <= blo) return isMin ? a : b;
+    if (bhi <= alo) return isMin ? b : a;
+    if (a.isConstant() && !b.isConstant()) std::swap(a, b), std::swap(alo, blo), std::swap(ahi, bhi);
+    if (b.isConstant() && a.nterms == 1 && !a.hasResidual &&
+        (a.terms[0].coeff == 1 || a.terms[0].coeff == -1)) {
+      i128 lo = isMin ? std::min(alo, b.c) : std::max(alo, b.c);
+      i128 hi = isMin ? std::min(ahi, b.c) : std::max(ahi, b.c);
+      Value r = derived(&e, lo, hi, depsOf(a));
+      r.exact = r.exact && bothExact;
+      return r;
+    }
+    return isMin ? residual(std::min(alo, blo), std::min(ahi, bhi))
+                 : residual(std::max(alo, blo), std::max(ahi, bhi));
+  }
+  default: break;
+  }
+  return Value::unknown("unsupported integer operation");
+}
+
+Value Evaluator::evalUnary(const Expr& e, Value a) {
+  const ValueType to = e.type();
+  const unsigned fromBits = e.operand(0)->type().bits;
+  switch (e.kind()) {
+  case ExprKind::SExt:
+  case ExprKind::ZExt:
+    if (!a.isInt()) return Value::unknown("integer extension of a floating-point value");
+    interpret(a, fromBits, e.kind() == ExprKind::SExt);
+    return a;
+  case ExprKind::Trunc:
+    if (!a.isInt()) return Value::unknown("truncation of a floating-point value");
+    return a;
+  case ExprKind::FPToSI:
+  case ExprKind::FPToUI: {
+    if (a.kind != Value::Kind::Float) return Value::unknown("conversion of a non-float value");
+    double lo = std::trunc(a.flo), hi = std::trunc(a.fhi);
+    double limit = std::ldexp(1.0, to.bits - (e.kind() == ExprKind::FPToSI ? 1 : 0));
+    double lower = e.kind() == ExprKind::FPToSI ? -limit : 0;
+    if (!(lo >= lower && hi < limit)) return Value::unknown("float-to-integer conversion out of range");
+    if (lo == hi) {
+      Value v = Value::constant(static_cast<i128>(lo));
+      v.exact = a.exact;
+      return v;
+    }
+    Value r;
+    r.exact = false;
+    r.hasResidual = true;
+    r.rlo = static_cast<i128>(lo);
+    r.rhi = static_cast<i128>(hi);
+    return r;
+  }
+  case ExprKind::SIToFP:
+  case ExprKind::UIToFP: {
+    if (!a.isInt()) return Value::unknown("conversion of a non-integer value");
+    if (!interpret(a, fromBits, e.kind() == ExprKind::SIToFP)) return a;
+    i128 lo, hi;
+    if (!rangeOf(a, lo, hi)) return Value::unknown("value out of range");
+    double flo = static_cast<double>(lo), fhi = static_cast<double>(hi);
+    double exactLimit = to.bits == 64 ? 0x1p53 : 0x1p24;
+    bool exact = a.isConstant() && std::fabs(flo) <= exactLimit;
+    if (!exact) widen(flo, fhi, to.bits);
+    Value r = Value::floating(flo, fhi);
+    r.exact = exact && a.exact;
+    return r;
+  }
+  case ExprKind::FPCast:
+  case ExprKind::FFloor:
+  case ExprKind::FCeil:
+  case ExprKind::FAbs: {
+    if (a.kind != Value::Kind::Float) return Value::unknown("floating-point function of an integer");
+    double lo = a.flo, hi = a.fhi;
+    if (e.kind() == ExprKind::FPCast) {
+      if (to.bits < fromBits) widen(lo, hi, to.bits);
+    } else if (e.kind() == ExprKind::FFloor) {
+      lo = std::floor(lo), hi = std::floor(hi);
+    } else if (e.kind() == ExprKind::FCeil) {
+      lo = std::ceil(lo), hi = std::ceil(hi);
+    } else {
+      double l = std::fabs(lo), h = std::fabs(hi);
+      if (lo <= 0 && hi >= 0) lo = 0, hi = std::max(l, h);
+      else lo = std::min(l, h), hi = std::max(l, h);
+    }
+    Value r = Value::floating(lo, hi);
+    r.exact = a.exact && lo == hi;
+    return r;
+  }
+  case ExprKind::Abs: {
+    if (!a.isInt()) return Value::unknown("integer function of a floating-point value");
+    if (!interpret(a, fromBits, true)) return a;
+    i128 lo, hi;
+    if (!rangeOf(a, lo, hi)) return Value::unknown("value out of range");
+    if (lo >= 0) return a;
+    if (hi <= 0) {
+      if (!scaleBy(a, -1)) return Value::unknown("value out of range");
+      return a;
+    }
+    Value r;
+    r.exact = false;
+    r.hasResidual = true;
+    r.rlo = 0;
+    r.rhi = std::max(-lo, hi);
+    return r;
+  }
+  default: break;
+  }
+  return Value::unknown("unsupported conversion");
+}
+
+bool Evaluator::restrictVar(unsigned var, CmpOp op, i128 a, i128 k, bool& exact) {
+  // Narrows var to the values x with a*x OP k (OP in <=, >=, ==, !=; a != 0).
+  Variable& x = vars_[var];
+  i128 lo = x.lo, hi = x.hi;
+  switch (op) {
+  case CmpOp::SLe:
+    if (a > 0) hi = std::min(hi, floorDiv(k, a));
+    else lo = std::max(lo, ceilDiv(k, a));
+    break;
+  case CmpOp::SGe:
+    if (a > 0) lo = std::max(lo, ceilDiv(k, a));
+    else hi = std::min(hi, floorDiv(k, a));
+    break;
+  case CmpOp::Eq:
+    if (k % a != 0) return false;
+    lo = std::max(lo, k / a);
+    hi = std::min(hi, k / a);
+    break;
+  case CmpOp::Ne:
+    if (k % a == 0) {
+      i128 v = k / a;
+      if (v == lo) ++lo;
+      else if (v == hi) --hi;
+      else if (v > lo && v < hi) exact = false; // a hole we cannot represent
+    }
+    break;
+  default: exact = false; break;
+  }
+  if (lo != x.lo || hi != x.hi) restricted_ |= x.deps;
+  x.lo = lo;
+  x.hi = hi;
+  return lo <= hi;
+}
+
+bool Evaluator::applyGuard(const Guard& guard, bool& exact) {
+  struct Cleanup {
+    Evaluator& self;
+    ~Cleanup() {
+      self.nvars_ = kBaseVars;
+      self.memo_.clear();
+    }
+  } cleanup{*this};
+  Value l = eval(*guard.lhs), r = eval(*guard.rhs);
+  if (!l.isInt() || !r.isInt()) { // unknown, empty or floating point: cannot use it
+    exact = false;
+    return true;
+  }
+  bool uns = isUnsigned(guard.op);
+  unsigned bits = guard.lhs->type().bits;
+  if (!interpret(l, bits, !uns) || !interpret(r, bits, !uns)) {
+    exact = false;
+    return true;
+  }
+  Value d = l;
+  if (!addInto(d, r, -1, vars_)) {
+    exact = false;
+    return true;
+  }
+  CmpOp op = toSigned(guard.op);
+  i128 lo, hi;
+  if (!rangeOf(d, lo, hi)) {
+    exact = false;
+    return true;
+  }
+  if (alwaysHolds(op, lo, hi)) return true;
+  if (neverHolds(op, lo, hi)) return false;
+  // d = c + sum(a_i x_i) + residual OP 0. Each base variable gets the bound that holds for
+  // some value of the rest: exact when it is the only variable.
+  bool single = d.nterms == 1 && !d.hasResidual && d.exact && d.terms[0].var < kBaseVars;
+  if (!single) exact = false;
+  for (unsigned i = 0; i < d.nterms; ++i) {
+    Term t = d.terms[i];
+    if (t.var >= kBaseVars) continue;
+    Value rest = d;
+    rest.terms[i].coeff = 0;
+    i128 rlo, rhi;
+    if (!rangeOf(rest, rlo, rhi)) continue;
+    bool ok = true;
+    switch (op) {
+    case CmpOp::SLt: ok = restrictVar(t.var, CmpOp::SLe, t.coeff, -rlo - 1, exact); break;
+    case CmpOp::SLe: ok = restrictVar(t.var, CmpOp::SLe, t.coeff, -rlo, exact); break;
+    case CmpOp::SGt: ok = restrictVar(t.var, CmpOp::SGe, t.coeff, -rhi + 1, exact); break;
+    case CmpOp::SGe: ok = restrictVar(t.var, CmpOp::SGe, t.coeff, -rhi, exact); break;
+    case CmpOp::Eq:
+      if (rlo == rhi) ok = restrictVar(t.var, CmpOp::Eq, t.coeff, -rlo, exact);
+      else ok = restrictVar(t.var, CmpOp::SGe, t.coeff, -rhi, exact) &&
+                restrictVar(t.var, CmpOp::SLe, t.coeff, -rlo, exact);
+      break;
+    case CmpOp::Ne:
+      if (rlo == rhi) ok = restrictVar(t.var, CmpOp::Ne, t.coeff, -rlo, exact);
+      else exact = false;
+      break;
+    default: exact = false; break;
+    }
+    if (!ok) return false;
+  }
+  return true;
+}
+
+void Evaluator::normaliseWorkItems(Value& v) {
+  if (!v.isInt()) return;
+  unsigned dims = std::clamp<unsigned>(range_.dims, 1, 3);
+  for (unsigned d = 0; d < dims; ++d) {
+    const unsigned g = kGlobalVar + d, l = kLocalVar + d, p = kGroupVar + d;
+    const uint16_t gBit = 1u << g, plBits = (1u << l) | (1u << p);
+    int direct = -1;
+    bool gViaDerived = false;
+    uint16_t plUse = restricted_ & plBits;
+    for (unsigned i = 0; i < v.nterms; ++i) {
+      const Variable& x = vars_[v.terms[i].var];
+      if (v.terms[i].var == g) direct = static_cast<int>(i);
+      else if (x.deps & gBit) gViaDerived = true;
+      plUse |= x.deps & plBits;
+    }
+    bool gUsed = direct >= 0 || gViaDerived;
+    bool gRestricted = restricted_ & gBit;
+    if (!gUsed && !(plUse && gRestricted)) continue;
+    if (gUsed && !plUse) continue; // only global ids: the guard ranges already apply
+    if (gViaDerived) {
+      v.exact = false; // G and its (P, L) decomposition are treated as independent
+      continue;
+    }
+    const i128 local = std::max<uint64_t>(range_.local[d], 1);
+    const i128 offset = range_.offset[d];
+    if (direct >= 0) {
+      Term t = v.terms[direct];
+      Value sub;
+      sub.c = t.coeff * offset;
+      sub.nterms = 2;
+      sub.terms[0] = {static_cast<uint8_t>(p), t.coeff * local};
+      sub.terms[1] = {static_cast<uint8_t>(l), t.coeff};
+      v.terms[direct].coeff = 0;
+      if (!addInto(v, sub, 1, vars_)) {
+        v = Value::unknown("value out of range");
+        return;
+      }
+    }
+    if (gRestricted) {
+      // Project the global-id range onto (group, local id).
+      i128 a = vars_[g].lo - offset, b = vars_[g].hi - offset;
+      i128 pa = floorDiv(a, local), pb = floorDiv(b, local);
+      Variable& P = vars_[p];
+      Variable& L = vars_[l];
+      P.lo = std::max(P.lo, pa);
+      P.hi = std::min(P.hi, pb);
+      if (pa == pb) {
+        L.lo = std::max(L.lo, a - pa * local);
+        L.hi = std::min(L.hi, b - pa * local);
+      } else if (floorMod(a, local) != 0 || floorMod(b, local) != local - 1) {
+        v.exact = false;
+      }
+      for (unsigned i = 0; i < v.nterms; ++i)
+        if (v.terms[i].var >= kBaseVars && (vars_[v.terms[i].var].deps & plBits)) v.exact = false;
+      if (P.lo > P.hi || L.lo > L.hi) {
+        v = Value::empty();
+        return;
+      }
+    }
+  }
+}
+
+void Evaluator::appendRanges(const Value& value, uint32_t width, uint64_t size,
+                             std::vector<ByteRange>& out, bool& exact, std::string& note) {
+  auto whole = [&](std::string_view why) {
+    out.push_back({0, size});
+    exact = false;
+    if (note.find(why) == std::string::npos) {
+      if (!note.empty()) note += "; ";
+      note += why;
+    }
+  };
+  if (value.kind == Value::Kind::Empty || size == 0) return;
+  if (value.kind == Value::Kind::Unknown) return whole(value.reason);
+  if (value.kind == Value::Kind::Float) return whole("floating-point byte offset");
+  Value v = value;
+  if (!interpret(v, 64, true)) return whole(v.reason);
+  if (!v.exact || v.hasResidual) exact = false;
+
+  // Each base variable may feed the offset only once for the box to be exact.
+  uint8_t uses[kBaseVars] = {};
+  for (unsigned i = 0; i < v.nterms; ++i)
+    for (unsigned b = 0; b < kBaseVars; ++b)
+      if (vars_[v.terms[i].var].deps & (1u << b) && ++uses[b] > 1) exact = false;
+
+  i128 base = v.c + (v.hasResidual ? v.rlo : 0);
+  i128 len = static_cast<i128>(width) + (v.hasResidual ? v.rhi - v.rlo : 0);
+  struct Dim {
+    i128 stride, count;
+  } dims[kMaxTerms];
+  unsigned ndims = 0;
+  for (unsigned i = 0; i < v.nterms; ++i) {
+    const Variable& x = vars_[v.terms[i].var];
+    if (x.hi < x.lo) return; // the variable has no value: the access never happens
+    i128 a = v.terms[i].coeff, n = x.hi - x.lo + 1;
+    if (n == 1 || a == 0) {
+      base += a * x.lo;
+    } else if (a > 0) {
+      base += a * x.lo;
+      dims[ndims++] = {a, n};
+    } else {
+      base += a * x.hi;
+      dims[ndims++] = {-a, n};
+    }
+  }
+  for (unsigned i = 1; i < ndims; ++i) // insertion sort by stride: a handful of entries
+    for (unsigned j = i; j > 0 && dims[j].stride < dims[j - 1].stride; --j) std::swap(dims[j], dims[j - 1]);
+  unsigned first = 0;
+  while (first < ndims && dims[first].stride <= len) { // dense: merges into one run
+    len += dims[first].stride * (dims[first].count - 1);
+    ++first;
+  }
+  auto emit = [&](i128 lo, i128 hi) {
+    i128 clo = std::max<i128>(lo, 0), chi = std::min<i128>(hi, size);
+    if (clo < chi) out.push_back({static_cast<uint64_t>(clo), static_cast<uint64_t>(chi)});
+  };
+  i128 blocks = 1;
+  for (unsigned i = first; i < ndims && blocks <= static_cast<i128>(kMaxRangesPerStatement); ++i)
+    blocks *= dims[i].count;
+  if (blocks == 1) return emit(base, base + len);
+  if (blocks > static_cast<i128>(kMaxRangesPerStatement)) {
+    i128 span = len;
+    for (unsigned i = first; i < ndims; ++i) span += dims[i].stride * (dims[i].count - 1);
+    exact = false;
+    std::string why = "more than " + std::to_string(kMaxRangesPerStatement) +
+                      " disjoint ranges: covered by their hull";
+    if (note.find(why) == std::string::npos) {
+      if (!note.empty()) note += "; ";
+      note += why;
+    }
+    return emit(base, base + span);
+  }
+  // Odometer over the outer dimensions, innermost (smallest stride) fastest.
+  i128 idx[kMaxTerms] = {};
+  for (;;) {
+    i128 off = base;
+    for (unsigned i = first; i < ndims; ++i) off += dims[i].stride * idx[i];
+    emit(off, off + len);
+    unsigned i = first;
+    while (i < ndims && ++idx[i] == dims[i].count) idx[i++] = 0;
+    if (i == ndims) break;
+  }
+}
+
+} // namespace clsplit::analysis::detail

@@ -1,0 +1,131 @@
+// Evaluation of index expressions for one slice: each expression becomes an affine form over
+// independent integer variables (work-item ids, loop counters, dense derived values) plus an
+// over-approximating residual interval. Internal to instantiation (not a public API).
+#pragma once
+
+#include "analysis/region/Instantiate.h"
+#include "analysis/region/KernelRegions.h"
+
+#include <cstdint>
+#include <deque>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace clsplit::analysis::detail {
+
+using i128 = __int128;
+
+// Base variables: get_global_id(d) = G_d, get_local_id(d) = L_d, get_group_id(d) = P_d.
+constexpr unsigned kGlobalVar = 0, kLocalVar = 3, kGroupVar = 6, kBaseVars = 9;
+constexpr unsigned kMaxVars = 64;
+constexpr unsigned kMaxTerms = 8;
+// Above this many disjoint ranges a statement's region becomes its hull (inexact).
+constexpr uint64_t kMaxRangesPerStatement = 1024;
+
+struct Variable {
+  i128 lo = 0, hi = 0;   // inclusive
+  uint16_t deps = 0;     // base variables it is a function of (a base variable: itself)
+};
+
+struct Term {
+  uint8_t var = 0;
+  i128 coeff = 0;
+};
+
+// c + sum(coeff * var) + [rlo, rhi]: the set of values of an integer expression over the
+// variables' box. `exact` is false once the set over-approximates the real one.
+struct Value {
+  enum class Kind : uint8_t { Int, Float, Unknown, Empty };
+  Kind kind = Kind::Int;
+  bool exact = true;
+  uint8_t nterms = 0;
+  bool hasResidual = false;
+  i128 c = 0;
+  i128 rlo = 0, rhi = 0;
+  double flo = 0, fhi = 0;
+  std::string_view reason; // Unknown: why
+  Term terms[kMaxTerms];
+
+  static Value constant(i128 v) {
+    Value x;
+    x.c = v;
+    return x;
+  }
+  static Value unknown(std::string_view why) {
+    Value x;
+    x.kind = Kind::Unknown;
+    x.exact = false;
+    x.reason = why;
+    return x;
+  }
+  static Value empty() {
+    Value x;
+    x.kind = Kind::Empty;
+    return x;
+  }
+  static Value floating(double lo, double hi);
+  bool isInt() const { return kind == Kind::Int; }
+  bool isConstant() const { return kind == Kind::Int && nterms == 0 && !hasResidual; }
+};
+
+// Everything one instantiation call needs, reused across its statements.
+class Evaluator {
+public:
+  Evaluator(const KernelRegions& regions, const NDRange& range, const Slice& slice,
+            const LaunchValues& values);
+
+  // Restores the base variables to the slice's ranges and forgets derived variables.
+  void resetStatement();
+  // Applies one guard: narrows base variables, or proves the statement never runs (returns
+  // false). Sets `exact` false when the guard had to be (partly) ignored.
+  bool applyGuard(const Guard& guard, bool& exact);
+  Value evaluate(const Expr& e);
+  // Rewrites get_global_id(d) as offset + group*local + local_id where the statement also
+  // uses (or was guarded on) local or group ids of d, so that the combination stays exact.
+  void normaliseWorkItems(Value& v);
+  // Byte ranges of `width`-byte accesses at every value of v, clipped to [0, size).
+  void appendRanges(const Value& v, uint32_t width, uint64_t size, std::vector<ByteRange>& out,
+                    bool& exact, std::string& note);
+
+  const Variable& var(unsigned i) const { return vars_[i]; }
+  std::string_view keep(std::string s); // stores a dynamic reason for the call's lifetime
+
+private:
+  Value eval(const Expr& e);
+  Value evalBinary(const Expr& e, Value a, Value b);
+  Value evalUnary(const Expr& e, Value a);
+  Value evalLoad(const Expr& e);
+  Value evalSeq(const Expr& e);
+  Value evalArg(const Expr& e);
+  Value derived(const Expr* key, i128 lo, i128 hi, uint16_t deps);
+  bool interpret(Value& v, unsigned bits, bool isSigned);
+  bool rangeOf(const Value& v, i128& lo, i128& hi) const;
+  Value toResidual(const Value& v) const;
+  uint16_t depsOf(const Value& v) const;
+  bool restrictVar(unsigned var, CmpOp op, i128 coeff, i128 rhs, bool& exact);
+  std::optional<ScalarValue> element(unsigned arg, uint64_t offset, ScalarType type);
+
+  const KernelRegions& regions_;
+  const NDRange& range_;
+  const LaunchValues& values_;
+  Variable base_[kBaseVars];
+  Variable vars_[kMaxVars];
+  unsigned nvars_ = kBaseVars;
+  uint16_t restricted_ = 0; // base variables narrowed by guards in this statement
+  struct Memo {
+    const Expr* expr;
+    uint8_t var;
+  };
+  std::vector<Memo> memo_;
+  struct CachedElement {
+    unsigned arg;
+    uint64_t offset;
+    ScalarType type;
+    std::optional<ScalarValue> value;
+  };
+  std::vector<CachedElement> elements_;
+  std::deque<std::string> reasons_;
+};
+
+} // namespace clsplit::analysis::detail

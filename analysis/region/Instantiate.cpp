@@ -1,0 +1,165 @@
+// instantiate() and chooseSplitDimension(): parametric regions -> byte ranges of one slice.
+#include "analysis/region/Instantiate.h"
+
+#include "analysis/Analysis.h"
+#include "analysis/region/Evaluator.h"
+
+#include <algorithm>
+#include <tuple>
+
+namespace clsplit::analysis {
+
+namespace {
+
+struct Accumulator {
+  std::vector<ByteRange> read, write, atomic;
+  bool readExact = true, writeExact = true;
+  AtomicOp atomicOp = AtomicOp::None;
+  ScalarType atomicType = ScalarType::Unknown;
+  bool atomicMixed = false;
+  std::string readNote, writeNote, atomicNote;
+};
+
+bool additive(AtomicOp op) {
+  return op == AtomicOp::Add || op == AtomicOp::Sub || op == AtomicOp::Inc || op == AtomicOp::Dec;
+}
+
+void appendNote(std::string& note, std::string_view kind, const std::string& why) {
+  if (why.empty()) return;
+  if (!note.empty()) note += "; ";
+  note += kind;
+  note += ": ";
+  note += why;
+}
+
+} // namespace
+
+std::vector<BufferRegions> instantiate(const KernelAnalysis& kernel, const NDRange& range,
+                                       const Slice& slice, const LaunchValues& values) {
+  const KernelRegions& regions = kernel.regions;
+  size_t nargs = kernel.args.size();
+  for (const auto& s : regions.statements) nargs = std::max<size_t>(nargs, s.arg + 1);
+  std::vector<BufferRegions> out(nargs);
+  std::vector<Accumulator> acc(nargs);
+  std::vector<uint64_t> sizes(nargs, 0);
+  std::vector<bool> sized(nargs, false);
+
+  if (!slice.empty()) {
+    detail::Evaluator ev(regions, range, slice, values);
+    for (const auto& s : regions.statements) {
+      if (!sized[s.arg]) {
+        sizes[s.arg] = values.bufferSize(s.arg);
+        sized[s.arg] = true;
+      }
+      const uint64_t size = sizes[s.arg];
+      if (size == 0 || !s.offset) continue;
+      Accumulator& a = acc[s.arg];
+      ev.resetStatement();
+      bool exact = s.exact && !s.fromPragma;
+      bool runs = true;
+      for (const auto& g : s.guards) {
+        if (!g || !g->lhs || !g->rhs) {
+          exact = false;
+          continue;
+        }
+        if (!ev.applyGuard(*g, exact)) {
+          runs = false;
+          break;
+        }
+      }
+      if (!runs) continue;
+      detail::Value v = ev.evaluate(*s.offset);
+      ev.normaliseWorkItems(v);
+      switch (s.kind) {
+      case AccessKind::Read:
+        ev.appendRanges(v, s.width, size, a.read, exact, a.readNote);
+        a.readExact = a.readExact && exact;
+        break;
+      case AccessKind::Write:
+        ev.appendRanges(v, s.width, size, a.write, exact, a.writeNote);
+        a.writeExact = a.writeExact && exact;
+        break;
+      case AccessKind::Atomic: {
+        size_t before = a.atomic.size();
+        ev.appendRanges(v, s.width, size, a.atomic, exact, a.atomicNote);
+        if (a.atomic.size() == before) break;
+        if (a.atomicOp == AtomicOp::None) {
+          a.atomicOp = s.atomicOp;
+          a.atomicType = s.atomicType;
+        } else if (a.atomicType != s.atomicType) {
+          a.atomicMixed = true;
+        } else if (a.atomicOp != s.atomicOp) {
+          if (additive(a.atomicOp) && additive(s.atomicOp)) a.atomicOp = AtomicOp::Add;
+          else a.atomicMixed = true;
+        }
+        break;
+      }
+      }
+    }
+  }
+
+  for (size_t i = 0; i < nargs; ++i) {
+    Accumulator& a = acc[i];
+    BufferRegions& r = out[i];
+    r.read = RangeSet::fromRanges(std::move(a.read));
+    r.write = RangeSet::fromRanges(std::move(a.write));
+    r.atomic = RangeSet::fromRanges(std::move(a.atomic));
+    r.readExact = a.readExact;
+    r.writeExact = a.writeExact;
+    appendNote(r.note, "read", a.readNote);
+    appendNote(r.note, "write", a.writeNote);
+    appendNote(r.note, "atomic", a.atomicNote);
+    if (r.atomic.empty()) continue;
+    if (a.atomicMixed || a.atomicOp == AtomicOp::None) {
+      // Different reductions on one buffer cannot be merged: every device's result matters.
+      r.write.add(r.atomic);
+      r.atomic = RangeSet();
+      r.writeExact = false;
+      appendNote(r.note, "atomic", "atomic operations of different kinds, treated as writes");
+      continue;
+    }
+    RangeSet both = r.atomic.intersected(r.write);
+    if (!both.empty()) {
+      // Plainly written bytes that are also atomically updated are not a reduction.
+      r.atomic.subtract(both);
+      r.writeExact = false;
+      appendNote(r.note, "atomic", "bytes both written and atomically updated, treated as writes");
+    }
+    if (!r.atomic.empty()) {
+      r.atomicOp = a.atomicOp;
+      r.atomicType = a.atomicType;
+    }
+  }
+  return out;
+}
+
+uint32_t chooseSplitDimension(const KernelAnalysis& kernel, const NDRange& range,
+                              const LaunchValues& values) {
+  const unsigned dims = std::clamp<unsigned>(range.dims, 1, 3);
+  uint32_t best = dims - 1;
+  // (writes overlap, read bytes both halves need, number of ranges): smaller is better.
+  std::tuple<int, uint64_t, uint64_t> bestScore{2, 0, 0};
+  for (int d = static_cast<int>(dims) - 1; d >= 0; --d) { // outermost first: it wins ties
+    uint64_t groups = range.groups(static_cast<unsigned>(d));
+    if (groups < 2) continue;
+    Slice lower{static_cast<uint32_t>(d), 0, groups / 2};
+    Slice upper{static_cast<uint32_t>(d), groups / 2, groups};
+    auto a = instantiate(kernel, range, lower, values);
+    auto b = instantiate(kernel, range, upper, values);
+    int overlap = 0;
+    uint64_t readShared = 0, ranges = 0;
+    for (size_t i = 0; i < a.size() && i < b.size(); ++i) {
+      if (a[i].write.intersects(b[i].write)) overlap = 1;
+      readShared += a[i].read.intersected(b[i].read).bytes();
+      ranges += a[i].read.count() + a[i].write.count() + b[i].read.count() + b[i].write.count();
+    }
+    std::tuple<int, uint64_t, uint64_t> score{overlap, readShared, ranges};
+    if (score < bestScore) {
+      bestScore = score;
+      best = static_cast<uint32_t>(d);
+    }
+  }
+  return best;
+}
+
+} // namespace clsplit::analysis
