@@ -567,12 +567,22 @@ void runClang(llvm::LLVMContext& context, std::string_view source, std::string_v
         {pragmaLocation(fid, p), "malformed clsplit pragma '" + p.text + "': " + message});
   };
 
+  // One error per pragma: Clang's first, or a plain statement when the "buffer" is not one.
+  std::map<const PragmaRecord*, std::pair<clang::FileID, std::string>> pragmaClangErrors;
   for (const RawDiagnostic& raw : collector.diagnostics) {
     Diagnostic d{where(raw.file, raw.presumedFile, raw.line, raw.column), raw.message};
     bool isError = raw.level >= clang::DiagnosticsEngine::Error;
     const PragmaRecord* pragma = raw.file.isValid() ? program.pragmaAt(raw.file, raw.offset) : nullptr;
     if (pragma && isError) {
-      reportPragma(raw.file, *pragma, raw.message);
+      auto [it, inserted] = pragmaClangErrors.try_emplace(pragma, raw.file, raw.message);
+      bool notABuffer = raw.message.find("indirection requires pointer") != std::string::npos ||
+                        raw.message.find(std::string(kMarkerPrefix)) != std::string::npos;
+      if (notABuffer) {
+        std::string names;
+        for (const auto& r : pragma->regions) names += (names.empty() ? "'" : ", '") + r.buffer + "'";
+        for (const auto& b : pragma->buffers) names += (names.empty() ? "'" : ", '") + b + "'";
+        it->second.second = names + " must name a __global or __constant buffer (pointer)";
+      }
     } else if (isError) {
       result.errors.push_back(d);
     } else if (raw.level == clang::DiagnosticsEngine::Warning) {
@@ -580,6 +590,7 @@ void runClang(llvm::LLVMContext& context, std::string_view source, std::string_v
     }
     appendLog(result.log, d, levelName(raw.level));
   }
+  for (const auto& [pragma, error] : pragmaClangErrors) reportPragma(error.first, *pragma, error.second);
   for (const auto& [fid, lowered] : program.lowered) {
     for (const PragmaRecord& p : lowered->pragmas) {
       if (!p.error.empty() && !program.isSkipped(fid, p.loweredBegin)) reportPragma(fid, p, p.error);
