@@ -1,0 +1,159 @@
+"""The real OpenCL devices, and how to run an unmodified program on exactly one of them.
+
+Device list: `<build>/bin/clsplit --list-devices --json` when clsplit is built (its indices are the
+ones CLSPLIT_DEVICES takes), else `<build>/bench/bin/list-devices` (same format, "icd": null).
+
+Direct run on device d: when the list names the device's ICD library, a private vendors directory
+holding only that library (OCL_ICD_VENDORS for ocl-icd, OCL_ICD_FILENAMES for the Khronos loader)
+makes it platform 0 and the program gets `--platform 0 --device <device_index>`; otherwise the
+program gets `--platform <platform_index> --device <device_index>` under the caller's environment.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class Device:
+    index: int
+    name: str
+    platform: str
+    type: str
+    platform_index: int
+    device_index: int
+    icd: str | None = None
+    compute_units: int | None = None
+    vendor: str | None = None
+
+    @property
+    def label(self) -> str:
+        short = self.name if len(self.name) <= 28 else self.name[:25] + "..."
+        return f"{self.index}:{self.type}:{short}"
+
+    @property
+    def is_cpu(self) -> bool:
+        return self.type.upper() == "CPU"
+
+
+class DeviceListError(RuntimeError):
+    pass
+
+
+def clsplit_launcher(build: Path) -> Path:
+    return build / "bin" / "clsplit"
+
+
+def clsplit_icd(build: Path) -> Path:
+    return build / "vendors" / "clsplit.icd"
+
+
+def clsplit_available(build: Path) -> tuple[bool, str]:
+    """Whether clsplit runs are possible, and why not."""
+    icd = clsplit_icd(build)
+    if not icd.is_file():
+        return False, f"{icd} missing (clsplit not built)"
+    if not clsplit_launcher(build).is_file():
+        return False, f"{clsplit_launcher(build)} missing (needed for --list-devices)"
+    return True, ""
+
+
+def _parse(text: str, source: str) -> list[Device]:
+    try:
+        raw = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise DeviceListError(f"{source} printed invalid JSON: {error}") from error
+    if not isinstance(raw, list):
+        raise DeviceListError(f"{source}: expected a JSON list of devices")
+    devices = []
+    for position, item in enumerate(raw):
+        try:
+            devices.append(Device(
+                index=int(item.get("index", position)),
+                name=str(item.get("name", "?")),
+                platform=str(item.get("platform", "?")),
+                type=str(item.get("type", "OTHER")),
+                platform_index=int(item.get("platform_index", 0)),
+                device_index=int(item.get("device_index", position)),
+                icd=item.get("icd") or None,
+                compute_units=item.get("compute_units"),
+                vendor=item.get("vendor"),
+            ))
+        except (TypeError, ValueError, AttributeError) as error:
+            raise DeviceListError(f"{source}: bad device entry {item!r}: {error}") from error
+    return devices
+
+
+def list_devices(build: Path, env: dict[str, str], prefer_clsplit: bool) -> tuple[list[Device], str]:
+    """Returns the devices and the command that listed them."""
+    candidates = []
+    if prefer_clsplit and clsplit_launcher(build).is_file():
+        candidates.append([str(clsplit_launcher(build)), "--list-devices", "--json"])
+    candidates.append([str(build / "bench" / "bin" / "list-devices")])
+    errors = []
+    for command in candidates:
+        if not Path(command[0]).is_file():
+            errors.append(f"{command[0]} missing")
+            continue
+        try:
+            done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=120)
+        except (OSError, subprocess.TimeoutExpired) as error:
+            errors.append(f"{' '.join(command)}: {error}")
+            continue
+        if done.returncode != 0:
+            errors.append(f"{' '.join(command)} exited {done.returncode}: {done.stderr.strip()[-500:]}")
+            continue
+        return _parse(done.stdout, " ".join(command)), " ".join(command)
+    raise DeviceListError("; ".join(errors) or "no device lister")
+
+
+def direct_launch(device: Device, scratch: Path, base_env: dict[str, str]) -> tuple[dict[str, str], list[str]]:
+    """Environment and device arguments that make an ordinary program use only `device`."""
+    env = dict(base_env)
+    if device.icd:
+        vendors = scratch / f"vendors-device{device.index}"
+        vendors.mkdir(parents=True, exist_ok=True)
+        (vendors / "device.icd").write_text(device.icd + "\n")
+        env["OCL_ICD_VENDORS"] = str(vendors)
+        env["OCL_ICD_FILENAMES"] = device.icd
+        return env, ["--platform", "0", "--device", str(device.device_index)]
+    return env, ["--platform", str(device.platform_index), "--device", str(device.device_index)]
+
+
+def parse_device_set(text: str, devices: list[Device]) -> list[Device]:
+    """'all' or a comma-separated list of device indices."""
+    if text.strip() == "all":
+        return list(devices)
+    by_index = {d.index: d for d in devices}
+    chosen = []
+    for part in text.split(","):
+        part = part.strip()
+        if not part:
+            continue
+        try:
+            index = int(part)
+        except ValueError as error:
+            raise DeviceListError(f"device set {text!r}: {part!r} is not an index") from error
+        if index not in by_index:
+            raise DeviceListError(f"device set {text!r}: no device {index} (have {sorted(by_index)})")
+        chosen.append(by_index[index])
+    if not chosen:
+        raise DeviceListError(f"device set {text!r} is empty")
+    return chosen
+
+
+def environment_with(defaults: dict[str, str], overrides: list[str]) -> dict[str, str]:
+    """The caller's environment, plus suite defaults it lacks, plus explicit KEY=VALUE overrides."""
+    env = dict(os.environ)
+    for key, value in defaults.items():
+        env.setdefault(key, value)
+    for item in overrides:
+        if "=" not in item:
+            raise ValueError(f"--env {item!r}: expected KEY=VALUE")
+        key, value = item.split("=", 1)
+        env[key] = value
+    return env

@@ -1,0 +1,127 @@
+"""PNG plots of a results directory: time, speedup, efficiency, bytes moved, adaptive histories."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from summary import Aggregate
+
+
+def _pyplot():
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    return plt
+
+
+def _points(aggregates: list[Aggregate]) -> list[tuple[str, int]]:
+    seen = []
+    for a in aggregates:
+        if (a.workload, a.size) not in seen:
+            seen.append((a.workload, a.size))
+    return seen
+
+
+def _grouped_bars(plt, aggregates, value, title, ylabel, path: Path, configs_of, log=False, hline=None):
+    points = _points(aggregates)
+    configs = []
+    for a in aggregates:
+        if configs_of(a) and a.config not in configs:
+            configs.append(a.config)
+    if not points or not configs:
+        return False
+    lookup = {(a.workload, a.size, a.config): a for a in aggregates}
+    fig, ax = plt.subplots(figsize=(max(8, 1.2 * len(points) * max(1, len(configs)) / 3), 5))
+    width = 0.8 / len(configs)
+    drawn = False
+    for c, config in enumerate(configs):
+        xs, ys = [], []
+        for p, (workload, size) in enumerate(points):
+            a = lookup.get((workload, size, config))
+            v = value(a) if a else None
+            if v is not None and v > 0:
+                xs.append(p + c * width - 0.4 + width / 2)
+                ys.append(v)
+        if xs:
+            ax.bar(xs, ys, width, label=config)
+            drawn = True
+    if not drawn:
+        plt.close(fig)
+        return False
+    ax.set_xticks(range(len(points)))
+    ax.set_xticklabels([f"{w}\n{s}" for w, s in points], fontsize=8)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    if log:
+        ax.set_yscale("log")
+    if hline is not None:
+        ax.axhline(hline, color="black", linewidth=0.8, linestyle="--")
+    ax.legend(fontsize=7, ncol=2)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return True
+
+
+def _history_plots(plt, histories: list[dict], out: Path) -> list[Path]:
+    written = []
+    by_point: dict[tuple, list[dict]] = {}
+    for h in histories:
+        by_point.setdefault((h["workload"], h["size"]), []).append(h)
+    for (workload, size), runs in by_point.items():
+        # One run per configuration (the first repeat that has a history).
+        chosen: dict[str, dict] = {}
+        for run in sorted(runs, key=lambda r: r.get("repeat") or 0):
+            chosen.setdefault(run["config"], run)
+        rows = [(config, kernel) for config, run in chosen.items() for kernel in run["kernels"]]
+        if not rows:
+            continue
+        fig, axes = plt.subplots(len(rows), 2, figsize=(11, 2.6 * len(rows)), squeeze=False)
+        for (config, kernel), (ax_ratio, ax_time) in zip(rows, axes):
+            ratios = kernel.get("ratio_history") or []
+            for d in range(max((len(r) for r in ratios), default=0)):
+                ax_ratio.plot([r[d] if d < len(r) else None for r in ratios], label=f"device {d}")
+            ax_ratio.set_title(f"{config} {kernel.get('name')}: ratios", fontsize=8)
+            ax_ratio.set_ylim(0, 1)
+            ax_ratio.set_xlabel("iteration", fontsize=7)
+            times = kernel.get("time_history") or []
+            for d in range(max((len(t) for t in times), default=0)):
+                ax_time.plot([t[d] * 1e-6 if d < len(t) else None for t in times], label=f"device {d}")
+            ax_time.set_title(f"{config} {kernel.get('name')}: time per device (ms)", fontsize=8)
+            ax_time.set_xlabel("iteration", fontsize=7)
+            if ratios:
+                ax_ratio.legend(fontsize=6)
+        fig.tight_layout()
+        name = re.sub(r"[^A-Za-z0-9_.-]", "_", f"adaptive_{workload}_{size}.png")
+        fig.savefig(out / name, dpi=110)
+        plt.close(fig)
+        written.append(out / name)
+    return written
+
+
+def write_plots(out: Path, aggregates: list[Aggregate], histories: list[dict]) -> list[Path]:
+    try:
+        plt = _pyplot()
+    except ImportError as error:
+        print(f"note: no plots ({error}); the CSV/JSON outputs are complete")
+        return []
+    plot_dir = out / "plots"
+    plot_dir.mkdir(parents=True, exist_ok=True)
+    written = []
+    specs = [
+        ("time.png", lambda a: a.median, "Median time of the timed region", "seconds",
+         lambda a: True, True, None),
+        ("speedup.png", lambda a: a.speedup, "Speedup over the best single device (direct run)",
+         "speedup", lambda a: a.kind == "clsplit", False, 1.0),
+        ("efficiency.png", lambda a: a.efficiency,
+         "Efficiency: speedup / ideal speedup (sum of device rates / best rate)", "efficiency",
+         lambda a: a.kind == "clsplit", False, 1.0),
+        ("bytes.png", lambda a: a.bytes_total, "Bytes moved by clsplit (host<->device + device<->device)",
+         "bytes", lambda a: a.kind == "clsplit", True, None),
+    ]
+    for name, value, title, ylabel, configs_of, log, hline in specs:
+        if _grouped_bars(plt, aggregates, value, title, ylabel, plot_dir / name, configs_of, log, hline):
+            written.append(plot_dir / name)
+    written += _history_plots(plt, histories, plot_dir)
+    return written
