@@ -1,0 +1,193 @@
+"""Tests of the benchmark harness's own logic (no OpenCL needed except in FakeClsplitTest, which needs
+the built workloads and PoCL): RESULT parsing, clsplit report reading, oracle ratios, the speedup and
+efficiency arithmetic, and the clsplit plumbing of run.py against a stand-in clsplit build.
+
+    python3 -m unittest tests/integration/bench/test_harness.py      (BENCH_BUILD=<build dir> for the last)
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+from pathlib import Path
+
+HARNESS = Path(__file__).resolve().parents[3] / "bench" / "harness"
+sys.path.insert(0, str(HARNESS))
+
+import clsplit_report  # noqa: E402
+import execute  # noqa: E402
+import summary  # noqa: E402
+
+
+class ResultLineTest(unittest.TestCase):
+    def test_last_result_line_wins_and_values_split_on_first_equals(self):
+        out = "VERIFY x: ok\nRESULT workload=a size=1 seconds=0.5 verified=1\nnoise\n" \
+              "RESULT workload=b size=2 seconds=0.25 verified=0 device=A=B\n"
+        parsed = execute.parse_result_line(out)
+        self.assertEqual(parsed["workload"], "b")
+        self.assertEqual(parsed["seconds"], "0.25")
+        self.assertEqual(parsed["verified"], "0")
+        self.assertEqual(parsed["device"], "A=B")
+
+    def test_no_result_line(self):
+        self.assertEqual(execute.parse_result_line("error: boom\n"), {})
+
+    def test_status_from_exit_code_and_verification(self):
+        ok = execute.run([sys.executable, "-c", "print('RESULT seconds=1 verified=1')"], dict(os.environ), 30)
+        self.assertEqual(ok.status, "ok")
+        wrong = execute.run([sys.executable, "-c", "print('RESULT seconds=1 verified=0'); raise SystemExit(1)"],
+                            dict(os.environ), 30)
+        self.assertEqual(wrong.status, "not-verified")
+        crash = execute.run([sys.executable, "-c", "raise SystemExit(3)"], dict(os.environ), 30)
+        self.assertEqual(crash.status, "failed")
+        slow = execute.run([sys.executable, "-c", "import time; time.sleep(30)"], dict(os.environ), 0.5)
+        self.assertEqual(slow.status, "timeout")
+
+
+class ReportTest(unittest.TestCase):
+    LIST_FORM = {
+        "devices": [{"index": 0, "name": "gpu0", "platform": "p"}, {"index": 1, "name": "cpu", "platform": "q"}],
+        "strategy": "adaptive-comm",
+        "kernels": [
+            {"name": "stencil", "launches": 10, "split_launches": 9, "fallback_reason": None,
+             "groups_per_device": [600, 400], "time_ns_per_device": [5e6, 5e6],
+             "ratio_history": [[0.5, 0.5], [0.7, 0.3], [0.6, 0.4], [0.62, 0.38], [0.6, 0.4]]},
+            {"name": "copy", "launches": 10, "split_launches": 10, "groups_per_device": [500, 500],
+             "time_ns_per_device": [1e6, 1e6]},
+        ],
+        "transfers": {"host_to_device_bytes": [100, 200], "device_to_host_bytes": [50, 0],
+                      "device_to_device_bytes": [7, 8]},
+    }
+
+    def test_list_form(self):
+        s = clsplit_report.summarize(self.LIST_FORM)
+        self.assertEqual(s.strategy, "adaptive-comm")
+        self.assertEqual([k.name for k in s.kernels], ["stencil", "copy"])
+        self.assertEqual(s.bytes_h2d, 300)
+        self.assertEqual(s.bytes_d2h, 50)
+        self.assertEqual(s.bytes_d2d, 15)
+        self.assertEqual(s.bytes_total, 365)
+        self.assertEqual(clsplit_report.dominant_kernel(s).name, "stencil")
+        ratios = clsplit_report.converged_ratios(s)  # mean of the last three history entries
+        self.assertAlmostEqual(ratios[0], (0.6 + 0.62 + 0.6) / 3, places=9)
+        self.assertAlmostEqual(sum(ratios), 1.0, places=12)
+        self.assertEqual(clsplit_report.static_strategy([0.25, 0.75]), "static:0.2500,0.7500")
+
+    def test_keyed_form_with_object_history_and_no_history_fallback(self):
+        raw = {"kernels": {"force": {"launches": 3, "time_ns_per_device": [9, 1],
+                                     "history": [{"ratios": [0.5, 0.5], "time_ns": [4, 2]},
+                                                 {"ratios": [0.8, 0.2], "time_ns": [3, 3]}]},
+                           "scan": {"launches": 3, "groups_per_device": [1, 0], "time_ns_per_device": [1, 0]}},
+               "transfers": {}}
+        s = clsplit_report.summarize(raw)
+        force = clsplit_report.dominant_kernel(s)
+        self.assertEqual(force.name, "force")
+        self.assertEqual(force.ratio_history, [[0.5, 0.5], [0.8, 0.2]])
+        self.assertEqual(force.time_history, [[4, 2], [3, 3]])
+        scan_only = clsplit_report.summarize({"kernels": [raw["kernels"]["scan"] | {"name": "scan"}]})
+        self.assertEqual(clsplit_report.converged_ratios(scan_only), [1.0, 0.0])
+
+    def test_garbage_is_reported_not_raised(self):
+        s = clsplit_report.summarize({"kernels": 5})
+        self.assertTrue(s.problems)
+        self.assertIsNone(clsplit_report.converged_ratios(s))
+        with tempfile.TemporaryDirectory() as tmp:
+            bad = Path(tmp) / "r.json"
+            bad.write_text("{not json")
+            self.assertTrue(clsplit_report.load(bad).problems)
+            self.assertIsNone(clsplit_report.load(Path(tmp) / "missing.json"))
+
+
+def record(config, seconds, status="ok", kind=None, devices="", warmup=False, strategy=None):
+    return {"workload": "w", "size": 1, "iters": 1, "config": config,
+            "kind": kind or ("direct" if config.startswith("direct") else "clsplit"),
+            "devices": devices, "strategy": strategy, "status": status, "seconds": seconds, "warmup": warmup}
+
+
+class AggregateTest(unittest.TestCase):
+    def test_speedup_and_efficiency(self):
+        records = [
+            record("direct:0", 1.0, devices="0"), record("direct:0", 1.2, devices="0"),
+            record("direct:0", 0.8, devices="0"), record("direct:0", 50.0, devices="0", warmup=True),
+            record("direct:1", 3.0, devices="1"),
+            record("clsplit[0,1]:uniform", 0.9, devices="0,1", strategy="uniform"),
+            record("clsplit[0,1]:adaptive", 0.8, devices="0,1", strategy="adaptive"),
+            record("clsplit[0,1]:adaptive", None, status="not-verified", devices="0,1", strategy="adaptive"),
+        ]
+        aggs = {a.config: a for a in summary.aggregate(records)}
+        d0 = aggs["direct:0"]
+        self.assertEqual(d0.n, 3)  # the warm-up is not a measurement
+        self.assertAlmostEqual(d0.median, 1.0)
+        self.assertAlmostEqual(aggs["direct:1"].speedup, 1.0 / 3.0)
+        adaptive = aggs["clsplit[0,1]:adaptive"]
+        self.assertEqual((adaptive.n, adaptive.n_ok), (2, 1))
+        self.assertAlmostEqual(adaptive.speedup, 1.0 / 0.8)
+        # ideal = best time * sum of rates = 1.0 * (1/1 + 1/3)
+        self.assertAlmostEqual(adaptive.ideal, 4.0 / 3.0)
+        self.assertAlmostEqual(adaptive.efficiency, (1.0 / 0.8) / (4.0 / 3.0))
+        text = summary.table(summary.aggregate(records))
+        self.assertIn("not-verifiedx1", text)
+
+    def test_outputs_written(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            out = Path(tmp)
+            summary.write_outputs(out, [record("direct:0", 1.0, devices="0")], {"suite": "t"})
+            self.assertTrue((out / "summary.csv").read_text().startswith("workload,size"))
+            self.assertEqual(json.loads((out / "summary.json").read_text())["meta"]["suite"], "t")
+            self.assertIn("direct:0", (out / "table.txt").read_text())
+
+
+BUILD = os.environ.get("BENCH_BUILD")
+
+
+@unittest.skipUnless(BUILD and (Path(BUILD) / "bench" / "bin" / "jacobi1d").is_file(),
+                     "set BENCH_BUILD to a build directory with the workloads built")
+class FakeClsplitTest(unittest.TestCase):
+    """A stand-in clsplit build (its 'clsplit.icd' is PoCL itself and its launcher prints PoCL's devices)
+    checks the clsplit half of run.py end to end: environment, report handling, oracle fallback."""
+
+    def test_clsplit_plumbing(self):
+        pocl = Path("/etc/OpenCL/vendors/pocl.icd")
+        if not pocl.is_file():
+            self.skipTest("no PoCL ICD")
+        with tempfile.TemporaryDirectory() as tmp:
+            fake = Path(tmp) / "build"
+            (fake / "vendors").mkdir(parents=True)
+            (fake / "bin").mkdir()
+            (fake / "bench").mkdir()
+            (fake / "bench" / "bin").symlink_to(Path(BUILD).resolve() / "bench" / "bin")
+            library = pocl.read_text().strip()
+            (fake / "vendors" / "clsplit.icd").write_text(library + "\n")
+            launcher = fake / "bin" / "clsplit"
+            listing = [{"index": i, "name": "pocl", "platform": "Portable Computing Language", "type": "CPU",
+                        "icd": library, "platform_index": 0, "device_index": i} for i in range(2)]
+            launcher.write_text("#!/bin/sh\ncat <<'EOF'\n" + json.dumps(listing) + "\nEOF\n")
+            launcher.chmod(0o755)
+            out = Path(tmp) / "out"
+            env = dict(os.environ, POCL_DEVICES="pthread pthread", POCL_MAX_PTHREAD_COUNT="1")
+            done = subprocess.run([sys.executable, str(HARNESS / "run.py"), "--build", str(fake), "--smoke",
+                                   "--workloads", "jacobi1d", "--out", str(out), "--no-plots"],
+                                  env=env, capture_output=True, text=True, timeout=600)
+            self.assertEqual(done.returncode, 0, done.stdout + done.stderr)
+            records = [json.loads(line) for line in (out / "runs.jsonl").read_text().splitlines()]
+            by_config = {r["config"]: r for r in records}
+            self.assertEqual(by_config["direct:1"]["env"]["OCL_ICD_FILENAMES"], library)
+            self.assertEqual(by_config["direct:1"]["command"][-4:], ["--platform", "0", "--device", "1"])
+            uniform = by_config["clsplit[0,1]:uniform"]
+            self.assertEqual(uniform["status"], "ok")
+            self.assertEqual(uniform["env"]["OCL_ICD_VENDORS"], str(fake / "vendors"))
+            self.assertEqual(uniform["env"]["CLSPLIT_STRATEGY"], "uniform")
+            self.assertEqual(uniform["env"]["CLSPLIT_DEVICES"], "all")
+            self.assertNotIn("--platform", uniform["command"])  # the program picks its device itself
+            self.assertEqual(uniform["note"], "no clsplit report written")
+            self.assertEqual(by_config["clsplit[0,1]:oracle"]["status"], "not-run")
+            shutil.rmtree(out)
+
+
+if __name__ == "__main__":
+    unittest.main()
