@@ -57,6 +57,10 @@ def clsplit_available(build: Path) -> tuple[bool, str]:
     icd = clsplit_icd(build)
     if not icd.is_file():
         return False, f"{icd} missing (clsplit not built)"
+    library = icd.read_text().strip().splitlines()[0].strip() if icd.read_text().strip() else ""
+    # The .icd file is written at configure time; the library it names may not be built yet.
+    if not library or ("/" in library and not Path(library).is_file()):
+        return False, f"{icd} names {library or 'nothing'}, which is not built"
     if not clsplit_launcher(build).is_file():
         return False, f"{clsplit_launcher(build)} missing (needed for --list-devices)"
     return True, ""
@@ -125,9 +129,16 @@ def direct_launch(device: Device, scratch: Path, base_env: dict[str, str]) -> tu
 
 
 def parse_device_set(text: str, devices: list[Device]) -> list[Device]:
-    """'all' or a comma-separated list of device indices."""
-    if text.strip() == "all":
+    """'all', 'gpus' (every GPU-type device), 'cpus', or a comma-separated list of device indices."""
+    keyword = text.strip()
+    if keyword == "all":
         return list(devices)
+    if keyword in ("gpus", "cpus"):
+        wanted = "GPU" if keyword == "gpus" else "CPU"
+        chosen = [d for d in devices if d.type.upper() == wanted]
+        if not chosen:
+            raise DeviceListError(f"device set {keyword!r}: no {wanted} device")
+        return chosen
     by_index = {d.index: d for d in devices}
     chosen = []
     for part in text.split(","):

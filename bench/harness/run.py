@@ -41,7 +41,8 @@ class Config:
     kind: str                        # direct | clsplit
     device: devs.Device | None = None
     device_set: tuple[devs.Device, ...] = ()
-    set_label: str = ""
+    set_label: str = ""                # device indices, "0,1"
+    clsplit_devices: str = ""          # CLSPLIT_DEVICES value: "all" or the indices
     strategy: str | None = None
 
 
@@ -58,8 +59,11 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--workloads", default=None, help="comma-separated subset of: " + ",".join(WORKLOADS))
     parser.add_argument("--strategies", default=",".join(STRATEGIES),
                         help="clsplit strategies to run (default: all of " + ",".join(STRATEGIES) + ")")
-    parser.add_argument("--device-sets", default="all",
-                        help="clsplit device sets, ';'-separated: 'all' or indices like '0,1' (default all)")
+    parser.add_argument("--device-sets", default=None,
+                        help="clsplit device sets, ';'-separated: 'all', 'gpus', 'cpus' or indices like '0,1' "
+                             "(default: each suite entry's own, else all)")
+    parser.add_argument("--direct-all", action="store_true",
+                        help="direct runs on every device, not only those of the entry's device sets")
     parser.add_argument("--no-direct", action="store_true", help="skip the direct runs")
     parser.add_argument("--no-clsplit", action="store_true", help="skip the clsplit runs")
     parser.add_argument("--run-timeout", type=float, default=None, help="seconds before a run is killed")
@@ -133,25 +137,38 @@ class Harness:
             raise SystemExit(f"error: cannot list devices: {error}")
         if not self.devices:
             raise SystemExit("error: no OpenCL device found (check OCL_ICD_VENDORS / POCL_DEVICES)")
-        self.device_sets = []
-        for text in self.args.device_sets.split(";"):
-            try:
-                chosen = devs.parse_device_set(text, self.devices)
-            except devs.DeviceListError as error:
-                raise SystemExit(f"error: {error}")
-            label = ",".join(str(d.index) for d in chosen)
-            self.device_sets.append((tuple(chosen), label, "all" if text.strip() == "all" else label))
         strategies = [s.strip() for s in self.args.strategies.split(",") if s.strip()]
         unknown = [s for s in strategies if s not in STRATEGIES]
         if unknown:
             raise SystemExit(f"error: unknown strategies {unknown}; known: {', '.join(STRATEGIES)}")
-        self.configs: list[Config] = []
+        self.strategies = strategies
+        for entry in self.entries:  # reject bad device sets before running anything
+            try:
+                self.configs_for(entry)
+            except devs.DeviceListError as error:
+                raise SystemExit(f"error: {entry.key}: {error}")
+
+    def device_set_texts(self, entry: Entry) -> list[str]:
+        if self.args.device_sets:
+            return [t for t in self.args.device_sets.split(";") if t.strip()]
+        return list(entry.device_sets or ("all",))
+
+    def configs_for(self, entry: Entry) -> list[Config]:
+        sets = []
+        for text in self.device_set_texts(entry):
+            chosen = devs.parse_device_set(text, self.devices)
+            label = ",".join(str(d.index) for d in chosen)
+            sets.append((tuple(chosen), label, "all" if text.strip() == "all" else label))
+        configs: list[Config] = []
         if not self.args.no_direct:
-            self.configs += [Config(f"direct:{d.index}", "direct", device=d) for d in self.devices]
-        for chosen, label, _ in self.device_sets:
-            for strategy in strategies:
-                self.configs.append(Config(f"clsplit[{label}]:{strategy}", "clsplit", device_set=chosen,
-                                           set_label=label, strategy=strategy))
+            used = {d.index for chosen, _, _ in sets for d in chosen}
+            configs += [Config(f"direct:{d.index}", "direct", device=d) for d in self.devices
+                        if self.args.direct_all or d.index in used]
+        for chosen, label, value in sets:
+            for strategy in self.strategies:
+                configs.append(Config(f"clsplit[{label}]:{strategy}", "clsplit", device_set=chosen,
+                                      set_label=label, clsplit_devices=value, strategy=strategy))
+        return configs
 
     def meta(self) -> dict:
         return {
@@ -235,8 +252,7 @@ class Harness:
             env = dict(self.env)
             env_delta = {
                 "OCL_ICD_VENDORS": str(self.build / "vendors"),
-                "CLSPLIT_DEVICES": next(value for chosen, label, value in self.device_sets
-                                        if label == config.set_label),
+                "CLSPLIT_DEVICES": config.clsplit_devices,
                 "CLSPLIT_STRATEGY": strategy,
                 "CLSPLIT_REPORT": str(report_path),
             }
@@ -287,7 +303,8 @@ class Harness:
         self.discover()
         meta = self.meta()
         (self.out / "meta.json").write_text(json.dumps(meta, indent=1))
-        print(f"suite {self.suite.name}: {len(self.entries)} entries x {len(self.configs)} configurations, "
+        total = sum(len(self.configs_for(e)) for e in self.entries)
+        print(f"suite {self.suite.name}: {len(self.entries)} entries, {total} configurations in all, "
               f"repeat {self.repeat}, warm-up {self.warmup}; results in {self.out}")
         print(f"devices (from {self.lister}):")
         for d in self.devices:
@@ -297,7 +314,7 @@ class Harness:
         not_run_reported = set()
         for repeat in range(self.repeat):
             for entry in self.entries:
-                for config in self.configs:
+                for config in self.configs_for(entry):
                     if self.out_of_time():
                         break
                     if config.kind == "clsplit" and not self.clsplit_ok:

@@ -48,10 +48,10 @@ int run(int argc, char **argv) {
   const int iterations = options.Iterations;
 
   std::vector<float> a(n * n), b(n * n), c(n * n), d0(n * n);
-  Rng rng(options.Seed);
-  for (auto *m : {&a, &b, &c, &d0})
-    for (float &v : *m)
-      v = static_cast<float>(rng.uniform());
+  fillUniform(a, options.Seed);
+  fillUniform(b, options.Seed + 1);
+  fillUniform(c, options.Seed + 2);
+  fillUniform(d0, options.Seed + 3);
   // beta = 1: every iteration adds tmp*C to D, so an error in any iteration stays visible.
   const cl_float alpha = 1.0f / static_cast<float>(n), beta = 1.0f;
 

@@ -30,10 +30,9 @@ int run(int argc, char **argv) {
   const int iterations = options.Iterations;
 
   std::vector<float> a(n * n), b(n * n), c0(n * n);
-  Rng rng(options.Seed);
-  for (auto *m : {&a, &b, &c0})
-    for (float &v : *m)
-      v = static_cast<float>(rng.uniform());
+  fillUniform(a, options.Seed);
+  fillUniform(b, options.Seed + 1);
+  fillUniform(c0, options.Seed + 2);
   // beta = 1 so that every iteration's result stays visible in C (no damping of an error made
   // in an early iteration); alpha = 1/n keeps the entries O(iterations).
   const cl_float alpha = 1.0f / static_cast<float>(n), beta = 1.0f;

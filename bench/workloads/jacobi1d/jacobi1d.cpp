@@ -37,12 +37,9 @@ int run(int argc, char **argv) {
 
   // Random rather than Polybench's linear ramp: a ramp is a fixed point of the averaging, so a
   // stale halo value would go unnoticed.
-  std::vector<float> a(n), b(n);
-  Rng rng(options.Seed);
-  for (size_t i = 0; i < n; ++i) {
-    a[i] = static_cast<float>(rng.uniform());
-    b[i] = a[i];
-  }
+  std::vector<float> a(n);
+  fillUniform(a, options.Seed);
+  std::vector<float> b = a;
 
   Session session = Session::open(options, DevicePolicy::FirstPlatformDefault);
   Program program = session.buildProgram(kKernelSource);

@@ -41,12 +41,9 @@ int run(int argc, char **argv) {
 
   // Random inputs: Polybench's smooth initialisation is nearly a fixed point of the averaging,
   // which would hide stale halo rows.
-  std::vector<float> a(n * n), b(n * n);
-  Rng rng(options.Seed);
-  for (size_t k = 0; k < n * n; ++k) {
-    a[k] = static_cast<float>(rng.uniform());
-    b[k] = a[k];
-  }
+  std::vector<float> a(n * n);
+  fillUniform(a, options.Seed);
+  std::vector<float> b = a;
 
   Session session = Session::open(options, DevicePolicy::TypeFromEnvOrFlag);
   Program program = session.buildProgram(kKernelSource);

@@ -24,7 +24,7 @@ int run(int argc, char **argv) {
   ArgParser args(argc, argv, "iterated CSR SpMV, row lengths skewed to high rows; size = rows");
   CommonOptions options = parseCommonOptions(args, 1 << 18, 1, 1L << 26, 20);
   long minLength = args.integer("--min-row", 2, 1, 100000, "nonzeros of the lightest rows");
-  long maxLength = args.integer("--max-row", 512, 1, 100000, "nonzeros of the heaviest rows");
+  long maxLength = args.integer("--max-row", 256, 1, 100000, "nonzeros of the heaviest rows");
   args.finish();
   const size_t n = static_cast<size_t>(options.Size);
   const int iterations = options.Iterations;
