@@ -1,2 +1,221 @@
-// analyzeProgram(): front end -> analyzer -> transformer, with the on-disk cache in front.
+// analyzeProgram(): cache lookup -> front end (pragma lowering, Clang, IR) with the
+// transformer on its AST -> check that the vendor copy compiles -> analyzer -> cache store.
+// Every failure degrades to "run whole": original (or pragma-free) source, kernels unsplit.
 #include "analysis/Analysis.h"
+
+#include "analysis/cache/AnalysisCache.h"
+#include "analysis/frontend/Frontend.h"
+#include "analysis/frontend/ParsedProgram.h"
+#include "analysis/transformer/Transformer.h"
+#include "support/Log.h"
+
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Module.h>
+#include <llvm/Support/SHA256.h>
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <chrono>
+
+#ifndef CLSPLIT_VERSION
+#define CLSPLIT_VERSION "unknown"
+#endif
+
+namespace clsplit::analysis {
+
+namespace {
+
+// Bumped whenever the analysis or the rewrite changes what it produces for the same input, so
+// that cached results of an older clsplit are not reused.
+constexpr const char* kAnalysisRevision = "analysis-2";
+
+constexpr const char* kAnalysisUnavailable = "analysis unavailable";
+
+// Kernel names found by reading the text, for the one case where Clang itself failed: the
+// runtime still needs to know these kernels exist and must run whole.
+std::vector<std::string> scanKernelNames(std::string_view source) {
+  std::vector<std::string> names;
+  auto isIdent = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  for (std::string_view keyword : {"__kernel", "kernel"}) {
+    size_t at = 0;
+    while ((at = source.find(keyword, at)) != std::string_view::npos) {
+      size_t end = at + keyword.size();
+      bool whole = (at == 0 || !isIdent(source[at - 1])) && end < source.size() && !isIdent(source[end]);
+      at = end;
+      if (!whole) continue;
+      // `kernel void name (` possibly with attributes in between: the identifier before '('.
+      size_t paren = source.find('(', end);
+      if (paren == std::string_view::npos) continue;
+      size_t nameEnd = paren;
+      while (nameEnd > end && std::isspace(static_cast<unsigned char>(source[nameEnd - 1]))) --nameEnd;
+      size_t nameBegin = nameEnd;
+      while (nameBegin > end && isIdent(source[nameBegin - 1])) --nameBegin;
+      std::string name(source.substr(nameBegin, nameEnd - nameBegin));
+      if (!name.empty() && name != "void" && std::find(names.begin(), names.end(), name) == names.end())
+        names.push_back(name);
+    }
+  }
+  return names;
+}
+
+ProgramAnalysis wholeProgramFallback(std::string_view source, const std::string& reason) {
+  ProgramAnalysis result;
+  result.vendorSource = std::string(source);
+  for (auto& name : scanKernelNames(source)) {
+    KernelAnalysis k;
+    k.name = name;
+    k.unsplittableReason = reason;
+    result.kernels.push_back(std::move(k));
+  }
+  result.buildLogNotes = "clsplit: kernels will not be split: " + reason + "\n";
+  return result;
+}
+
+std::string firstMessage(const std::vector<Diagnostic>& list) {
+  if (list.empty()) return "unknown error";
+  const Diagnostic& d = list.front();
+  std::string where = d.where.line ? (d.where.file.empty() ? "line " : d.where.file + ":") +
+                                         std::to_string(d.where.line) + ": "
+                                   : "";
+  return where + d.message;
+}
+
+void attachRegions(ProgramAnalysis& result, llvm::Module* module) {
+  // The analyzer (analysis/analyzer/) is not available yet: no regions, so nothing is split.
+  (void)module;
+  for (KernelAnalysis& k : result.kernels)
+    if (!k.unsplittableReason) k.unsplittableReason = kAnalysisUnavailable;
+}
+
+ProgramAnalysis analyzeUncached(std::string_view source, std::string_view buildOptions) {
+  llvm::LLVMContext context;
+  transformer::TransformResult transformed;
+  bool transformerRan = false;
+  frontend::CompileOptions options;
+  options.astClient = [&](clang::CompilerInstance& ci, const frontend::ParsedProgram& program) {
+    transformed = transformer::transformProgram(ci, program);
+    transformerRan = true;
+  };
+  frontend::CompileResult compiled = frontend::compile(context, source, buildOptions, options);
+  if (compiled.crashed || !transformerRan)
+    return wholeProgramFallback(source, "clsplit's compiler failed: " + firstMessage(compiled.errors));
+
+  ProgramAnalysis result;
+  for (auto& k : transformed.kernels) {
+    KernelAnalysis ka;
+    ka.name = k.name;
+    ka.args = std::move(k.args);
+    ka.partitionReady = k.partitionReady;
+    ka.unsplittableReason = std::move(k.unsplittableReason);
+    result.kernels.push_back(std::move(ka));
+  }
+  std::string& notes = result.buildLogNotes;
+
+  if (!compiled.pragmaErrors.empty()) {
+    result.errors = compiled.pragmaErrors;
+    result.vendorSource = std::string(source);
+    for (auto& k : result.kernels) {
+      k.partitionReady = false;
+      k.unsplittableReason = "the program has malformed clsplit pragmas";
+    }
+    notes += compiled.log;
+    return result;
+  }
+  if (!compiled.errors.empty()) {
+    // Vendors may accept what Clang 16 refuses (extensions, vendor built-ins): let them try.
+    result.vendorSource = transformed.strippedSource;
+    std::string reason = "clsplit's compiler could not compile the program: " + firstMessage(compiled.errors);
+    for (auto& k : result.kernels) {
+      k.partitionReady = false;
+      k.unsplittableReason = reason;
+    }
+    notes += "clsplit: kernels will not be split: " + reason + "\n";
+    return result;
+  }
+
+  result.vendorSource = transformed.rewritten ? transformed.vendorSource : transformed.strippedSource;
+  if (transformed.rewritten) {
+    // The rewrite must never turn a valid program into one a vendor refuses.
+    llvm::LLVMContext checkContext;
+    frontend::CompileOptions check;
+    check.emitIR = false;
+    check.lowerPragmas = false;
+    frontend::CompileResult verified =
+        frontend::compile(checkContext, transformed.vendorSource, buildOptions, check);
+    if (!verified.ok()) {
+      std::string reason = "the partition-ready copy does not compile: " + firstMessage(verified.errors);
+      log().warn("clsplit: {}", reason);
+      result.vendorSource = transformed.strippedSource;
+      for (auto& k : result.kernels) {
+        k.partitionReady = false;
+        k.unsplittableReason = reason;
+      }
+    }
+  } else {
+    notes += "clsplit: the program was not made partition-ready: " + transformed.failure + "\n";
+  }
+
+  attachRegions(result, compiled.module.get());
+  for (const auto& k : result.kernels)
+    if (k.unsplittableReason && *k.unsplittableReason != kAnalysisUnavailable)
+      notes += "clsplit: kernel '" + k.name + "' will run whole: " + *k.unsplittableReason + "\n";
+  return result;
+}
+
+} // namespace
+
+std::string programHash(std::string_view source, std::string_view buildOptions) {
+  llvm::SHA256 hash;
+  auto field = [&](std::string_view bytes) {
+    uint64_t size = bytes.size();
+    hash.update(llvm::ArrayRef<uint8_t>(reinterpret_cast<const uint8_t*>(&size), sizeof size));
+    hash.update(llvm::StringRef(bytes.data(), bytes.size()));
+  };
+  field("clsplit program");
+  field(CLSPLIT_VERSION);
+  field(kAnalysisRevision);
+  field(source);
+  field(buildOptions);
+  std::array<uint8_t, 32> digest = hash.final();
+  static const char* hex = "0123456789abcdef";
+  std::string out;
+  for (uint8_t b : digest) {
+    out += hex[b >> 4];
+    out += hex[b & 15];
+  }
+  return out;
+}
+
+ProgramAnalysis analyzeProgram(std::string_view source, std::string_view buildOptions,
+                               const AnalysisOptions& options) {
+  try {
+    const std::string key = programHash(source, buildOptions);
+    if (!options.cacheDir.empty()) {
+      std::string why;
+      if (auto cached = cache::load(options.cacheDir, key, &why)) {
+        log().debug("clsplit analysis: cache hit {}", key);
+        return std::move(*cached);
+      }
+      log().debug("clsplit analysis: cache miss {} ({})", key, why);
+    }
+    auto start = std::chrono::steady_clock::now();
+    ProgramAnalysis result = analyzeUncached(source, buildOptions);
+    log().debug("clsplit analysis: {} kernel(s) analysed in {:.1f} ms", result.kernels.size(),
+                std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+    if (!options.cacheDir.empty() && result.errors.empty()) {
+      std::string why;
+      if (!cache::store(options.cacheDir, key, result, &why))
+        log().info("clsplit analysis: not cached: {}", why);
+    }
+    return result;
+  } catch (const std::exception& e) {
+    log().error("clsplit analysis: internal error: {}", e.what());
+    return wholeProgramFallback(source, std::string("internal error in clsplit's analysis: ") + e.what());
+  } catch (...) {
+    log().error("clsplit analysis: unknown internal error");
+    return wholeProgramFallback(source, "internal error in clsplit's analysis");
+  }
+}
+
+} // namespace clsplit::analysis

@@ -627,12 +627,13 @@ void onFatalError(void*, const char* reason, bool) {
 
 } // namespace
 
-CompileResult compile(llvm::LLVMContext& context, std::string_view source,
-                      std::string_view buildOptions, const CompileOptions& options) {
-  // On the heap: if Clang dies half-way through filling it, it is leaked rather than destroyed.
-  auto result = std::make_unique<CompileResult>();
+CompileResult::CompileResult() = default;
+CompileResult::CompileResult(CompileResult&&) noexcept = default;
+CompileResult& CompileResult::operator=(CompileResult&&) noexcept = default;
+CompileResult::~CompileResult() = default;
+
+bool runGuarded(const std::function<void()>& work, std::string* failure) {
   std::lock_guard<std::mutex> lock(gClangMutex);
-  ++gInvocations;
   gFatalReason.clear();
   llvm::CrashRecoveryContext::Enable();
   bool completed = false;
@@ -642,19 +643,28 @@ CompileResult compile(llvm::LLVMContext& context, std::string_view source,
     completed = recovery.RunSafelyOnThread(
         [&] {
           clang::noteBottomOfStack();
-          runClang(context, source, buildOptions, options, *result);
+          work();
         },
         static_cast<unsigned>(clang::DesiredStackSize * 2));
   }
   llvm::CrashRecoveryContext::Disable();
-  if (!completed) {
-    // State left behind by the interrupted compilation is leaked on purpose: it may be corrupt.
+  if (!completed && failure)
+    *failure = gFatalReason.empty() ? "crashed" : "LLVM fatal error: " + gFatalReason;
+  return completed;
+}
+
+CompileResult compile(llvm::LLVMContext& context, std::string_view source,
+                      std::string_view buildOptions, const CompileOptions& options) {
+  // On the heap: if Clang dies half-way through filling it, it is leaked rather than destroyed.
+  auto result = std::make_unique<CompileResult>();
+  ++gInvocations;
+  std::string why;
+  if (!runGuarded([&] { runClang(context, source, buildOptions, options, *result); }, &why)) {
     CompileResult crashed;
     crashed.crashed = true;
-    std::string why = gFatalReason.empty() ? "Clang crashed" : "Clang fatal error: " + gFatalReason;
-    crashed.errors.push_back({{}, why});
-    crashed.log = why + "\n";
-    log().warn("clsplit front end: {}", why);
+    crashed.errors.push_back({{}, "Clang " + why});
+    crashed.log = "clsplit front end: Clang " + why + "\n";
+    log().warn("clsplit front end: Clang {}", why);
     (void)result.release();
     return crashed;
   }

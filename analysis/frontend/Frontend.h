@@ -52,6 +52,11 @@ struct CompileOptions {
 };
 
 struct CompileResult {
+  CompileResult();
+  CompileResult(CompileResult&&) noexcept;
+  CompileResult& operator=(CompileResult&&) noexcept;
+  ~CompileResult(); // out of line: llvm::Module is incomplete here
+
   std::unique_ptr<llvm::Module> module; // null unless the program compiled without errors
   // Malformed clsplit pragmas (syntax, unknown buffer, expression that does not compile,
   // misplaced): the program's build must fail with these.
@@ -78,6 +83,12 @@ CompileResult compile(llvm::LLVMContext& context, std::string_view source,
 std::unique_ptr<llvm::Module> compileToIR(llvm::LLVMContext& context, std::string_view source,
                                           std::string_view buildOptions,
                                           std::string* diagnostics = nullptr);
+
+// Runs `work` on a thread with a large stack, with LLVM fatal errors and crashes (SIGSEGV,
+// ...) contained: returns false (and why, when asked) instead of ending the process. State the
+// work leaves behind when interrupted is leaked. Serialised with compile(). For LLVM-based
+// work outside compile(), e.g. the analyzer.
+bool runGuarded(const std::function<void()>& work, std::string* failure = nullptr);
 
 // How many times Clang was run in this process (tests use it to prove a cache hit is free).
 uint64_t clangInvocationCount();

@@ -1,0 +1,56 @@
+// The partition-ready prelude. Work-groups are never split, so a slice launched with real
+// global offset orig_offset[d] + groupBegin*local[d] recovers its original group ids from
+// the difference of the two offsets; sizes come straight from the hidden arguments.
+#include "analysis/transformer/Prelude.h"
+
+namespace clsplit::analysis::transformer {
+
+std::vector<std::string_view> rewrittenBuiltins(unsigned clVersion) {
+  std::vector<std::string_view> names = {"get_global_size", "get_global_offset", "get_num_groups",
+                                         "get_group_id"};
+  if (clVersion >= 200) names.push_back("get_global_linear_id");
+  return names;
+}
+
+std::string prelude(unsigned clVersion) {
+  // `static` keeps these out of the program's external names (clLinkProgram); OpenCL C
+  // before 1.2 has no `static` functions, and the reserved names cannot clash there.
+  const std::string fn = clVersion >= 120 ? "static size_t " : "size_t ";
+  const std::string vecFn = clVersion >= 120 ? "static ulong4 " : "ulong4 ";
+  // The uniform work-group size: 2.0 allows a smaller last group, whose get_local_size differs.
+  const std::string local = clVersion >= 200 ? "get_enqueued_local_size" : "get_local_size";
+  std::string p;
+  p += "/* clsplit: partition-ready program. Every kernel taking __clsplit_goffset/__clsplit_gsize\n"
+       "   may run as a slice of its NDRange; those arguments hold the original global offset\n"
+       "   and size, from which the built-ins below recompute the values of the whole launch. */\n";
+  p += fn + "__clsplit_pick(ulong4 v, uint d) { return (size_t)(d == 0 ? v.x : d == 1 ? v.y : v.z); }\n";
+  p += fn + "__clsplit_global_size(uint d, ulong4 go, ulong4 gs) { return d < get_work_dim() ? "
+            "__clsplit_pick(gs, d) : get_global_size(d); }\n";
+  p += fn + "__clsplit_global_offset(uint d, ulong4 go, ulong4 gs) { return d < get_work_dim() ? "
+            "__clsplit_pick(go, d) : get_global_offset(d); }\n";
+  p += fn + "__clsplit_num_groups(uint d, ulong4 go, ulong4 gs) { return d < get_work_dim() ? "
+            "(__clsplit_pick(gs, d) + " + local + "(d) - 1) / " + local + "(d) : get_num_groups(d); }\n";
+  p += fn + "__clsplit_group_id(uint d, ulong4 go, ulong4 gs) { return d < get_work_dim() ? "
+            "get_group_id(d) + (get_global_offset(d) - __clsplit_pick(go, d)) / " + local +
+       "(d) : get_group_id(d); }\n";
+  if (clVersion >= 200) {
+    p += fn + "__clsplit_global_linear_id(ulong4 go, ulong4 gs) { return "
+              "(get_global_id(2) - __clsplit_global_offset(2, go, gs)) * __clsplit_global_size(1, go, gs) * "
+              "__clsplit_global_size(0, go, gs) + (get_global_id(1) - __clsplit_global_offset(1, go, gs)) * "
+              "__clsplit_global_size(0, go, gs) + (get_global_id(0) - __clsplit_global_offset(0, go, gs)); }\n";
+  }
+  p += vecFn + "__clsplit_launch_offset(void) { return (ulong4)(get_global_offset(0), "
+               "get_global_offset(1), get_global_offset(2), 0); }\n";
+  p += vecFn + "__clsplit_launch_size(void) { return (ulong4)(get_global_size(0), "
+               "get_global_size(1), get_global_size(2), 0); }\n";
+  p += "#define get_global_size(d) __clsplit_global_size((d), __clsplit_goffset, __clsplit_gsize)\n";
+  p += "#define get_global_offset(d) __clsplit_global_offset((d), __clsplit_goffset, __clsplit_gsize)\n";
+  p += "#define get_num_groups(d) __clsplit_num_groups((d), __clsplit_goffset, __clsplit_gsize)\n";
+  p += "#define get_group_id(d) __clsplit_group_id((d), __clsplit_goffset, __clsplit_gsize)\n";
+  if (clVersion >= 200)
+    p += "#define get_global_linear_id() __clsplit_global_linear_id(__clsplit_goffset, __clsplit_gsize)\n";
+  p += "#line 1\n";
+  return p;
+}
+
+} // namespace clsplit::analysis::transformer

@@ -1,0 +1,239 @@
+// The transformer on source text: what the vendor copy looks like, which kernels are
+// partition-ready and why not, and the argument descriptions.
+#include "analysis/Analysis.h"
+#include "analysis/frontend/Frontend.h"
+#include "analysis/transformer/Prelude.h"
+
+#include <catch2/catch.hpp>
+#include <llvm/IR/LLVMContext.h>
+
+#include <algorithm>
+#include <regex>
+
+using namespace clsplit::analysis;
+
+namespace {
+
+ProgramAnalysis analyze(const std::string& src, const std::string& options = "") {
+  return analyzeProgram(src, options, {});
+}
+
+// The user's program inside the vendor copy: what follows the prelude's `#line 1`.
+std::string userPart(const std::string& vendor) {
+  size_t at = vendor.find("#line 1\n");
+  REQUIRE(at != std::string::npos);
+  return vendor.substr(at + 8);
+}
+
+bool compiles(const std::string& src, const std::string& options = "") {
+  llvm::LLVMContext ctx;
+  frontend::CompileOptions check;
+  check.emitIR = false;
+  check.lowerPragmas = false;
+  return frontend::compile(ctx, src, options, check).ok();
+}
+
+size_t count(const std::string& s, const std::string& needle) {
+  size_t n = 0;
+  for (size_t at = s.find(needle); at != std::string::npos; at = s.find(needle, at + 1)) ++n;
+  return n;
+}
+
+} // namespace
+
+TEST_CASE("kernels and the helpers that need it get the hidden arguments", "[transformer]") {
+  const std::string src = "float plain(float x) { return x + 1.0f; }\n"
+                          "size_t groups(void) { return get_num_groups(0); }\n"
+                          "size_t outerHelper(int a) { return groups() + a; }\n"
+                          "__kernel void k(__global float* A, int n) {\n"
+                          "  A[get_global_id(0)] = plain(outerHelper(n));\n"
+                          "}\n"
+                          "__kernel void noBuiltins(__global float* A) { A[0] = plain(2.0f); }\n";
+  ProgramAnalysis a = analyze(src);
+  INFO(a.vendorSource);
+  std::string user = userPart(a.vendorSource);
+  CHECK(user.find("float plain(float x) {") != std::string::npos);
+  CHECK(user.find("size_t groups(ulong4 __clsplit_goffset, ulong4 __clsplit_gsize) {") != std::string::npos);
+  CHECK(user.find("size_t outerHelper(int a, ulong4 __clsplit_goffset, ulong4 __clsplit_gsize) {") != std::string::npos);
+  CHECK(user.find("return groups(__clsplit_goffset, __clsplit_gsize) + a;") != std::string::npos);
+  CHECK(user.find("plain(outerHelper(n, __clsplit_goffset, __clsplit_gsize))") != std::string::npos);
+  CHECK(user.find("__kernel void k(__global float* A, int n, ulong4 __clsplit_goffset, ulong4 __clsplit_gsize) {") != std::string::npos);
+  // Every kernel gets them, used or not: the runtime's launch convention is uniform.
+  CHECK(user.find("__kernel void noBuiltins(__global float* A, ulong4 __clsplit_goffset, ulong4 __clsplit_gsize)") != std::string::npos);
+  // Line numbers of the user's code are unchanged.
+  CHECK(std::count(user.begin(), user.end(), '\n') == std::count(src.begin(), src.end(), '\n'));
+  REQUIRE(a.kernels.size() == 2);
+  for (const auto& k : a.kernels) CHECK(k.partitionReady);
+  CHECK(compiles(a.vendorSource));
+}
+
+TEST_CASE("kernel arguments are described from the AST", "[transformer]") {
+  ProgramAnalysis a = analyze(R"(
+typedef struct { float x; } S;
+typedef uint index_t;
+enum Mode { A, B };
+__kernel void k(__global float* f, __constant int* c, __local double* l, const uint n,
+                long big, float scale, index_t idx, enum Mode mode, S s, float4 v,
+                read_only image2d_t img, sampler_t smp, __global const uchar* bytes,
+                __global float4* vecs, char ch, ushort us, ulong ul, double d, short sh) {}
+)");
+  REQUIRE(a.kernels.size() == 1);
+  const auto& args = a.kernels[0].args;
+  REQUIRE(args.size() == 19);
+  auto expect = [&](size_t i, const char* name, ArgKind kind, ScalarType type) {
+    INFO("argument " << i);
+    CHECK(args[i].name == name);
+    CHECK(args[i].kind == kind);
+    CHECK(args[i].scalarType == type);
+  };
+  expect(0, "f", ArgKind::GlobalBuffer, ScalarType::F32);
+  expect(1, "c", ArgKind::ConstantBuffer, ScalarType::I32);
+  expect(2, "l", ArgKind::LocalBuffer, ScalarType::F64);
+  expect(3, "n", ArgKind::Scalar, ScalarType::U32);
+  expect(4, "big", ArgKind::Scalar, ScalarType::I64);
+  expect(5, "scale", ArgKind::Scalar, ScalarType::F32);
+  expect(6, "idx", ArgKind::Scalar, ScalarType::U32);
+  expect(7, "mode", ArgKind::Scalar, ScalarType::U32);
+  expect(8, "s", ArgKind::Scalar, ScalarType::Unknown);
+  expect(9, "v", ArgKind::Scalar, ScalarType::Unknown);
+  expect(10, "img", ArgKind::Image, ScalarType::Unknown);
+  expect(11, "smp", ArgKind::Sampler, ScalarType::Unknown);
+  expect(12, "bytes", ArgKind::GlobalBuffer, ScalarType::U8);
+  expect(13, "vecs", ArgKind::GlobalBuffer, ScalarType::Unknown);
+  expect(14, "ch", ArgKind::Scalar, ScalarType::I8);
+  expect(15, "us", ArgKind::Scalar, ScalarType::U16);
+  expect(16, "ul", ArgKind::Scalar, ScalarType::U64);
+  expect(17, "d", ArgKind::Scalar, ScalarType::F64);
+  expect(18, "sh", ArgKind::Scalar, ScalarType::I16);
+}
+
+TEST_CASE("clsplit pragmas are removed from the vendor copy, lines kept", "[transformer][pragma]") {
+  const std::string src = "#pragma opencl_increasing_buffer IA\n"
+                          "__kernel void k(__global int* IA, __global float* A) {\n"
+                          "  int i = get_global_id(0);\n"
+                          "  #pragma read IA[i, \\\n"
+                          "      i + 1]\n"
+                          "  A[i] = IA[i + 1] - IA[i];\n"
+                          "  #pragma write A[i, i]\n"
+                          "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n"
+                          "}\n";
+  ProgramAnalysis a = analyze(src);
+  INFO(a.vendorSource);
+  std::string user = userPart(a.vendorSource);
+  CHECK(user.find("opencl_increasing_buffer") == std::string::npos);
+  CHECK(user.find("#pragma read") == std::string::npos);
+  CHECK(user.find("#pragma write") == std::string::npos);
+  CHECK(user.find("__clsplit_pragma") == std::string::npos);
+  CHECK(user.find("#pragma OPENCL EXTENSION cl_khr_fp64 : enable") != std::string::npos); // not ours
+  CHECK(std::count(user.begin(), user.end(), '\n') == std::count(src.begin(), src.end(), '\n'));
+  // Line 6 is still line 6.
+  size_t line6 = 0;
+  for (int i = 0; i < 5; ++i) line6 = user.find('\n', line6) + 1;
+  CHECK(user.substr(line6, user.find('\n', line6) - line6) == "  A[i] = IA[i + 1] - IA[i];");
+}
+
+TEST_CASE("a helper that cannot receive the hidden arguments makes its callers run whole", "[transformer]") {
+  // CALL_HELPER comes from -D: its call cannot be rewritten, so `helper` keeps its signature
+  // and reads the launch's own values, which are right only for a whole launch.
+  const std::string src = "uint helper(uint v) { return v + get_group_id(0); }\n"
+                          "uint clean(uint v) { return v + get_group_id(0); }\n"
+                          "__kernel void usesMacro(__global uint* A) { A[0] = CALL_HELPER; }\n"
+                          "__kernel void direct(__global uint* A) { A[0] = clean(1); }\n";
+  ProgramAnalysis a = analyze(src, "-DCALL_HELPER=helper(3)");
+  INFO(a.vendorSource);
+  const KernelAnalysis* usesMacro = a.find("usesMacro");
+  const KernelAnalysis* direct = a.find("direct");
+  REQUIRE(usesMacro);
+  REQUIRE(direct);
+  CHECK(usesMacro->partitionReady);
+  REQUIRE(usesMacro->unsplittableReason);
+  CHECK(usesMacro->unsplittableReason->find("'helper'") != std::string::npos);
+  CHECK(usesMacro->unsplittableReason->find("-D") != std::string::npos);
+  CHECK(direct->partitionReady);
+  CHECK(direct->unsplittableReason.value_or("analysis unavailable") == "analysis unavailable");
+  std::string user = userPart(a.vendorSource);
+  CHECK(user.find("uint helper(uint v) { ulong4 __clsplit_goffset = __clsplit_launch_offset();") != std::string::npos);
+  CHECK(compiles(a.vendorSource, "-DCALL_HELPER=helper(3)"));
+}
+
+TEST_CASE("kernels whose signature cannot be rewritten keep it", "[transformer]") {
+  const std::string src = "#define PARAMS (__global uint* A)\n"
+                          "__kernel void fromMacro PARAMS { A[0] = get_num_groups(0); }\n"
+                          "__kernel void normal(__global uint* A) { A[0] = get_num_groups(0); }\n";
+  ProgramAnalysis a = analyze(src);
+  INFO(a.vendorSource);
+  const KernelAnalysis* fromMacro = a.find("fromMacro");
+  REQUIRE(fromMacro);
+  CHECK_FALSE(fromMacro->partitionReady);
+  REQUIRE(fromMacro->unsplittableReason);
+  CHECK(fromMacro->unsplittableReason->find("macro") != std::string::npos);
+  CHECK(a.find("normal")->partitionReady);
+  CHECK(compiles(a.vendorSource));
+}
+
+TEST_CASE("macros calling helpers are rewritten where the call is spelled", "[transformer]") {
+  const std::string src = "uint helper(uint v) { return v * get_global_size(0); }\n"
+                          "#define H(x) helper(x)\n"
+                          "#define TWICE(x) ((x) + (x))\n"
+                          "__kernel void k(__global uint* A) { A[0] = H(1) + TWICE(helper(2)); }\n";
+  ProgramAnalysis a = analyze(src);
+  INFO(a.vendorSource);
+  std::string user = userPart(a.vendorSource);
+  CHECK(user.find("#define H(x) helper(x, __clsplit_goffset, __clsplit_gsize)") != std::string::npos);
+  CHECK(user.find("TWICE(helper(2, __clsplit_goffset, __clsplit_gsize))") != std::string::npos);
+  CHECK(count(user, "(x, __clsplit_goffset, __clsplit_gsize)") == 1);
+  CHECK(count(user, "(2, __clsplit_goffset, __clsplit_gsize)") == 1);
+  CHECK(a.find("k")->partitionReady);
+  CHECK(compiles(a.vendorSource));
+}
+
+TEST_CASE("the program's own prototypes of rewritten built-ins are dropped", "[transformer]") {
+  const std::string src = "size_t get_group_id(uint dim);\n"
+                          "__kernel void k(__global uint* A) { A[0] = get_group_id(0); }\n";
+  ProgramAnalysis a = analyze(src);
+  INFO(a.vendorSource);
+  CHECK(userPart(a.vendorSource).find("size_t get_group_id(uint dim)") == std::string::npos);
+  CHECK(a.find("k")->partitionReady);
+  CHECK(compiles(a.vendorSource));
+}
+
+TEST_CASE("vendor-dependent branches using built-ins make the program run whole", "[transformer]") {
+  const std::string risky = "__kernel void k(__global uint* A) {\n"
+                            "#ifdef __NV_CL_C_VERSION\n  A[0] = get_num_groups(0);\n#else\n  A[0] = 1;\n#endif\n}\n";
+  ProgramAnalysis a = analyze(risky);
+  REQUIRE(a.kernels.size() == 1);
+  CHECK_FALSE(a.kernels[0].partitionReady);
+  REQUIRE(a.kernels[0].unsplittableReason);
+  CHECK(a.kernels[0].unsplittableReason->find("get_num_groups") != std::string::npos);
+  CHECK(a.vendorSource == risky); // nothing to strip, nothing rewritten
+  // `#if 0` is dead for everyone.
+  const std::string dead = "__kernel void k(__global uint* A) {\n#if 0\n  A[0] = get_num_groups(0);\n#endif\n}\n";
+  CHECK(analyze(dead).kernels[0].partitionReady);
+}
+
+TEST_CASE("programs clsplit cannot compile run whole from their own source", "[transformer]") {
+  const std::string src = "__kernel void k(__global uint* A) { A[0] = vendor_builtin(); }\n"
+                          "__kernel void j(__global uint* A) {\n  #pragma read A[0, 1]\n}\n";
+  ProgramAnalysis a = analyze(src);
+  CHECK(a.errors.empty()); // not clsplit's call to fail the build
+  REQUIRE(a.kernels.size() == 2);
+  for (const auto& k : a.kernels) {
+    CHECK_FALSE(k.partitionReady);
+    REQUIRE(k.unsplittableReason);
+    CHECK(k.unsplittableReason->find("vendor_builtin") != std::string::npos);
+  }
+  CHECK(a.vendorSource.find("#pragma read") == std::string::npos);
+  CHECK(a.vendorSource.find("vendor_builtin") != std::string::npos);
+}
+
+TEST_CASE("the prelude defines get_global_linear_id only where it is a built-in", "[transformer]") {
+  CHECK(transformer::prelude(120).find("get_global_linear_id") == std::string::npos);
+  CHECK(transformer::prelude(200).find("#define get_global_linear_id()") != std::string::npos);
+  CHECK(transformer::prelude(110).find("static") == std::string::npos);
+  // A 1.2 program may define its own function of that name.
+  ProgramAnalysis a = analyze("size_t get_global_linear_id(void) { return get_global_id(0); }\n"
+                              "__kernel void k(__global uint* A) { A[get_global_linear_id()] = get_group_id(0); }\n");
+  INFO(a.vendorSource);
+  CHECK(a.find("k")->partitionReady);
+  CHECK(compiles(a.vendorSource));
+}
