@@ -1,0 +1,371 @@
+// BufferStorage: lazy per-device allocation, transfer execution and directory upkeep.
+#include "buffer-manager/storage/BufferStorage.h"
+
+#include "buffer-manager/TransferPlanner.h"
+#include "device/Clock.h"
+#include "device/HostExecutor.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace clsplit::buffer {
+
+using device::FenceRef;
+using device::RealEvent;
+using device::RealEventFence;
+using device::WaitList;
+
+namespace {
+
+// Wraps the event of a command just enqueued on `queue`.
+FenceRef enqueued(cl_event event, cl_context context, cl_command_queue queue, uint64_t at) {
+  return std::make_shared<RealEventFence>(RealEvent::adopt(event), context, queue, at);
+}
+
+void pruneDone(std::vector<FenceRef>& fences) {
+  if (fences.size() > 8)
+    std::erase_if(fences, [](const FenceRef& f) { return f->status() == CL_COMPLETE; });
+}
+
+void addUnique(std::vector<FenceRef>& to, const FenceRef& f) {
+  if (f && std::find(to.begin(), to.end(), f) == to.end()) to.push_back(f);
+}
+
+} // namespace
+
+BufferStorage::BufferStorage(std::vector<StorageSlot> slots, uint64_t size, const void* initial,
+                             void* useHostPtr)
+    : slots_(std::move(slots)), size_(size), useHostPtr_(useHostPtr),
+      directory_(size, kHost, Version{}), devices_(slots_.size()) {
+  RangeSet all = RangeSet::of(0, size);
+  if (useHostPtr) {
+    directory_.setOnly(all, kHost, Version{nullptr, HostBlock::wrap(useHostPtr, size), 0, 0});
+  } else if (initial) {
+    auto block = HostBlock::allocate(size);
+    std::memcpy(block->data(), initial, size);
+    directory_.setOnly(all, kHost, Version{nullptr, block, 0, 0});
+  } else {
+    // Undefined contents are valid everywhere: nothing ever needs moving for them.
+    for (unsigned s = 0; s < slots_.size(); ++s) directory_.addCopy(all, deviceHolder(s), Version{});
+  }
+}
+
+BufferStorage::~BufferStorage() = default;
+
+cl_mem BufferStorage::deviceBuffer(unsigned slot) {
+  auto& copy = devices_.at(slot);
+  if (!copy.buffer) {
+    cl_int err = CL_SUCCESS;
+    cl_mem mem = device::call(&cl_icd_dispatch::clCreateBuffer, slots_[slot].context,
+                              cl_mem_flags(CL_MEM_READ_WRITE), static_cast<size_t>(size_),
+                              static_cast<void*>(nullptr), &err);
+    device::check(err, "clCreateBuffer (device copy of a buffer)");
+    copy.buffer = device::RealMem::adopt(mem);
+  }
+  return copy.buffer.get();
+}
+
+cl_mem BufferStorage::deviceView(unsigned slot, uint64_t origin, uint64_t size, cl_mem_flags flags) {
+  cl_mem whole = deviceBuffer(slot);
+  if (origin == 0 && size == size_) return whole;
+  auto& views = devices_[slot].views;
+  auto key = std::make_pair(origin, size);
+  if (auto it = views.find(key); it != views.end()) return it->second.get();
+  cl_buffer_region region{static_cast<size_t>(origin), static_cast<size_t>(size)};
+  cl_int err = CL_SUCCESS;
+  cl_mem view = device::call(&cl_icd_dispatch::clCreateSubBuffer, whole,
+                             flags & (CL_MEM_READ_WRITE | CL_MEM_READ_ONLY | CL_MEM_WRITE_ONLY),
+                             cl_buffer_create_type(CL_BUFFER_CREATE_TYPE_REGION),
+                             static_cast<const void*>(&region), &err);
+  device::check(err, "clCreateSubBuffer (device view of a sub-buffer)");
+  return views.emplace(key, device::RealMem::adopt(view)).first->second.get();
+}
+
+double BufferStorage::transferCost(Holder from, Holder to, uint64_t bytes) const {
+  double b = static_cast<double>(bytes);
+  if (from == kHost || to == kHost) return 1.0 * b;
+  if (slots_[deviceOf(from)].context == slots_[deviceOf(to)].context) return 0.5 * b;
+  return 2.0 * b; // staged through host memory: two hops
+}
+
+std::vector<FenceRef> BufferStorage::acquire(const RangeSet& need, unsigned slot,
+                                             QueueProvider& queues, TransferLog* log) {
+  const Holder me = deviceHolder(slot);
+  RangeSet missing = directory_.missing(need, me);
+  if (!missing.empty()) {
+    auto plan = planTransfers<Version>(
+        directory_, missing, me,
+        [this](Holder f, Holder t, uint64_t b) { return transferCost(f, t, b); });
+    for (const auto& t : plan) {
+      if (t.from == kHost) {
+        transferFromHost(t.range, slot, queues, log);
+        continue;
+      }
+      std::vector<FenceRef> ready;
+      uint64_t producer = 0;
+      for (const auto& token : t.tokens) {
+        addUnique(ready, token.ready);
+        producer = std::max(producer, token.producer);
+      }
+      transferFromDevice(t.range, deviceOf(t.from), slot, ready, producer, queues, log);
+    }
+  }
+  std::vector<FenceRef> waits;
+  for (const auto& r : need)
+    directory_.visit(r, [&](ByteRange, const Cell<Version>& cell) {
+      if (const Version* v = cell.tokenOf(me)) addUnique(waits, v->ready);
+    });
+  return waits;
+}
+
+void BufferStorage::transferFromHost(ByteRange range, unsigned slot, QueueProvider& queues,
+                                     TransferLog* log) {
+  struct Piece {
+    ByteRange range;
+    Version version;
+  };
+  std::vector<Piece> pieces;
+  directory_.visit(range, [&](ByteRange r, const Cell<Version>& cell) {
+    const Version* v = cell.tokenOf(kHost);
+    if (!pieces.empty() && pieces.back().range.hi == r.lo && pieces.back().version.block == v->block &&
+        pieces.back().version.blockBase == v->blockBase) {
+      pieces.back().range.hi = r.hi;
+      if (v->ready != pieces.back().version.ready) pieces.back().version.ready = nullptr, pieces.back().version.producer = v->producer;
+      return;
+    }
+    pieces.push_back({r, *v});
+  });
+  // Coalesced pieces may carry several ready fences: collect them again per piece.
+  const Holder me = deviceHolder(slot);
+  for (auto& piece : pieces) {
+    if (!piece.version.block) { // undefined bytes: nothing to move
+      directory_.addCopy(RangeSet{piece.range}, me, Version{});
+      continue;
+    }
+    std::vector<FenceRef> ready;
+    directory_.visit(piece.range, [&](ByteRange, const Cell<Version>& cell) {
+      addUnique(ready, cell.tokenOf(kHost)->ready);
+    });
+    cl_command_queue q = queues.queue(slot);
+    WaitList waits(slots_[slot].context, q);
+    waits.add(ready);
+    waits.add(writeHazards(slot));
+    const auto& block = piece.version.block;
+    cl_event event = nullptr;
+    uint64_t at = device::hostNowNs();
+    device::check(device::call(&cl_icd_dispatch::clEnqueueWriteBuffer, q, deviceBuffer(slot),
+                               cl_bool(CL_FALSE), static_cast<size_t>(piece.range.lo),
+                               static_cast<size_t>(piece.range.size()),
+                               static_cast<const void*>(block->data() + (piece.range.lo - piece.version.blockBase)),
+                               waits.size(), waits.data(), &event),
+                  "clEnqueueWriteBuffer (host to device)");
+    FenceRef f = enqueued(event, slots_[slot].context, q, at);
+    noteWrite(slot, f);
+    retainUntil(f, block);
+    directory_.addCopy(RangeSet{piece.range}, me, Version{f, nullptr, 0, piece.version.producer});
+    if (log) log->push_back({TransferKind::HostToDevice, -1, static_cast<int>(slot), piece.range.size(),
+                             piece.version.producer, f});
+  }
+}
+
+void BufferStorage::transferFromDevice(ByteRange range, unsigned from, unsigned slot,
+                                       const std::vector<FenceRef>& ready, uint64_t producer,
+                                       QueueProvider& queues, TransferLog* log) {
+  const Holder me = deviceHolder(slot);
+  const size_t offset = static_cast<size_t>(range.lo), bytes = static_cast<size_t>(range.size());
+  if (slots_[from].context == slots_[slot].context) {
+    // Same platform: a copy inside the driver, on the destination's queue.
+    cl_command_queue q = queues.queue(slot);
+    WaitList waits(slots_[slot].context, q);
+    waits.add(ready);
+    waits.add(writeHazards(slot));
+    cl_event event = nullptr;
+    uint64_t at = device::hostNowNs();
+    device::check(device::call(&cl_icd_dispatch::clEnqueueCopyBuffer, q, deviceBuffer(from),
+                               deviceBuffer(slot), offset, offset, bytes, waits.size(),
+                               waits.data(), &event),
+                  "clEnqueueCopyBuffer (device to device)");
+    FenceRef f = enqueued(event, slots_[slot].context, q, at);
+    noteRead(from, f);
+    noteWrite(slot, f);
+    directory_.addCopy(RangeSet{range}, me, Version{f, nullptr, 0, producer});
+    if (log) log->push_back({TransferKind::DeviceToDevice, static_cast<int>(from), static_cast<int>(slot),
+                             range.size(), producer, f});
+    return;
+  }
+  // Across vendors: stage through host memory; the staged copy is a valid host version too.
+  auto block = HostBlock::allocate(bytes);
+  cl_command_queue qf = queues.queue(from);
+  WaitList readWaits(slots_[from].context, qf);
+  readWaits.add(ready);
+  cl_event readEvent = nullptr;
+  uint64_t at = device::hostNowNs();
+  device::check(device::call(&cl_icd_dispatch::clEnqueueReadBuffer, qf, deviceBuffer(from),
+                             cl_bool(CL_FALSE), offset, bytes, static_cast<void*>(block->data()),
+                             readWaits.size(), readWaits.data(), &readEvent),
+                "clEnqueueReadBuffer (device to host staging)");
+  FenceRef staged = enqueued(readEvent, slots_[from].context, qf, at);
+  noteRead(from, staged);
+  retainUntil(staged, block);
+  directory_.addCopy(RangeSet{range}, kHost, Version{staged, block, range.lo, producer});
+  if (log) log->push_back({TransferKind::DeviceToHost, static_cast<int>(from), -1, range.size(), producer, staged});
+
+  cl_command_queue q = queues.queue(slot);
+  WaitList writeWaits(slots_[slot].context, q);
+  writeWaits.add(staged);
+  writeWaits.add(writeHazards(slot));
+  cl_event writeEvent = nullptr;
+  at = device::hostNowNs();
+  device::check(device::call(&cl_icd_dispatch::clEnqueueWriteBuffer, q, deviceBuffer(slot),
+                             cl_bool(CL_FALSE), offset, bytes, static_cast<const void*>(block->data()),
+                             writeWaits.size(), writeWaits.data(), &writeEvent),
+                "clEnqueueWriteBuffer (host staging to device)");
+  FenceRef f = enqueued(writeEvent, slots_[slot].context, q, at);
+  noteWrite(slot, f);
+  retainUntil(f, block);
+  directory_.addCopy(RangeSet{range}, me, Version{f, nullptr, 0, producer});
+  if (log) log->push_back({TransferKind::HostToDevice, -1, static_cast<int>(slot), range.size(), producer, f});
+}
+
+std::vector<FenceRef> BufferStorage::writeHazards(unsigned slot) const {
+  const auto& copy = devices_.at(slot);
+  std::vector<FenceRef> fences = copy.writers;
+  fences.insert(fences.end(), copy.readers.begin(), copy.readers.end());
+  return fences;
+}
+
+void BufferStorage::noteRead(unsigned slot, const FenceRef& fence) {
+  auto& readers = devices_.at(slot).readers;
+  pruneDone(readers);
+  readers.push_back(fence);
+}
+
+void BufferStorage::noteWrite(unsigned slot, const FenceRef& fence) {
+  auto& copy = devices_.at(slot);
+  copy.readers.clear();
+  copy.writers.assign(1, fence);
+}
+
+void BufferStorage::publishWrite(const RangeSet& written, unsigned slot, const FenceRef& fence,
+                                 uint64_t producer) {
+  if (!written.empty()) directory_.setOnly(written, deviceHolder(slot), Version{fence, nullptr, 0, producer});
+}
+
+void BufferStorage::publishCopy(const RangeSet& ranges, unsigned slot, const FenceRef& fence,
+                                uint64_t producer) {
+  if (!ranges.empty()) directory_.addCopy(ranges, deviceHolder(slot), Version{fence, nullptr, 0, producer});
+}
+
+void BufferStorage::publishHostBlock(const RangeSet& ranges, std::shared_ptr<HostBlock> block,
+                                     uint64_t base, const FenceRef& ready) {
+  if (!ranges.empty()) directory_.setOnly(ranges, kHost, Version{ready, std::move(block), base, 0});
+}
+
+void BufferStorage::writeFromHost(ByteRange range, const void* src, const FenceRef& ready) {
+  auto block = HostBlock::allocate(range.size());
+  std::memcpy(block->data(), src, range.size());
+  publishHostBlock(RangeSet{range}, std::move(block), range.lo, ready);
+}
+
+FenceRef BufferStorage::readToHost(ByteRange range, void* dst, const std::vector<FenceRef>& after,
+                                   QueueProvider& queues, TransferLog* log) {
+  struct Piece {
+    ByteRange range;
+    int from;                     // slot, or -1: a host version
+    std::shared_ptr<HostBlock> block;
+    uint64_t base = 0;
+    uint64_t producer = 0;
+    std::vector<FenceRef> ready;
+  };
+  std::vector<Piece> pieces;
+  directory_.visit(range, [&](ByteRange r, const Cell<Version>& cell) {
+    int from = -1;
+    const Version* v = cell.tokenOf(kHost);
+    if (!v) {
+      from = static_cast<int>(deviceOf(cell.copies.front().holder));
+      v = &cell.copies.front().token;
+    }
+    if (!pieces.empty()) {
+      auto& last = pieces.back();
+      if (last.range.hi == r.lo && last.from == from && last.block == v->block && last.base == v->blockBase) {
+        last.range.hi = r.hi;
+        addUnique(last.ready, v->ready);
+        return;
+      }
+    }
+    Piece p{r, from, v->block, v->blockBase, v->producer, {}};
+    addUnique(p.ready, v->ready);
+    pieces.push_back(std::move(p));
+  });
+
+  std::vector<FenceRef> done;
+  auto* out = static_cast<std::byte*>(dst);
+  for (auto& piece : pieces) {
+    std::byte* target = out + (piece.range.lo - range.lo);
+    std::vector<FenceRef> waits = after;
+    for (auto& f : piece.ready) addUnique(waits, f);
+    if (piece.from < 0) {
+      if (!piece.block) continue; // undefined bytes
+      const std::byte* source = piece.block->data() + (piece.range.lo - piece.base);
+      if (source == target) continue; // the application's own memory already holds them
+      size_t n = piece.range.size();
+      auto block = piece.block;
+      done.push_back(device::runAfter(std::move(waits), [block, source, target, n] {
+        std::memcpy(target, source, n);
+      }));
+      continue;
+    }
+    unsigned slot = static_cast<unsigned>(piece.from);
+    cl_command_queue q = queues.queue(slot);
+    WaitList wl(slots_[slot].context, q);
+    wl.add(waits);
+    cl_event event = nullptr;
+    uint64_t at = device::hostNowNs();
+    device::check(device::call(&cl_icd_dispatch::clEnqueueReadBuffer, q, deviceBuffer(slot),
+                               cl_bool(CL_FALSE), static_cast<size_t>(piece.range.lo),
+                               static_cast<size_t>(piece.range.size()), static_cast<void*>(target),
+                               wl.size(), wl.data(), &event),
+                  "clEnqueueReadBuffer (device to host)");
+    FenceRef f = enqueued(event, slots_[slot].context, q, at);
+    noteRead(slot, f);
+    if (log) log->push_back({TransferKind::DeviceToHost, piece.from, -1, piece.range.size(), piece.producer, f});
+    done.push_back(f);
+  }
+  // Nothing to copy still completes only after the wait list.
+  if (done.empty()) return device::allOf(after);
+  return device::allOf(std::move(done));
+}
+
+HolderMask BufferStorage::holdersOfAll(const RangeSet& ranges) const {
+  HolderMask mask = ~HolderMask{0};
+  for (const auto& r : ranges)
+    directory_.visit(r, [&](ByteRange, const Cell<Version>& cell) { mask &= cell.mask(); });
+  return mask;
+}
+
+int BufferStorage::bestDeviceHolder(const RangeSet& ranges) const {
+  std::vector<uint64_t> bytes(slots_.size(), 0);
+  for (const auto& r : ranges)
+    directory_.visit(r, [&](ByteRange piece, const Cell<Version>& cell) {
+      for (const auto& c : cell.copies)
+        if (isDevice(c.holder)) bytes[deviceOf(c.holder)] += piece.size();
+    });
+  auto best = std::max_element(bytes.begin(), bytes.end());
+  return best == bytes.end() || *best == 0 ? -1 : static_cast<int>(best - bytes.begin());
+}
+
+void BufferStorage::retainUntil(const FenceRef& fence, std::shared_ptr<HostBlock> block) {
+  if (retained_.size() > 8)
+    std::erase_if(retained_, [](auto& r) { return r.first->status() == CL_COMPLETE; });
+  retained_.emplace_back(fence, std::move(block));
+}
+
+std::vector<FenceRef> BufferStorage::pending() const {
+  std::vector<FenceRef> fences;
+  for (unsigned s = 0; s < devices_.size(); ++s)
+    for (auto& f : writeHazards(s)) addUnique(fences, f);
+  for (auto& r : retained_) addUnique(fences, r.first);
+  return fences;
+}
+
+} // namespace clsplit::buffer

@@ -1,0 +1,123 @@
+// The storage behind one virtual buffer: a real buffer per device slot (allocated on first
+// use), host versions, and the directory saying who holds valid bytes. Its operations plan and
+// enqueue the transfers that keep the devices coherent (thesis §2.3.3-2.3.4): same-platform
+// copies inside the driver, cross-vendor copies staged through host memory, everything chained
+// with events so the application never waits for a device while enqueueing.
+//
+// Not thread-safe by itself: callers hold their context's planning lock.
+#pragma once
+
+#include "buffer-manager/Directory.h"
+#include "buffer-manager/storage/Version.h"
+#include "device/Real.h"
+
+#include <map>
+#include <vector>
+
+namespace clsplit::buffer {
+
+// One device slot as the storage sees it.
+struct StorageSlot {
+  cl_context context = nullptr;  // the real context (shared by the devices of one platform)
+  cl_device_id device = nullptr;
+};
+
+// The real queue to use on each slot for the command being planned.
+class QueueProvider {
+public:
+  virtual ~QueueProvider() = default;
+  virtual cl_command_queue queue(unsigned slot) = 0;
+};
+
+enum class TransferKind { HostToDevice, DeviceToHost, DeviceToDevice };
+
+// One transfer clsplit enqueued (for the run report and the partitioner's models).
+struct TransferRecord {
+  TransferKind kind;
+  int from = -1;                 // slot, or -1 for the host
+  int to = -1;                   // slot, or -1 for the host
+  uint64_t bytes = 0;
+  uint64_t producer = 0;         // launch that computed the moved bytes (0: host data)
+  device::FenceRef fence;
+};
+using TransferLog = std::vector<TransferRecord>;
+
+class BufferStorage {
+public:
+  // `initial`: bytes to copy in (CL_MEM_COPY_HOST_PTR), or `useHostPtr`: the application memory
+  // backing the buffer (CL_MEM_USE_HOST_PTR); neither: contents undefined.
+  BufferStorage(std::vector<StorageSlot> slots, uint64_t size, const void* initial, void* useHostPtr);
+  ~BufferStorage();
+  BufferStorage(const BufferStorage&) = delete;
+  BufferStorage& operator=(const BufferStorage&) = delete;
+
+  uint64_t size() const { return size_; }
+  unsigned slotCount() const { return static_cast<unsigned>(slots_.size()); }
+  void* useHostPtr() const { return useHostPtr_; }
+  const Directory<Version>& directory() const { return directory_; }
+
+  // The real buffer of `slot` (whole buffer), allocated on first use.
+  cl_mem deviceBuffer(unsigned slot);
+  // A real sub-buffer of `slot`'s buffer for [origin, origin+size) (cached).
+  cl_mem deviceView(unsigned slot, uint64_t origin, uint64_t size, cl_mem_flags flags);
+  bool allocatedOn(unsigned slot) const { return static_cast<bool>(devices_[slot].buffer); }
+
+  // Makes `need` valid on `slot`, enqueueing the missing transfers on the provider's queues.
+  // Returns the fences a command on `slot` that reads `need` must wait for.
+  std::vector<device::FenceRef> acquire(const RangeSet& need, unsigned slot, QueueProvider& queues,
+                                        TransferLog* log);
+
+  // Fences a command writing `slot`'s real buffer must wait for (earlier readers and writers).
+  std::vector<device::FenceRef> writeHazards(unsigned slot) const;
+  void noteRead(unsigned slot, const device::FenceRef& fence);
+  void noteWrite(unsigned slot, const device::FenceRef& fence);
+
+  // After a command on `slot` wrote `written`: `slot` is its only valid holder.
+  void publishWrite(const RangeSet& written, unsigned slot, const device::FenceRef& fence,
+                    uint64_t producer);
+  // `slot` also holds `ranges` (e.g. a replicated fill), valid after `fence`.
+  void publishCopy(const RangeSet& ranges, unsigned slot, const device::FenceRef& fence,
+                   uint64_t producer);
+  // A host version: `block` holds buffer offsets [base, base + block size); it becomes the
+  // only valid copy of `ranges` once `ready` completes (null: at once).
+  void publishHostBlock(const RangeSet& ranges, std::shared_ptr<HostBlock> block, uint64_t base,
+                        const device::FenceRef& ready);
+  // Convenience: a new host version of `range` copied from `src` now.
+  void writeFromHost(ByteRange range, const void* src, const device::FenceRef& ready);
+
+  // Copies `range` into `dst`: host versions by host work, device copies by reads enqueued on
+  // their slots, all after `after`. Returns the fence of the whole copy.
+  device::FenceRef readToHost(ByteRange range, void* dst, const std::vector<device::FenceRef>& after,
+                              QueueProvider& queues, TransferLog* log);
+
+  // Holders valid on every byte of `ranges`.
+  HolderMask holdersOfAll(const RangeSet& ranges) const;
+  // The device slot holding the most bytes of `ranges` (-1 if no device holds any).
+  int bestDeviceHolder(const RangeSet& ranges) const;
+  // Keeps `block` alive until `fence` completes (an asynchronous transfer reads or writes it).
+  void retainUntil(const device::FenceRef& fence, std::shared_ptr<HostBlock> block);
+  // Every fence of work that may still touch this storage's memory.
+  std::vector<device::FenceRef> pending() const;
+
+private:
+  struct DeviceCopy {
+    device::RealMem buffer;
+    std::map<std::pair<uint64_t, uint64_t>, device::RealMem> views;
+    std::vector<device::FenceRef> readers; // since the last write
+    std::vector<device::FenceRef> writers;
+  };
+  double transferCost(Holder from, Holder to, uint64_t bytes) const;
+  void transferFromHost(ByteRange range, unsigned slot, QueueProvider& queues, TransferLog* log);
+  void transferFromDevice(ByteRange range, unsigned from, unsigned slot,
+                          const std::vector<device::FenceRef>& ready, uint64_t producer,
+                          QueueProvider& queues, TransferLog* log);
+
+  std::vector<StorageSlot> slots_;
+  uint64_t size_;
+  void* useHostPtr_;
+  Directory<Version> directory_;
+  std::vector<DeviceCopy> devices_;
+  std::vector<std::pair<device::FenceRef, std::shared_ptr<HostBlock>>> retained_;
+};
+
+} // namespace clsplit::buffer

@@ -1,0 +1,41 @@
+// Host memory holding bytes of a buffer: an immutable version made by clsplit (a host write, a
+// staged cross-vendor copy), or the application's own memory for CL_MEM_USE_HOST_PTR buffers.
+#pragma once
+
+#include <cstddef>
+#include <cstdlib>
+#include <memory>
+
+namespace clsplit::buffer {
+
+class HostBlock {
+public:
+  // Owned, 4 KiB-aligned memory (page alignment keeps DMA from it efficient).
+  static std::shared_ptr<HostBlock> allocate(size_t size) {
+    size_t rounded = (size + 4095) / 4096 * 4096;
+    void* p = std::aligned_alloc(4096, rounded ? rounded : 4096);
+    if (!p) throw std::bad_alloc();
+    return std::shared_ptr<HostBlock>(new HostBlock(static_cast<std::byte*>(p), size, true));
+  }
+  // The application's memory (CL_MEM_USE_HOST_PTR): never freed by clsplit.
+  static std::shared_ptr<HostBlock> wrap(void* memory, size_t size) {
+    return std::shared_ptr<HostBlock>(new HostBlock(static_cast<std::byte*>(memory), size, false));
+  }
+  ~HostBlock() {
+    if (owned_) std::free(data_);
+  }
+  HostBlock(const HostBlock&) = delete;
+  HostBlock& operator=(const HostBlock&) = delete;
+
+  std::byte* data() const { return data_; }
+  size_t size() const { return size_; }
+  bool owned() const { return owned_; }
+
+private:
+  HostBlock(std::byte* data, size_t size, bool owned) : data_(data), size_(size), owned_(owned) {}
+  std::byte* data_;
+  size_t size_;
+  bool owned_;
+};
+
+} // namespace clsplit::buffer

@@ -1,0 +1,280 @@
+// Fence implementations: real-event fences with lazy cross-context bridges, host fences, groups.
+#include "device/Fence.h"
+
+#include "device/Clock.h"
+#include "support/Log.h"
+
+#include <algorithm>
+#include <condition_variable>
+
+namespace clsplit::device {
+
+
+namespace {
+
+// Completes a bridge user event when the real event it mirrors completes.
+void CL_CALLBACK completeBridge(cl_event, cl_int status, void* data) {
+  auto* bridge = static_cast<RealEvent*>(data);
+  call(&cl_icd_dispatch::clSetUserEventStatus, bridge->get(), status < 0 ? status : CL_COMPLETE);
+  delete bridge;
+}
+
+void CL_CALLBACK runCallback(cl_event, cl_int status, void* data) {
+  auto* fn = static_cast<std::function<void(cl_int)>*>(data);
+  (*fn)(status < 0 ? status : CL_COMPLETE);
+  delete fn;
+}
+
+RealEvent newUserEvent(cl_context context) {
+  cl_int err = CL_SUCCESS;
+  cl_event e = call(&cl_icd_dispatch::clCreateUserEvent, context, &err);
+  check(err, "clCreateUserEvent (cross-device bridge)");
+  return RealEvent::adopt(e);
+}
+
+} // namespace
+
+cl_int Fence::wait() {
+  std::mutex m;
+  std::condition_variable cv;
+  bool finished = false;
+  cl_int result = CL_COMPLETE;
+  onComplete([&](cl_int s) {
+    std::lock_guard lock(m);
+    result = s;
+    finished = true;
+    cv.notify_all();
+  });
+  std::unique_lock lock(m);
+  cv.wait(lock, [&] { return finished; });
+  return result;
+}
+
+// --- RealEventFence ----------------------------------------------------------------------------
+
+cl_int RealEventFence::status() {
+  cl_int cached = finalStatus_.load(std::memory_order_acquire);
+  if (cached <= CL_COMPLETE) return cached;
+  cl_int s = CL_QUEUED;
+  if (call(&cl_icd_dispatch::clGetEventInfo, event_.get(), cl_event_info(CL_EVENT_COMMAND_EXECUTION_STATUS),
+           sizeof s, static_cast<void*>(&s), static_cast<size_t*>(nullptr)) != CL_SUCCESS)
+    return CL_QUEUED;
+  if (s <= CL_COMPLETE) finalStatus_.store(s, std::memory_order_release);
+  return s;
+}
+
+void RealEventFence::appendWaitEvents(cl_context context, std::vector<cl_event>& out) {
+  if (context == context_) {
+    out.push_back(event_.get());
+    return;
+  }
+  if (status() <= CL_COMPLETE) {
+    if (status() < 0) { // propagate the failure into the other context
+      RealEvent failed = newUserEvent(context);
+      call(&cl_icd_dispatch::clSetUserEventStatus, failed.get(), status());
+      std::lock_guard lock(mutex_);
+      bridges_.emplace_back(context, failed);
+      out.push_back(failed.get());
+    }
+    return;
+  }
+  std::lock_guard lock(mutex_);
+  for (auto& [c, bridge] : bridges_)
+    if (c == context) {
+      out.push_back(bridge.get());
+      return;
+    }
+  RealEvent bridge = newUserEvent(context);
+  auto* keep = new RealEvent(bridge);
+  if (call(&cl_icd_dispatch::clSetEventCallback, event_.get(), cl_int(CL_COMPLETE), &completeBridge,
+           static_cast<void*>(keep)) != CL_SUCCESS) {
+    delete keep;
+    // No callback: complete the bridge by waiting (only reached with broken drivers).
+    cl_event e = event_.get();
+    invoke(e, &cl_icd_dispatch::clWaitForEvents, 1u, &e);
+    call(&cl_icd_dispatch::clSetUserEventStatus, bridge.get(), cl_int(CL_COMPLETE));
+  }
+  bridges_.emplace_back(context, bridge);
+  out.push_back(bridge.get());
+}
+
+void RealEventFence::onComplete(std::function<void(cl_int)> fn) {
+  cl_int s = status();
+  if (s <= CL_COMPLETE) {
+    fn(s);
+    return;
+  }
+  auto* heap = new std::function<void(cl_int)>(std::move(fn));
+  if (call(&cl_icd_dispatch::clSetEventCallback, event_.get(), cl_int(CL_COMPLETE), &runCallback,
+           static_cast<void*>(heap)) != CL_SUCCESS) {
+    std::unique_ptr<std::function<void(cl_int)>> owned(heap);
+    (*owned)(wait());
+  }
+}
+
+cl_int RealEventFence::wait() {
+  cl_int s = status();
+  if (s <= CL_COMPLETE) return s;
+  cl_event e = event_.get();
+  invoke(e, &cl_icd_dispatch::clWaitForEvents, 1u, &e);
+  s = status();
+  return s <= CL_COMPLETE ? s : CL_COMPLETE;
+}
+
+namespace {
+bool profilingInfo(cl_event e, cl_profiling_info what, cl_ulong& v) {
+  return call(&cl_icd_dispatch::clGetEventProfilingInfo, e, what, sizeof v,
+              static_cast<void*>(&v), static_cast<size_t*>(nullptr)) == CL_SUCCESS;
+}
+} // namespace
+
+bool RealEventFence::profile(uint64_t& start, uint64_t& end) {
+  cl_ulong queued = 0, s = 0, e = 0;
+  if (status() != CL_COMPLETE || !profilingInfo(event_.get(), CL_PROFILING_COMMAND_QUEUED, queued) ||
+      !profilingInfo(event_.get(), CL_PROFILING_COMMAND_START, s) ||
+      !profilingInfo(event_.get(), CL_PROFILING_COMMAND_END, e))
+    return false;
+  int64_t offset = static_cast<int64_t>(enqueuedAtNs_) - static_cast<int64_t>(queued);
+  start = std::min<uint64_t>(start, s + offset);
+  end = std::max<uint64_t>(end, e + offset);
+  return true;
+}
+
+uint64_t RealEventFence::durationNs() {
+  cl_ulong s = 0, e = 0;
+  if (status() != CL_COMPLETE || !profilingInfo(event_.get(), CL_PROFILING_COMMAND_START, s) ||
+      !profilingInfo(event_.get(), CL_PROFILING_COMMAND_END, e) || e < s)
+    return 0;
+  return e - s;
+}
+
+// --- HostFence ---------------------------------------------------------------------------------
+
+void HostFence::appendWaitEvents(cl_context context, std::vector<cl_event>& out) {
+  std::lock_guard lock(mutex_);
+  cl_int s = status_.load();
+  if (s == CL_COMPLETE) return;
+  for (auto& [c, bridge] : bridges_)
+    if (c == context) {
+      out.push_back(bridge.get());
+      return;
+    }
+  RealEvent bridge = newUserEvent(context);
+  if (s < 0) call(&cl_icd_dispatch::clSetUserEventStatus, bridge.get(), s);
+  bridges_.emplace_back(context, bridge);
+  out.push_back(bridge.get());
+}
+
+void HostFence::onComplete(std::function<void(cl_int)> fn) {
+  {
+    std::lock_guard lock(mutex_);
+    if (status_.load() > CL_COMPLETE) {
+      callbacks_.push_back(std::move(fn));
+      return;
+    }
+  }
+  fn(status_.load());
+}
+
+bool HostFence::profile(uint64_t& start, uint64_t& end) {
+  uint64_t s = startNs_.load(), e = endNs_.load();
+  if (status_.load() != CL_COMPLETE || !e) return false;
+  start = std::min(start, s ? s : e);
+  end = std::max(end, e);
+  return true;
+}
+
+cl_int HostFence::wait() {
+  if (status_.load() <= CL_COMPLETE) return status_.load();
+  return Fence::wait();
+}
+
+void HostFence::advance(cl_int s) {
+  if (s == CL_RUNNING) startNs_.store(hostNowNs());
+  cl_int current = status_.load();
+  while (current > s && current > CL_COMPLETE && !status_.compare_exchange_weak(current, s)) {
+  }
+}
+
+void HostFence::complete(cl_int finalStatus) {
+  std::vector<std::function<void(cl_int)>> callbacks;
+  std::vector<std::pair<cl_context, RealEvent>> bridges;
+  {
+    std::lock_guard lock(mutex_);
+    if (status_.load() <= CL_COMPLETE) return;
+    endNs_.store(hostNowNs());
+    status_.store(finalStatus);
+    callbacks.swap(callbacks_);
+    bridges.swap(bridges_);
+  }
+  for (auto& [context, bridge] : bridges)
+    call(&cl_icd_dispatch::clSetUserEventStatus, bridge.get(), finalStatus);
+  for (auto& fn : callbacks) fn(finalStatus);
+}
+
+// --- FenceGroup --------------------------------------------------------------------------------
+
+FenceGroup::FenceGroup(std::vector<FenceRef> parts) : parts_(std::move(parts)) {}
+
+bool FenceGroup::profile(uint64_t& start, uint64_t& end) {
+  bool any = false;
+  for (auto& p : parts_) any |= p->profile(start, end);
+  return any;
+}
+
+void FenceGroup::appendWaitEvents(cl_context context, std::vector<cl_event>& out) {
+  for (auto& p : parts_) p->appendWaitEvents(context, out);
+}
+
+FenceRef completedFence() {
+  static FenceRef done = [] {
+    auto f = std::make_shared<HostFence>();
+    f->complete(CL_COMPLETE);
+    return f;
+  }();
+  return done;
+}
+
+FenceRef allOf(std::vector<FenceRef> parts) {
+  std::erase_if(parts, [](const FenceRef& f) { return !f || f->status() == CL_COMPLETE; });
+  if (parts.empty()) return completedFence();
+  if (parts.size() == 1) return parts.front();
+  auto group = std::make_shared<FenceGroup>(parts);
+  // Count completions; the group completes with the first error seen, if any.
+  struct Counter {
+    std::atomic<size_t> pending;
+    std::atomic<cl_int> error{CL_COMPLETE};
+  };
+  auto counter = std::make_shared<Counter>();
+  counter->pending = parts.size();
+  std::weak_ptr<FenceGroup> weak = group;
+  for (auto& p : parts)
+    p->onComplete([counter, weak](cl_int s) {
+      if (s < 0) {
+        cl_int expected = CL_COMPLETE;
+        counter->error.compare_exchange_strong(expected, s);
+      }
+      if (counter->pending.fetch_sub(1) == 1)
+        if (auto g = weak.lock()) g->complete(counter->error.load());
+    });
+  return group;
+}
+
+// --- WaitList ----------------------------------------------------------------------------------
+
+void WaitList::add(const FenceRef& fence) {
+  if (!fence) return;
+  if (fence->queue() && fence->queue() == queue_) return; // in-order queue: implied
+  if (fence->status() == CL_COMPLETE) return;
+  size_t before = events_.size();
+  fence->appendWaitEvents(context_, events_);
+  // Deduplicate what was appended (wait lists may not repeat events on some drivers).
+  for (size_t i = before; i < events_.size();) {
+    if (std::find(events_.begin(), events_.begin() + i, events_[i]) != events_.begin() + i)
+      events_.erase(events_.begin() + i);
+    else
+      ++i;
+  }
+}
+
+} // namespace clsplit::device

@@ -1,0 +1,134 @@
+// Fences: "something that completes" - a real event of one vendor's context, host work done by
+// clsplit, or an application user event - with the one operation the scheduler needs: the real
+// events a command in a given real context must wait on. Waiting across vendors is bridged by a
+// user event in the waiting context, completed from the producer's completion callback.
+#pragma once
+
+#include "device/Real.h"
+
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+namespace clsplit::device {
+
+using FenceRef = std::shared_ptr<class Fence>;
+
+class Fence : public std::enable_shared_from_this<Fence> {
+public:
+  virtual ~Fence() = default;
+
+  // CL_QUEUED/CL_SUBMITTED/CL_RUNNING, CL_COMPLETE (0), or a negative error status.
+  virtual cl_int status() = 0;
+  bool done() { return status() <= CL_COMPLETE; }
+
+  // Appends real events of `context` whose completion implies this fence's completion.
+  virtual void appendWaitEvents(cl_context context, std::vector<cl_event>& out) = 0;
+
+  // Calls fn(final status) once, when complete (at once if already complete). fn may run on a
+  // driver thread: it must not block.
+  virtual void onComplete(std::function<void(cl_int)> fn) = 0;
+
+  // The real queue this fence's command runs on (commands on the same in-order queue need not
+  // wait on it), or nullptr.
+  virtual cl_command_queue queue() const { return nullptr; }
+
+  // Blocks until complete; returns the final status.
+  virtual cl_int wait();
+
+  // Widens [start, end] (host-clock ns) to cover the execution of this fence's work, if known.
+  // Returns whether anything was known.
+  virtual bool profile(uint64_t& start, uint64_t& end) { return false; }
+};
+
+// A command running on a real queue.
+class RealEventFence final : public Fence {
+public:
+  // `enqueuedAtNs`: host time taken just before the real enqueue; it maps the device's
+  // profiling clock onto the host clock (the device stamps CL_PROFILING_COMMAND_QUEUED then).
+  RealEventFence(RealEvent event, cl_context context, cl_command_queue queue,
+                 uint64_t enqueuedAtNs)
+      : event_(std::move(event)), context_(context), queue_(queue), enqueuedAtNs_(enqueuedAtNs) {}
+
+  cl_int status() override;
+  void appendWaitEvents(cl_context context, std::vector<cl_event>& out) override;
+  void onComplete(std::function<void(cl_int)> fn) override;
+  cl_command_queue queue() const override { return queue_; }
+  cl_int wait() override;
+  bool profile(uint64_t& start, uint64_t& end) override;
+  // Device execution time of the command in ns (0 if unknown).
+  uint64_t durationNs();
+
+  cl_event event() const { return event_.get(); }
+  cl_context context() const { return context_; }
+
+private:
+  RealEvent event_;
+  cl_context context_;
+  cl_command_queue queue_;
+  uint64_t enqueuedAtNs_;
+  std::atomic<cl_int> finalStatus_{CL_QUEUED}; // cached once <= CL_COMPLETE
+  std::mutex mutex_;
+  std::vector<std::pair<cl_context, RealEvent>> bridges_;
+};
+
+// Completed by clsplit itself (host work, user events, groups of fences).
+class HostFence : public Fence {
+public:
+  cl_int status() override { return status_.load(); }
+  void appendWaitEvents(cl_context context, std::vector<cl_event>& out) override;
+  void onComplete(std::function<void(cl_int)> fn) override;
+  cl_int wait() override;
+  bool profile(uint64_t& start, uint64_t& end) override;
+
+  // Moves to a final status (CL_COMPLETE or an error); runs callbacks, completes bridges.
+  void complete(cl_int finalStatus);
+  // Moves to CL_SUBMITTED/CL_RUNNING (reporting only).
+  void advance(cl_int status);
+
+private:
+  std::atomic<cl_int> status_{CL_QUEUED};
+  std::atomic<uint64_t> startNs_{0}, endNs_{0};
+  std::mutex mutex_;
+  std::vector<std::function<void(cl_int)>> callbacks_;
+  std::vector<std::pair<cl_context, RealEvent>> bridges_;
+};
+
+// Completes when all parts have completed (with the first error status if any failed). Waiting
+// on it in some context waits directly on the parts' own events there (no bridging needed when
+// they live in that context).
+class FenceGroup final : public HostFence {
+public:
+  explicit FenceGroup(std::vector<FenceRef> parts);
+  void appendWaitEvents(cl_context context, std::vector<cl_event>& out) override;
+  bool profile(uint64_t& start, uint64_t& end) override;
+  const std::vector<FenceRef>& parts() const { return parts_; }
+
+private:
+  std::vector<FenceRef> parts_;
+};
+
+// A fence that is already complete.
+FenceRef completedFence();
+// A group of fences, or the single fence, or a completed fence when `parts` is empty.
+FenceRef allOf(std::vector<FenceRef> parts);
+
+// Collects wait events for a command on `queue` in `context`: skips fences already done and
+// fences on the same in-order queue, and deduplicates.
+class WaitList {
+public:
+  WaitList(cl_context context, cl_command_queue queue) : context_(context), queue_(queue) {}
+  void add(const FenceRef& fence);
+  void add(const std::vector<FenceRef>& fences) { for (auto& f : fences) add(f); }
+  cl_uint size() const { return static_cast<cl_uint>(events_.size()); }
+  const cl_event* data() const { return events_.empty() ? nullptr : events_.data(); }
+
+private:
+  cl_context context_;
+  cl_command_queue queue_;
+  std::vector<cl_event> events_;
+};
+
+} // namespace clsplit::device

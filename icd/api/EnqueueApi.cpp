@@ -1,0 +1,398 @@
+// Entry points that enqueue commands: validation as the specification lists it, then the
+// command layer (icd/runtime), then the application's event and blocking semantics.
+#include "icd/api/Api.h"
+#include "device/Clock.h"
+#include "icd/objects/Device.h"
+#include "icd/objects/Event.h"
+#include "icd/objects/Kernel.h"
+#include "icd/objects/Queue.h"
+#include "icd/runtime/Commands.h"
+#include "icd/runtime/Launch.h"
+
+namespace clsplit::icd::api {
+
+using device::FenceRef;
+
+namespace {
+
+// Validated wait list + planning lock + the application's event + blocking.
+struct Command {
+  std::shared_ptr<Queue> queue;
+  cl_command_type type;
+  std::vector<FenceRef> waits;
+  uint64_t queuedNs = device::hostNowNs();
+
+  Command(cl_command_queue q, cl_command_type t, cl_uint n, const cl_event* events)
+      : queue(Queue::from(q)), type(t), waits(waitListFences(queue->context(), n, events)) {}
+
+  void checkWaitsForBlocking() const {
+    for (const auto& f : waits)
+      require(f->status() >= 0, CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST,
+              "an event in the wait list failed");
+  }
+
+  // Records `done` as this command's completion; creates the event; blocks if asked.
+  void finish(const FenceRef& done, cl_event* event, bool blocking) {
+    FenceRef before = event ? queue->allRecorded() : nullptr;
+    queue->recordCommand(done);
+    queue->flush(); // submit now: other queues' commands may depend on this one
+    if (event)
+      *event = std::make_shared<Event>(queue->contextRef(), queue, type, done, before, queuedNs,
+                                       device::hostNowNs())
+                   ->publishHandle();
+    if (blocking && done->wait() < 0)
+      throw Error(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST, "the command failed");
+  }
+};
+
+std::shared_ptr<Mem> memOf(const Command& c, cl_mem handle) {
+  auto mem = Mem::from(handle);
+  require(&mem->context() == &c.queue->context(), CL_INVALID_CONTEXT,
+          "the memory object and the queue belong to different contexts");
+  return mem;
+}
+
+void checkRange(const Mem& mem, size_t offset, size_t size) {
+  require(size > 0 && offset <= mem.size() && size <= mem.size() - offset, CL_INVALID_VALUE,
+          "(offset, size) is out of bounds or size is 0");
+}
+
+void checkHostRead(const Mem& mem) {
+  require(!(mem.flags() & (CL_MEM_HOST_WRITE_ONLY | CL_MEM_HOST_NO_ACCESS)), CL_INVALID_OPERATION,
+          "the buffer was created without host read access");
+}
+
+void checkHostWrite(const Mem& mem) {
+  require(!(mem.flags() & (CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_NO_ACCESS)), CL_INVALID_OPERATION,
+          "the buffer was created without host write access");
+}
+
+runtime::Rect rect(const size_t* origin, size_t rowPitch, size_t slicePitch, const size_t* region) {
+  runtime::Rect r{{origin[0], origin[1], origin[2]}, rowPitch, slicePitch};
+  if (!r.rowPitch) r.rowPitch = region[0];
+  if (!r.slicePitch) r.slicePitch = region[1] * r.rowPitch;
+  return r;
+}
+
+void checkRect(const runtime::Rect& r, const size_t* region, size_t limit, bool isBuffer) {
+  require(region && region[0] && region[1] && region[2], CL_INVALID_VALUE, "a region dimension is 0");
+  require(r.rowPitch >= region[0], CL_INVALID_VALUE, "row pitch smaller than region[0]");
+  require(r.slicePitch >= region[1] * r.rowPitch && r.slicePitch % r.rowPitch == 0, CL_INVALID_VALUE,
+          "invalid slice pitch");
+  if (isBuffer) {
+    size_t last = (r.origin[2] + region[2] - 1) * r.slicePitch + (r.origin[1] + region[1] - 1) * r.rowPitch +
+                  r.origin[0] + region[0];
+    require(last <= limit, CL_INVALID_VALUE, "the rectangle is out of the buffer's bounds");
+  }
+}
+
+template <class Plan>
+FenceRef planned(Command& c, Plan&& plan) {
+  std::lock_guard lock(c.queue->context().planMutex());
+  return plan();
+}
+
+} // namespace
+
+cl_int clEnqueueReadBuffer(cl_command_queue queue, cl_mem buffer, cl_bool blocking, size_t offset,
+                           size_t size, void* ptr, cl_uint n, const cl_event* waits, cl_event* event) {
+  Command c(queue, CL_COMMAND_READ_BUFFER, n, waits);
+  auto mem = memOf(c, buffer);
+  checkRange(*mem, offset, size);
+  require(ptr != nullptr, CL_INVALID_VALUE, "ptr is NULL");
+  checkHostRead(*mem);
+  if (blocking) c.checkWaitsForBlocking();
+  auto done = planned(c, [&] { return runtime::readBuffer(*c.queue, *mem, offset, size, ptr, c.waits); });
+  c.finish(done, event, blocking);
+  return CL_SUCCESS;
+}
+
+cl_int clEnqueueWriteBuffer(cl_command_queue queue, cl_mem buffer, cl_bool blocking, size_t offset,
+                            size_t size, const void* ptr, cl_uint n, const cl_event* waits,
+                            cl_event* event) {
+  Command c(queue, CL_COMMAND_WRITE_BUFFER, n, waits);
+  auto mem = memOf(c, buffer);
+  checkRange(*mem, offset, size);
+  require(ptr != nullptr, CL_INVALID_VALUE, "ptr is NULL");
+  checkHostWrite(*mem);
+  if (blocking) c.checkWaitsForBlocking();
+  auto done = planned(c, [&] { return runtime::writeBuffer(*c.queue, *mem, offset, size, ptr, c.waits); });
+  c.finish(done, event, blocking);
+  return CL_SUCCESS;
+}
+
+cl_int clEnqueueCopyBuffer(cl_command_queue queue, cl_mem src, cl_mem dst, size_t srcOffset,
+                           size_t dstOffset, size_t size, cl_uint n, const cl_event* waits,
+                           cl_event* event) {
+  Command c(queue, CL_COMMAND_COPY_BUFFER, n, waits);
+  auto s = memOf(c, src), d = memOf(c, dst);
+  checkRange(*s, srcOffset, size);
+  checkRange(*d, dstOffset, size);
+  if (&s->storage() == &d->storage()) {
+    uint64_t a = s->origin() + srcOffset, b = d->origin() + dstOffset;
+    require(a + size <= b || b + size <= a, CL_MEM_COPY_OVERLAP, "source and destination overlap");
+  }
+  auto done = planned(c, [&] {
+    return runtime::copyBuffer(*c.queue, *s, *d, srcOffset, dstOffset, size, c.waits);
+  });
+  c.finish(done, event, false);
+  return CL_SUCCESS;
+}
+
+cl_int clEnqueueFillBuffer(cl_command_queue queue, cl_mem buffer, const void* pattern,
+                           size_t patternSize, size_t offset, size_t size, cl_uint n,
+                           const cl_event* waits, cl_event* event) {
+  Command c(queue, CL_COMMAND_FILL_BUFFER, n, waits);
+  auto mem = memOf(c, buffer);
+  require(pattern != nullptr, CL_INVALID_VALUE, "pattern is NULL");
+  require(patternSize && (patternSize & (patternSize - 1)) == 0 && patternSize <= 128,
+          CL_INVALID_VALUE, "pattern_size must be a power of two up to 128");
+  require(offset % patternSize == 0 && size % patternSize == 0, CL_INVALID_VALUE,
+          "offset and size must be multiples of pattern_size");
+  checkRange(*mem, offset, size);
+  auto done = planned(c, [&] {
+    return runtime::fillBuffer(*c.queue, *mem, pattern, patternSize, offset, size, c.waits);
+  });
+  c.finish(done, event, false);
+  return CL_SUCCESS;
+}
+
+cl_int clEnqueueReadBufferRect(cl_command_queue queue, cl_mem buffer, cl_bool blocking,
+                               const size_t* bufferOrigin, const size_t* hostOrigin,
+                               const size_t* region, size_t bufferRowPitch, size_t bufferSlicePitch,
+                               size_t hostRowPitch, size_t hostSlicePitch, void* ptr, cl_uint n,
+                               const cl_event* waits, cl_event* event) {
+  Command c(queue, CL_COMMAND_READ_BUFFER_RECT, n, waits);
+  auto mem = memOf(c, buffer);
+  require(bufferOrigin && hostOrigin && region && ptr, CL_INVALID_VALUE, "a pointer argument is NULL");
+  auto b = rect(bufferOrigin, bufferRowPitch, bufferSlicePitch, region);
+  auto h = rect(hostOrigin, hostRowPitch, hostSlicePitch, region);
+  checkRect(b, region, mem->size(), true);
+  checkRect(h, region, 0, false);
+  checkHostRead(*mem);
+  if (blocking) c.checkWaitsForBlocking();
+  std::array<size_t, 3> r{region[0], region[1], region[2]};
+  auto done = planned(c, [&] { return runtime::readBufferRect(*c.queue, *mem, b, h, r, ptr, c.waits); });
+  c.finish(done, event, blocking);
+  return CL_SUCCESS;
+}
+
+cl_int clEnqueueWriteBufferRect(cl_command_queue queue, cl_mem buffer, cl_bool blocking,
+                                const size_t* bufferOrigin, const size_t* hostOrigin,
+                                const size_t* region, size_t bufferRowPitch, size_t bufferSlicePitch,
+                                size_t hostRowPitch, size_t hostSlicePitch, const void* ptr, cl_uint n,
+                                const cl_event* waits, cl_event* event) {
+  Command c(queue, CL_COMMAND_WRITE_BUFFER_RECT, n, waits);
+  auto mem = memOf(c, buffer);
+  require(bufferOrigin && hostOrigin && region && ptr, CL_INVALID_VALUE, "a pointer argument is NULL");
+  auto b = rect(bufferOrigin, bufferRowPitch, bufferSlicePitch, region);
+  auto h = rect(hostOrigin, hostRowPitch, hostSlicePitch, region);
+  checkRect(b, region, mem->size(), true);
+  checkRect(h, region, 0, false);
+  checkHostWrite(*mem);
+  if (blocking) c.checkWaitsForBlocking();
+  std::array<size_t, 3> r{region[0], region[1], region[2]};
+  auto done = planned(c, [&] { return runtime::writeBufferRect(*c.queue, *mem, b, h, r, ptr, c.waits); });
+  c.finish(done, event, blocking);
+  return CL_SUCCESS;
+}
+
+cl_int clEnqueueCopyBufferRect(cl_command_queue queue, cl_mem src, cl_mem dst, const size_t* srcOrigin,
+                               const size_t* dstOrigin, const size_t* region, size_t srcRowPitch,
+                               size_t srcSlicePitch, size_t dstRowPitch, size_t dstSlicePitch,
+                               cl_uint n, const cl_event* waits, cl_event* event) {
+  Command c(queue, CL_COMMAND_COPY_BUFFER_RECT, n, waits);
+  auto s = memOf(c, src), d = memOf(c, dst);
+  require(srcOrigin && dstOrigin && region, CL_INVALID_VALUE, "a pointer argument is NULL");
+  auto sr = rect(srcOrigin, srcRowPitch, srcSlicePitch, region);
+  auto dr = rect(dstOrigin, dstRowPitch, dstSlicePitch, region);
+  checkRect(sr, region, s->size(), true);
+  checkRect(dr, region, d->size(), true);
+  std::array<size_t, 3> r{region[0], region[1], region[2]};
+  if (&s->storage() == &d->storage())
+    require(!s->toRoot(runtime::rectRows(sr, r)).intersects(d->toRoot(runtime::rectRows(dr, r))),
+            CL_MEM_COPY_OVERLAP, "source and destination rectangles overlap");
+  auto done = planned(c, [&] { return runtime::copyBufferRect(*c.queue, *s, *d, sr, dr, r, c.waits); });
+  c.finish(done, event, false);
+  return CL_SUCCESS;
+}
+
+void* clEnqueueMapBuffer(cl_command_queue queue, cl_mem buffer, cl_bool blocking, cl_map_flags flags,
+                         size_t offset, size_t size, cl_uint n, const cl_event* waits, cl_event* event,
+                         cl_int*) {
+  Command c(queue, CL_COMMAND_MAP_BUFFER, n, waits);
+  auto mem = memOf(c, buffer);
+  checkRange(*mem, offset, size);
+  require(!(flags & ~cl_map_flags(CL_MAP_READ | CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION)),
+          CL_INVALID_VALUE, "unknown map flags");
+  require(!((flags & CL_MAP_WRITE_INVALIDATE_REGION) && (flags & (CL_MAP_READ | CL_MAP_WRITE))),
+          CL_INVALID_VALUE, "CL_MAP_WRITE_INVALIDATE_REGION with READ or WRITE");
+  if (flags & CL_MAP_READ) checkHostRead(*mem);
+  if (flags & (CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION)) checkHostWrite(*mem);
+  if (blocking) c.checkWaitsForBlocking();
+  void* pointer = nullptr;
+  auto done = planned(c, [&] {
+    FenceRef f;
+    pointer = runtime::mapBuffer(*c.queue, *mem, flags, offset, size, c.waits, f);
+    return f;
+  });
+  c.finish(done, event, blocking);
+  return pointer;
+}
+
+cl_int clEnqueueUnmapMemObject(cl_command_queue queue, cl_mem memobj, void* mapped, cl_uint n,
+                               const cl_event* waits, cl_event* event) {
+  Command c(queue, CL_COMMAND_UNMAP_MEM_OBJECT, n, waits);
+  auto mem = memOf(c, memobj);
+  require(mapped != nullptr, CL_INVALID_VALUE, "mapped_ptr is NULL");
+  auto done = planned(c, [&] { return runtime::unmapBuffer(*c.queue, *mem, mapped, c.waits); });
+  c.finish(done, event, false);
+  return CL_SUCCESS;
+}
+
+cl_int clEnqueueNDRangeKernel(cl_command_queue queue, cl_kernel kernel, cl_uint dims,
+                              const size_t* offset, const size_t* global, const size_t* local,
+                              cl_uint n, const cl_event* waits, cl_event* event) {
+  Command c(queue, CL_COMMAND_NDRANGE_KERNEL, n, waits);
+  auto k = Kernel::from(kernel);
+  require(&k->program().context() == &c.queue->context(), CL_INVALID_CONTEXT,
+          "the kernel and the queue belong to different contexts");
+  require(dims >= 1 && dims <= 3, CL_INVALID_WORK_DIMENSION, "work_dim must be 1, 2 or 3");
+  require(global != nullptr, CL_INVALID_GLOBAL_WORK_SIZE, "global_work_size is NULL");
+  const Device& device = c.queue->context().device();
+  analysis::NDRange range;
+  range.dims = dims;
+  size_t groupItems = 1;
+  for (cl_uint d = 0; d < dims; ++d) {
+    require(global[d] > 0, CL_INVALID_GLOBAL_WORK_SIZE, "a global_work_size value is 0");
+    range.global[d] = global[d];
+    range.offset[d] = offset ? offset[d] : 0;
+    require(range.offset[d] <= SIZE_MAX - global[d], CL_INVALID_GLOBAL_OFFSET,
+            "global_work_offset + global_work_size overflows");
+    range.local[d] = 0;
+    if (local) {
+      require(local[d] > 0 && global[d] % local[d] == 0, CL_INVALID_WORK_GROUP_SIZE,
+              "local_work_size does not divide global_work_size");
+      require(d >= device.maxWorkItemSizes().size() || local[d] <= device.maxWorkItemSizes()[d],
+              CL_INVALID_WORK_ITEM_SIZE, "local_work_size exceeds CL_DEVICE_MAX_WORK_ITEM_SIZES");
+      range.local[d] = local[d];
+      groupItems *= local[d];
+    }
+  }
+  if (local) {
+    require(groupItems <= k->maxWorkGroupSize(), CL_INVALID_WORK_GROUP_SIZE,
+            "the work-group is larger than CL_KERNEL_WORK_GROUP_SIZE");
+    auto required = k->requiredWorkGroupSize();
+    if (required[0])
+      for (cl_uint d = 0; d < dims; ++d)
+        require(local[d] == required[d], CL_INVALID_WORK_GROUP_SIZE,
+                "local_work_size differs from reqd_work_group_size");
+  } else {
+    for (cl_uint d = 0; d < 3; ++d) range.local[d] = 0;
+  }
+  FenceRef done = runtime::launchKernel(*c.queue, *k, range, c.waits);
+  c.finish(done, event, false);
+  return CL_SUCCESS;
+}
+
+cl_int clEnqueueTask(cl_command_queue queue, cl_kernel kernel, cl_uint n, const cl_event* waits,
+                     cl_event* event) {
+  size_t one = 1;
+  return api::clEnqueueNDRangeKernel(queue, kernel, 1, nullptr, &one, &one, n, waits, event);
+}
+
+cl_int clEnqueueNativeKernel(cl_command_queue queue, void(CL_CALLBACK*)(void*), void*, size_t,
+                             cl_uint, const cl_mem*, const void**, cl_uint n, const cl_event* waits,
+                             cl_event*) {
+  Command c(queue, CL_COMMAND_NATIVE_KERNEL, n, waits);
+  throw Error(CL_INVALID_OPERATION, "the clsplit device cannot execute native kernels");
+}
+
+cl_int clEnqueueMarkerWithWaitList(cl_command_queue queue, cl_uint n, const cl_event* waits,
+                                   cl_event* event) {
+  Command c(queue, CL_COMMAND_MARKER, n, waits);
+  FenceRef done = c.waits.empty() ? c.queue->allRecorded() : device::allOf(c.waits);
+  c.finish(done, event, false);
+  return CL_SUCCESS;
+}
+
+cl_int clEnqueueBarrierWithWaitList(cl_command_queue queue, cl_uint n, const cl_event* waits,
+                                    cl_event* event) {
+  Command c(queue, CL_COMMAND_BARRIER, n, waits);
+  FenceRef done = c.waits.empty() ? c.queue->allRecorded() : device::allOf(c.waits);
+  c.queue->setGate(done);
+  c.finish(done, event, false);
+  return CL_SUCCESS;
+}
+
+cl_int clEnqueueMarker(cl_command_queue queue, cl_event* event) {
+  require(event != nullptr, CL_INVALID_VALUE, "event is NULL");
+  return api::clEnqueueMarkerWithWaitList(queue, 0, nullptr, event);
+}
+
+cl_int clEnqueueBarrier(cl_command_queue queue) {
+  return api::clEnqueueBarrierWithWaitList(queue, 0, nullptr, nullptr);
+}
+
+cl_int clEnqueueWaitForEvents(cl_command_queue queue, cl_uint n, const cl_event* events) {
+  require(n > 0 && events, CL_INVALID_VALUE, "no events");
+  Command c(queue, CL_COMMAND_BARRIER, n, events);
+  c.queue->setGate(device::allOf(c.waits));
+  return CL_SUCCESS;
+}
+
+cl_int clEnqueueMigrateMemObjects(cl_command_queue queue, cl_uint num, const cl_mem* mems,
+                                  cl_mem_migration_flags flags, cl_uint n, const cl_event* waits,
+                                  cl_event* event) {
+  Command c(queue, CL_COMMAND_MIGRATE_MEM_OBJECTS, n, waits);
+  require(num > 0 && mems, CL_INVALID_VALUE, "no memory objects");
+  require(!(flags & ~cl_mem_migration_flags(CL_MIGRATE_MEM_OBJECT_HOST |
+                                             CL_MIGRATE_MEM_OBJECT_CONTENT_UNDEFINED)),
+          CL_INVALID_VALUE, "unknown migration flags");
+  for (cl_uint i = 0; i < num; ++i) memOf(c, mems[i]);
+  // Placement is clsplit's decision (each launch moves what its devices need); the command only
+  // orders itself after its wait list.
+  c.finish(device::allOf(c.waits), event, false);
+  return CL_SUCCESS;
+}
+
+// --- Images: the clsplit device has none, so no image handle is ever valid. ------------------
+
+namespace {
+[[noreturn]] void noImage(cl_command_queue queue, cl_mem image) {
+  Queue::from(queue);
+  Mem::from(image);
+  throw Error(CL_INVALID_MEM_OBJECT, "not an image (the clsplit device has no images)");
+}
+} // namespace
+
+cl_int clEnqueueReadImage(cl_command_queue q, cl_mem image, cl_bool, const size_t*, const size_t*,
+                          size_t, size_t, void*, cl_uint, const cl_event*, cl_event*) {
+  noImage(q, image);
+}
+cl_int clEnqueueWriteImage(cl_command_queue q, cl_mem image, cl_bool, const size_t*, const size_t*,
+                           size_t, size_t, const void*, cl_uint, const cl_event*, cl_event*) {
+  noImage(q, image);
+}
+cl_int clEnqueueCopyImage(cl_command_queue q, cl_mem src, cl_mem, const size_t*, const size_t*,
+                          const size_t*, cl_uint, const cl_event*, cl_event*) {
+  noImage(q, src);
+}
+cl_int clEnqueueCopyImageToBuffer(cl_command_queue q, cl_mem src, cl_mem, const size_t*,
+                                  const size_t*, size_t, cl_uint, const cl_event*, cl_event*) {
+  noImage(q, src);
+}
+cl_int clEnqueueCopyBufferToImage(cl_command_queue q, cl_mem, cl_mem dst, size_t, const size_t*,
+                                  const size_t*, cl_uint, const cl_event*, cl_event*) {
+  noImage(q, dst);
+}
+void* clEnqueueMapImage(cl_command_queue q, cl_mem image, cl_bool, cl_map_flags, const size_t*,
+                        const size_t*, size_t*, size_t*, cl_uint, const cl_event*, cl_event*, cl_int*) {
+  noImage(q, image);
+}
+cl_int clEnqueueFillImage(cl_command_queue q, cl_mem image, const void*, const size_t*,
+                          const size_t*, cl_uint, const cl_event*, cl_event*) {
+  noImage(q, image);
+}
+
+} // namespace clsplit::icd::api

@@ -1,0 +1,173 @@
+// The settings table and how values are resolved: environment > config file > default.
+#include "icd/config/Settings.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+extern char** environ;
+
+namespace clsplit::icd {
+
+const std::vector<SettingSpec>& settingSpecs() {
+  static const std::vector<SettingSpec> specs = {
+      {"CLSPLIT_DEVICES", "",
+       "Real devices to split across: comma-separated indices from `clsplit --list-devices`, or "
+       "`all`. Empty: all GPUs if there are any, else all devices.",
+       "0,1,2"},
+      {"CLSPLIT_STRATEGY", "adaptive-comm",
+       "How each NDRange is split: single, uniform, static:r0,r1,..., adaptive, adaptive-comm "
+       "(`clsplit --list-strategies`).",
+       "static:0.45,0.45,0.1"},
+      {"CLSPLIT_SINGLE_DEVICE", "",
+       "For the `single` strategy and for kernels that cannot be split: the device index (from "
+       "`clsplit --list-devices`) that runs them. Empty: the first selected device.",
+       "1"},
+      {"CLSPLIT_VENDORS", "/etc/OpenCL/vendors",
+       "Where clsplit finds the real OpenCL implementations: a vendors directory of .icd files, "
+       "or a colon-separated list of .icd files and ICD libraries. clsplit itself is skipped.",
+       "/opt/vendors:/usr/lib/x86_64-linux-gnu/libpocl.so.2"},
+      {"CLSPLIT_DEVICE_TYPE", "",
+       "CL_DEVICE_TYPE the virtual device reports: gpu, cpu, accelerator, or a `|`-separated "
+       "union. Empty: the union of the selected devices' types.",
+       "gpu"},
+      {"CLSPLIT_LOG", "warn", "Log level on stderr: off, error, warn, info, debug, trace.", "info"},
+      {"CLSPLIT_REPORT", "", "Write a JSON run report to this path at exit.", "run.json"},
+      {"CLSPLIT_TRACE", "",
+       "Write a Chrome trace-event timeline (open in Perfetto) to this path at exit.",
+       "trace.json"},
+      {"CLSPLIT_SUMMARY", "0", "Print a human summary table on stderr at exit (1 to enable).",
+       "1"},
+      {"CLSPLIT_CACHE_DIR", "",
+       "Directory of the kernel-analysis cache. Empty: $XDG_CACHE_HOME/clsplit or "
+       "~/.cache/clsplit. `off` disables the cache.",
+       "/tmp/clsplit-cache"},
+      {"CLSPLIT_PROFILE", "",
+       "Warm start: load the learned performance model from this file at start and save it at "
+       "exit.",
+       "app.profile"},
+      {"CLSPLIT_HINTS", "",
+       "Directory of hint files (pragmas for programs whose source you cannot edit), named after "
+       "the program hash or the kernel name.",
+       "./hints"},
+      {"CLSPLIT_CONFIG", "",
+       "Config file to read (KEY=VALUE lines). Empty: ~/.config/clsplit/clsplit.conf, else "
+       "/etc/clsplit.conf.",
+       "/etc/clsplit-gpu.conf"},
+  };
+  return specs;
+}
+
+namespace {
+
+const SettingSpec* findSpec(std::string_view name) {
+  for (const auto& s : settingSpecs())
+    if (name == s.name) return &s;
+  return nullptr;
+}
+
+std::string trim(std::string s) {
+  auto notSpace = [](unsigned char c) { return !std::isspace(c); };
+  s.erase(s.begin(), std::find_if(s.begin(), s.end(), notSpace));
+  s.erase(std::find_if(s.rbegin(), s.rend(), notSpace).base(), s.end());
+  return s;
+}
+
+std::string defaultConfigPath(const std::map<std::string, std::string>& env) {
+  if (auto it = env.find("CLSPLIT_CONFIG"); it != env.end() && !it->second.empty())
+    return it->second;
+  std::error_code ec;
+  if (auto it = env.find("HOME"); it != env.end()) {
+    auto user = std::filesystem::path(it->second) / ".config/clsplit/clsplit.conf";
+    if (std::filesystem::exists(user, ec)) return user.string();
+  }
+  if (std::filesystem::exists("/etc/clsplit.conf", ec)) return "/etc/clsplit.conf";
+  return {};
+}
+
+} // namespace
+
+Settings Settings::from(const std::map<std::string, std::string>& environment,
+                        std::string_view configText, std::string configOrigin) {
+  Settings s;
+  for (const auto& spec : settingSpecs()) s.entries_[spec.name] = {spec.defaultValue, "default"};
+
+  std::istringstream in{std::string(configText)};
+  std::string line;
+  for (unsigned lineNo = 1; std::getline(in, line); ++lineNo) {
+    line = trim(line.substr(0, line.find('#')));
+    if (line.empty()) continue;
+    auto eq = line.find('=');
+    if (eq == std::string::npos) {
+      s.warnings_.push_back(configOrigin + ":" + std::to_string(lineNo) + ": expected KEY=VALUE");
+      continue;
+    }
+    std::string key = trim(line.substr(0, eq)), value = trim(line.substr(eq + 1));
+    if (key.rfind("CLSPLIT_", 0) != 0) key = "CLSPLIT_" + key; // "STRATEGY=..." is accepted
+    if (!findSpec(key)) {
+      s.warnings_.push_back(configOrigin + ":" + std::to_string(lineNo) + ": unknown setting " + key);
+      continue;
+    }
+    s.entries_[key] = {value, configOrigin};
+  }
+  for (const auto& [key, value] : environment) {
+    if (key.rfind("CLSPLIT_", 0) != 0) continue;
+    if (!findSpec(key)) {
+      s.warnings_.push_back("unknown environment variable " + key + " (ignored)");
+      continue;
+    }
+    s.entries_[key] = {value, "environment"};
+  }
+  return s;
+}
+
+const Settings& Settings::process() {
+  static const Settings settings = [] {
+    std::map<std::string, std::string> env;
+    for (char** e = environ; e && *e; ++e) {
+      std::string kv = *e;
+      auto eq = kv.find('=');
+      if (eq != std::string::npos) env[kv.substr(0, eq)] = kv.substr(eq + 1);
+    }
+    std::string path = defaultConfigPath(env), text;
+    if (!path.empty()) {
+      std::ifstream f(path);
+      std::stringstream buffer;
+      buffer << f.rdbuf();
+      text = buffer.str();
+    }
+    return from(env, text, path.empty() ? "config" : path);
+  }();
+  return settings;
+}
+
+const std::string& Settings::value(std::string_view name) const {
+  auto it = entries_.find(name);
+  if (it == entries_.end()) {
+    static const std::string empty;
+    return empty;
+  }
+  return it->second.value;
+}
+
+bool Settings::isSet(std::string_view name) const {
+  auto spec = findSpec(name);
+  return spec && value(name) != spec->defaultValue;
+}
+
+std::string Settings::origin(std::string_view name) const {
+  auto it = entries_.find(name);
+  return it == entries_.end() ? "default" : it->second.origin;
+}
+
+std::vector<std::string> Settings::nonDefaults() const {
+  std::vector<std::string> out;
+  for (const auto& spec : settingSpecs())
+    if (isSet(spec.name))
+      out.push_back(std::string(spec.name) + "=" + value(spec.name) + " (" + origin(spec.name) + ")");
+  return out;
+}
+
+} // namespace clsplit::icd

@@ -1,0 +1,61 @@
+// Virtual contexts: creation of the real per-platform contexts and context queries.
+#include "icd/objects/Context.h"
+
+#include "icd/api/InfoQuery.h"
+#include "icd/objects/Device.h"
+#include "icd/runtime/Runtime.h"
+#include "support/Log.h"
+
+namespace clsplit::icd {
+
+namespace {
+void CL_CALLBACK forwardNotify(const char* message, const void*, size_t, void* data) {
+  static_cast<Context*>(data)->notify(message ? message : "");
+}
+} // namespace
+
+Context::Context(std::vector<cl_context_properties> properties, ContextNotify notify,
+                 void* userData)
+    : properties_(std::move(properties)), notify_(notify), userData_(userData),
+      device_(Device::instance()) {
+  require(device_ != nullptr, CL_DEVICE_NOT_AVAILABLE, "no real device is selected");
+  auto& rt = runtime::Runtime::get();
+  for (unsigned platform : rt.platformsInUse()) {
+    std::vector<cl_device_id> devices;
+    for (const auto& s : rt.slots())
+      if (s.platform == platform) devices.push_back(s.device->handle);
+    cl_context_properties props[] = {
+        CL_CONTEXT_PLATFORM,
+        reinterpret_cast<cl_context_properties>(rt.vendors().platforms()[platform].handle), 0};
+    cl_int err = CL_SUCCESS;
+    cl_context real = device::invoke(devices.front(), &cl_icd_dispatch::clCreateContext, props,
+                                     static_cast<cl_uint>(devices.size()), devices.data(),
+                                     &forwardNotify, static_cast<void*>(this), &err);
+    device::check(err, "clCreateContext");
+    realContexts_.push_back(device::RealContext::adopt(real));
+    for (const auto& s : rt.slots())
+      if (s.platform == platform) slots_.push_back({s.slot, s.device->handle, real, platform});
+  }
+  std::sort(slots_.begin(), slots_.end(), [](auto& a, auto& b) { return a.slot < b.slot; });
+}
+
+Context::~Context() = default;
+
+void Context::notify(const std::string& message) const {
+  log().warn("context error reported by a device: {}", message);
+  if (notify_) notify_(message.c_str(), nullptr, 0, userData_);
+}
+
+cl_int Context::info(cl_context_info param, size_t size, void* value, size_t* sizeRet) const {
+  static const InfoEntry<Context> table[] = {
+      {CL_CONTEXT_REFERENCE_COUNT, [](const Context& c) { return InfoValue::of(c.referenceCount()); }},
+      {CL_CONTEXT_NUM_DEVICES, [](const Context&) { return InfoValue::of(cl_uint(1)); }},
+      {CL_CONTEXT_DEVICES,
+       [](const Context& c) { return InfoValue::of(c.device().handle()); }},
+      {CL_CONTEXT_PROPERTIES,
+       [](const Context& c) { return InfoValue::array(c.properties()); }},
+  };
+  return answerInfo(table, *this, param, size, value, sizeRet);
+}
+
+} // namespace clsplit::icd

@@ -1,0 +1,57 @@
+// A virtual context: one real context per real platform holding all of its selected devices
+// (so device-to-device copies stay inside one driver), plus the lock that orders the planning
+// of commands touching this context's buffers.
+#pragma once
+
+#include "icd/objects/Object.h"
+#include "device/Real.h"
+
+#include <atomic>
+#include <mutex>
+#include <vector>
+
+namespace clsplit::icd {
+
+class Device;
+
+// One selected real device as seen from this context.
+struct SlotContext {
+  unsigned slot = 0;
+  cl_device_id device = nullptr;
+  cl_context context = nullptr;  // the real context of the device's platform
+  unsigned platform = 0;
+};
+
+using ContextNotify = void(CL_CALLBACK*)(const char*, const void*, size_t, void*);
+
+class Context final
+    : public TypedObject<Context, _cl_context, ObjectKind::Context, CL_INVALID_CONTEXT> {
+public:
+  Context(std::vector<cl_context_properties> properties, ContextNotify notify, void* userData);
+  ~Context() override;
+
+  Device& device() const { return *device_; }
+  const std::vector<SlotContext>& slots() const { return slots_; }
+  const SlotContext& slot(unsigned s) const { return slots_[s]; }
+  const std::vector<cl_context_properties>& properties() const { return properties_; }
+
+  // Serialises the planning of commands (directory updates, transfer decisions) in this
+  // context; held only while planning, never while waiting for devices.
+  std::mutex& planMutex() { return planMutex_; }
+
+  // Reports an asynchronous error to the application's pfn_notify, if any.
+  void notify(const std::string& message) const;
+
+  cl_int info(cl_context_info param, size_t size, void* value, size_t* sizeRet) const;
+
+private:
+  std::vector<cl_context_properties> properties_;
+  ContextNotify notify_;
+  void* userData_;
+  Device* device_;
+  std::vector<device::RealContext> realContexts_;
+  std::vector<SlotContext> slots_;
+  std::mutex planMutex_;
+};
+
+} // namespace clsplit::icd

@@ -1,0 +1,265 @@
+// The merge rules of the virtual device's info, one row per query.
+#include "icd/objects/Device.h"
+
+#include "icd/objects/Platform.h"
+#include "icd/runtime/Runtime.h"
+#include "device/Vendors.h"
+#include "support/Log.h"
+
+#include <algorithm>
+#include <numeric>
+#include <set>
+#include <sstream>
+
+#ifndef CLSPLIT_VERSION
+#define CLSPLIT_VERSION "0.0.0"
+#endif
+
+namespace clsplit::icd {
+
+namespace {
+
+enum class Kind { U32, U64, Size, Bool, Bits };
+enum class Merge { Min, Max, Sum, And, BitAnd };
+
+struct Rule {
+  cl_device_info param;
+  Kind kind;
+  Merge merge;
+};
+
+// Queries whose merged value follows from the real devices' values.
+const Rule kRules[] = {
+    {CL_DEVICE_MAX_COMPUTE_UNITS, Kind::U32, Merge::Sum},
+    {CL_DEVICE_MAX_WORK_ITEM_DIMENSIONS, Kind::U32, Merge::Min},
+    {CL_DEVICE_MAX_WORK_GROUP_SIZE, Kind::Size, Merge::Min},
+    {CL_DEVICE_PREFERRED_VECTOR_WIDTH_CHAR, Kind::U32, Merge::Min},
+    {CL_DEVICE_PREFERRED_VECTOR_WIDTH_SHORT, Kind::U32, Merge::Min},
+    {CL_DEVICE_PREFERRED_VECTOR_WIDTH_INT, Kind::U32, Merge::Min},
+    {CL_DEVICE_PREFERRED_VECTOR_WIDTH_LONG, Kind::U32, Merge::Min},
+    {CL_DEVICE_PREFERRED_VECTOR_WIDTH_FLOAT, Kind::U32, Merge::Min},
+    {CL_DEVICE_PREFERRED_VECTOR_WIDTH_DOUBLE, Kind::U32, Merge::Min},
+    {CL_DEVICE_PREFERRED_VECTOR_WIDTH_HALF, Kind::U32, Merge::Min},
+    {CL_DEVICE_NATIVE_VECTOR_WIDTH_CHAR, Kind::U32, Merge::Min},
+    {CL_DEVICE_NATIVE_VECTOR_WIDTH_SHORT, Kind::U32, Merge::Min},
+    {CL_DEVICE_NATIVE_VECTOR_WIDTH_INT, Kind::U32, Merge::Min},
+    {CL_DEVICE_NATIVE_VECTOR_WIDTH_LONG, Kind::U32, Merge::Min},
+    {CL_DEVICE_NATIVE_VECTOR_WIDTH_FLOAT, Kind::U32, Merge::Min},
+    {CL_DEVICE_NATIVE_VECTOR_WIDTH_DOUBLE, Kind::U32, Merge::Min},
+    {CL_DEVICE_NATIVE_VECTOR_WIDTH_HALF, Kind::U32, Merge::Min},
+    {CL_DEVICE_MAX_CLOCK_FREQUENCY, Kind::U32, Merge::Max},
+    {CL_DEVICE_ADDRESS_BITS, Kind::U32, Merge::Max}, // equal by construction (Runtime)
+    {CL_DEVICE_MAX_MEM_ALLOC_SIZE, Kind::U64, Merge::Min},
+    {CL_DEVICE_MEM_BASE_ADDR_ALIGN, Kind::U32, Merge::Max},
+    {CL_DEVICE_MIN_DATA_TYPE_ALIGN_SIZE, Kind::U32, Merge::Max},
+    {CL_DEVICE_SINGLE_FP_CONFIG, Kind::Bits, Merge::BitAnd},
+    {CL_DEVICE_DOUBLE_FP_CONFIG, Kind::Bits, Merge::BitAnd},
+    {CL_DEVICE_GLOBAL_MEM_CACHE_TYPE, Kind::U32, Merge::Min},
+    {CL_DEVICE_GLOBAL_MEM_CACHELINE_SIZE, Kind::U32, Merge::Min},
+    {CL_DEVICE_GLOBAL_MEM_CACHE_SIZE, Kind::U64, Merge::Min},
+    {CL_DEVICE_GLOBAL_MEM_SIZE, Kind::U64, Merge::Min},
+    {CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE, Kind::U64, Merge::Min},
+    {CL_DEVICE_MAX_CONSTANT_ARGS, Kind::U32, Merge::Min},
+    {CL_DEVICE_LOCAL_MEM_TYPE, Kind::U32, Merge::Max}, // CL_GLOBAL (2) if any emulates it
+    {CL_DEVICE_LOCAL_MEM_SIZE, Kind::U64, Merge::Min},
+    {CL_DEVICE_ERROR_CORRECTION_SUPPORT, Kind::Bool, Merge::And},
+    {CL_DEVICE_ENDIAN_LITTLE, Kind::Bool, Merge::And},
+    {CL_DEVICE_AVAILABLE, Kind::Bool, Merge::And},
+    {CL_DEVICE_COMPILER_AVAILABLE, Kind::Bool, Merge::And},
+    {CL_DEVICE_LINKER_AVAILABLE, Kind::Bool, Merge::And},
+    {CL_DEVICE_PRINTF_BUFFER_SIZE, Kind::Size, Merge::Min},
+    {CL_DEVICE_MAX_PARAMETER_SIZE, Kind::Size, Merge::Min},
+};
+
+// Extensions of the OpenCL C language only (no API surface clsplit would have to implement).
+const std::set<std::string> kKernelExtensions = {
+    "cl_khr_fp64", "cl_khr_fp16", "cl_khr_byte_addressable_store",
+    "cl_khr_global_int32_base_atomics", "cl_khr_global_int32_extended_atomics",
+    "cl_khr_local_int32_base_atomics", "cl_khr_local_int32_extended_atomics",
+    "cl_khr_int64_base_atomics", "cl_khr_int64_extended_atomics",
+};
+
+uint64_t readValue(const std::vector<std::byte>& bytes, Kind kind) {
+  uint64_t v = 0;
+  size_t n = kind == Kind::U32 || kind == Kind::Bool ? 4 : 8;
+  if (bytes.size() >= n) std::memcpy(&v, bytes.data(), n);
+  return v;
+}
+
+InfoValue makeValue(uint64_t v, Kind kind) {
+  switch (kind) {
+  case Kind::U32: return InfoValue::of(static_cast<cl_uint>(v));
+  case Kind::Bool: return InfoValue::of(static_cast<cl_bool>(v ? CL_TRUE : CL_FALSE));
+  case Kind::U64: return InfoValue::of(static_cast<cl_ulong>(v));
+  case Kind::Bits: return InfoValue::of(static_cast<cl_bitfield>(v));
+  case Kind::Size: return InfoValue::of(static_cast<size_t>(v));
+  }
+  return {};
+}
+
+std::pair<int, int> openclCVersion(const std::string& s) { // "OpenCL C 1.2 ..." -> {1, 2}
+  int major = 1, minor = 0;
+  if (std::sscanf(s.c_str(), "OpenCL C %d.%d", &major, &minor) != 2) return {1, 0};
+  return {major, minor};
+}
+
+std::string deviceName(const std::vector<const device::RealDevice*>& devices) {
+  std::vector<std::pair<std::string, int>> counts;
+  for (auto* d : devices) {
+    auto it = std::find_if(counts.begin(), counts.end(), [&](auto& c) { return c.first == d->name; });
+    if (it == counts.end()) counts.emplace_back(d->name, 1);
+    else ++it->second;
+  }
+  std::string name = "clsplit (";
+  for (size_t i = 0; i < counts.size(); ++i) {
+    if (i) name += " + ";
+    if (counts[i].second > 1) name += std::to_string(counts[i].second) + "x ";
+    name += counts[i].first;
+  }
+  return name + ")";
+}
+
+} // namespace
+
+cl_device_type parseDeviceType(const std::string& text) {
+  cl_device_type type = 0;
+  std::stringstream in(text);
+  std::string item;
+  while (std::getline(in, item, '|')) {
+    std::transform(item.begin(), item.end(), item.begin(), ::tolower);
+    if (item == "gpu") type |= CL_DEVICE_TYPE_GPU;
+    else if (item == "cpu") type |= CL_DEVICE_TYPE_CPU;
+    else if (item == "accelerator") type |= CL_DEVICE_TYPE_ACCELERATOR;
+    else if (item == "custom") type |= CL_DEVICE_TYPE_CUSTOM;
+    else if (!item.empty()) return 0;
+  }
+  return type;
+}
+
+Device* Device::instance() {
+  static Device* device = []() -> Device* {
+    auto& rt = runtime::Runtime::get();
+    if (rt.slots().empty()) return nullptr;
+    std::vector<const device::RealDevice*> devices;
+    for (const auto& s : rt.slots()) devices.push_back(s.device);
+    const std::string& override = rt.settings().value("CLSPLIT_DEVICE_TYPE");
+    cl_device_type type = parseDeviceType(override);
+    if (!override.empty() && !type)
+      log().warn("CLSPLIT_DEVICE_TYPE={} is not a device type; using the devices' types", override);
+    auto d = std::make_shared<Device>(devices, type);
+    d->publishHandle();
+    static std::shared_ptr<Device> keep = d; // root devices are never released
+    return d.get();
+  }();
+  return device;
+}
+
+Device::Device(const std::vector<const device::RealDevice*>& devices, cl_device_type typeOverride)
+    : devices_(devices) {
+  using device::deviceInfoBytes;
+  for (const auto& rule : kRules) {
+    bool first = true;
+    uint64_t merged = 0;
+    for (auto* d : devices_) {
+      uint64_t v = readValue(deviceInfoBytes(d->handle, rule.param), rule.kind);
+      if (first) merged = v;
+      else switch (rule.merge) {
+        case Merge::Min: merged = std::min(merged, v); break;
+        case Merge::Max: merged = std::max(merged, v); break;
+        case Merge::Sum: merged += v; break;
+        case Merge::And: merged = merged && v; break;
+        case Merge::BitAnd: merged &= v; break;
+        }
+      first = false;
+    }
+    if (rule.param == CL_DEVICE_MAX_PARAMETER_SIZE) // room for the hidden arguments
+      merged = merged > 2 * 32 ? merged - 2 * 32 : merged;
+    info_[rule.param] = makeValue(merged, rule.kind);
+    if (rule.param == CL_DEVICE_MAX_WORK_GROUP_SIZE) maxWorkGroupSize_ = merged;
+    if (rule.param == CL_DEVICE_MEM_BASE_ADDR_ALIGN) memBaseAddrAlign_ = static_cast<cl_uint>(merged);
+    if (rule.param == CL_DEVICE_MAX_MEM_ALLOC_SIZE) maxMemAllocSize_ = merged;
+  }
+
+  // Work-item sizes: element-wise minimum.
+  cl_uint dims = 3;
+  for (auto* d : devices_)
+    dims = std::min(dims, device::deviceValue<cl_uint>(d->handle, CL_DEVICE_MAX_WORK_ITEM_DIMENSIONS));
+  maxWorkItemSizes_.assign(dims, SIZE_MAX);
+  for (auto* d : devices_) {
+    auto bytes = deviceInfoBytes(d->handle, CL_DEVICE_MAX_WORK_ITEM_SIZES);
+    for (cl_uint i = 0; i < dims && (i + 1) * sizeof(size_t) <= bytes.size(); ++i) {
+      size_t v;
+      std::memcpy(&v, bytes.data() + i * sizeof(size_t), sizeof v);
+      maxWorkItemSizes_[i] = std::min(maxWorkItemSizes_[i], v);
+    }
+  }
+  info_[CL_DEVICE_MAX_WORK_ITEM_SIZES] = InfoValue::array(maxWorkItemSizes_);
+
+  // Type: the union of the real devices' types unless overridden.
+  for (auto* d : devices_) type_ |= d->type & ~cl_device_type(CL_DEVICE_TYPE_DEFAULT);
+  if (typeOverride) type_ = typeOverride;
+  info_[CL_DEVICE_TYPE] = InfoValue::of(type_);
+
+  // Common kernel-language extensions.
+  std::set<std::string> common;
+  bool first = true;
+  for (auto* d : devices_) {
+    std::set<std::string> mine;
+    std::stringstream in(device::deviceString(d->handle, CL_DEVICE_EXTENSIONS));
+    std::string ext;
+    while (in >> ext)
+      if (kKernelExtensions.count(ext)) mine.insert(ext);
+    if (first) common = mine;
+    else std::erase_if(common, [&](const std::string& e) { return !mine.count(e); });
+    first = false;
+  }
+  std::string extensions;
+  for (const auto& e : common) extensions += e + " ";
+  info_[CL_DEVICE_EXTENSIONS] = InfoValue::string(extensions);
+
+  std::pair<int, int> cVersion{1, 2};
+  for (auto* d : devices_) cVersion = std::min(cVersion, openclCVersion(d->openclCVersion));
+  info_[CL_DEVICE_OPENCL_C_VERSION] = InfoValue::string(
+      "OpenCL C " + std::to_string(cVersion.first) + "." + std::to_string(cVersion.second) + " ");
+
+  info_[CL_DEVICE_NAME] = InfoValue::string(deviceName(devices_));
+  info_[CL_DEVICE_VENDOR] = InfoValue::string("clsplit");
+  info_[CL_DEVICE_VENDOR_ID] = InfoValue::of(cl_uint(0));
+  info_[CL_DRIVER_VERSION] = InfoValue::string(CLSPLIT_VERSION);
+  info_[CL_DEVICE_PROFILE] = InfoValue::string("FULL_PROFILE");
+  info_[CL_DEVICE_VERSION] = InfoValue::string("OpenCL 1.2 clsplit " CLSPLIT_VERSION);
+  info_[CL_DEVICE_PLATFORM] = InfoValue::of(Platform::instance().handle());
+  info_[CL_DEVICE_QUEUE_PROPERTIES] = InfoValue::of(cl_command_queue_properties(
+      CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE | CL_QUEUE_PROFILING_ENABLE));
+  info_[CL_DEVICE_EXECUTION_CAPABILITIES] =
+      InfoValue::of(cl_device_exec_capabilities(CL_EXEC_KERNEL));
+  info_[CL_DEVICE_PROFILING_TIMER_RESOLUTION] = InfoValue::of(size_t(1));
+  info_[CL_DEVICE_HOST_UNIFIED_MEMORY] = InfoValue::of(cl_bool(CL_FALSE));
+  info_[CL_DEVICE_PREFERRED_INTEROP_USER_SYNC] = InfoValue::of(cl_bool(CL_TRUE));
+  info_[CL_DEVICE_PARENT_DEVICE] = InfoValue::of(static_cast<cl_device_id>(nullptr));
+  info_[CL_DEVICE_PARTITION_MAX_SUB_DEVICES] = InfoValue::of(cl_uint(0));
+  info_[CL_DEVICE_PARTITION_PROPERTIES] = InfoValue::of(cl_device_partition_property(0));
+  info_[CL_DEVICE_PARTITION_AFFINITY_DOMAIN] = InfoValue::of(cl_device_affinity_domain(0));
+  info_[CL_DEVICE_PARTITION_TYPE] = InfoValue::raw({});
+  info_[CL_DEVICE_REFERENCE_COUNT] = InfoValue::of(cl_uint(1));
+  info_[CL_DEVICE_BUILT_IN_KERNELS] = InfoValue::string("");
+  // Images and samplers are not offered yet (docs/limitations.md).
+  info_[CL_DEVICE_IMAGE_SUPPORT] = InfoValue::of(cl_bool(CL_FALSE));
+  for (cl_device_info p : {CL_DEVICE_MAX_READ_IMAGE_ARGS, CL_DEVICE_MAX_WRITE_IMAGE_ARGS,
+                           CL_DEVICE_MAX_SAMPLERS})
+    info_[p] = InfoValue::of(cl_uint(0));
+  for (cl_device_info p : {CL_DEVICE_IMAGE2D_MAX_WIDTH, CL_DEVICE_IMAGE2D_MAX_HEIGHT,
+                           CL_DEVICE_IMAGE3D_MAX_WIDTH, CL_DEVICE_IMAGE3D_MAX_HEIGHT,
+                           CL_DEVICE_IMAGE3D_MAX_DEPTH, CL_DEVICE_IMAGE_MAX_BUFFER_SIZE,
+                           CL_DEVICE_IMAGE_MAX_ARRAY_SIZE})
+    info_[p] = InfoValue::of(size_t(0));
+  info_[CL_DEVICE_HALF_FP_CONFIG] = InfoValue::of(cl_device_fp_config(0));
+}
+
+cl_int Device::info(cl_device_info param, size_t size, void* value, size_t* sizeRet) const {
+  auto it = info_.find(param);
+  if (it == info_.end()) throw Error(CL_INVALID_VALUE, "unknown device info " + std::to_string(param));
+  return writeInfo(it->second, size, value, sizeRet);
+}
+
+} // namespace clsplit::icd

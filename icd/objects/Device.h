@@ -1,0 +1,46 @@
+// The one virtual device the application sees: its info is a conservative merge of the
+// selected real devices (minimum of limits, common extensions, minimum OpenCL C version).
+#pragma once
+
+#include "icd/api/InfoQuery.h"
+#include "icd/objects/Object.h"
+
+#include <map>
+#include <vector>
+
+namespace clsplit::device { struct RealDevice; }
+
+namespace clsplit::icd {
+
+class Device final : public TypedObject<Device, _cl_device_id, ObjectKind::Device, CL_INVALID_DEVICE> {
+public:
+  // The device merged from the runtime's selected devices (nullptr when none is selected).
+  static Device* instance();
+  // Builds the merged info from `devices` (exposed for unit tests).
+  explicit Device(const std::vector<const device::RealDevice*>& devices,
+                  cl_device_type typeOverride = 0);
+
+  cl_int info(cl_device_info param, size_t size, void* value, size_t* sizeRet) const;
+  cl_device_type type() const { return type_; }
+  const std::vector<const device::RealDevice*>& realDevices() const { return devices_; }
+
+  // Merged values the runtime itself checks against (validation of launches, sub-buffers).
+  size_t maxWorkGroupSize() const { return maxWorkGroupSize_; }
+  std::vector<size_t> maxWorkItemSizes() const { return maxWorkItemSizes_; }
+  cl_uint memBaseAddrAlign() const { return memBaseAddrAlign_; } // bits
+  cl_ulong maxMemAllocSize() const { return maxMemAllocSize_; }
+
+private:
+  std::vector<const device::RealDevice*> devices_;
+  std::map<cl_device_info, InfoValue> info_;
+  cl_device_type type_ = 0;
+  size_t maxWorkGroupSize_ = 0;
+  std::vector<size_t> maxWorkItemSizes_;
+  cl_uint memBaseAddrAlign_ = 0;
+  cl_ulong maxMemAllocSize_ = 0;
+};
+
+// Parses CLSPLIT_DEVICE_TYPE ("gpu", "cpu|gpu", ...); 0 when empty or invalid.
+cl_device_type parseDeviceType(const std::string& text);
+
+} // namespace clsplit::icd

@@ -1,0 +1,274 @@
+// Kernel objects: argument validation and storage, per-slot real kernels, queries.
+#include "icd/objects/Kernel.h"
+
+#include "icd/api/InfoQuery.h"
+#include "icd/objects/Device.h"
+
+#include <atomic>
+#include <cstring>
+
+namespace clsplit::icd {
+
+using device::call;
+
+namespace {
+std::atomic<uint64_t> argVersionCounter{0};
+
+template <class T>
+T kernelWorkGroupValue(cl_kernel k, cl_device_id d, cl_kernel_work_group_info param) {
+  T v{};
+  call(&cl_icd_dispatch::clGetKernelWorkGroupInfo, k, d, param, sizeof v, static_cast<void*>(&v),
+       static_cast<size_t*>(nullptr));
+  return v;
+}
+} // namespace
+
+Kernel::Kernel(std::shared_ptr<Program> program, std::string name)
+    : program_(std::move(program)), name_(std::move(name)),
+      analysis_(program_->kernelAnalysis(name_)) {
+  require(program_->built(), CL_INVALID_PROGRAM_EXECUTABLE, "the program is not built");
+  const auto& context = program_->context();
+  slots_.resize(context.slots().size());
+  for (unsigned s = 0; s < slots_.size(); ++s) slots_[s].kernel = device::RealKernel::adopt(createReal(s));
+  reference_ = slots_.front().kernel;
+
+  cl_uint realArgs = 0;
+  device::check(call(&cl_icd_dispatch::clGetKernelInfo, reference_.get(), cl_kernel_info(CL_KERNEL_NUM_ARGS),
+                     sizeof realArgs, static_cast<void*>(&realArgs), static_cast<size_t*>(nullptr)),
+                "clGetKernelInfo(CL_KERNEL_NUM_ARGS)");
+  numArgs_ = partitionReady() ? realArgs - analysis::kHiddenArgCount : realArgs;
+  args_.resize(numArgs_);
+  argVersion_.assign(numArgs_, 0);
+  declared_.assign(numArgs_, DeclaredKind::Unknown);
+  readOnly_.assign(numArgs_, false);
+  for (cl_uint i = 0; i < numArgs_; ++i) {
+    if (analysis_ && i < analysis_->args.size()) {
+      switch (analysis_->args[i].kind) {
+      case analysis::ArgKind::GlobalBuffer: declared_[i] = DeclaredKind::Buffer; break;
+      case analysis::ArgKind::ConstantBuffer:
+        declared_[i] = DeclaredKind::Buffer;
+        readOnly_[i] = true;
+        break;
+      case analysis::ArgKind::LocalBuffer: declared_[i] = DeclaredKind::Local; break;
+      case analysis::ArgKind::Scalar: declared_[i] = DeclaredKind::Value; break;
+      default: break;
+      }
+    }
+    // The vendor's argument info, when it keeps it, settles what the analysis did not.
+    cl_kernel_arg_address_qualifier address = 0;
+    if (call(&cl_icd_dispatch::clGetKernelArgInfo, reference_.get(), i,
+             cl_kernel_arg_info(CL_KERNEL_ARG_ADDRESS_QUALIFIER), sizeof address,
+             static_cast<void*>(&address), static_cast<size_t*>(nullptr)) == CL_SUCCESS) {
+      if (declared_[i] == DeclaredKind::Unknown) {
+        if (address == CL_KERNEL_ARG_ADDRESS_GLOBAL || address == CL_KERNEL_ARG_ADDRESS_CONSTANT)
+          declared_[i] = DeclaredKind::Buffer;
+        else if (address == CL_KERNEL_ARG_ADDRESS_LOCAL) declared_[i] = DeclaredKind::Local;
+        else declared_[i] = DeclaredKind::Value;
+      }
+      cl_kernel_arg_type_qualifier qualifier = 0;
+      if (address == CL_KERNEL_ARG_ADDRESS_CONSTANT) readOnly_[i] = true;
+      if (call(&cl_icd_dispatch::clGetKernelArgInfo, reference_.get(), i,
+               cl_kernel_arg_info(CL_KERNEL_ARG_TYPE_QUALIFIER), sizeof qualifier,
+               static_cast<void*>(&qualifier), static_cast<size_t*>(nullptr)) == CL_SUCCESS &&
+          (qualifier & CL_KERNEL_ARG_TYPE_CONST) && address != CL_KERNEL_ARG_ADDRESS_PRIVATE)
+        readOnly_[i] = true;
+    }
+  }
+  program_->attachKernel();
+}
+
+Kernel::~Kernel() { program_->detachKernel(); }
+
+cl_kernel Kernel::createReal(unsigned slot) {
+  const auto& sc = program_->context().slot(slot);
+  cl_program real = program_->realProgram(sc.platform);
+  require(real != nullptr, CL_INVALID_PROGRAM_EXECUTABLE, "the program is not built for every device");
+  cl_int err = CL_SUCCESS;
+  cl_kernel k = call(&cl_icd_dispatch::clCreateKernel, real, name_.c_str(), &err);
+  if (err != CL_SUCCESS) throw Error(err, "clCreateKernel(" + name_ + ") failed");
+  return k;
+}
+
+Kernel::DeclaredKind Kernel::declaredKind(cl_uint index) const { return declared_[index]; }
+
+bool Kernel::argReadOnly(cl_uint index) const { return index < readOnly_.size() && readOnly_[index]; }
+
+void Kernel::setArg(cl_uint index, size_t size, const void* value) {
+  require(index < numArgs_, CL_INVALID_ARG_INDEX, "arg_index is not a kernel argument");
+  DeclaredKind kind = declared_[index];
+  if (kind == DeclaredKind::Unknown) {
+    if (!value && size > 0) kind = DeclaredKind::Local;
+    else if (size == sizeof(cl_mem) && value &&
+             (*static_cast<const cl_mem*>(value) == nullptr ||
+              Mem::tryFrom(*static_cast<const cl_mem*>(value))))
+      kind = DeclaredKind::Buffer;
+    else kind = DeclaredKind::Value;
+  }
+  Arg arg;
+  switch (kind) {
+  case DeclaredKind::Buffer: {
+    require(size == sizeof(cl_mem), CL_INVALID_ARG_SIZE, "a buffer argument takes sizeof(cl_mem)");
+    cl_mem handle = value ? *static_cast<const cl_mem*>(value) : nullptr;
+    arg.kind = ArgKind::Mem;
+    if (handle) {
+      arg.mem = Mem::tryFrom(handle);
+      require(arg.mem != nullptr, CL_INVALID_MEM_OBJECT, "arg_value is not a valid memory object");
+      require(&arg.mem->context() == &program_->context(), CL_INVALID_MEM_OBJECT,
+              "the memory object belongs to another context");
+    }
+    break;
+  }
+  case DeclaredKind::Local: {
+    require(value == nullptr, CL_INVALID_ARG_VALUE, "a __local argument takes a NULL arg_value");
+    require(size > 0, CL_INVALID_ARG_SIZE, "a __local argument needs a size");
+    for (auto& s : slots_)
+      device::check(call(&cl_icd_dispatch::clSetKernelArg, s.kernel.get(), index, size,
+                         static_cast<const void*>(nullptr)),
+                    "clSetKernelArg (__local)");
+    arg.kind = ArgKind::Local;
+    arg.localSize = size;
+    break;
+  }
+  default: {
+    require(value != nullptr, CL_INVALID_ARG_VALUE, "arg_value is NULL for a by-value argument");
+    // The vendor validates the size against the declared type.
+    for (auto& s : slots_) {
+      cl_int err = call(&cl_icd_dispatch::clSetKernelArg, s.kernel.get(), index, size, value);
+      if (err != CL_SUCCESS) throw Error(err, "clSetKernelArg rejected by the device");
+    }
+    arg.kind = ArgKind::Scalar;
+    arg.bytes.assign(static_cast<const std::byte*>(value), static_cast<const std::byte*>(value) + size);
+    break;
+  }
+  }
+  std::lock_guard lock(mutex_);
+  uint64_t version = ++argVersionCounter;
+  args_[index] = std::move(arg);
+  argVersion_[index] = version;
+  if (kind != DeclaredKind::Buffer)
+    for (auto& s : slots_) {
+      if (s.scalarVersion.size() < numArgs_) s.scalarVersion.resize(numArgs_, 0);
+      s.scalarVersion[index] = version; // already set on every real kernel above
+    }
+}
+
+std::vector<Kernel::Arg> Kernel::snapshotArgs() const {
+  std::lock_guard lock(mutex_);
+  for (cl_uint i = 0; i < numArgs_; ++i)
+    require(args_[i].kind != ArgKind::Unset, CL_INVALID_KERNEL_ARGS,
+            "a kernel argument has not been set");
+  return args_;
+}
+
+cl_kernel Kernel::realKernel(unsigned slot, const std::vector<Arg>& args) {
+  auto& s = slots_.at(slot);
+  if (s.boundMem.size() < numArgs_) s.boundMem.resize(numArgs_, reinterpret_cast<cl_mem>(~uintptr_t{0}));
+  for (cl_uint i = 0; i < numArgs_; ++i) {
+    if (args[i].kind != ArgKind::Mem) continue;
+    cl_mem real = args[i].mem ? args[i].mem->realFor(slot) : nullptr;
+    if (s.boundMem[i] == real) continue;
+    device::check(call(&cl_icd_dispatch::clSetKernelArg, s.kernel.get(), i, sizeof(cl_mem),
+                       static_cast<const void*>(&real)),
+                  "clSetKernelArg (buffer)");
+    s.boundMem[i] = real;
+  }
+  return s.kernel.get();
+}
+
+void Kernel::setHiddenArgs(unsigned slot, const std::array<uint64_t, 4>& offset,
+                           const std::array<uint64_t, 4>& size) {
+  auto& s = slots_.at(slot);
+  std::array<uint64_t, 8> values{offset[0], offset[1], offset[2], offset[3],
+                                 size[0],   size[1],   size[2],   size[3]};
+  if (s.hiddenSet && s.hidden == values) return;
+  cl_ulong4 o, g;
+  for (int i = 0; i < 4; ++i) {
+    o.s[i] = offset[i];
+    g.s[i] = size[i];
+  }
+  device::check(call(&cl_icd_dispatch::clSetKernelArg, s.kernel.get(), numArgs_, sizeof o,
+                     static_cast<const void*>(&o)),
+                "clSetKernelArg (hidden offset)");
+  device::check(call(&cl_icd_dispatch::clSetKernelArg, s.kernel.get(), numArgs_ + 1, sizeof g,
+                     static_cast<const void*>(&g)),
+                "clSetKernelArg (hidden size)");
+  s.hidden = values;
+  s.hiddenSet = true;
+}
+
+size_t Kernel::maxWorkGroupSize() const {
+  size_t best = SIZE_MAX;
+  const auto& context = program_->context();
+  for (unsigned i = 0; i < slots_.size(); ++i)
+    best = std::min(best, kernelWorkGroupValue<size_t>(slots_[i].kernel.get(), context.slot(i).device,
+                                                       CL_KERNEL_WORK_GROUP_SIZE));
+  return best;
+}
+
+std::array<size_t, 3> Kernel::requiredWorkGroupSize() const {
+  std::array<size_t, 3> v{0, 0, 0};
+  call(&cl_icd_dispatch::clGetKernelWorkGroupInfo, reference_.get(), program_->context().slot(0).device,
+       cl_kernel_work_group_info(CL_KERNEL_COMPILE_WORK_GROUP_SIZE), sizeof v,
+       static_cast<void*>(v.data()), static_cast<size_t*>(nullptr));
+  return v;
+}
+
+cl_int Kernel::info(cl_kernel_info param, size_t size, void* value, size_t* sizeRet) const {
+  switch (param) {
+  case CL_KERNEL_FUNCTION_NAME: return writeInfo(InfoValue::string(name_), size, value, sizeRet);
+  case CL_KERNEL_NUM_ARGS: return writeInfo(InfoValue::of(numArgs_), size, value, sizeRet);
+  case CL_KERNEL_REFERENCE_COUNT: return writeInfo(InfoValue::of(referenceCount()), size, value, sizeRet);
+  case CL_KERNEL_CONTEXT:
+    return writeInfo(InfoValue::of(program_->context().handle()), size, value, sizeRet);
+  case CL_KERNEL_PROGRAM: return writeInfo(InfoValue::of(program_->handle()), size, value, sizeRet);
+  case CL_KERNEL_ATTRIBUTES: {
+    size_t n = 0;
+    std::string attributes;
+    if (call(&cl_icd_dispatch::clGetKernelInfo, reference_.get(), cl_kernel_info(CL_KERNEL_ATTRIBUTES),
+             size_t(0), static_cast<void*>(nullptr), &n) == CL_SUCCESS && n) {
+      attributes.resize(n);
+      call(&cl_icd_dispatch::clGetKernelInfo, reference_.get(), cl_kernel_info(CL_KERNEL_ATTRIBUTES), n,
+           static_cast<void*>(attributes.data()), static_cast<size_t*>(nullptr));
+      attributes.resize(std::strlen(attributes.c_str()));
+    }
+    return writeInfo(InfoValue::string(attributes), size, value, sizeRet);
+  }
+  default: throw Error(CL_INVALID_VALUE, "unknown kernel info");
+  }
+}
+
+cl_int Kernel::workGroupInfo(cl_kernel_work_group_info param, size_t size, void* value,
+                             size_t* sizeRet) const {
+  const auto& context = program_->context();
+  switch (param) {
+  case CL_KERNEL_WORK_GROUP_SIZE: return writeInfo(InfoValue::of(maxWorkGroupSize()), size, value, sizeRet);
+  case CL_KERNEL_COMPILE_WORK_GROUP_SIZE:
+    return writeInfo(InfoValue::array(std::vector<size_t>{requiredWorkGroupSize().begin(),
+                                                          requiredWorkGroupSize().end()}),
+                     size, value, sizeRet);
+  case CL_KERNEL_LOCAL_MEM_SIZE:
+  case CL_KERNEL_PRIVATE_MEM_SIZE: {
+    cl_ulong most = 0;
+    for (unsigned i = 0; i < slots_.size(); ++i)
+      most = std::max(most, kernelWorkGroupValue<cl_ulong>(slots_[i].kernel.get(), context.slot(i).device, param));
+    return writeInfo(InfoValue::of(most), size, value, sizeRet);
+  }
+  case CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE: {
+    size_t most = 1;
+    for (unsigned i = 0; i < slots_.size(); ++i)
+      most = std::max(most, kernelWorkGroupValue<size_t>(slots_[i].kernel.get(), context.slot(i).device, param));
+    return writeInfo(InfoValue::of(most), size, value, sizeRet);
+  }
+  default: throw Error(CL_INVALID_VALUE, "unknown or inapplicable kernel work-group info");
+  }
+}
+
+cl_int Kernel::argInfo(cl_uint index, cl_kernel_arg_info param, size_t size, void* value,
+                       size_t* sizeRet) const {
+  require(index < numArgs_, CL_INVALID_ARG_INDEX, "arg_index is not a kernel argument");
+  cl_int err = call(&cl_icd_dispatch::clGetKernelArgInfo, reference_.get(), index, param, size, value, sizeRet);
+  if (err != CL_SUCCESS) throw Error(err, "argument information is not available from the device");
+  return CL_SUCCESS;
+}
+
+} // namespace clsplit::icd

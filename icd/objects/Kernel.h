@@ -1,0 +1,78 @@
+// A virtual kernel: the application's argument values, and one real kernel per device slot
+// (arguments differ per device: each has its own copy of every buffer), set lazily and cached.
+#pragma once
+
+#include "icd/objects/Mem.h"
+#include "icd/objects/Program.h"
+
+#include <array>
+#include <mutex>
+#include <vector>
+
+namespace clsplit::icd {
+
+class Kernel final : public TypedObject<Kernel, _cl_kernel, ObjectKind::Kernel, CL_INVALID_KERNEL> {
+public:
+  Kernel(std::shared_ptr<Program> program, std::string name);
+  ~Kernel() override;
+
+  Program& program() const { return *program_; }
+  const std::string& name() const { return name_; }
+  cl_uint numArgs() const { return numArgs_; }
+  const analysis::KernelAnalysis* analysis() const { return analysis_; }
+  // Identity for the partitioner: program hash + name (stable across handles and runs).
+  std::string identity() const { return program_->programHash() + ":" + name_; }
+
+  enum class ArgKind : uint8_t { Unset, Scalar, Mem, Local };
+  struct Arg {
+    ArgKind kind = ArgKind::Unset;
+    std::vector<std::byte> bytes;  // scalar value
+    std::shared_ptr<Mem> mem;      // Mem (null: a NULL buffer)
+    size_t localSize = 0;
+  };
+  void setArg(cl_uint index, size_t size, const void* value);
+  // A copy of the arguments for one launch (CL_INVALID_KERNEL_ARGS if one is unset).
+  std::vector<Arg> snapshotArgs() const;
+  // Whether argument `index` is declared read-only for the device (const or __constant).
+  bool argReadOnly(cl_uint index) const;
+
+  // The real kernel of `slot` with the given arguments set (cached per slot).
+  cl_kernel realKernel(unsigned slot, const std::vector<Arg>& args);
+  // Sets the hidden arguments of the partition-ready kernel on `slot`.
+  void setHiddenArgs(unsigned slot, const std::array<uint64_t, 4>& offset,
+                     const std::array<uint64_t, 4>& size);
+  bool partitionReady() const { return analysis_ && analysis_->partitionReady; }
+
+  cl_int info(cl_kernel_info param, size_t size, void* value, size_t* sizeRet) const;
+  cl_int workGroupInfo(cl_kernel_work_group_info param, size_t size, void* value, size_t* sizeRet) const;
+  cl_int argInfo(cl_uint index, cl_kernel_arg_info param, size_t size, void* value, size_t* sizeRet) const;
+  // Minimum of CL_KERNEL_WORK_GROUP_SIZE over the devices.
+  size_t maxWorkGroupSize() const;
+  std::array<size_t, 3> requiredWorkGroupSize() const;
+
+private:
+  enum class DeclaredKind : uint8_t { Unknown, Buffer, Local, Value };
+  DeclaredKind declaredKind(cl_uint index) const;
+  cl_kernel createReal(unsigned slot);
+
+  std::shared_ptr<Program> program_;
+  std::string name_;
+  const analysis::KernelAnalysis* analysis_;
+  cl_uint numArgs_ = 0;
+  device::RealKernel reference_; // slot 0's real kernel, for queries and argument validation
+  mutable std::mutex mutex_;
+  std::vector<Arg> args_;
+  struct SlotKernel {
+    device::RealKernel kernel;
+    std::vector<cl_mem> boundMem;              // cached real buffers per argument
+    std::vector<uint64_t> scalarVersion;       // argument versions already set
+    std::array<uint64_t, 8> hidden{};          // cached hidden-argument values
+    bool hiddenSet = false;
+  };
+  std::vector<SlotKernel> slots_;
+  std::vector<uint64_t> argVersion_;
+  std::vector<DeclaredKind> declared_;
+  std::vector<bool> readOnly_;
+};
+
+} // namespace clsplit::icd

@@ -1,0 +1,102 @@
+// Buffers and sub-buffers: storage creation, mappings, destructor callbacks, queries.
+#include "icd/objects/Mem.h"
+
+#include "device/HostExecutor.h"
+#include "icd/api/InfoQuery.h"
+
+#include <atomic>
+
+namespace clsplit::icd {
+
+namespace {
+std::vector<buffer::StorageSlot> storageSlots(const Context& context) {
+  std::vector<buffer::StorageSlot> slots;
+  for (const auto& s : context.slots()) slots.push_back({s.context, s.device});
+  return slots;
+}
+uint64_t nextBufferId() {
+  static std::atomic<uint64_t> counter{0};
+  return ++counter;
+}
+} // namespace
+
+Mem::Mem(std::shared_ptr<Context> context, cl_mem_flags flags, size_t size, void* hostPtr)
+    : context_(std::move(context)), flags_(flags), size_(size),
+      hostPtr_(flags & (CL_MEM_USE_HOST_PTR | CL_MEM_COPY_HOST_PTR) ? hostPtr : nullptr),
+      id_(nextBufferId()) {
+  storage_ = std::make_shared<buffer::BufferStorage>(
+      storageSlots(*context_), size, flags & CL_MEM_COPY_HOST_PTR ? hostPtr : nullptr,
+      flags & CL_MEM_USE_HOST_PTR ? hostPtr : nullptr);
+}
+
+Mem::Mem(std::shared_ptr<Mem> parent, cl_mem_flags flags, size_t origin, size_t size)
+    : context_(parent->context_), parent_(parent), storage_(parent->storage_), flags_(flags),
+      size_(size), origin_(parent->origin_ + origin),
+      hostPtr_(parent->hostPtr_ && (parent->flags_ & CL_MEM_USE_HOST_PTR)
+                   ? static_cast<char*>(parent->hostPtr_) + origin
+                   : nullptr),
+      id_(parent->id_) {}
+
+Mem::~Mem() {
+  std::vector<std::pair<void(CL_CALLBACK*)(cl_mem, void*), void*>> callbacks;
+  {
+    std::lock_guard lock(mutex_);
+    callbacks.swap(destructorCallbacks_);
+  }
+  if (callbacks.empty()) return;
+  // The application may free host_ptr in these callbacks: call them only once no pending
+  // transfer can still touch the memory. (The handle is no longer valid; it is only passed back.)
+  cl_mem h = handle();
+  device::runAfter(storage_->pending(), [callbacks, h, storage = storage_] {
+    for (auto it = callbacks.rbegin(); it != callbacks.rend(); ++it) it->first(h, it->second);
+  });
+}
+
+cl_mem Mem::realFor(unsigned slot) { return storage_->deviceView(slot, origin_, size_, flags_); }
+
+void Mem::addMapping(Mapping m) {
+  std::lock_guard lock(mutex_);
+  mappings_.push_back(std::move(m));
+}
+
+Mem::Mapping Mem::takeMapping(void* pointer) {
+  std::lock_guard lock(mutex_);
+  for (auto it = mappings_.begin(); it != mappings_.end(); ++it)
+    if (it->pointer == pointer) {
+      Mapping m = std::move(*it);
+      mappings_.erase(it);
+      return m;
+    }
+  throw Error(CL_INVALID_VALUE, "mapped_ptr was not returned by a map of this memory object");
+}
+
+cl_uint Mem::mapCount() const {
+  std::lock_guard lock(mutex_);
+  return static_cast<cl_uint>(mappings_.size());
+}
+
+void Mem::addDestructorCallback(void(CL_CALLBACK* fn)(cl_mem, void*), void* data) {
+  require(fn != nullptr, CL_INVALID_VALUE, "pfn_notify is NULL");
+  std::lock_guard lock(mutex_);
+  destructorCallbacks_.emplace_back(fn, data);
+}
+
+cl_int Mem::info(cl_mem_info param, size_t size, void* value, size_t* sizeRet) const {
+  static const InfoEntry<Mem> table[] = {
+      {CL_MEM_TYPE, [](const Mem&) { return InfoValue::of(cl_mem_object_type(CL_MEM_OBJECT_BUFFER)); }},
+      {CL_MEM_FLAGS, [](const Mem& m) { return InfoValue::of(m.flags()); }},
+      {CL_MEM_SIZE, [](const Mem& m) { return InfoValue::of(m.size()); }},
+      {CL_MEM_HOST_PTR, [](const Mem& m) {
+         return InfoValue::of(m.flags() & CL_MEM_USE_HOST_PTR ? m.hostPtr() : nullptr); }},
+      {CL_MEM_MAP_COUNT, [](const Mem& m) { return InfoValue::of(m.mapCount()); }},
+      {CL_MEM_REFERENCE_COUNT, [](const Mem& m) { return InfoValue::of(m.referenceCount()); }},
+      {CL_MEM_CONTEXT, [](const Mem& m) { return InfoValue::of(m.context().handle()); }},
+      {CL_MEM_ASSOCIATED_MEMOBJECT, [](const Mem& m) {
+         return InfoValue::of(m.parent() ? m.parent()->handle() : nullptr); }},
+      {CL_MEM_OFFSET, [](const Mem& m) {
+         return InfoValue::of(m.parent() ? m.origin() - m.parent()->origin() : size_t(0)); }},
+  };
+  return answerInfo(table, *this, param, size, value, sizeRet);
+}
+
+} // namespace clsplit::icd

@@ -1,0 +1,67 @@
+// A virtual memory object: a buffer (owning a BufferStorage: per-device copies + directory) or
+// a sub-buffer (a window of its parent's storage). Images are not offered (no image support).
+#pragma once
+
+#include "buffer-manager/storage/BufferStorage.h"
+#include "icd/objects/Context.h"
+
+#include <mutex>
+#include <vector>
+
+namespace clsplit::icd {
+
+class Mem final : public TypedObject<Mem, _cl_mem, ObjectKind::Mem, CL_INVALID_MEM_OBJECT> {
+public:
+  // A buffer.
+  Mem(std::shared_ptr<Context> context, cl_mem_flags flags, size_t size, void* hostPtr);
+  // A sub-buffer of `parent` covering [origin, origin + size).
+  Mem(std::shared_ptr<Mem> parent, cl_mem_flags flags, size_t origin, size_t size);
+  ~Mem() override;
+
+  Context& context() const { return *context_; }
+  cl_mem_flags flags() const { return flags_; }
+  size_t size() const { return size_; }
+  void* hostPtr() const { return hostPtr_; }
+  size_t origin() const { return origin_; }      // offset in the root buffer
+  Mem* parent() const { return parent_.get(); }
+  buffer::BufferStorage& storage() const { return *storage_; }
+  const std::shared_ptr<buffer::BufferStorage>& storageRef() const { return storage_; }
+  uint64_t id() const { return id_; }            // stable id of the root buffer (partitioner)
+
+  // Byte ranges of this object, expressed in the root buffer's offsets.
+  RangeSet toRoot(const RangeSet& ranges) const { return ranges.shifted(static_cast<int64_t>(origin_)); }
+  ByteRange toRoot(ByteRange r) const { return {r.lo + origin_, r.hi + origin_}; }
+  // The real buffer to bind as a kernel argument on `slot`.
+  cl_mem realFor(unsigned slot);
+
+  // Mappings: the application's view of [offset, offset+size) at `pointer`.
+  struct Mapping {
+    void* pointer;
+    size_t offset;     // within this object
+    size_t size;
+    cl_map_flags flags;
+    std::shared_ptr<buffer::HostBlock> block; // memory clsplit allocated (null for host_ptr)
+  };
+  void addMapping(Mapping m);
+  // Removes and returns the mapping at `pointer` (CL_INVALID_VALUE if none).
+  Mapping takeMapping(void* pointer);
+  cl_uint mapCount() const;
+
+  void addDestructorCallback(void(CL_CALLBACK* fn)(cl_mem, void*), void* data);
+  cl_int info(cl_mem_info param, size_t size, void* value, size_t* sizeRet) const;
+
+private:
+  std::shared_ptr<Context> context_;
+  std::shared_ptr<Mem> parent_;
+  std::shared_ptr<buffer::BufferStorage> storage_;
+  cl_mem_flags flags_;
+  size_t size_;
+  size_t origin_ = 0;
+  void* hostPtr_;
+  uint64_t id_;
+  mutable std::mutex mutex_;
+  std::vector<Mapping> mappings_;
+  std::vector<std::pair<void(CL_CALLBACK*)(cl_mem, void*), void*>> destructorCallbacks_;
+};
+
+} // namespace clsplit::icd

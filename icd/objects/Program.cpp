@@ -1,0 +1,395 @@
+// Program building: analysis first, then the vendors' compilers on the partition-ready source
+// (falling back to the original source, unsplit, if a vendor rejects the rewrite).
+#include "icd/objects/Program.h"
+
+#include "icd/api/InfoQuery.h"
+#include "icd/objects/Device.h"
+#include "icd/runtime/Runtime.h"
+#include "support/Log.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <sstream>
+#include <filesystem>
+#include <thread>
+
+namespace clsplit::icd {
+
+using device::call;
+using device::invoke;
+
+namespace {
+
+constexpr char kBinaryMagic[] = "CLSPLIT-PROGRAM-1\n";
+
+std::vector<cl_device_id> platformDevices(const Context& context, unsigned platform) {
+  std::vector<cl_device_id> devices;
+  for (const auto& s : context.slots())
+    if (s.platform == platform) devices.push_back(s.device);
+  return devices;
+}
+
+cl_context platformContext(const Context& context, unsigned platform) {
+  for (const auto& s : context.slots())
+    if (s.platform == platform) return s.context;
+  return nullptr;
+}
+
+std::vector<unsigned> platformsOf(const Context& context) {
+  std::vector<unsigned> platforms;
+  for (const auto& s : context.slots())
+    if (std::find(platforms.begin(), platforms.end(), s.platform) == platforms.end())
+      platforms.push_back(s.platform);
+  return platforms;
+}
+
+std::string realBuildLog(cl_program program, cl_device_id device) {
+  size_t size = 0;
+  if (call(&cl_icd_dispatch::clGetProgramBuildInfo, program, device,
+           cl_program_build_info(CL_PROGRAM_BUILD_LOG), size_t(0), static_cast<void*>(nullptr),
+           &size) != CL_SUCCESS)
+    return {};
+  std::string log(size, '\0');
+  call(&cl_icd_dispatch::clGetProgramBuildInfo, program, device,
+       cl_program_build_info(CL_PROGRAM_BUILD_LOG), size, static_cast<void*>(log.data()),
+       static_cast<size_t*>(nullptr));
+  while (!log.empty() && (log.back() == '\0' || log.back() == '\n')) log.pop_back();
+  return log;
+}
+
+std::string defaultCacheDir(const std::string& setting) {
+  if (setting == "off") return {};
+  if (!setting.empty()) return setting;
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg)
+    return std::string(xdg) + "/clsplit";
+  if (const char* home = std::getenv("HOME"); home && *home) return std::string(home) + "/.cache/clsplit";
+  return {};
+}
+
+} // namespace
+
+Program::Program(std::shared_ptr<Context> context, std::string source, Kind kind)
+    : context_(std::move(context)), source_(std::move(source)), kind_(kind) {}
+
+cl_program Program::realProgram(unsigned platform) const {
+  std::lock_guard lock(mutex_);
+  auto it = real_.find(platform);
+  return it == real_.end() ? nullptr : it->second.get();
+}
+
+const analysis::KernelAnalysis* Program::kernelAnalysis(const std::string& name) const {
+  std::lock_guard lock(mutex_);
+  return analysis_ ? analysis_->find(name) : nullptr;
+}
+
+void Program::buildOn(unsigned platform, const std::string& source, const std::string& options,
+                      std::string& log, bool& ok) {
+  cl_context ctx = platformContext(*context_, platform);
+  auto devices = platformDevices(*context_, platform);
+  const char* text = source.c_str();
+  size_t length = source.size();
+  cl_int err = CL_SUCCESS;
+  cl_program real = call(&cl_icd_dispatch::clCreateProgramWithSource, ctx, 1u, &text, &length, &err);
+  if (err != CL_SUCCESS) {
+    ok = false;
+    log = std::string("clCreateProgramWithSource failed: ") + errorName(err);
+    return;
+  }
+  auto program = device::RealProgram::adopt(real);
+  err = call(&cl_icd_dispatch::clBuildProgram, real, static_cast<cl_uint>(devices.size()),
+             devices.data(), options.c_str(),
+             static_cast<void(CL_CALLBACK*)(cl_program, void*)>(nullptr), static_cast<void*>(nullptr));
+  ok = err == CL_SUCCESS;
+  const auto& rt = runtime::Runtime::get();
+  for (cl_device_id d : devices) {
+    std::string deviceLog = realBuildLog(real, d);
+    if (deviceLog.empty()) continue;
+    std::string name;
+    for (const auto& s : rt.slots())
+      if (s.device->handle == d) name = s.device->name;
+    log += (log.empty() ? "" : "\n") + std::string("--- ") + name + " ---\n" + deviceLog;
+  }
+  if (ok) {
+    std::lock_guard lock(mutex_);
+    real_[platform] = std::move(program);
+  }
+}
+
+void Program::build(const std::string& options) {
+  require(kernels_.load() == 0, CL_INVALID_OPERATION, "kernel objects are attached to the program");
+  require(kind_ == Kind::Source || kind_ == Kind::Binary, CL_INVALID_OPERATION,
+          "program was not created from source or binary");
+  {
+    std::lock_guard lock(mutex_);
+    status_ = CL_BUILD_IN_PROGRESS;
+    options_ = options;
+    log_.clear();
+    real_.clear();
+    analysis_.reset();
+  }
+  auto& rt = runtime::Runtime::get();
+  std::shared_ptr<const analysis::ProgramAnalysis> result;
+  std::string notes;
+  if (rt.settings().value("CLSPLIT_STRATEGY") != "single" && rt.slots().size() > 1) {
+    analysis::AnalysisOptions ao{defaultCacheDir(rt.settings().value("CLSPLIT_CACHE_DIR")),
+                                 rt.settings().value("CLSPLIT_HINTS")};
+    result = std::make_shared<const analysis::ProgramAnalysis>(
+        analysis::analyzeProgram(source_, options, ao));
+    if (!result->errors.empty()) {
+      std::string log;
+      for (const auto& e : result->errors)
+        log += (e.where.file.empty() ? "<source>" : e.where.file) + ":" +
+               std::to_string(e.where.line) + ": error: " + e.message + "\n";
+      std::lock_guard lock(mutex_);
+      log_ = log;
+      status_ = CL_BUILD_ERROR;
+      throw Error(CL_BUILD_PROGRAM_FAILURE, "clsplit pragma error (see the build log)");
+    }
+    notes = result->buildLogNotes;
+  }
+  hash_ = analysis::programHash(source_, options);
+
+  auto compileAll = [&](const std::string& source, std::string& log) {
+    auto platforms = platformsOf(*context_);
+    std::vector<std::string> logs(platforms.size());
+    std::vector<char> oks(platforms.size(), 0);
+    std::vector<std::thread> threads;
+    for (size_t i = 0; i < platforms.size(); ++i)
+      threads.emplace_back([&, i] {
+        bool ok = false;
+        try {
+          buildOn(platforms[i], source, options, logs[i], ok);
+        } catch (const std::exception& e) {
+          logs[i] = e.what();
+        }
+        oks[i] = ok;
+      });
+    for (auto& t : threads) t.join();
+    log.clear();
+    for (auto& l : logs)
+      if (!l.empty()) log += (log.empty() ? "" : "\n") + l;
+    return std::all_of(oks.begin(), oks.end(), [](char c) { return c != 0; });
+  };
+
+  std::string buildLog;
+  bool ok = compileAll(result ? result->vendorSource : source_, buildLog);
+  if (!ok && result && result->vendorSource != source_) {
+    // The partition-ready source must compile wherever the original does: if a vendor rejects
+    // it, run this program unsplit rather than fail the application's build.
+    std::string rewriteLog = buildLog;
+    {
+      std::lock_guard lock(mutex_);
+      real_.clear();
+    }
+    ok = compileAll(source_, buildLog);
+    if (ok) {
+      log().warn("the partition-ready source of a program failed to build; its kernels run "
+                 "unsplit. Vendor log:\n{}", rewriteLog);
+      result.reset();
+    }
+  }
+  std::lock_guard lock(mutex_);
+  analysis_ = result;
+  log_ = buildLog;
+  if (!notes.empty() && ok) log_ += (log_.empty() ? "" : "\n") + notes;
+  status_ = ok ? CL_BUILD_SUCCESS : CL_BUILD_ERROR;
+  if (!ok) throw Error(CL_BUILD_PROGRAM_FAILURE, "the program failed to build (see the build log)");
+}
+
+void Program::compile(const std::string& options,
+                      const std::vector<std::pair<std::string, Program*>>& headers) {
+  require(kernels_.load() == 0, CL_INVALID_OPERATION, "kernel objects are attached to the program");
+  require(kind_ == Kind::Source || kind_ == Kind::Compiled, CL_INVALID_OPERATION,
+          "program was not created from source");
+  std::string log;
+  bool ok = true;
+  for (unsigned platform : platformsOf(*context_)) {
+    cl_context ctx = platformContext(*context_, platform);
+    auto devices = platformDevices(*context_, platform);
+    std::vector<device::RealProgram> headerPrograms;
+    std::vector<cl_program> headerHandles;
+    std::vector<const char*> headerNames;
+    for (const auto& [name, header] : headers) {
+      const char* text = header->source().c_str();
+      size_t length = header->source().size();
+      cl_int err = CL_SUCCESS;
+      cl_program h = call(&cl_icd_dispatch::clCreateProgramWithSource, ctx, 1u, &text, &length, &err);
+      device::check(err, "clCreateProgramWithSource (header)");
+      headerPrograms.push_back(device::RealProgram::adopt(h));
+      headerHandles.push_back(h);
+      headerNames.push_back(name.c_str());
+    }
+    const char* text = source_.c_str();
+    size_t length = source_.size();
+    cl_int err = CL_SUCCESS;
+    cl_program real = call(&cl_icd_dispatch::clCreateProgramWithSource, ctx, 1u, &text, &length, &err);
+    device::check(err, "clCreateProgramWithSource");
+    auto program = device::RealProgram::adopt(real);
+    err = call(&cl_icd_dispatch::clCompileProgram, real, static_cast<cl_uint>(devices.size()),
+               devices.data(), options.c_str(), static_cast<cl_uint>(headerHandles.size()),
+               headerHandles.empty() ? nullptr : headerHandles.data(),
+               headerNames.empty() ? nullptr : headerNames.data(),
+               static_cast<void(CL_CALLBACK*)(cl_program, void*)>(nullptr), static_cast<void*>(nullptr));
+    for (cl_device_id d : devices) {
+      std::string l = realBuildLog(real, d);
+      if (!l.empty()) log += (log.empty() ? "" : "\n") + l;
+    }
+    if (err != CL_SUCCESS) ok = false;
+    else {
+      std::lock_guard lock(mutex_);
+      real_[platform] = std::move(program);
+    }
+  }
+  std::lock_guard lock(mutex_);
+  kind_ = Kind::Compiled;
+  options_ = options;
+  log_ = log;
+  status_ = ok ? CL_BUILD_SUCCESS : CL_BUILD_ERROR;
+  if (!ok) throw Error(CL_COMPILE_PROGRAM_FAILURE, "the program failed to compile (see the build log)");
+}
+
+std::shared_ptr<Program> Program::link(std::shared_ptr<Context> context, const std::string& options,
+                                       const std::vector<std::shared_ptr<Program>>& inputs) {
+  auto linked = std::make_shared<Program>(context, "", Kind::Linked);
+  std::string log;
+  bool ok = true;
+  for (unsigned platform : platformsOf(*context)) {
+    cl_context ctx = platformContext(*context, platform);
+    auto devices = platformDevices(*context, platform);
+    std::vector<cl_program> parts;
+    for (const auto& p : inputs) {
+      cl_program real = p->realProgram(platform);
+      require(real != nullptr, CL_INVALID_OPERATION, "an input program is not compiled");
+      parts.push_back(real);
+    }
+    cl_int err = CL_SUCCESS;
+    cl_program real = invoke(ctx, &cl_icd_dispatch::clLinkProgram, ctx,
+                             static_cast<cl_uint>(devices.size()), devices.data(), options.c_str(),
+                             static_cast<cl_uint>(parts.size()), parts.data(),
+                             static_cast<void(CL_CALLBACK*)(cl_program, void*)>(nullptr),
+                             static_cast<void*>(nullptr), &err);
+    if (real) {
+      for (cl_device_id d : devices) {
+        std::string l = realBuildLog(real, d);
+        if (!l.empty()) log += (log.empty() ? "" : "\n") + l;
+      }
+    }
+    if (err != CL_SUCCESS || !real) {
+      ok = false;
+      if (real) call(&cl_icd_dispatch::clReleaseProgram, real);
+    } else {
+      linked->real_[platform] = device::RealProgram::adopt(real);
+    }
+  }
+  linked->options_ = options;
+  linked->log_ = log;
+  linked->status_ = ok ? CL_BUILD_SUCCESS : CL_BUILD_ERROR;
+  if (!ok) throw Error(CL_LINK_PROGRAM_FAILURE, "the program failed to link: " + log);
+  return linked;
+}
+
+std::vector<std::string> Program::kernelNames() const {
+  std::vector<std::string> names;
+  cl_program real = nullptr;
+  {
+    std::lock_guard lock(mutex_);
+    if (!real_.empty()) real = real_.begin()->second.get();
+  }
+  if (!real) return names;
+  size_t size = 0;
+  if (call(&cl_icd_dispatch::clGetProgramInfo, real, cl_program_info(CL_PROGRAM_KERNEL_NAMES),
+           size_t(0), static_cast<void*>(nullptr), &size) == CL_SUCCESS && size) {
+    std::string all(size, '\0');
+    call(&cl_icd_dispatch::clGetProgramInfo, real, cl_program_info(CL_PROGRAM_KERNEL_NAMES), size,
+         static_cast<void*>(all.data()), static_cast<size_t*>(nullptr));
+    all.resize(std::strlen(all.c_str()));
+    std::stringstream in(all);
+    std::string name;
+    while (std::getline(in, name, ';'))
+      if (!name.empty()) names.push_back(name);
+  }
+  return names;
+}
+
+std::string Program::encodeBinary(const std::string& source, const std::string& options) {
+  std::string out = kBinaryMagic;
+  out += std::to_string(options.size()) + "\n" + options + source;
+  return out;
+}
+
+bool Program::decodeBinary(const unsigned char* data, size_t size, std::string& source,
+                           std::string& options) {
+  std::string_view text(reinterpret_cast<const char*>(data), size);
+  std::string_view magic(kBinaryMagic);
+  if (text.substr(0, magic.size()) != magic) return false;
+  text.remove_prefix(magic.size());
+  auto newline = text.find('\n');
+  if (newline == std::string_view::npos) return false;
+  size_t length = 0;
+  try {
+    length = std::stoul(std::string(text.substr(0, newline)));
+  } catch (...) {
+    return false;
+  }
+  text.remove_prefix(newline + 1);
+  if (length > text.size()) return false;
+  options = std::string(text.substr(0, length));
+  source = std::string(text.substr(length));
+  return true;
+}
+
+cl_int Program::info(cl_program_info param, size_t size, void* value, size_t* sizeRet) const {
+  switch (param) {
+  case CL_PROGRAM_REFERENCE_COUNT: return writeInfo(InfoValue::of(referenceCount()), size, value, sizeRet);
+  case CL_PROGRAM_CONTEXT: return writeInfo(InfoValue::of(context_->handle()), size, value, sizeRet);
+  case CL_PROGRAM_NUM_DEVICES: return writeInfo(InfoValue::of(cl_uint(1)), size, value, sizeRet);
+  case CL_PROGRAM_DEVICES:
+    return writeInfo(InfoValue::of(context_->device().handle()), size, value, sizeRet);
+  case CL_PROGRAM_SOURCE: return writeInfo(InfoValue::string(source_), size, value, sizeRet);
+  case CL_PROGRAM_BINARY_SIZES: {
+    size_t n = built() && !source_.empty() ? encodeBinary(source_, options_).size() : 0;
+    return writeInfo(InfoValue::of(n), size, value, sizeRet);
+  }
+  case CL_PROGRAM_BINARIES: {
+    writeInfo(InfoValue::of(static_cast<unsigned char*>(nullptr)), size, nullptr, sizeRet);
+    if (value) {
+      require(size >= sizeof(unsigned char*), CL_INVALID_VALUE, "param_value_size too small");
+      auto* target = *static_cast<unsigned char**>(value);
+      if (target && built() && !source_.empty()) {
+        std::string binary = encodeBinary(source_, options_);
+        std::memcpy(target, binary.data(), binary.size());
+      }
+    }
+    return CL_SUCCESS;
+  }
+  case CL_PROGRAM_NUM_KERNELS:
+  case CL_PROGRAM_KERNEL_NAMES: {
+    require(built(), CL_INVALID_PROGRAM_EXECUTABLE, "the program is not built");
+    auto names = kernelNames();
+    if (param == CL_PROGRAM_NUM_KERNELS) return writeInfo(InfoValue::of(names.size()), size, value, sizeRet);
+    std::string joined;
+    for (const auto& n : names) joined += (joined.empty() ? "" : ";") + n;
+    return writeInfo(InfoValue::string(joined), size, value, sizeRet);
+  }
+  default: throw Error(CL_INVALID_VALUE, "unknown program info");
+  }
+}
+
+cl_int Program::buildInfo(cl_program_build_info param, size_t size, void* value, size_t* sizeRet) const {
+  std::lock_guard lock(mutex_);
+  switch (param) {
+  case CL_PROGRAM_BUILD_STATUS: return writeInfo(InfoValue::of(status_), size, value, sizeRet);
+  case CL_PROGRAM_BUILD_OPTIONS: return writeInfo(InfoValue::string(options_), size, value, sizeRet);
+  case CL_PROGRAM_BUILD_LOG: return writeInfo(InfoValue::string(log_), size, value, sizeRet);
+  case CL_PROGRAM_BINARY_TYPE: {
+    cl_program_binary_type type = CL_PROGRAM_BINARY_TYPE_NONE;
+    if (status_ == CL_BUILD_SUCCESS)
+      type = kind_ == Kind::Compiled ? CL_PROGRAM_BINARY_TYPE_COMPILED_OBJECT
+                                     : CL_PROGRAM_BINARY_TYPE_EXECUTABLE;
+    return writeInfo(InfoValue::of(type), size, value, sizeRet);
+  }
+  default: throw Error(CL_INVALID_VALUE, "unknown program build info");
+  }
+}
+
+} // namespace clsplit::icd

@@ -1,0 +1,73 @@
+// A virtual program: the application's source, its analysis (regions + partition-ready
+// source) and one real program per real platform, built from the partition-ready source.
+#pragma once
+
+#include "analysis/Analysis.h"
+#include "icd/objects/Context.h"
+
+#include <atomic>
+#include <map>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace clsplit::icd {
+
+class Program final
+    : public TypedObject<Program, _cl_program, ObjectKind::Program, CL_INVALID_PROGRAM> {
+public:
+  enum class Kind { Source, Binary, Compiled, Linked };
+
+  Program(std::shared_ptr<Context> context, std::string source, Kind kind = Kind::Source);
+
+  Context& context() const { return *context_; }
+  const std::shared_ptr<Context>& contextRef() const { return context_; }
+  const std::string& source() const { return source_; }
+  Kind kind() const { return kind_; }
+
+  // clBuildProgram: analysis, rewrite, real builds on every platform in use.
+  void build(const std::string& options);
+  // clCompileProgram / clLinkProgram (separate compilation: kernels run unsplit).
+  void compile(const std::string& options, const std::vector<std::pair<std::string, Program*>>& headers);
+  static std::shared_ptr<Program> link(std::shared_ptr<Context> context, const std::string& options,
+                                       const std::vector<std::shared_ptr<Program>>& inputs);
+
+  bool built() const { return status_ == CL_BUILD_SUCCESS; }
+  cl_build_status buildStatus() const { return status_; }
+  // The real program of real platform `platform` (built), or nullptr.
+  cl_program realProgram(unsigned platform) const;
+  // The analysis of the kernel `name`, or nullptr (not analysed, or analysis unavailable).
+  const analysis::KernelAnalysis* kernelAnalysis(const std::string& name) const;
+  const std::string& programHash() const { return hash_; }
+  std::vector<std::string> kernelNames() const;
+
+  void attachKernel() { ++kernels_; }
+  void detachKernel() { --kernels_; }
+
+  cl_int info(cl_program_info param, size_t size, void* value, size_t* sizeRet) const;
+  cl_int buildInfo(cl_program_build_info param, size_t size, void* value, size_t* sizeRet) const;
+
+  // The clsplit binary format: what CL_PROGRAM_BINARIES returns and what
+  // clCreateProgramWithBinary accepts (source and options, rebuilt on load).
+  static std::string encodeBinary(const std::string& source, const std::string& options);
+  static bool decodeBinary(const unsigned char* data, size_t size, std::string& source,
+                           std::string& options);
+
+private:
+  void buildOn(unsigned platform, const std::string& source, const std::string& options,
+               std::string& log, bool& ok);
+
+  std::shared_ptr<Context> context_;
+  std::string source_;
+  Kind kind_;
+  mutable std::mutex mutex_;
+  cl_build_status status_ = CL_BUILD_NONE;
+  std::string options_;
+  std::string log_;
+  std::string hash_;
+  std::shared_ptr<const analysis::ProgramAnalysis> analysis_;
+  std::map<unsigned, device::RealProgram> real_; // by real platform
+  std::atomic<int> kernels_{0};
+};
+
+} // namespace clsplit::icd

@@ -1,0 +1,105 @@
+// Virtual queues: lazy real queues, the in-order record of commands, flush and finish.
+#include "icd/objects/Queue.h"
+
+#include "icd/api/InfoQuery.h"
+#include "icd/objects/Device.h"
+
+namespace clsplit::icd {
+
+Queue::Queue(std::shared_ptr<Context> context, cl_command_queue_properties properties)
+    : context_(std::move(context)), properties_(properties),
+      realQueues_(context_->slots().size()) {}
+
+Queue::~Queue() = default;
+
+cl_command_queue_properties Queue::setProperties(cl_command_queue_properties which, bool on) {
+  std::lock_guard lock(mutex_);
+  auto old = properties_;
+  properties_ = on ? properties_ | which : properties_ & ~which;
+  return old;
+}
+
+cl_command_queue Queue::realQueue(unsigned s) {
+  std::lock_guard lock(mutex_);
+  auto& q = realQueues_.at(s);
+  if (!q) {
+    const auto& sc = context_->slot(s);
+    cl_int err = CL_SUCCESS;
+    cl_command_queue real = device::call(&cl_icd_dispatch::clCreateCommandQueue, sc.context,
+                                         sc.device, cl_command_queue_properties(CL_QUEUE_PROFILING_ENABLE), &err);
+    device::check(err, "clCreateCommandQueue");
+    q = device::RealQueue::adopt(real);
+  }
+  return q.get();
+}
+
+void Queue::recordCommand(const device::FenceRef& done) {
+  std::lock_guard lock(mutex_);
+  if (outstanding_.size() >= 32) // keep the record short: drop what has completed
+    std::erase_if(outstanding_, [](const device::FenceRef& f) { return f->status() == CL_COMPLETE; });
+  outstanding_.push_back(done);
+}
+
+device::FenceRef Queue::allRecorded() {
+  std::lock_guard lock(mutex_);
+  auto all = device::allOf(outstanding_);
+  outstanding_.assign(1, all);
+  return all;
+}
+
+void Queue::setGate(const device::FenceRef& gate) {
+  std::lock_guard lock(mutex_);
+  gate_ = gate;
+}
+
+device::FenceRef Queue::gate() {
+  std::lock_guard lock(mutex_);
+  if (gate_ && gate_->status() == CL_COMPLETE) gate_.reset();
+  return gate_;
+}
+
+std::vector<device::FenceRef> Queue::hostHazards(const void* ptr, size_t size, bool writesHost) {
+  std::lock_guard lock(mutex_);
+  std::erase_if(hostAccesses_, [](const HostAccess& a) { return a.fence->status() == CL_COMPLETE; });
+  auto lo = static_cast<const std::byte*>(ptr), hi = lo + size;
+  std::vector<device::FenceRef> fences;
+  for (const auto& a : hostAccesses_)
+    if (a.lo < hi && lo < a.hi && (writesHost || a.writesHost)) fences.push_back(a.fence);
+  return fences;
+}
+
+void Queue::noteHostAccess(const void* ptr, size_t size, bool writesHost,
+                           const device::FenceRef& fence) {
+  if (fence->status() == CL_COMPLETE) return;
+  std::lock_guard lock(mutex_);
+  auto lo = static_cast<const std::byte*>(ptr);
+  hostAccesses_.push_back({lo, lo + size, writesHost, fence});
+}
+
+void Queue::flush() {
+  std::vector<cl_command_queue> queues;
+  {
+    std::lock_guard lock(mutex_);
+    for (auto& q : realQueues_)
+      if (q) queues.push_back(q.get());
+  }
+  for (auto q : queues) device::check(device::call(&cl_icd_dispatch::clFlush, q), "clFlush");
+}
+
+void Queue::finish() {
+  flush();
+  allRecorded()->wait();
+}
+
+cl_int Queue::info(cl_command_queue_info param, size_t size, void* value, size_t* sizeRet) const {
+  static const InfoEntry<Queue> table[] = {
+      {CL_QUEUE_CONTEXT,
+       [](const Queue& q) { return InfoValue::of(q.context().handle()); }},
+      {CL_QUEUE_DEVICE, [](const Queue& q) { return InfoValue::of(q.context().device().handle()); }},
+      {CL_QUEUE_REFERENCE_COUNT, [](const Queue& q) { return InfoValue::of(q.referenceCount()); }},
+      {CL_QUEUE_PROPERTIES, [](const Queue& q) { return InfoValue::of(q.properties()); }},
+  };
+  return answerInfo(table, *this, param, size, value, sizeRet);
+}
+
+} // namespace clsplit::icd

@@ -1,0 +1,70 @@
+// A virtual command queue: one real in-order, profiling-enabled queue per selected device
+// (created on first use), and the bookkeeping that gives the application's events in-order
+// semantics while real work across devices runs as its data dependences allow.
+#pragma once
+
+#include "buffer-manager/storage/BufferStorage.h"
+#include "device/Fence.h"
+#include "icd/objects/Context.h"
+
+#include <mutex>
+#include <vector>
+
+namespace clsplit::icd {
+
+class Queue final
+    : public TypedObject<Queue, _cl_command_queue, ObjectKind::Queue, CL_INVALID_COMMAND_QUEUE>,
+      public buffer::QueueProvider {
+public:
+  Queue(std::shared_ptr<Context> context, cl_command_queue_properties properties);
+  ~Queue() override;
+
+  Context& context() const { return *context_; }
+  const std::shared_ptr<Context>& contextRef() const { return context_; }
+  cl_command_queue_properties properties() const { return properties_; }
+  cl_command_queue_properties setProperties(cl_command_queue_properties enable, bool on);
+  bool profiling() const { return properties_ & CL_QUEUE_PROFILING_ENABLE; }
+
+  // The real queue of device slot `slot` (created on first use).
+  cl_command_queue realQueue(unsigned slot);
+  cl_command_queue queue(unsigned slot) override { return realQueue(slot); }
+  const SlotContext& slot(unsigned s) const { return context_->slot(s); }
+
+  // Records the completion fence of a command just planned on this queue.
+  void recordCommand(const device::FenceRef& done);
+  // The fence that completes when every command recorded so far has completed.
+  device::FenceRef allRecorded();
+
+  // Barriers (clEnqueueBarrier*, clEnqueueWaitForEvents): every later command waits for the
+  // gate. (Other ordering between commands follows their data, tracked by the directories.)
+  void setGate(const device::FenceRef& gate);
+  device::FenceRef gate();
+
+  // Commands that read or write the application's host memory directly (reads into `ptr`,
+  // writes from `ptr`, maps) keep their in-order semantics through these hazards.
+  struct HostAccess {
+    const std::byte* lo;
+    const std::byte* hi;
+    bool writesHost;
+    device::FenceRef fence;
+  };
+  // Fences of earlier host-memory accesses a new access of [ptr, ptr+size) must follow.
+  std::vector<device::FenceRef> hostHazards(const void* ptr, size_t size, bool writesHost);
+  void noteHostAccess(const void* ptr, size_t size, bool writesHost, const device::FenceRef& fence);
+
+  void flush();
+  void finish();
+
+  cl_int info(cl_command_queue_info param, size_t size, void* value, size_t* sizeRet) const;
+
+private:
+  std::shared_ptr<Context> context_;
+  cl_command_queue_properties properties_;
+  std::mutex mutex_;
+  std::vector<device::RealQueue> realQueues_;   // by slot; empty handle until first use
+  std::vector<device::FenceRef> outstanding_;  // commands not known to be complete
+  device::FenceRef gate_;
+  std::vector<HostAccess> hostAccesses_;
+};
+
+} // namespace clsplit::icd

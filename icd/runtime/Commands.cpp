@@ -1,0 +1,295 @@
+// Buffer commands: every one goes through the buffer's directory, so data written anywhere is
+// read back right, and only missing bytes move.
+#include "icd/runtime/Commands.h"
+
+#include "device/Clock.h"
+#include "device/HostExecutor.h"
+#include "icd/runtime/Runtime.h"
+#include "icd/runtime/RunReport.h"
+
+#include <cstring>
+
+namespace clsplit::icd::runtime {
+
+using buffer::HostBlock;
+using device::RealEvent;
+using device::RealEventFence;
+using device::WaitList;
+
+namespace {
+
+FenceRef enqueued(cl_event event, const SlotContext& slot, cl_command_queue queue, uint64_t at) {
+  return std::make_shared<RealEventFence>(RealEvent::adopt(event), slot.context, queue, at);
+}
+
+void append(std::vector<FenceRef>& to, const std::vector<FenceRef>& more) {
+  to.insert(to.end(), more.begin(), more.end());
+}
+
+// Barriers of the queue come first in every wait list.
+std::vector<FenceRef> withGate(Queue& q, std::vector<FenceRef> waits) {
+  if (auto gate = q.gate()) waits.push_back(gate);
+  return waits;
+}
+
+void record(buffer::TransferLog& log) { Runtime::get().report().noteTransfers(log); }
+
+unsigned defaultSlot() { return Runtime::get().singleSlot(); }
+
+} // namespace
+
+RangeSet rectRows(const Rect& rect, const std::array<size_t, 3>& region) {
+  RangeSet rows;
+  for (size_t z = 0; z < region[2]; ++z)
+    for (size_t y = 0; y < region[1]; ++y) {
+      uint64_t lo = rect.origin[0] + (rect.origin[1] + y) * rect.rowPitch +
+                    (rect.origin[2] + z) * rect.slicePitch;
+      rows.add(ByteRange{lo, lo + region[0]});
+    }
+  return rows;
+}
+
+FenceRef readBuffer(Queue& q, Mem& mem, size_t offset, size_t size, void* ptr,
+                    std::vector<FenceRef> waits) {
+  waits = withGate(q, std::move(waits));
+  append(waits, q.hostHazards(ptr, size, true));
+  buffer::TransferLog log;
+  FenceRef done = mem.storage().readToHost(mem.toRoot(ByteRange{offset, offset + size}), ptr, waits, q, &log);
+  q.noteHostAccess(ptr, size, true, done);
+  record(log);
+  return done;
+}
+
+FenceRef writeBuffer(Queue& q, Mem& mem, size_t offset, size_t size, const void* ptr,
+                     std::vector<FenceRef> waits) {
+  waits = withGate(q, std::move(waits));
+  ByteRange range = mem.toRoot(ByteRange{offset, offset + size});
+  auto hazards = q.hostHazards(ptr, size, false);
+  if (hazards.empty()) {
+    // The common case: copy the application's bytes now into a new host version.
+    mem.storage().writeFromHost(range, ptr, device::allOf(waits));
+    return device::allOf(std::move(waits));
+  }
+  // An earlier command still writes this host memory: copy once it has.
+  auto block = HostBlock::allocate(size);
+  append(waits, hazards);
+  FenceRef done = device::runAfter(waits, [block, ptr, size] { std::memcpy(block->data(), ptr, size); });
+  mem.storage().publishHostBlock(RangeSet{range}, block, range.lo, done);
+  q.noteHostAccess(ptr, size, false, done);
+  return done;
+}
+
+FenceRef copyBuffer(Queue& q, Mem& src, Mem& dst, size_t srcOffset, size_t dstOffset, size_t size,
+                    std::vector<FenceRef> waits) {
+  waits = withGate(q, std::move(waits));
+  ByteRange from = src.toRoot(ByteRange{srcOffset, srcOffset + size});
+  ByteRange to = dst.toRoot(ByteRange{dstOffset, dstOffset + size});
+  buffer::TransferLog log;
+  int best = src.storage().bestDeviceHolder(RangeSet{from});
+  if (best < 0) {
+    // Only host versions hold the source: the copy is host work into a new host version.
+    auto block = HostBlock::allocate(size);
+    FenceRef done = src.storage().readToHost(from, block->data(), waits, q, &log);
+    dst.storage().publishHostBlock(RangeSet{to}, block, to.lo, done);
+    src.storage().retainUntil(done, block);
+    record(log);
+    return done;
+  }
+  unsigned slot = static_cast<unsigned>(best);
+  append(waits, src.storage().acquire(RangeSet{from}, slot, q, &log));
+  append(waits, dst.storage().writeHazards(slot));
+  cl_command_queue real = q.realQueue(slot);
+  WaitList wl(q.slot(slot).context, real);
+  wl.add(waits);
+  cl_event event = nullptr;
+  uint64_t at = device::hostNowNs();
+  device::check(device::call(&cl_icd_dispatch::clEnqueueCopyBuffer, real, src.storage().deviceBuffer(slot),
+                             dst.storage().deviceBuffer(slot), static_cast<size_t>(from.lo),
+                             static_cast<size_t>(to.lo), size, wl.size(), wl.data(), &event),
+                "clEnqueueCopyBuffer");
+  FenceRef done = enqueued(event, q.slot(slot), real, at);
+  src.storage().noteRead(slot, done);
+  dst.storage().noteWrite(slot, done);
+  dst.storage().publishWrite(RangeSet{to}, slot, done, 0);
+  record(log);
+  return done;
+}
+
+FenceRef fillBuffer(Queue& q, Mem& mem, const void* pattern, size_t patternSize, size_t offset,
+                    size_t size, std::vector<FenceRef> waits) {
+  waits = withGate(q, std::move(waits));
+  ByteRange range = mem.toRoot(ByteRange{offset, offset + size});
+  auto& storage = mem.storage();
+  // Fill on every device that already has the buffer (a fill costs no transfer), else on the
+  // default device: each filled device holds a valid copy afterwards.
+  std::vector<unsigned> slots;
+  for (unsigned s = 0; s < storage.slotCount(); ++s)
+    if (storage.allocatedOn(s)) slots.push_back(s);
+  if (slots.empty()) slots.push_back(defaultSlot());
+  std::vector<FenceRef> fences;
+  for (unsigned slot : slots) {
+    cl_command_queue real = q.realQueue(slot);
+    WaitList wl(q.slot(slot).context, real);
+    wl.add(waits);
+    wl.add(storage.writeHazards(slot));
+    cl_event event = nullptr;
+    uint64_t at = device::hostNowNs();
+    device::check(device::call(&cl_icd_dispatch::clEnqueueFillBuffer, real, storage.deviceBuffer(slot),
+                               pattern, patternSize, static_cast<size_t>(range.lo), size, wl.size(),
+                               wl.data(), &event),
+                  "clEnqueueFillBuffer");
+    FenceRef f = enqueued(event, q.slot(slot), real, at);
+    storage.noteWrite(slot, f);
+    if (fences.empty()) storage.publishWrite(RangeSet{range}, slot, f, 0);
+    else storage.publishCopy(RangeSet{range}, slot, f, 0);
+    fences.push_back(f);
+  }
+  return device::allOf(std::move(fences));
+}
+
+FenceRef readBufferRect(Queue& q, Mem& mem, const Rect& buffer, const Rect& host,
+                        const std::array<size_t, 3>& region, void* ptr, std::vector<FenceRef> waits) {
+  waits = withGate(q, std::move(waits));
+  RangeSet rows = mem.toRoot(rectRows(buffer, region));
+  RangeSet hostRows = rectRows(host, region);
+  auto* out = static_cast<std::byte*>(ptr);
+  append(waits, q.hostHazards(out + hostRows.hull().lo, hostRows.hull().size(), true));
+  auto& storage = mem.storage();
+  buffer::TransferLog log;
+  FenceRef done;
+  if (storage.holdersOfAll(rows) & buffer::bit(buffer::kHost)) {
+    // Every row has a host version: copy row by row as host work.
+    std::vector<FenceRef> parts;
+    for (size_t z = 0; z < region[2]; ++z)
+      for (size_t y = 0; y < region[1]; ++y) {
+        uint64_t b = buffer.origin[0] + (buffer.origin[1] + y) * buffer.rowPitch +
+                     (buffer.origin[2] + z) * buffer.slicePitch;
+        uint64_t h = host.origin[0] + (host.origin[1] + y) * host.rowPitch +
+                     (host.origin[2] + z) * host.slicePitch;
+        parts.push_back(storage.readToHost(mem.toRoot(ByteRange{b, b + region[0]}), out + h, waits, q, &log));
+      }
+    done = device::allOf(std::move(parts));
+  } else {
+    int best = storage.bestDeviceHolder(rows);
+    unsigned slot = best < 0 ? defaultSlot() : static_cast<unsigned>(best);
+    append(waits, storage.acquire(rows, slot, q, &log));
+    cl_command_queue real = q.realQueue(slot);
+    WaitList wl(q.slot(slot).context, real);
+    wl.add(waits);
+    cl_event event = nullptr;
+    uint64_t at = device::hostNowNs();
+    device::check(device::call(&cl_icd_dispatch::clEnqueueReadBufferRect, real, mem.realFor(slot),
+                               cl_bool(CL_FALSE), buffer.origin.data(), host.origin.data(), region.data(),
+                               buffer.rowPitch, buffer.slicePitch, host.rowPitch, host.slicePitch, ptr,
+                               wl.size(), wl.data(), &event),
+                  "clEnqueueReadBufferRect");
+    done = enqueued(event, q.slot(slot), real, at);
+    storage.noteRead(slot, done);
+  }
+  q.noteHostAccess(out + hostRows.hull().lo, hostRows.hull().size(), true, done);
+  record(log);
+  return done;
+}
+
+FenceRef writeBufferRect(Queue& q, Mem& mem, const Rect& buffer, const Rect& host,
+                         const std::array<size_t, 3>& region, const void* ptr,
+                         std::vector<FenceRef> waits) {
+  waits = withGate(q, std::move(waits));
+  RangeSet rows = rectRows(buffer, region);
+  RangeSet hostRows = rectRows(host, region);
+  ByteRange hull = rows.hull();
+  auto block = HostBlock::allocate(hull.size());
+  const auto* in = static_cast<const std::byte*>(ptr);
+  auto copyRows = [block, buffer, host, region, in, hull] {
+    for (size_t z = 0; z < region[2]; ++z)
+      for (size_t y = 0; y < region[1]; ++y) {
+        uint64_t b = buffer.origin[0] + (buffer.origin[1] + y) * buffer.rowPitch +
+                     (buffer.origin[2] + z) * buffer.slicePitch;
+        uint64_t h = host.origin[0] + (host.origin[1] + y) * host.rowPitch +
+                     (host.origin[2] + z) * host.slicePitch;
+        std::memcpy(block->data() + (b - hull.lo), in + h, region[0]);
+      }
+  };
+  auto hazards = q.hostHazards(in + hostRows.hull().lo, hostRows.hull().size(), false);
+  FenceRef done;
+  if (hazards.empty()) {
+    copyRows();
+    done = device::allOf(waits);
+  } else {
+    append(waits, hazards);
+    done = device::runAfter(waits, copyRows);
+    q.noteHostAccess(in + hostRows.hull().lo, hostRows.hull().size(), false, done);
+  }
+  mem.storage().publishHostBlock(mem.toRoot(rows), block, mem.toRoot(hull).lo, done);
+  return done;
+}
+
+FenceRef copyBufferRect(Queue& q, Mem& src, Mem& dst, const Rect& srcRect, const Rect& dstRect,
+                        const std::array<size_t, 3>& region, std::vector<FenceRef> waits) {
+  waits = withGate(q, std::move(waits));
+  RangeSet from = src.toRoot(rectRows(srcRect, region));
+  RangeSet to = dst.toRoot(rectRows(dstRect, region));
+  int best = src.storage().bestDeviceHolder(from);
+  unsigned slot = best < 0 ? defaultSlot() : static_cast<unsigned>(best);
+  buffer::TransferLog log;
+  append(waits, src.storage().acquire(from, slot, q, &log));
+  append(waits, dst.storage().writeHazards(slot));
+  cl_command_queue real = q.realQueue(slot);
+  WaitList wl(q.slot(slot).context, real);
+  wl.add(waits);
+  cl_event event = nullptr;
+  uint64_t at = device::hostNowNs();
+  device::check(device::call(&cl_icd_dispatch::clEnqueueCopyBufferRect, real, src.realFor(slot),
+                             dst.realFor(slot), srcRect.origin.data(), dstRect.origin.data(),
+                             region.data(), srcRect.rowPitch, srcRect.slicePitch, dstRect.rowPitch,
+                             dstRect.slicePitch, wl.size(), wl.data(), &event),
+                "clEnqueueCopyBufferRect");
+  FenceRef done = enqueued(event, q.slot(slot), real, at);
+  src.storage().noteRead(slot, done);
+  dst.storage().noteWrite(slot, done);
+  dst.storage().publishWrite(to, slot, done, 0);
+  record(log);
+  return done;
+}
+
+void* mapBuffer(Queue& q, Mem& mem, cl_map_flags flags, size_t offset, size_t size,
+                std::vector<FenceRef> waits, FenceRef& done) {
+  waits = withGate(q, std::move(waits));
+  auto& storage = mem.storage();
+  ByteRange range = mem.toRoot(ByteRange{offset, offset + size});
+  bool invalidate = flags & CL_MAP_WRITE_INVALIDATE_REGION;
+  buffer::TransferLog log;
+  Mem::Mapping mapping{nullptr, offset, size, flags, nullptr};
+  if (mem.flags() & CL_MEM_USE_HOST_PTR) {
+    // The pointer must be host_ptr + offset: bring the bytes home into the application's memory.
+    auto* root = static_cast<std::byte*>(storage.useHostPtr());
+    mapping.pointer = root + range.lo;
+    if (flags & (CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION))
+      for (auto& f : storage.pending()) f->wait(); // nothing may still read the old bytes
+    done = invalidate ? device::allOf(waits)
+                      : storage.readToHost(range, mapping.pointer, waits, q, &log);
+  } else {
+    mapping.block = HostBlock::allocate(size);
+    mapping.pointer = mapping.block->data();
+    done = invalidate ? device::allOf(waits)
+                      : storage.readToHost(range, mapping.pointer, waits, q, &log);
+  }
+  mem.addMapping(mapping);
+  record(log);
+  return mapping.pointer;
+}
+
+FenceRef unmapBuffer(Queue& q, Mem& mem, void* pointer, std::vector<FenceRef> waits) {
+  waits = withGate(q, std::move(waits));
+  Mem::Mapping m = mem.takeMapping(pointer);
+  FenceRef done = device::allOf(waits);
+  if (m.flags & (CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION)) {
+    ByteRange range = mem.toRoot(ByteRange{m.offset, m.offset + m.size});
+    auto block = m.block ? m.block
+                         : HostBlock::wrap(static_cast<std::byte*>(mem.storage().useHostPtr()) + range.lo, m.size);
+    mem.storage().publishHostBlock(RangeSet{range}, block, range.lo, done);
+  }
+  return done;
+}
+
+} // namespace clsplit::icd::runtime

@@ -1,0 +1,319 @@
+// The launch path of one clEnqueueNDRangeKernel, in named steps:
+//   1. snapshot the arguments          4. check the slices are safe to run apart
+//   2. decide the split (partitioner)  5. move the missing bytes to each device
+//   3. instantiate each slice's regions 6. enqueue one sub-kernel per device
+//                                      7. publish what each device wrote; record the launch
+#include "icd/runtime/Launch.h"
+
+#include "device/Clock.h"
+#include "icd/runtime/RunReport.h"
+#include "icd/runtime/Runtime.h"
+#include "partitioner/Partitioner.h"
+#include "support/Log.h"
+
+#include <algorithm>
+#include <cstring>
+#include <mutex>
+#include <set>
+
+namespace clsplit::icd::runtime {
+
+using analysis::BufferRegions;
+using analysis::NDRange;
+using analysis::Slice;
+using device::FenceRef;
+
+namespace {
+
+analysis::ScalarValue decode(const std::byte* bytes, analysis::ScalarType type) {
+  using analysis::ScalarType;
+  analysis::ScalarValue v;
+  auto as = [&](auto sample) {
+    decltype(sample) x;
+    std::memcpy(&x, bytes, sizeof x);
+    return x;
+  };
+  switch (type) {
+  case ScalarType::I8: v.i = as(int8_t{}); break;
+  case ScalarType::U8: v.i = as(uint8_t{}); break;
+  case ScalarType::I16: v.i = as(int16_t{}); break;
+  case ScalarType::U16: v.i = as(uint16_t{}); break;
+  case ScalarType::I32: v.i = as(int32_t{}); break;
+  case ScalarType::U32: v.i = as(uint32_t{}); break;
+  case ScalarType::I64: v.i = as(int64_t{}); break;
+  case ScalarType::U64: v.i = static_cast<int64_t>(as(uint64_t{})); break;
+  case ScalarType::F32: v.isFloat = true; v.f = as(float{}); break;
+  case ScalarType::F64: v.isFloat = true; v.f = as(double{}); break;
+  case ScalarType::Unknown: break;
+  }
+  return v;
+}
+
+// The values the region instantiation asks for, read from this launch's arguments.
+class ArgValues final : public analysis::LaunchValues {
+public:
+  ArgValues(const std::vector<Kernel::Arg>& args, Queue& queue) : args_(args), queue_(queue) {}
+
+  std::span<const std::byte> scalarBytes(unsigned arg) const override {
+    if (arg >= args_.size() || args_[arg].kind != Kernel::ArgKind::Scalar) return {};
+    return args_[arg].bytes;
+  }
+  uint64_t bufferSize(unsigned arg) const override {
+    return arg < args_.size() && args_[arg].mem ? args_[arg].mem->size() : 0;
+  }
+  std::optional<analysis::ScalarValue> readElement(unsigned arg, uint64_t offset,
+                                                   analysis::ScalarType type) const override {
+    if (arg >= args_.size() || !args_[arg].mem) return std::nullopt;
+    Mem& mem = *args_[arg].mem;
+    size_t width = analysis::scalarSize(type);
+    if (!width || offset + width > mem.size()) return std::nullopt;
+    std::array<std::byte, 8> bytes{};
+    // An indirection hint: the one place the enqueue waits for devices (two elements).
+    mem.storage().readToHost(mem.toRoot(ByteRange{offset, offset + width}), bytes.data(), {}, queue_, nullptr)->wait();
+    return decode(bytes.data(), type);
+  }
+
+private:
+  const std::vector<Kernel::Arg>& args_;
+  Queue& queue_;
+};
+
+// How one buffer storage is used by one slice, in root-buffer offsets.
+struct StorageUse {
+  buffer::BufferStorage* storage = nullptr;
+  uint64_t bufferId = 0;
+  RangeSet read, write, atomic;
+  bool writeExact = true;
+  RangeSet need() const {
+    RangeSet n = read.united(atomic);
+    if (!writeExact) n.add(write); // unwritten bytes of an over-approximated write stay valid
+    return n;
+  }
+  bool writes() const { return !write.empty() || !atomic.empty(); }
+};
+
+struct SliceWork {
+  unsigned slot;
+  Slice slice;
+  std::vector<StorageUse> uses;
+  StorageUse& use(const Mem& mem) {
+    for (auto& u : uses)
+      if (u.storage == &mem.storage()) return u;
+    uses.push_back({&mem.storage(), mem.id()});
+    return uses.back();
+  }
+};
+
+// Regions of every buffer argument of one slice: from the analysis, or the whole buffer.
+std::vector<StorageUse> regionsOf(const Kernel& kernel, const std::vector<Kernel::Arg>& args,
+                                  const NDRange& range, const Slice& slice, const ArgValues& values) {
+  SliceWork work{0, slice, {}};
+  std::vector<BufferRegions> regions;
+  if (const auto* a = kernel.analysis())
+    regions = analysis::instantiate(*a, range, slice, values);
+  for (cl_uint i = 0; i < args.size(); ++i) {
+    if (args[i].kind != Kernel::ArgKind::Mem || !args[i].mem) continue;
+    const Mem& mem = *args[i].mem;
+    StorageUse& use = work.use(mem);
+    if (i < regions.size()) {
+      const auto& r = regions[i];
+      use.read.add(mem.toRoot(r.read));
+      use.write.add(mem.toRoot(r.write));
+      use.atomic.add(mem.toRoot(r.atomic));
+      use.writeExact = use.writeExact && r.writeExact;
+    } else {
+      RangeSet whole = RangeSet::of(mem.origin(), mem.origin() + mem.size());
+      use.read.add(whole);
+      if (!kernel.argReadOnly(i)) {
+        use.write.add(whole);
+        use.writeExact = false;
+      }
+    }
+  }
+  // Two arguments on one buffer: a byte written through one and read through the other must
+  // be fetched too, which `need()` covers because both are united per storage.
+  return work.uses;
+}
+
+// Why splitting these slices would be unsafe (empty: safe).
+std::string overlapProblem(const std::vector<SliceWork>& slices) {
+  for (size_t a = 0; a < slices.size(); ++a)
+    for (size_t b = a + 1; b < slices.size(); ++b)
+      for (const auto& ua : slices[a].uses)
+        for (const auto& ub : slices[b].uses) {
+          if (ua.storage != ub.storage) continue;
+          RangeSet wa = ua.write.united(ua.atomic), wb = ub.write.united(ub.atomic);
+          if (wa.intersects(wb))
+            return "the write regions of two slices overlap (a buffer's written bytes cannot be "
+                   "attributed to one device)";
+        }
+  return {};
+}
+
+std::array<uint64_t, 3> chooseLocalSize(const NDRange& range, size_t maxGroup,
+                                        const std::array<size_t, 3>& required) {
+  std::array<uint64_t, 3> local{1, 1, 1};
+  if (required[0]) {
+    for (int d = 0; d < 3; ++d) local[d] = std::max<size_t>(1, required[d]);
+    return local;
+  }
+  auto largestDivisor = [](uint64_t n, uint64_t cap) {
+    for (uint64_t c = std::min(n, cap); c > 1; --c)
+      if (n % c == 0) return c;
+    return uint64_t{1};
+  };
+  uint64_t budget = std::max<uint64_t>(1, std::min<uint64_t>(maxGroup, 256));
+  local[0] = largestDivisor(range.global[0], std::min<uint64_t>(budget, 64));
+  if (range.dims > 1) local[1] = largestDivisor(range.global[1], std::max<uint64_t>(1, std::min<uint64_t>(4, budget / local[0])));
+  return local;
+}
+
+} // namespace
+
+FenceRef launchKernel(Queue& queue, Kernel& kernel, const NDRange& appRange, std::vector<FenceRef> waits) {
+  auto& rt = Runtime::get();
+  Context& context = queue.context();
+  const unsigned slots = static_cast<unsigned>(context.slots().size());
+  if (auto gate = queue.gate()) waits.push_back(gate);
+
+  // 1. Snapshot the arguments.
+  std::vector<Kernel::Arg> args = kernel.snapshotArgs();
+  ArgValues values(args, queue);
+
+  // 2. Decide the split.
+  const auto* analysis = kernel.analysis();
+  std::optional<std::string> fallback;
+  if (slots > 1 && rt.settings().value("CLSPLIT_STRATEGY") != "single") {
+    if (!analysis) fallback = "the kernel was not analysed (program built without analysis)";
+    else if (analysis->unsplittableReason) fallback = *analysis->unsplittableReason;
+    else if (!kernel.partitionReady()) fallback = "the kernel could not be made partition-ready";
+  }
+  bool localGiven = appRange.local[0] != 0;
+  NDRange range = appRange;
+  if (!localGiven) range.local = chooseLocalSize(range, kernel.maxWorkGroupSize(), kernel.requiredWorkGroupSize());
+  bool splittable = slots > 1 && !fallback && rt.settings().value("CLSPLIT_STRATEGY") != "single";
+  uint32_t dim = splittable ? analysis::chooseSplitDimension(*analysis, range, values) : 0;
+
+  partition::LaunchRequest request;
+  request.kernel = kernel.identity();
+  request.groups = range.groups(dim);
+  request.groupSize = range.local[0] * range.local[1] * range.local[2];
+  request.otherGroups = 1;
+  for (unsigned d = 0; d < range.dims; ++d)
+    if (d != dim) request.otherGroups *= range.groups(d);
+  request.splittable = splittable && request.groups > 1;
+  for (const auto& a : args)
+    if (a.kind == Kernel::ArgKind::Mem && a.mem) request.buffers.push_back({a.mem->id(), true, true});
+
+  std::unique_lock plan(context.planMutex());
+  partition::LaunchPlan decision = rt.partitioner().plan(request);
+
+  // 3. Instantiate each slice's regions.
+  std::vector<SliceWork> slices;
+  auto buildSlices = [&](const std::vector<uint64_t>& groups) {
+    slices.clear();
+    uint64_t begin = 0;
+    for (unsigned s = 0; s < slots && s < groups.size(); ++s) {
+      if (!groups[s]) continue;
+      Slice slice{dim, begin, begin + groups[s]};
+      begin += groups[s];
+      slices.push_back({s, slice, regionsOf(kernel, args, range, slice, values)});
+    }
+  };
+  buildSlices(decision.groups);
+
+  // 4. Check the slices are safe to run apart; if not, run whole on one device.
+  if (slices.size() > 1) {
+    if (std::string problem = overlapProblem(slices); !problem.empty()) {
+      fallback = problem;
+      std::vector<uint64_t> whole(slots, 0);
+      auto most = std::max_element(decision.groups.begin(), decision.groups.end());
+      whole[most - decision.groups.begin()] = range.groups(dim);
+      buildSlices(whole);
+    }
+  }
+  bool split = slices.size() > 1;
+  if (fallback) {
+    static std::mutex onceMutex;
+    static std::set<std::string> logged;
+    std::lock_guard lock(onceMutex);
+    if (logged.insert(kernel.identity()).second)
+      log().info("kernel {} runs unsplit: {}", kernel.name(), *fallback);
+  }
+
+  // 5. Move the missing bytes to each device (all transfers before any sub-kernel, so a
+  //    transfer reading a device's old bytes is never overtaken by that device's kernel).
+  buffer::TransferLog transfers;
+  std::vector<std::vector<FenceRef>> ready(slices.size());
+  for (size_t i = 0; i < slices.size(); ++i)
+    for (auto& use : slices[i].uses) {
+      auto fences = use.storage->acquire(use.need(), slices[i].slot, queue, &transfers);
+      ready[i].insert(ready[i].end(), fences.begin(), fences.end());
+    }
+
+  // 6. Enqueue one sub-kernel per device.
+  std::vector<std::pair<unsigned, FenceRef>> subKernels;
+  for (size_t i = 0; i < slices.size(); ++i) {
+    const auto& work = slices[i];
+    unsigned slot = work.slot;
+    cl_command_queue real = queue.realQueue(slot);
+    device::WaitList wl(queue.slot(slot).context, real);
+    wl.add(waits);
+    wl.add(ready[i]);
+    for (const auto& use : work.uses)
+      if (use.writes()) wl.add(use.storage->writeHazards(slot));
+
+    cl_kernel k = kernel.realKernel(slot, args);
+    std::array<uint64_t, 4> hiddenOffset{0, 0, 0, 0}, hiddenSize{1, 1, 1, 0};
+    size_t offset[3] = {0, 0, 0}, global[3] = {1, 1, 1}, local[3] = {1, 1, 1};
+    for (unsigned d = 0; d < range.dims; ++d) {
+      hiddenOffset[d] = offset[d] = range.offset[d];
+      hiddenSize[d] = global[d] = range.global[d];
+      local[d] = range.local[d];
+    }
+    if (kernel.partitionReady()) kernel.setHiddenArgs(slot, hiddenOffset, hiddenSize);
+    bool whole = work.slice.groupBegin == 0 && work.slice.groupEnd == range.groups(dim);
+    if (!whole) {
+      offset[dim] = range.offset[dim] + work.slice.groupBegin * range.local[dim];
+      global[dim] = (work.slice.groupEnd - work.slice.groupBegin) * range.local[dim];
+    }
+    bool passLocal = localGiven || split;
+    cl_event event = nullptr;
+    uint64_t at = device::hostNowNs();
+    cl_int err = device::call(&cl_icd_dispatch::clEnqueueNDRangeKernel, real, k, cl_uint(range.dims),
+                              static_cast<const size_t*>(offset), static_cast<const size_t*>(global),
+                              passLocal ? static_cast<const size_t*>(local) : nullptr, wl.size(),
+                              wl.data(), &event);
+    if (err != CL_SUCCESS) {
+      log().warn("clEnqueueNDRangeKernel({}) failed on {}: {}", kernel.name(),
+                 rt.slots()[slot].device->name, errorName(err));
+      throw Error(err, "the device rejected the kernel launch");
+    }
+    FenceRef f = std::make_shared<device::RealEventFence>(device::RealEvent::adopt(event),
+                                                          queue.slot(slot).context, real, at);
+    for (const auto& use : work.uses) {
+      use.storage->noteRead(slot, f);
+      if (use.writes()) use.storage->noteWrite(slot, f);
+    }
+    subKernels.emplace_back(slot, f);
+  }
+
+  // 7. Publish what each device wrote; record the launch.
+  for (size_t i = 0; i < slices.size(); ++i)
+    for (const auto& use : slices[i].uses)
+      use.storage->publishWrite(use.write.united(use.atomic), slices[i].slot, subKernels[i].second,
+                                decision.launchId);
+  plan.unlock();
+
+  std::vector<uint64_t> groupsPerSlot(slots, 0);
+  for (const auto& s : slices) groupsPerSlot[s.slot] = s.slice.groupEnd - s.slice.groupBegin;
+  rt.report().noteTransfers(transfers);
+  rt.report().noteLaunch(kernel.name(), groupsPerSlot, split, fallback, subKernels);
+  rt.recordLaunch(decision.launchId, subKernels, groupsPerSlot, transfers);
+
+  std::vector<FenceRef> fences;
+  for (auto& [slot, f] : subKernels) fences.push_back(f);
+  return device::allOf(std::move(fences));
+}
+
+} // namespace clsplit::icd::runtime

@@ -1,0 +1,18 @@
+// clEnqueueNDRangeKernel, after validation: choose the split, instantiate each slice's
+// regions, move the missing bytes, enqueue one sub-kernel per device, update the directories.
+#pragma once
+
+#include "analysis/region/Instantiate.h"
+#include "device/Fence.h"
+#include "icd/objects/Kernel.h"
+#include "icd/objects/Queue.h"
+
+#include <vector>
+
+namespace clsplit::icd::runtime {
+
+// `range.local` holds the application's local size, or zeros when it passed NULL.
+device::FenceRef launchKernel(Queue& queue, Kernel& kernel, const analysis::NDRange& range,
+                              std::vector<device::FenceRef> waits);
+
+} // namespace clsplit::icd::runtime

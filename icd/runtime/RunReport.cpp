@@ -1,0 +1,193 @@
+// Run report collection and output.
+#include "icd/runtime/RunReport.h"
+
+#include "device/RealCall.h"
+#include "icd/runtime/Runtime.h"
+#include "partitioner/Partitioner.h"
+#include "support/Log.h"
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+namespace clsplit::icd::runtime {
+
+namespace {
+
+std::string quote(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    switch (c) {
+    case '"': out += "\\\""; break;
+    case '\\': out += "\\\\"; break;
+    case '\n': out += "\\n"; break;
+    case '\t': out += "\\t"; break;
+    default:
+      if (static_cast<unsigned char>(c) < 0x20) {
+        char buf[8];
+        std::snprintf(buf, sizeof buf, "\\u%04x", c);
+        out += buf;
+      } else {
+        out += c;
+      }
+    }
+  }
+  return out + "\"";
+}
+
+std::string list(const std::vector<uint64_t>& v) {
+  std::string s = "[";
+  for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
+  return s + "]";
+}
+
+} // namespace
+
+RunReport::RunReport(unsigned slots) : slots_(slots), h2d_(slots), d2h_(slots), d2d_(slots) {}
+
+void RunReport::noteLaunch(const std::string& kernel, const std::vector<uint64_t>& groupsPerSlot,
+                           bool split, const std::optional<std::string>& fallbackReason,
+                           const std::vector<std::pair<unsigned, device::FenceRef>>& subKernels) {
+  std::lock_guard lock(mutex_);
+  auto& k = kernels_[kernel];
+  if (k.groups.empty()) {
+    k.groups.assign(slots_, 0);
+    k.timeNs.assign(slots_, 0);
+  }
+  ++k.launches;
+  if (split) ++k.splitLaunches;
+  if (fallbackReason && !k.fallbackReason) k.fallbackReason = fallbackReason;
+  for (unsigned s = 0; s < groupsPerSlot.size() && s < slots_; ++s) k.groups[s] += groupsPerSlot[s];
+  for (const auto& [slot, fence] : subKernels) pending_.push_back({kernel, slot, fence});
+  if (pending_.size() > 256) { // collect what has completed, without waiting
+    std::erase_if(pending_, [&](Pending& p) {
+      if (p.fence->status() > CL_COMPLETE) return false;
+      if (auto* real = dynamic_cast<device::RealEventFence*>(p.fence.get()))
+        kernels_[p.kernel].timeNs[p.slot] += real->durationNs();
+      return true;
+    });
+  }
+}
+
+void RunReport::noteTransfers(const buffer::TransferLog& log) {
+  std::lock_guard lock(mutex_);
+  for (const auto& t : log) {
+    ++transferCount_;
+    switch (t.kind) {
+    case buffer::TransferKind::HostToDevice: h2d_[t.to] += t.bytes; break;
+    case buffer::TransferKind::DeviceToHost: d2h_[t.from] += t.bytes; break;
+    case buffer::TransferKind::DeviceToDevice: d2d_[t.to] += t.bytes; break;
+    }
+  }
+}
+
+void RunReport::drain(bool wait) {
+  std::vector<Pending> pending;
+  {
+    std::lock_guard lock(mutex_);
+    pending.swap(pending_);
+  }
+  std::vector<Pending> keep;
+  for (auto& p : pending) {
+    if (wait) p.fence->wait();
+    if (p.fence->status() > CL_COMPLETE) {
+      keep.push_back(std::move(p));
+      continue;
+    }
+    uint64_t ns = 0;
+    if (auto* real = dynamic_cast<device::RealEventFence*>(p.fence.get())) ns = real->durationNs();
+    std::lock_guard lock(mutex_);
+    kernels_[p.kernel].timeNs[p.slot] += ns;
+  }
+  std::lock_guard lock(mutex_);
+  pending_.insert(pending_.end(), keep.begin(), keep.end());
+}
+
+std::string RunReport::json(const std::string& partitionerJson) const {
+  auto& rt = Runtime::get();
+  std::lock_guard lock(mutex_);
+  std::ostringstream out;
+  out << "{\n  \"clsplit_version\": " << quote(CLSPLIT_VERSION) << ",\n";
+  out << "  \"strategy\": " << quote(rt.settings().value("CLSPLIT_STRATEGY")) << ",\n";
+  out << "  \"devices\": [";
+  for (const auto& s : rt.slots()) {
+    out << (s.slot ? "," : "") << "\n    {\"slot\": " << s.slot << ", \"index\": " << s.device->index
+        << ", \"name\": " << quote(s.device->name)
+        << ", \"platform\": " << quote(rt.vendors().platforms()[s.platform].name)
+        << ", \"type\": " << quote(device::deviceTypeName(s.device->type)) << "}";
+  }
+  out << "\n  ],\n  \"kernels\": {";
+  bool first = true;
+  for (const auto& [name, k] : kernels_) {
+    out << (first ? "" : ",") << "\n    " << quote(name) << ": {\"launches\": " << k.launches
+        << ", \"split_launches\": " << k.splitLaunches << ", \"fallback_reason\": "
+        << (k.fallbackReason ? quote(*k.fallbackReason) : "null")
+        << ", \"groups_per_device\": " << list(k.groups)
+        << ", \"time_ns_per_device\": " << list(k.timeNs) << "}";
+    first = false;
+  }
+  out << "\n  },\n  \"transfers\": {\"count\": " << transferCount_
+      << ", \"host_to_device_bytes\": " << list(h2d_) << ", \"device_to_host_bytes\": " << list(d2h_)
+      << ", \"device_to_device_bytes\": " << list(d2d_) << "},\n";
+  out << "  \"partitioner\": " << (partitionerJson.empty() ? "null" : partitionerJson) << "\n}\n";
+  return out.str();
+}
+
+std::string RunReport::summary() const {
+  auto& rt = Runtime::get();
+  std::lock_guard lock(mutex_);
+  std::ostringstream out;
+  out << "clsplit summary (strategy " << rt.settings().value("CLSPLIT_STRATEGY") << ")\n";
+  for (const auto& s : rt.slots())
+    out << "  device " << s.slot << ": " << s.device->name << "\n";
+  char line[256];
+  std::snprintf(line, sizeof line, "  %-28s %9s %9s  %s\n", "kernel", "launches", "split",
+                "groups / ms per device");
+  out << line;
+  for (const auto& [name, k] : kernels_) {
+    std::string perDevice;
+    for (unsigned s = 0; s < slots_; ++s) {
+      char cell[64];
+      std::snprintf(cell, sizeof cell, "%s%llu/%.2f", s ? "  " : "",
+                    static_cast<unsigned long long>(k.groups[s]), k.timeNs[s] / 1e6);
+      perDevice += cell;
+    }
+    std::snprintf(line, sizeof line, "  %-28.28s %9llu %9llu  ", name.c_str(),
+                  static_cast<unsigned long long>(k.launches),
+                  static_cast<unsigned long long>(k.splitLaunches));
+    out << line << perDevice << "\n";
+    if (k.fallbackReason) out << "      not split: " << *k.fallbackReason << "\n";
+  }
+  uint64_t h2d = 0, d2h = 0, d2d = 0;
+  for (unsigned s = 0; s < slots_; ++s) h2d += h2d_[s], d2h += d2h_[s], d2d += d2d_[s];
+  std::snprintf(line, sizeof line, "  bytes moved: host->device %llu, device->host %llu, device->device %llu\n",
+                static_cast<unsigned long long>(h2d), static_cast<unsigned long long>(d2h),
+                static_cast<unsigned long long>(d2d));
+  out << line;
+  return out.str();
+}
+
+void installExitReport() {
+  static bool installed = false;
+  if (installed) return;
+  installed = true;
+  std::atexit([] {
+    try {
+      auto& rt = Runtime::get();
+      const std::string& path = rt.settings().value("CLSPLIT_REPORT");
+      bool summary = rt.settings().value("CLSPLIT_SUMMARY") == "1";
+      if (path.empty() && !summary) return;
+      rt.report().drain(true);
+      if (!path.empty()) {
+        std::ofstream out(path);
+        out << rt.report().json(rt.partitionerJson());
+        if (!out) log().error("cannot write the run report to {}", path);
+      }
+      if (summary) std::fputs(rt.report().summary().c_str(), stderr);
+    } catch (const std::exception& e) {
+      log().error("writing the run report failed: {}", e.what());
+    }
+  });
+}
+
+} // namespace clsplit::icd::runtime

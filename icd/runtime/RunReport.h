@@ -1,0 +1,58 @@
+// What clsplit did during a run, per kernel and per device: launches, how they were split,
+// device time, bytes moved. Written as JSON at exit (CLSPLIT_REPORT) and as a human summary
+// (CLSPLIT_SUMMARY). Device times arrive asynchronously and are collected without blocking.
+#pragma once
+
+#include "buffer-manager/storage/BufferStorage.h"
+#include "device/Fence.h"
+
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace clsplit::icd::runtime {
+
+class RunReport {
+public:
+  explicit RunReport(unsigned slots);
+
+  // One launch: groups per slot (all zero but one when unsplit), why it was not split (if it
+  // was not), and the sub-kernel fences whose device time is accumulated when they complete.
+  void noteLaunch(const std::string& kernel, const std::vector<uint64_t>& groupsPerSlot,
+                  bool split, const std::optional<std::string>& fallbackReason,
+                  const std::vector<std::pair<unsigned, device::FenceRef>>& subKernels);
+  void noteTransfers(const buffer::TransferLog& log);
+
+  // Collects device times of completed sub-kernels (waits for all when `wait`).
+  void drain(bool wait);
+
+  std::string json(const std::string& partitionerJson) const;
+  std::string summary() const;
+
+private:
+  struct KernelStats {
+    uint64_t launches = 0;
+    uint64_t splitLaunches = 0;
+    std::optional<std::string> fallbackReason;
+    std::vector<uint64_t> groups;
+    std::vector<uint64_t> timeNs;
+  };
+  struct Pending {
+    std::string kernel;
+    unsigned slot;
+    device::FenceRef fence;
+  };
+  unsigned slots_;
+  mutable std::mutex mutex_;
+  std::map<std::string, KernelStats> kernels_;
+  std::vector<Pending> pending_;
+  std::vector<uint64_t> h2d_, d2h_, d2d_; // bytes by slot (destination for h2d/d2d, source for d2h)
+  uint64_t transferCount_ = 0;
+};
+
+// Installs the exit hook that drains measurements and writes CLSPLIT_REPORT / CLSPLIT_SUMMARY.
+void installExitReport();
+
+} // namespace clsplit::icd::runtime

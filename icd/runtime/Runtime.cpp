@@ -1,0 +1,173 @@
+// Runtime initialisation and device selection.
+#include "icd/runtime/Runtime.h"
+
+#include "icd/runtime/RunReport.h"
+#include "partitioner/Partitioner.h"
+#include "support/Log.h"
+
+#include <algorithm>
+#include <sstream>
+
+namespace clsplit::icd::runtime {
+
+std::vector<unsigned> selectDevices(const std::string& spec,
+                                    const std::vector<device::RealDevice>& devices,
+                                    std::vector<std::string>& problems) {
+  std::vector<unsigned> chosen;
+  if (spec.empty()) {
+    for (const auto& d : devices)
+      if (d.type & CL_DEVICE_TYPE_GPU) chosen.push_back(d.index);
+    if (chosen.empty())
+      for (const auto& d : devices) chosen.push_back(d.index);
+    return chosen;
+  }
+  if (spec == "all") {
+    for (const auto& d : devices) chosen.push_back(d.index);
+    return chosen;
+  }
+  std::stringstream in(spec);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    try {
+      size_t used = 0;
+      unsigned long index = std::stoul(item, &used);
+      if (used != item.size()) throw std::invalid_argument(item);
+      if (index >= devices.size()) {
+        problems.push_back("CLSPLIT_DEVICES: no device " + item + " (see clsplit --list-devices)");
+        continue;
+      }
+      if (std::find(chosen.begin(), chosen.end(), index) == chosen.end())
+        chosen.push_back(static_cast<unsigned>(index));
+    } catch (const std::exception&) {
+      problems.push_back("CLSPLIT_DEVICES: '" + item + "' is not a device index");
+    }
+  }
+  return chosen;
+}
+
+Runtime& Runtime::get() {
+  static Runtime* runtime = new Runtime; // lives until exit; the report is written at exit
+  return *runtime;
+}
+
+Runtime::Runtime() : settings_(&Settings::process()) {
+  setLogLevel(settings_->value("CLSPLIT_LOG"));
+  for (const auto& w : settings_->warnings()) log().warn("{}", w);
+  for (const auto& s : settings_->nonDefaults()) log().info("setting {}", s);
+
+  vendors_ = device::Vendors::load(settings_->value("CLSPLIT_VENDORS"));
+  std::vector<std::string> problems;
+  auto chosen = selectDevices(settings_->value("CLSPLIT_DEVICES"), vendors_.devices(), problems);
+  for (const auto& p : problems) log().warn("{}", p);
+
+  for (unsigned index : chosen) {
+    const auto& d = vendors_.devices()[index];
+    if (!slots_.empty() && d.addressBits != slots_.front().device->addressBits) {
+      log().warn("device {} ({}) has {}-bit addresses, unlike device {}: not used", d.index,
+                 d.name, d.addressBits, slots_.front().device->index);
+      continue;
+    }
+    slots_.push_back({static_cast<unsigned>(slots_.size()), &d, d.platform});
+  }
+  for (const auto& s : slots_)
+    log().info("device slot {}: [{}] {} ({})", s.slot, s.device->index, s.device->name,
+               vendors_.platforms()[s.platform].name);
+
+  const std::string& single = settings_->value("CLSPLIT_SINGLE_DEVICE");
+  if (!single.empty()) {
+    bool found = false;
+    for (const auto& s : slots_)
+      if (std::to_string(s.device->index) == single) {
+        singleSlot_ = s.slot;
+        found = true;
+      }
+    if (!found) log().warn("CLSPLIT_SINGLE_DEVICE={} is not a selected device; using slot 0", single);
+  }
+}
+
+partition::Partitioner& Runtime::partitioner() {
+  std::call_once(partitionerOnce_, [this] {
+    std::string error;
+    auto spec = partition::StrategySpec::parse(settings_->value("CLSPLIT_STRATEGY"), &error);
+    if (!spec) {
+      log().error("CLSPLIT_STRATEGY: {}; using adaptive-comm", error);
+      spec = partition::StrategySpec{};
+    }
+    if (spec->kind == partition::StrategyKind::Single) spec->singleDevice = singleSlot_;
+    std::vector<partition::DeviceInfo> devices;
+    for (const auto& s : slots_)
+      devices.push_back({s.device->name, (s.device->type & CL_DEVICE_TYPE_GPU) != 0,
+                         s.device->computeUnits, s.platform});
+    partitioner_ = partition::makePartitioner(std::move(devices), *spec);
+    const std::string& profile = settings_->value("CLSPLIT_PROFILE");
+    if (!profile.empty() && partitioner_->loadProfile(profile))
+      log().info("warm start: loaded the performance model from {}", profile);
+  });
+  return *partitioner_;
+}
+
+std::string Runtime::partitionerJson() {
+  collectMeasurements(true);
+  return partitioner_ ? partitioner_->reportJson() : std::string();
+}
+
+RunReport& Runtime::report() {
+  std::call_once(reportOnce_, [this] {
+    report_ = std::make_unique<RunReport>(static_cast<unsigned>(slots_.size()));
+    installExitReport();
+  });
+  return *report_;
+}
+
+void Runtime::recordLaunch(uint64_t launchId,
+                           const std::vector<std::pair<unsigned, device::FenceRef>>& subKernels,
+                           const std::vector<uint64_t>& groupsPerSlot,
+                           const buffer::TransferLog& transfers) {
+  auto& p = partitioner();
+  for (const auto& t : transfers)
+    if (t.to >= 0 && t.producer) p.reportDependencyVolume(launchId, static_cast<unsigned>(t.to), t.producer, t.bytes);
+  {
+    std::lock_guard lock(measurementMutex_);
+    for (const auto& [slot, fence] : subKernels)
+      measurements_.push_back({launchId, slot, groupsPerSlot[slot], 0, 0, fence});
+    for (const auto& t : transfers) {
+      auto direction = t.kind == buffer::TransferKind::HostToDevice   ? partition::Direction::HostToDevice
+                       : t.kind == buffer::TransferKind::DeviceToHost ? partition::Direction::DeviceToHost
+                                                                      : partition::Direction::DeviceToDevice;
+      unsigned slot = static_cast<unsigned>(t.to >= 0 ? t.to : t.from);
+      measurements_.push_back({0, slot, 0, static_cast<int>(direction), t.bytes, t.fence});
+    }
+  }
+  collectMeasurements(false);
+}
+
+void Runtime::collectMeasurements(bool wait) {
+  if (!partitioner_) return;
+  for (;;) {
+    PendingMeasurement m;
+    {
+      std::lock_guard lock(measurementMutex_);
+      if (measurements_.empty()) return;
+      auto& front = measurements_.front();
+      if (!wait && front.fence->status() > CL_COMPLETE) return; // later ones mostly finish later
+      m = std::move(front);
+      measurements_.pop_front();
+    }
+    if (wait) m.fence->wait();
+    uint64_t ns = 0;
+    if (auto* real = dynamic_cast<device::RealEventFence*>(m.fence.get())) ns = real->durationNs();
+    if (m.fence->status() != CL_COMPLETE || !ns) continue;
+    if (m.launchId) partitioner_->reportKernelTime(m.launchId, m.slot, m.groups, ns);
+    else partitioner_->reportTransfer(m.slot, static_cast<partition::Direction>(m.direction), m.bytes, ns);
+  }
+}
+
+std::vector<unsigned> Runtime::platformsInUse() const {
+  std::vector<unsigned> platforms;
+  for (const auto& s : slots_)
+    if (std::find(platforms.begin(), platforms.end(), s.platform) == platforms.end())
+      platforms.push_back(s.platform);
+  return platforms;
+}
+
+} // namespace clsplit::icd::runtime

@@ -1,0 +1,82 @@
+// The process-wide state behind the clsplit platform: settings, the real vendors and the real
+// devices selected for splitting (the "device slots" every other component indexes by).
+#pragma once
+
+#include "buffer-manager/storage/BufferStorage.h"
+#include "device/Fence.h"
+#include "device/Vendors.h"
+#include "icd/config/Settings.h"
+
+#include <deque>
+#include <mutex>
+
+#include <atomic>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace clsplit::partition { class Partitioner; }
+
+namespace clsplit::icd::runtime {
+
+class RunReport;
+
+// One selected real device. Slots are numbered 0..n-1 in selection order.
+struct DeviceSlot {
+  unsigned slot = 0;
+  const device::RealDevice* device = nullptr;
+  unsigned platform = 0; // real platform index (devices of one platform share a real context)
+};
+
+class Runtime {
+public:
+  // Initialises on first use: settings, logging level, vendors, device selection.
+  static Runtime& get();
+
+  const Settings& settings() const { return *settings_; }
+  const device::Vendors& vendors() const { return vendors_; }
+  const std::vector<DeviceSlot>& slots() const { return slots_; }
+  // The slot that runs kernels whole (strategy `single`, unsplittable kernels).
+  unsigned singleSlot() const { return singleSlot_; }
+  // Real platforms that have at least one selected device.
+  std::vector<unsigned> platformsInUse() const;
+
+  partition::Partitioner& partitioner();
+  std::string partitionerJson();
+  RunReport& report();
+
+  // Feeds the partitioner's models from one launch: device times and transfer times once their
+  // fences complete (collected without blocking on later launches), dependency volumes now.
+  void recordLaunch(uint64_t launchId, const std::vector<std::pair<unsigned, device::FenceRef>>& subKernels,
+                    const std::vector<uint64_t>& groupsPerSlot, const buffer::TransferLog& transfers);
+  // Reports every outstanding measurement (waits for them when `wait`).
+  void collectMeasurements(bool wait);
+
+private:
+  Runtime();
+  const Settings* settings_;
+  device::Vendors vendors_;
+  std::vector<DeviceSlot> slots_;
+  unsigned singleSlot_ = 0;
+  std::once_flag partitionerOnce_, reportOnce_;
+  std::unique_ptr<partition::Partitioner> partitioner_;
+  std::unique_ptr<RunReport> report_;
+  struct PendingMeasurement {
+    uint64_t launchId;       // 0 for a transfer
+    unsigned slot;
+    uint64_t groups;         // kernels
+    int direction;           // transfers: partition::Direction
+    uint64_t bytes;          // transfers
+    device::FenceRef fence;
+  };
+  std::mutex measurementMutex_;
+  std::deque<PendingMeasurement> measurements_;
+};
+
+// Parses CLSPLIT_DEVICES against the real devices: "" (all GPUs, else all), "all", "0,2".
+// Returns global device indices; unknown indices are reported in `problems`.
+std::vector<unsigned> selectDevices(const std::string& spec,
+                                    const std::vector<device::RealDevice>& devices,
+                                    std::vector<std::string>& problems);
+
+} // namespace clsplit::icd::runtime
