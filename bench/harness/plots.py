@@ -23,38 +23,42 @@ def _points(aggregates: list[Aggregate]) -> list[tuple[str, int]]:
     return seen
 
 
-def _grouped_bars(plt, aggregates, value, title, ylabel, path: Path, configs_of, log=False, hline=None):
+def _grouped_bars(plt, aggregates, value, title, ylabel, path: Path, configs_of, log=False, hline=None,
+                  spread=None):
+    """One group of bars per (workload, size), one bar per configuration that has a value;
+    `spread(a)` gives (low, high) error bars (the min and max over the repeats)."""
     points = _points(aggregates)
     configs = []
     for a in aggregates:
-        if configs_of(a) and a.config not in configs:
+        v = value(a)
+        if configs_of(a) and v is not None and v > 0 and a.config not in configs:
             configs.append(a.config)
     if not points or not configs:
         return False
     lookup = {(a.workload, a.size, a.config): a for a in aggregates}
-    fig, ax = plt.subplots(figsize=(max(8, 1.2 * len(points) * max(1, len(configs)) / 3), 5))
+    fig, ax = plt.subplots(figsize=(min(24, max(8, 0.3 * len(points) * len(configs) + 2)), 5))
     width = 0.8 / len(configs)
-    drawn = False
     for c, config in enumerate(configs):
-        xs, ys = [], []
+        xs, ys, low, high = [], [], [], []
         for p, (workload, size) in enumerate(points):
             a = lookup.get((workload, size, config))
             v = value(a) if a else None
             if v is not None and v > 0:
                 xs.append(p + c * width - 0.4 + width / 2)
                 ys.append(v)
+                lo, hi = spread(a) if spread else (v, v)
+                low.append(max(0.0, v - lo))
+                high.append(max(0.0, hi - v))
         if xs:
-            ax.bar(xs, ys, width, label=config)
-            drawn = True
-    if not drawn:
-        plt.close(fig)
-        return False
+            ax.bar(xs, ys, width, label=config, yerr=[low, high] if spread else None, capsize=2)
     ax.set_xticks(range(len(points)))
     ax.set_xticklabels([f"{w}\n{s}" for w, s in points], fontsize=8)
     ax.set_ylabel(ylabel)
     ax.set_title(title)
     if log:
         ax.set_yscale("log")
+    else:
+        ax.set_ylim(0, ax.get_ylim()[1] * 1.25)  # room for the legend
     if hline is not None:
         ax.axhline(hline, color="black", linewidth=0.8, linestyle="--")
     ax.legend(fontsize=7, ncol=2)
@@ -77,8 +81,12 @@ def _history_plots(plt, histories: list[dict], out: Path) -> list[Path]:
         rows = [(config, kernel) for config, run in chosen.items() for kernel in run["kernels"]]
         if not rows:
             continue
-        fig, axes = plt.subplots(len(rows), 2, figsize=(11, 2.6 * len(rows)), squeeze=False)
-        for (config, kernel), (ax_ratio, ax_time) in zip(rows, axes):
+        with_times = any(kernel.get("time_history") for _, kernel in rows)
+        columns = 2 if with_times else 1
+        fig, axes = plt.subplots(len(rows), columns, figsize=(5.5 * columns, 2.6 * len(rows)), squeeze=False)
+        for (config, kernel), row_axes in zip(rows, axes):
+            ax_ratio = row_axes[0]
+            ax_time = row_axes[1] if with_times else None
             ratios = kernel.get("ratio_history") or []
             for d in range(max((len(r) for r in ratios), default=0)):
                 ax_ratio.plot([r[d] if d < len(r) else None for r in ratios], label=f"device {d}")
@@ -86,6 +94,10 @@ def _history_plots(plt, histories: list[dict], out: Path) -> list[Path]:
             ax_ratio.set_ylim(0, 1)
             ax_ratio.set_xlabel("iteration", fontsize=7)
             times = kernel.get("time_history") or []
+            if ax_time is None:
+                if ratios:
+                    ax_ratio.legend(fontsize=6)
+                continue
             for d in range(max((len(t) for t in times), default=0)):
                 ax_time.plot([t[d] * 1e-6 if d < len(t) else None for t in times], label=f"device {d}")
             ax_time.set_title(f"{config} {kernel.get('name')}: time per device (ms)", fontsize=8)
@@ -110,8 +122,8 @@ def write_plots(out: Path, aggregates: list[Aggregate], histories: list[dict]) -
     plot_dir.mkdir(parents=True, exist_ok=True)
     written = []
     specs = [
-        ("time.png", lambda a: a.median, "Median time of the timed region", "seconds",
-         lambda a: True, True, None),
+        ("time.png", lambda a: a.median, "Median time of the timed region (bars: min-max over repeats)",
+         "seconds", lambda a: True, True, None),
         ("speedup.png", lambda a: a.speedup, "Speedup over the best single device (direct run)",
          "speedup", lambda a: a.kind == "clsplit", False, 1.0),
         ("efficiency.png", lambda a: a.efficiency,
@@ -121,7 +133,9 @@ def write_plots(out: Path, aggregates: list[Aggregate], histories: list[dict]) -
          "bytes", lambda a: a.kind == "clsplit", True, None),
     ]
     for name, value, title, ylabel, configs_of, log, hline in specs:
-        if _grouped_bars(plt, aggregates, value, title, ylabel, plot_dir / name, configs_of, log, hline):
+        spread = (lambda a: (a.minimum, a.maximum)) if name == "time.png" else None
+        if _grouped_bars(plt, aggregates, value, title, ylabel, plot_dir / name, configs_of, log, hline,
+                         spread):
             written.append(plot_dir / name)
     written += _history_plots(plt, histories, plot_dir)
     return written

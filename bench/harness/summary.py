@@ -120,7 +120,11 @@ def aggregate(records: list[dict]) -> list[Aggregate]:
             agg.fallbacks = sorted({f"{k.get('name')}: {k.get('fallback_reason')}" for k in kernels
                                     if k.get("fallback_reason")})
     _derive(list(groups.values()))
-    return sorted(groups.values(), key=_order)
+    # Points in the order the suite ran them; configurations direct first, then by strategy.
+    first_seen: dict[tuple, int] = {}
+    for rec in records:
+        first_seen.setdefault((rec["workload"], rec["size"]), len(first_seen))
+    return sorted(groups.values(), key=lambda a: (first_seen.get((a.workload, a.size), 0),) + _order(a))
 
 
 STRATEGY_ORDER = ("single", "uniform", "adaptive", "adaptive-comm", "oracle")
