@@ -430,11 +430,14 @@ Value Evaluator::evalSeq(const Expr& e) {
   // The trip count varies between work-items: cover the first and last values.
   if (!interpret(first, bits, true)) return first;
   Value last;
+  bool haveLast = false;
   if (hasLast) {
     last = eval(*e.operand(3));
-    if (last.kind == Value::Kind::Unknown || last.kind == Value::Kind::Empty) return last;
-    if (!interpret(last, bits, true)) return last;
-  } else {
+    if (last.kind == Value::Kind::Empty) return last;
+    haveLast = last.isInt() && interpret(last, bits, true);
+    if (!haveLast && !countKnown) return Value::unknown("loop bounds the analysis cannot evaluate");
+  }
+  if (!haveLast) {
     // first + step * (count - 1), by intervals.
     i128 slo, shi;
     if (!rangeOf(step, slo, shi)) return Value::unknown("value out of range");

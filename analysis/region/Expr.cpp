@@ -424,6 +424,10 @@ void print(const Expr& e, const ArgNamer& names, std::string& out) {
     op(1);
     out += ", count ";
     op(2);
+    if (e.operands().size() > 3) {
+      out += ", last ";
+      op(3);
+    }
     out += ")";
     return;
   case ExprKind::Either:

@@ -1,0 +1,31 @@
+// The kernel analyzer's entry point: LLVM IR of a program (as the front end produces it) ->
+// per kernel, the parametric read/write/atomic regions of every buffer argument, whether the
+// kernel can be split safely, and where the analysis lost precision.
+#pragma once
+
+#include "analysis/Analysis.h"
+
+#include <vector>
+
+namespace llvm {
+class Module;
+} // namespace llvm
+
+namespace clsplit::analysis {
+
+struct ModuleAnalysis {
+  // One entry per kernel (spir_kernel function), in module order. The analyzer fills
+  // regions, unsplittableReason and imprecisions; name and args come from the IR and its
+  // kernel-argument metadata (names need -cl-kernel-arg-info; otherwise "arg<i>");
+  // partitionReady is left false for the transformer to decide.
+  std::vector<KernelAnalysis> kernels;
+  // Pragma misuse the analyzer detects (e.g. a region pragma on something that is not a
+  // buffer argument): the program's build must fail.
+  std::vector<Diagnostic> errors;
+};
+
+// Never modifies `module` (the analyzer canonicalises its own copy) and never throws; a kernel
+// it cannot analyse comes back unsplittable with the reason.
+ModuleAnalysis analyzeModule(const llvm::Module& module);
+
+} // namespace clsplit::analysis
