@@ -1,11 +1,13 @@
 """Reading clsplit's run report (CLSPLIT_REPORT=path.json).
 
-Expected content (the ICD's contract): `devices` [{index, name, platform}], `strategy`, per kernel
-`launches`, `split_launches`, `fallback_reason`, `groups_per_device`, `time_ns_per_device`, and
-`transfers` {host_to_device_bytes, device_to_host_bytes, device_to_device_bytes: per-device lists};
-adaptive strategies add a per-kernel ratio history (one entry per iteration). The reader is lenient
-about the exact spelling and nesting (kernels as a list or a name-keyed object; history entries as
-bare ratio lists or objects) and records what it could not find instead of failing the run.
+Content (icd/runtime/RunReport.cpp): `devices` [{slot, index, name, platform, type}], `strategy`,
+`kernels` {name: {launches, split_launches, fallback_reason, groups_per_device, time_ns_per_device}},
+`transfers` {count, host_to_device_bytes, device_to_host_bytes, device_to_device_bytes: per-device
+lists}, and `partitioner` (partitioner/RunReport.cpp): `kernels` [{kernel, launches, history:
+[{launch, iteration, ratios}]}], `iterations` [{iteration, predictedNs, measuredKernelNs, ...}],
+`sequence` {kernels, convergedAtIteration, ...}. The reader is lenient about spelling and nesting
+(kernels as a list or a name-keyed object, a history inside the kernel entry or in the partitioner
+section) and records what it could not find instead of failing the run.
 """
 
 from __future__ import annotations
@@ -43,6 +45,9 @@ class ReportSummary:
     host_to_device: list[float] = field(default_factory=list)
     device_to_host: list[float] = field(default_factory=list)
     device_to_device: list[float] = field(default_factory=list)
+    # Per iteration of the detected kernel sequence: {"iteration", "predicted_ns", "measured_ns"}.
+    iterations: list[dict] = field(default_factory=list)
+    converged_at: int | None = None
     problems: list[str] = field(default_factory=list)
 
     @property
@@ -71,6 +76,8 @@ class ReportSummary:
             "bytes_per_device": {"h2d": self.host_to_device, "d2h": self.device_to_host,
                                  "d2d": self.device_to_device},
             "kernels": [vars(k) for k in self.kernels],
+            "iterations": self.iterations,
+            "converged_at": self.converged_at,
             "problems": self.problems,
         }
 
@@ -93,29 +100,34 @@ def _first(obj: dict, keys) -> object:
     return None
 
 
+def _history(kernel: KernelSummary, obj: dict) -> None:
+    history = _first(obj, HISTORY_KEYS)
+    if not isinstance(history, list):
+        return
+    for step in history:
+        if isinstance(step, list):
+            ratios = _numbers(step)
+            if ratios is not None:
+                kernel.ratio_history.append(ratios)
+        elif isinstance(step, dict):
+            ratios = _numbers(_first(step, RATIO_KEYS))
+            times = _numbers(_first(step, TIME_KEYS))
+            if ratios is not None:
+                kernel.ratio_history.append(ratios)
+            if times is not None:
+                kernel.time_history.append(times)
+
+
 def _kernel(name: str, obj: dict) -> KernelSummary:
     kernel = KernelSummary(
-        name=str(obj.get("name", name)),
+        name=str(obj.get("name", obj.get("kernel", name))),
         launches=obj.get("launches"),
         split_launches=obj.get("split_launches"),
         fallback_reason=obj.get("fallback_reason") or None,
         groups_per_device=_numbers(obj.get("groups_per_device")),
         time_ns_per_device=_numbers(obj.get("time_ns_per_device")),
     )
-    history = _first(obj, HISTORY_KEYS)
-    if isinstance(history, list):
-        for step in history:
-            if isinstance(step, list):
-                ratios = _numbers(step)
-                if ratios is not None:
-                    kernel.ratio_history.append(ratios)
-            elif isinstance(step, dict):
-                ratios = _numbers(_first(step, RATIO_KEYS))
-                times = _numbers(_first(step, TIME_KEYS))
-                if ratios is not None:
-                    kernel.ratio_history.append(ratios)
-                if times is not None:
-                    kernel.time_history.append(times)
+    _history(kernel, obj)
     return kernel
 
 
@@ -142,6 +154,30 @@ def summarize(raw: dict) -> ReportSummary:
         summary.device_to_device = _numbers(transfers.get("device_to_device_bytes")) or []
     else:
         summary.problems.append("no 'transfers' section")
+    partitioner = raw.get("partitioner")
+    if isinstance(partitioner, dict):
+        by_name = {k.name: k for k in summary.kernels}
+        for obj in partitioner.get("kernels") or []:
+            if not isinstance(obj, dict):
+                continue
+            name = str(obj.get("kernel", obj.get("name", "?")))
+            # The partitioner names kernels "<program hash>:<kernel>"; the ICD section by kernel.
+            short = name.split(":", 1)[1] if ":" in name else name
+            kernel = by_name.get(name) or by_name.get(short)
+            name = short
+            if kernel is None:
+                kernel = by_name[name] = _kernel(name, obj)
+                summary.kernels.append(kernel)
+            elif not kernel.ratio_history:
+                _history(kernel, obj)
+        for it in partitioner.get("iterations") or []:
+            if isinstance(it, dict) and "iteration" in it:
+                summary.iterations.append({"iteration": it.get("iteration"),
+                                           "predicted_ns": it.get("predictedNs"),
+                                           "measured_ns": it.get("measuredKernelNs")})
+        sequence = partitioner.get("sequence")
+        if isinstance(sequence, dict) and isinstance(sequence.get("convergedAtIteration"), int):
+            summary.converged_at = sequence["convergedAtIteration"]
     return summary
 
 

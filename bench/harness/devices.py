@@ -1,7 +1,9 @@
 """The real OpenCL devices, and how to run an unmodified program on exactly one of them.
 
 Device list: `<build>/bin/clsplit --list-devices --json` when clsplit is built (its indices are the
-ones CLSPLIT_DEVICES takes), else `<build>/bench/bin/list-devices` (same format, "icd": null).
+ones CLSPLIT_DEVICES takes); when only the ICD library is built, bench's list-devices run on each
+library of CLSPLIT_VENDORS in clsplit's order (sorted .icd files, as device/Vendors.cpp does); without
+clsplit, `<build>/bench/bin/list-devices` under the caller's loader (same format, "icd": null).
 
 Direct run on device d: when the list names the device's ICD library, a private vendors directory
 holding only that library (OCL_ICD_VENDORS for ocl-icd, OCL_ICD_FILENAMES for the Khronos loader)
@@ -29,6 +31,8 @@ class Device:
     icd: str | None = None
     compute_units: int | None = None
     vendor: str | None = None
+    # Platform index within the ICD library alone (known when the list was built per library).
+    library_platform_index: int | None = None
 
     @property
     def label(self) -> str:
@@ -52,18 +56,50 @@ def clsplit_icd(build: Path) -> Path:
     return build / "vendors" / "clsplit.icd"
 
 
+def clsplit_library(build: Path) -> str:
+    icd = clsplit_icd(build)
+    text = icd.read_text().strip() if icd.is_file() else ""
+    return text.splitlines()[0].strip() if text else ""
+
+
 def clsplit_available(build: Path) -> tuple[bool, str]:
     """Whether clsplit runs are possible, and why not."""
     icd = clsplit_icd(build)
     if not icd.is_file():
         return False, f"{icd} missing (clsplit not built)"
-    library = icd.read_text().strip().splitlines()[0].strip() if icd.read_text().strip() else ""
+    library = clsplit_library(build)
     # The .icd file is written at configure time; the library it names may not be built yet.
     if not library or ("/" in library and not Path(library).is_file()):
         return False, f"{icd} names {library or 'nothing'}, which is not built"
-    if not clsplit_launcher(build).is_file():
-        return False, f"{clsplit_launcher(build)} missing (needed for --list-devices)"
     return True, ""
+
+
+def clsplit_vendor_spec(env: dict[str, str]) -> str:
+    """Where clsplit looks for the real vendors (CLSPLIT_VENDORS), as the harness will set it."""
+    return env.get("CLSPLIT_VENDORS") or env.get("OCL_ICD_VENDORS") or "/etc/OpenCL/vendors"
+
+
+def _libraries_of(spec: str) -> list[str]:
+    """device/Vendors.cpp's librariesOf: a vendors directory (its .icd files sorted by name), .icd
+    files, or library names, ':'-separated."""
+    libraries = []
+    for entry in (e.strip() for e in spec.split(":")):
+        if not entry:
+            continue
+        path = Path(entry)
+        if path.is_dir():
+            for icd in sorted(path.glob("*.icd")):
+                lines = [l.strip() for l in icd.read_text(errors="replace").splitlines() if l.strip()]
+                if lines:
+                    libraries.append(lines[0])
+        elif path.suffix == ".icd":
+            lines = [l.strip() for l in path.read_text(errors="replace").splitlines() if l.strip()] \
+                if path.is_file() else []
+            if lines:
+                libraries.append(lines[0])
+        else:
+            libraries.append(entry)
+    return libraries
 
 
 def _parse(text: str, source: str) -> list[Device]:
@@ -92,10 +128,41 @@ def _parse(text: str, source: str) -> list[Device]:
     return devices
 
 
+def list_devices_per_library(build: Path, env: dict[str, str]) -> tuple[list[Device], str]:
+    """The devices in clsplit's order without its launcher: the libraries of CLSPLIT_VENDORS in
+    clsplit's order (sorted .icd files), each listed alone by bench's list-devices."""
+    lister = build / "bench" / "bin" / "list-devices"
+    spec = clsplit_vendor_spec(env)
+    own = clsplit_library(build)
+    devices: list[Device] = []
+    platform_base = 0
+    for library in _libraries_of(spec):
+        name = Path(library).name
+        if name.startswith("libOpenCL") or library == own or name.startswith("libclsplit"):
+            continue
+        alone = dict(env, OCL_ICD_VENDORS=library, OCL_ICD_FILENAMES=library)
+        try:
+            done = subprocess.run([str(lister)], env=alone, capture_output=True, text=True, timeout=120)
+        except (OSError, subprocess.TimeoutExpired) as error:
+            raise DeviceListError(f"{lister} with {library}: {error}") from error
+        if done.returncode != 0:
+            raise DeviceListError(f"{lister} with {library} exited {done.returncode}: {done.stderr[-300:]}")
+        found = _parse(done.stdout, f"{lister} ({library})")
+        for d in found:
+            devices.append(Device(index=len(devices), name=d.name, platform=d.platform, type=d.type,
+                                  platform_index=platform_base + d.platform_index, device_index=d.device_index,
+                                  icd=library, compute_units=d.compute_units, vendor=d.vendor,
+                                  library_platform_index=d.platform_index))
+        platform_base += len({d.platform_index for d in found})
+    return devices, f"{lister} per library of CLSPLIT_VENDORS={spec} (clsplit's order; no launcher)"
+
+
 def list_devices(build: Path, env: dict[str, str], prefer_clsplit: bool) -> tuple[list[Device], str]:
     """Returns the devices and the command that listed them."""
+    if prefer_clsplit and not clsplit_launcher(build).is_file():
+        return list_devices_per_library(build, env)
     candidates = []
-    if prefer_clsplit and clsplit_launcher(build).is_file():
+    if prefer_clsplit:
         candidates.append([str(clsplit_launcher(build)), "--list-devices", "--json"])
     candidates.append([str(build / "bench" / "bin" / "list-devices")])
     errors = []
@@ -124,7 +191,9 @@ def direct_launch(device: Device, scratch: Path, base_env: dict[str, str]) -> tu
         (vendors / "device.icd").write_text(device.icd + "\n")
         env["OCL_ICD_VENDORS"] = str(vendors)
         env["OCL_ICD_FILENAMES"] = device.icd
-        return env, ["--platform", "0", "--device", str(device.device_index)]
+        # One platform per ICD library is the norm; a per-library listing knows better.
+        platform_index = device.library_platform_index or 0
+        return env, ["--platform", str(platform_index), "--device", str(device.device_index)]
     return env, ["--platform", str(device.platform_index), "--device", str(device.device_index)]
 
 

@@ -69,41 +69,47 @@ def _grouped_bars(plt, aggregates, value, title, ylabel, path: Path, configs_of,
 
 
 def _history_plots(plt, histories: list[dict], out: Path) -> list[Path]:
+    """Per (workload, size): one row per configuration with a history (first repeat): the ratios of
+    its most expensive kernel per launch, and the measured (and predicted) time per iteration."""
     written = []
     by_point: dict[tuple, list[dict]] = {}
     for h in histories:
         by_point.setdefault((h["workload"], h["size"]), []).append(h)
     for (workload, size), runs in by_point.items():
-        # One run per configuration (the first repeat that has a history).
         chosen: dict[str, dict] = {}
         for run in sorted(runs, key=lambda r: r.get("repeat") or 0):
             chosen.setdefault(run["config"], run)
-        rows = [(config, kernel) for config, run in chosen.items() for kernel in run["kernels"]]
-        if not rows:
-            continue
-        with_times = any(kernel.get("time_history") for _, kernel in rows)
-        columns = 2 if with_times else 1
-        fig, axes = plt.subplots(len(rows), columns, figsize=(5.5 * columns, 2.6 * len(rows)), squeeze=False)
-        for (config, kernel), row_axes in zip(rows, axes):
-            ax_ratio = row_axes[0]
-            ax_time = row_axes[1] if with_times else None
-            ratios = kernel.get("ratio_history") or []
-            for d in range(max((len(r) for r in ratios), default=0)):
-                ax_ratio.plot([r[d] if d < len(r) else None for r in ratios], label=f"device {d}")
-            ax_ratio.set_title(f"{config} {kernel.get('name')}: ratios", fontsize=8)
-            ax_ratio.set_ylim(0, 1)
-            ax_ratio.set_xlabel("iteration", fontsize=7)
-            times = kernel.get("time_history") or []
-            if ax_time is None:
-                if ratios:
-                    ax_ratio.legend(fontsize=6)
-                continue
-            for d in range(max((len(t) for t in times), default=0)):
-                ax_time.plot([t[d] * 1e-6 if d < len(t) else None for t in times], label=f"device {d}")
-            ax_time.set_title(f"{config} {kernel.get('name')}: time per device (ms)", fontsize=8)
-            ax_time.set_xlabel("iteration", fontsize=7)
-            if ratios:
+        rows = list(chosen.items())
+        fig, axes = plt.subplots(len(rows), 2, figsize=(11, 2.8 * len(rows)), squeeze=False)
+        for (config, run), (ax_ratio, ax_time) in zip(rows, axes):
+            kernels = [k for k in run.get("kernels", []) if k.get("ratio_history")]
+            if kernels:
+                kernel = max(kernels, key=lambda k: k.get("time_ns") or 0)
+                ratios = kernel["ratio_history"]
+                for d in range(max(len(r) for r in ratios)):
+                    ax_ratio.plot([r[d] if d < len(r) else None for r in ratios], label=f"device {d}")
+                ax_ratio.set_title(f"{config}: ratios of {kernel.get('name')} per launch", fontsize=8)
+                ax_ratio.set_ylim(-0.03, 1.05)  # ratios of exactly 0 or 1 stay visible
                 ax_ratio.legend(fontsize=6)
+            else:
+                ax_ratio.set_title(f"{config}: no ratio history", fontsize=8)
+            ax_ratio.set_xlabel("launch", fontsize=7)
+            iterations = run.get("iterations") or []
+            measured = [(i["iteration"], i["measured_ns"] * 1e-6) for i in iterations
+                        if i.get("measured_ns") is not None]
+            predicted = [(i["iteration"], i["predicted_ns"] * 1e-6) for i in iterations
+                         if i.get("predicted_ns") is not None]
+            if measured:
+                ax_time.plot(*zip(*measured), label="measured")
+            if predicted:
+                ax_time.plot(*zip(*predicted), label="predicted", linestyle="--")
+            if run.get("converged_at") is not None and run["converged_at"] >= 0:
+                ax_time.axvline(run["converged_at"], color="grey", linewidth=0.8, label="converged")
+            title = "kernel time per iteration (ms)" if measured or predicted else "no per-iteration times"
+            ax_time.set_title(f"{config}: {title}", fontsize=8)
+            ax_time.set_xlabel("iteration", fontsize=7)
+            if measured or predicted:
+                ax_time.legend(fontsize=6)
         fig.tight_layout()
         name = re.sub(r"[^A-Za-z0-9_.-]", "_", f"adaptive_{workload}_{size}.png")
         fig.savefig(out / name, dpi=110)

@@ -250,10 +250,14 @@ def write_outputs(out: Path, records: list[dict], meta: dict) -> list[Aggregate]
     histories = [
         {"workload": r["workload"], "size": r["size"], "config": r["config"], "repeat": r.get("repeat"),
          "kernels": [{"name": k.get("name"), "ratio_history": k.get("ratio_history"),
-                      "time_history": k.get("time_history")}
-                     for k in r["report"].get("kernels", []) if k.get("ratio_history") or k.get("time_history")]}
+                      "time_history": k.get("time_history"),
+                      "time_ns": sum(k.get("time_ns_per_device") or [])}
+                     for k in r["report"].get("kernels", []) if k.get("ratio_history") or k.get("time_history")],
+         "iterations": r["report"].get("iterations") or [],
+         "converged_at": r["report"].get("converged_at")}
         for r in records if not r.get("warmup") and r.get("report")
-        and any(k.get("ratio_history") or k.get("time_history") for k in r["report"].get("kernels", []))]
+        and (r["report"].get("iterations")
+             or any(k.get("ratio_history") or k.get("time_history") for k in r["report"].get("kernels", [])))]
     (out / "summary.json").write_text(json.dumps(
         {"meta": meta, "aggregates": [_row(a) | {"times": a.times} for a in aggregates],
          "adaptive_histories": histories}, indent=1))

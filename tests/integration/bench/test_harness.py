@@ -162,7 +162,15 @@ class FakeClsplitTest(unittest.TestCase):
             (fake / "bench").mkdir()
             (fake / "bench" / "bin").symlink_to(Path(BUILD).resolve() / "bench" / "bin")
             library = pocl.read_text().strip()
-            (fake / "vendors" / "clsplit.icd").write_text(library + "\n")
+            located = [Path(d) / library for d in ("/usr/lib/x86_64-linux-gnu", "/usr/lib64", "/usr/lib")
+                       if (Path(d) / library).is_file()]
+            if "/" not in library and not located:
+                self.skipTest(f"cannot locate {library}")
+            # The stand-in "clsplit" is PoCL under another name (clsplit skips itself among vendors).
+            standin = fake / "lib" / "libclsplit-standin.so"
+            standin.parent.mkdir()
+            standin.symlink_to(Path(library) if "/" in library else located[0])
+            (fake / "vendors" / "clsplit.icd").write_text(f"{standin}\n")
             launcher = fake / "bin" / "clsplit"
             listing = [{"index": i, "name": "pocl", "platform": "Portable Computing Language", "type": "CPU",
                         "icd": library, "platform_index": 0, "device_index": i} for i in range(2)]
@@ -187,6 +195,25 @@ class FakeClsplitTest(unittest.TestCase):
             self.assertEqual(uniform["note"], "no clsplit report written")
             self.assertEqual(by_config["clsplit[0,1]:oracle"]["status"], "not-run")
             shutil.rmtree(out)
+
+            # Without the launcher, the devices are listed per library of CLSPLIT_VENDORS, in
+            # clsplit's order, and each carries its ICD library for the direct runs.
+            launcher.unlink()
+            vendors = Path(tmp) / "real-vendors"
+            vendors.mkdir()
+            (vendors / "pocl.icd").write_text(library + "\n")
+            done = subprocess.run([sys.executable, str(HARNESS / "run.py"), "--build", str(fake), "--smoke",
+                                   "--workloads", "ep", "--strategies", "uniform", "--out", str(out),
+                                   "--no-plots"],
+                                  env=dict(env, CLSPLIT_VENDORS=str(vendors)), capture_output=True, text=True,
+                                  timeout=600)
+            self.assertEqual(done.returncode, 0, done.stdout + done.stderr)
+            meta = json.loads((out / "meta.json").read_text())
+            self.assertIn("per library", meta["lister"])
+            self.assertEqual([d["icd"] for d in meta["devices"]], [library, library])
+            records = [json.loads(line) for line in (out / "runs.jsonl").read_text().splitlines()]
+            self.assertEqual({r["config"] for r in records}, {"direct:0", "direct:1", "clsplit[0,1]:uniform"})
+            self.assertTrue(all(r["status"] == "ok" for r in records))
 
 
 if __name__ == "__main__":
