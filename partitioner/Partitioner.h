@@ -15,6 +15,9 @@ struct DeviceInfo {
   bool isGpu = false;
   unsigned computeUnits = 1;
   unsigned platform = 0;      // devices of one platform share a context (cheap device copies)
+  // Fixed cost of one launch on this device (e.g. the runtime's measured time of an empty
+  // kernel), in ns; 0: unknown, a prior by device type is used and refined from measurements.
+  uint64_t launchLatencyNs = 0;
 };
 
 enum class StrategyKind { Single, Uniform, Static, Adaptive, AdaptiveComm };
@@ -23,7 +26,9 @@ struct StrategySpec {
   StrategyKind kind = StrategyKind::AdaptiveComm;
   std::vector<double> staticRatios; // Static: one ratio per device (normalised on use)
   unsigned singleDevice = 0;        // Single: the device that runs everything
-  // Parses "single", "uniform", "static:0.5,0.5", "adaptive", "adaptive-comm".
+  bool broyden = false;             // Adaptive: Broyden (secant) updates instead of fixed point
+  // Parses "single", "single:N", "uniform", "static:0.5,0.5", "adaptive", "adaptive:broyden",
+  // "adaptive-comm". On failure returns nullopt and, if `error` is set, says why.
   static std::optional<StrategySpec> parse(const std::string& text, std::string* error);
   std::string str() const;
 };
@@ -36,6 +41,7 @@ struct BufferUse {
   uint64_t buffer = 0;        // stable id of the virtual buffer
   bool reads = false;
   bool writes = false;
+  uint64_t bytes = 0;         // size of the virtual buffer (0: unknown); a prior for transfer volumes
 };
 
 struct LaunchRequest {
@@ -47,12 +53,33 @@ struct LaunchRequest {
   std::vector<BufferUse> buffers;
 };
 
+// Device d runs the groups [sum of groups[0..d), + groups[d]) of the split dimension: slices are
+// laid out in device order (the transfer model assumes it).
 struct LaunchPlan {
-  uint64_t launchId = 0;
+  uint64_t launchId = 0;        // >= 1; unique per partitioner
   std::vector<uint64_t> groups; // per device; sums to request.groups
 };
 
+// producerLaunchId for bytes that came from the host (application writes), not from a launch.
+inline constexpr uint64_t kHostProducer = 0;
+
+// For DeviceToDevice transfers, `device` in reportTransfer is the destination.
 enum class Direction { HostToDevice, DeviceToHost, DeviceToDevice };
+
+// Tuning knobs with measured-or-conservative defaults; the runtime may override them.
+struct PartitionerOptions {
+  // Host-side serial cost of one extra sub-launch (region instantiation, enqueue, events), in ns.
+  double hostOverheadPerSubLaunchNs = 5000;
+  // Change the plan only when the model predicts at least this relative gain, or twice the
+  // measured relative noise if larger: keeps noisy timings from making ratios oscillate.
+  double minRelativeGain = 0.01;
+  // Weight of a new measurement at an unchanged split (exponential smoothing of per-group time).
+  double smoothing = 0.5;
+  // Longest kernel sequence (launches per iteration) that sequence detection looks for.
+  unsigned maxSequenceLength = 64;
+  // Ratio history kept per kernel for reportJson() (oldest entries dropped beyond it).
+  unsigned maxHistory = 4096;
+};
 
 class Partitioner {
 public:
@@ -61,7 +88,9 @@ public:
   // Decides the split of one launch. Called on the application's enqueue path: must be fast.
   virtual LaunchPlan plan(const LaunchRequest& request) = 0;
 
-  // Measurements, reported when the real events complete (possibly long after plan()).
+  // Measurements, reported when the real events complete (possibly long after plan(), in any
+  // order, from any thread). Kernel time: preferably from submission to end of the sub-kernel,
+  // so that the per-launch fixed cost is part of it. Unknown launch ids are ignored.
   virtual void reportKernelTime(uint64_t launchId, unsigned device, uint64_t groups,
                                 uint64_t nanoseconds) = 0;
   virtual void reportTransfer(unsigned device, Direction direction, uint64_t bytes,
@@ -79,6 +108,10 @@ public:
   virtual std::string reportJson() const = 0;
 };
 
+// Throws std::invalid_argument for an empty device list or a spec that does not fit the devices
+// (static ratios of the wrong count, single device out of range).
 std::unique_ptr<Partitioner> makePartitioner(std::vector<DeviceInfo> devices, StrategySpec spec);
+std::unique_ptr<Partitioner> makePartitioner(std::vector<DeviceInfo> devices, StrategySpec spec,
+                                             PartitionerOptions options);
 
 } // namespace clsplit::partition

@@ -1,0 +1,118 @@
+// Evaluating the iteration model for a given split.
+#include "partitioner/CostModel.h"
+
+#include "partitioner/DependencyModel.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace clsplit::partition {
+
+namespace {
+constexpr double kEps = 1e-12;
+
+bool close(double a, double b, double tol) {
+  return std::abs(a - b) <= tol * std::max({std::abs(a), std::abs(b), 1e-9});
+}
+} // namespace
+
+CostModel::Link CostModel::inbound(const std::vector<bool>& active, unsigned to) const {
+  Link sum;
+  unsigned count = 0;
+  for (unsigned s = 0; s < devices; ++s) {
+    if (s == to || !active[s]) continue;
+    sum.perByteNs += deviceLinks[s][to].perByteNs;
+    sum.latencyNs += deviceLinks[s][to].latencyNs;
+    ++count;
+  }
+  if (count == 0) {
+    // No other active device: whatever arrives comes from a holder elsewhere; take the worst.
+    for (unsigned s = 0; s < devices; ++s) {
+      if (s == to) continue;
+      sum.perByteNs = std::max(sum.perByteNs, deviceLinks[s][to].perByteNs);
+      sum.latencyNs = std::max(sum.latencyNs, deviceLinks[s][to].latencyNs);
+    }
+    return sum;
+  }
+  return {sum.perByteNs / count, sum.latencyNs / count};
+}
+
+double CostModel::computeNs(unsigned p, const std::vector<double>& y) const {
+  const auto& pos = positions[p];
+  double t = 0;
+  for (unsigned d = 0; d < devices; ++d)
+    if (y[d] > kEps) t = std::max(t, pos.launchNs[d] + pos.nsPerGroup[d] * pos.groups * y[d]);
+  return t;
+}
+
+CostModel::Breakdown CostModel::predict(const Ratios& y) const {
+  Breakdown b;
+  std::vector<bool> active(devices);
+  for (unsigned k = 0; k < positions.size(); ++k) {
+    unsigned used = 0;
+    for (unsigned d = 0; d < devices; ++d) {
+      active[d] = y[k][d] > kEps;
+      used += active[d];
+    }
+    b.computeNs += computeNs(k, y[k]);
+    b.hostNs += hostOverheadNs * used;
+
+    double transfer = 0;
+    for (unsigned d = 0; d < devices; ++d) {
+      if (!active[d]) continue;
+      Link in = inbound(active, d);
+      double t = 0;
+      for (const auto& e : edges) {
+        if (e.consumer != k) continue;
+        double bytes = e.haloBytes * sharedBoundaries(y[k], d);
+        if (e.producer != e.consumer) bytes += e.bytesPerMismatch * splitMismatch(y[e.producer], y[k], d);
+        if (bytes > 0.5) t += in.latencyNs + in.perByteNs * bytes;
+      }
+      double fromHost = positions[k].hostBytes * y[k][d];
+      if (fromHost > 0.5) t += hostLinks[d].latencyNs + hostLinks[d].perByteNs * fromHost;
+      transfer = std::max(transfer, t);
+    }
+    b.transferNs += transfer;
+  }
+  return b;
+}
+
+bool CostModel::sameStructure(const CostModel& o) const {
+  if (devices != o.devices || positions.size() != o.positions.size() ||
+      edges.size() != o.edges.size())
+    return false;
+  for (size_t i = 0; i < edges.size(); ++i)
+    if (edges[i].producer != o.edges[i].producer || edges[i].consumer != o.edges[i].consumer)
+      return false;
+  for (size_t k = 0; k < positions.size(); ++k)
+    if (positions[k].kernel != o.positions[k].kernel || positions[k].allowed != o.positions[k].allowed)
+      return false;
+  return true;
+}
+
+bool CostModel::closeTo(const CostModel& o, double tol) const {
+  if (!sameStructure(o) || !close(hostOverheadNs, o.hostOverheadNs, tol)) return false;
+  for (size_t k = 0; k < positions.size(); ++k) {
+    const auto &a = positions[k], &b = o.positions[k];
+    if (!close(a.groups, b.groups, tol) || !close(a.hostBytes, b.hostBytes, tol)) return false;
+    for (unsigned d = 0; d < devices; ++d)
+      if (!close(a.nsPerGroup[d], b.nsPerGroup[d], tol) || !close(a.launchNs[d], b.launchNs[d], tol))
+        return false;
+  }
+  for (size_t i = 0; i < edges.size(); ++i)
+    if (!close(edges[i].bytesPerMismatch, o.edges[i].bytesPerMismatch, tol) ||
+        !close(edges[i].haloBytes, o.edges[i].haloBytes, tol))
+      return false;
+  for (unsigned s = 0; s < devices; ++s) {
+    if (!close(hostLinks[s].perByteNs, o.hostLinks[s].perByteNs, tol) ||
+        !close(hostLinks[s].latencyNs, o.hostLinks[s].latencyNs, tol))
+      return false;
+    for (unsigned d = 0; d < devices; ++d)
+      if (!close(deviceLinks[s][d].perByteNs, o.deviceLinks[s][d].perByteNs, tol) ||
+          !close(deviceLinks[s][d].latencyNs, o.deviceLinks[s][d].latencyNs, tol))
+        return false;
+  }
+  return true;
+}
+
+} // namespace clsplit::partition

@@ -1,0 +1,57 @@
+// The performance model of one iteration of a kernel sequence (thesis Figure 4.6 plus fixed
+// costs): what the linear program optimises and what every candidate split is judged by.
+// All times in ns. An iteration is modelled as, for each kernel in order, the dependency
+// transfers into every device in parallel, then the sub-kernels in parallel, plus the host's
+// serial cost of issuing each sub-launch.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace clsplit::partition {
+
+using Ratios = std::vector<std::vector<double>>; // [position][device], each row sums to 1
+
+struct CostModel {
+  struct Position {
+    uint32_t kernel = 0;
+    double groups = 1;                  // work-groups of the split dimension
+    std::vector<double> nsPerGroup;     // f_d
+    std::vector<double> launchNs;       // L_d, paid by every device that runs a share
+    std::vector<bool> allowed;          // devices that may run it
+    double hostBytes = 0;               // bytes from the host per unit ratio, every iteration
+  };
+  struct Edge {
+    unsigned producer = 0, consumer = 0; // positions; producer == consumer: previous iteration
+    double bytesPerMismatch = 0;          // A
+    double haloBytes = 0;                 // c
+  };
+  struct Link {
+    double perByteNs = 0, latencyNs = 0;
+  };
+
+  unsigned devices = 0;
+  double hostOverheadNs = 0;            // per sub-launch, serial
+  std::vector<Position> positions;
+  std::vector<Edge> edges;
+  std::vector<std::vector<Link>> deviceLinks; // [from][to]
+  std::vector<Link> hostLinks;                // host -> device
+
+  // Cost of receiving dependency bytes on `to` when the sending devices are those of `active`
+  // other than `to` (their mean; sources are the neighbouring slices).
+  Link inbound(const std::vector<bool>& active, unsigned to) const;
+
+  struct Breakdown {
+    double computeNs = 0, transferNs = 0, hostNs = 0;
+    double total() const { return computeNs + transferNs + hostNs; }
+  };
+  Breakdown predict(const Ratios& ratios) const;
+  // Compute time of one position alone with the given ratios (no transfers).
+  double computeNs(unsigned position, const std::vector<double>& ratios) const;
+
+  // Structure and coefficients equal within `relativeTolerance`.
+  bool sameStructure(const CostModel& other) const;
+  bool closeTo(const CostModel& other, double relativeTolerance) const;
+};
+
+} // namespace clsplit::partition

@@ -1,0 +1,498 @@
+// Launch planning and measurement intake for every strategy; the sequence LP for adaptive-comm.
+#include "partitioner/DynamicPartitioner.h"
+
+#include "partitioner/DevicePriors.h"
+#include "partitioner/GroupSplit.h"
+#include "support/Log.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+namespace clsplit::partition {
+
+namespace {
+
+constexpr size_t kLaunchMemory = 8192; // launch records kept for late reports
+constexpr double kSettledChange = 0.02;
+
+uint64_t volumeKey(uint64_t launch, unsigned device) { return launch * 256 + device; }
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
+  return v[v.size() / 2];
+}
+
+double maxAbsDiff(const std::vector<double>& a, const std::vector<double>& b) {
+  double m = 0;
+  for (size_t i = 0; i < std::min(a.size(), b.size()); ++i) m = std::max(m, std::abs(a[i] - b[i]));
+  return m;
+}
+
+} // namespace
+
+DynamicPartitioner::DynamicPartitioner(std::vector<DeviceInfo> devices, StrategySpec spec,
+                                       PartitionerOptions options)
+    : devices_(std::move(devices)), spec_(std::move(spec)), options_(options),
+      n_(unsigned(devices_.size())), sequence_(options_.maxSequenceLength), transfers_(devices_) {
+  for (const auto& d : devices_) launchLatency_.emplace_back(priorLaunchLatencyNs(d));
+}
+
+uint32_t DynamicPartitioner::intern(const std::string& kernel) {
+  auto [it, inserted] = kernelIds_.try_emplace(kernel, uint32_t(kernels_.size()));
+  if (inserted) {
+    KernelState k;
+    k.name = kernel;
+    k.devices.resize(n_);
+    kernels_.push_back(std::move(k));
+  }
+  return it->second;
+}
+
+DynamicPartitioner::LaunchRecord* DynamicPartitioner::find(uint64_t id) {
+  auto it = launches_.find(id);
+  return it == launches_.end() ? nullptr : &it->second;
+}
+
+void DynamicPartitioner::forgetOldLaunches() {
+  while (launchOrder_.size() > kLaunchMemory) {
+    launches_.erase(launchOrder_.front());
+    launchOrder_.pop_front();
+  }
+}
+
+// --- Per-kernel model ----------------------------------------------------------------------
+
+double DynamicPartitioner::itemNs(unsigned d) const {
+  auto measured = [&](unsigned dev) {
+    std::vector<double> v;
+    for (const auto& k : kernels_)
+      if (k.devices[dev].known())
+        v.push_back(k.devices[dev].nsPerGroup(latency(dev)) / double(k.groupSize));
+    return v.empty() ? -1.0 : median(std::move(v));
+  };
+  double own = measured(d);
+  if (own > 0) return own;
+  // Throughput measured on another device, scaled by the priors' ratio.
+  for (unsigned e = 0; e < n_; ++e) {
+    if (e == d) continue;
+    double other = measured(e);
+    if (other > 0) return other * priorNsPerWorkItem(devices_[d]) / priorNsPerWorkItem(devices_[e]);
+  }
+  return priorNsPerWorkItem(devices_[d]);
+}
+
+double DynamicPartitioner::nsPerGroup(uint32_t kernel, unsigned d) const {
+  const auto& ks = kernels_[kernel];
+  if (ks.devices[d].known()) return ks.devices[d].nsPerGroup(latency(d));
+  // Known on another device: scale by the speed ratio seen on other kernels.
+  for (unsigned e = 0; e < n_; ++e) {
+    if (e == d || !ks.devices[e].known()) continue;
+    std::vector<double> ratios;
+    for (const auto& other : kernels_)
+      if (other.devices[d].known() && other.devices[e].known())
+        ratios.push_back(other.devices[d].nsPerGroup(latency(d)) /
+                         std::max(other.devices[e].nsPerGroup(latency(e)), 1e-9));
+    double ratio = ratios.empty() ? itemNs(d) / itemNs(e) : median(std::move(ratios));
+    return ks.devices[e].nsPerGroup(latency(e)) * ratio;
+  }
+  return double(ks.groupSize) * itemNs(d);
+}
+
+KernelCosts DynamicPartitioner::kernelCosts(uint32_t kernel, uint64_t groups) {
+  KernelCosts c;
+  c.groups = double(std::max<uint64_t>(groups, 1));
+  c.hostOverheadNs = options_.hostOverheadPerSubLaunchNs;
+  c.allowed.assign(n_, true);
+  for (unsigned d = 0; d < n_; ++d) {
+    c.nsPerGroup.push_back(nsPerGroup(kernel, d));
+    c.launchNs.push_back(latency(d));
+  }
+  return c;
+}
+
+unsigned DynamicPartitioner::bestSingleDevice(uint32_t kernel, uint64_t groups) {
+  unsigned best = 0;
+  double bestTime = INFINITY;
+  for (unsigned d = 0; d < n_; ++d) {
+    double t = latency(d) + nsPerGroup(kernel, d) * double(groups);
+    if (t < bestTime) {
+      bestTime = t;
+      best = d;
+    }
+  }
+  return best;
+}
+
+std::vector<double> DynamicPartitioner::kernelSplit(uint32_t kernel, uint64_t groups) {
+  auto& ks = kernels_[kernel];
+  // A split chosen for a very different launch size is no guide (fixed costs weigh differently).
+  bool sizeFits = ks.lastGroups == 0 || groups == 0 ||
+                  std::max(groups, ks.lastGroups) <= 1.25 * double(std::min(groups, ks.lastGroups));
+  if (!ks.ratios.empty() && sizeFits) return ks.ratios;
+  return balanceKernel(kernelCosts(kernel, groups));
+}
+
+// --- Planning -------------------------------------------------------------------------------
+
+std::vector<double> DynamicPartitioner::decide(const LaunchRequest& request, uint32_t kernel,
+                                               const std::optional<unsigned>& position) {
+  std::vector<double> r(n_, 0.0);
+  switch (spec_.kind) {
+  case StrategyKind::Single:
+    r[std::min(spec_.singleDevice, n_ - 1)] = 1;
+    return r;
+  case StrategyKind::Uniform:
+    return std::vector<double>(n_, 1.0 / n_);
+  case StrategyKind::Static:
+    for (unsigned d = 0; d < n_ && d < spec_.staticRatios.size(); ++d) r[d] = spec_.staticRatios[d];
+    return r;
+  case StrategyKind::Adaptive:
+    return kernelSplit(kernel, request.groups);
+  case StrategyKind::AdaptiveComm:
+    if (position && seq_.haveSolution && *position < seq_.current.size()) return seq_.current[*position];
+    return kernelSplit(kernel, request.groups);
+  }
+  return r;
+}
+
+LaunchPlan DynamicPartitioner::plan(const LaunchRequest& request) {
+  std::lock_guard lock(mutex_);
+  const uint64_t id = nextLaunch_++;
+  const uint32_t k = intern(request.kernel);
+  auto& ks = kernels_[k];
+  ks.groupSize = std::max<uint64_t>(1, request.groupSize);
+
+  LaunchRecord rec;
+  rec.kernel = k;
+  rec.totalGroups = request.groups;
+  for (const auto& b : request.buffers)
+    if (b.reads)
+      if (auto it = lastWriter_.find(b.buffer); it != lastWriter_.end())
+        rec.producers.push_back({it->second, b.buffer, b.bytes});
+  for (const auto& b : request.buffers)
+    if (b.writes) lastWriter_[b.buffer] = id;
+
+  auto step = sequence_.observe(k);
+  if (step.newSequence) startSequence();
+  if (step.position) {
+    rec.generation = seq_.generation;
+    rec.position = step.position;
+    rec.iteration = sequence_.iterations();
+    attachToSequence(rec, /*live=*/true);
+    if (step.newSequence && spec_.kind == StrategyKind::AdaptiveComm) solveSequence(true);
+  }
+
+  std::vector<uint64_t> groups;
+  if (!request.splittable) {
+    groups.assign(n_, 0);
+    unsigned d = spec_.kind == StrategyKind::Single ? std::min(spec_.singleDevice, n_ - 1)
+                                                     : bestSingleDevice(k, request.groups);
+    groups[d] = request.groups;
+  } else {
+    groups = ratiosToGroups(decide(request, k, rec.position), request.groups);
+  }
+  ks.lastGroups = request.groups;
+
+  rec.groups = groups;
+  rec.ratios = groupsToRatios(groups);
+  rec.measuredNs.assign(n_, -1.0);
+  rec.expected = unsigned(std::count_if(groups.begin(), groups.end(), [](uint64_t g) { return g > 0; }));
+  recordHistory(ks, rec);
+
+  launches_.emplace(id, std::move(rec));
+  launchOrder_.push_back(id);
+  forgetOldLaunches();
+  return LaunchPlan{id, std::move(groups)};
+}
+
+void DynamicPartitioner::recordHistory(KernelState& ks, const LaunchRecord& rec) {
+  if (!ks.lastRatios.empty() && maxAbsDiff(ks.lastRatios, rec.ratios) > kSettledChange)
+    ks.settledAfter = ks.launches;
+  ks.lastRatios = rec.ratios;
+  ks.history.push_back({ks.launches, rec.position ? int64_t(rec.iteration) : -1, rec.ratios});
+  while (ks.history.size() > options_.maxHistory) ks.history.pop_front();
+  ++ks.launches;
+}
+
+// --- The kernel sequence --------------------------------------------------------------------
+
+void DynamicPartitioner::startSequence() {
+  seq_ = SequenceState{};
+  seq_.generation = sequence_.generation();
+  seq_.kernels = sequence_.sequence();
+  const unsigned p = unsigned(seq_.kernels.size());
+  seq_.groups.assign(p, 1.0);
+  seq_.hostInput.assign(p, DependencyVolume(0));
+  log().debug("partitioner: kernel sequence of {} launches detected", p);
+
+  // The launches that revealed the sequence (all but the current one of its last two passes)
+  // become iterations 0 and 1, so that their measurements and dependencies count.
+  const size_t window = 2 * size_t(p) - 1;
+  const size_t count = std::min(launchOrder_.size(), window);
+  for (size_t i = 0; i < count; ++i) {
+    uint64_t id = launchOrder_[launchOrder_.size() - count + i];
+    LaunchRecord* rec = find(id);
+    size_t j = window - count + i;
+    if (!rec || rec->kernel != seq_.kernels[j % p]) continue;
+    rec->generation = seq_.generation;
+    rec->position = unsigned(j % p);
+    rec->iteration = j / p;
+    attachToSequence(*rec, /*live=*/false);
+    if (rec->expected > 0 && rec->reported >= rec->expected) {
+      auto& it = seq_.iterations[rec->iteration];
+      ++it.measuredLaunches;
+      it.measuredKernelNs += *std::max_element(rec->measuredNs.begin(), rec->measuredNs.end());
+    }
+  }
+}
+
+void DynamicPartitioner::attachToSequence(LaunchRecord& rec, bool live) {
+  const unsigned pos = *rec.position;
+  seq_.groups[pos] = double(std::max<uint64_t>(rec.totalGroups, 1));
+  for (const auto& p : rec.producers) {
+    const LaunchRecord* prod = find(p.launch);
+    if (!prod || prod->generation != seq_.generation || !prod->position) continue;
+    EdgeKey key{*prod->position, pos};
+    auto profiled = profileEdges_.find({kernels_[prod->kernel].name, kernels_[rec.kernel].name});
+    auto [edge, inserted] = seq_.edges.try_emplace(key, DependencyVolume(0));
+    if (profiled != profileEdges_.end()) {
+      if (inserted) edge->second.setPrior(profiled->second);
+    } else if (seq_.edgeBuffers[key].insert(p.buffer).second) {
+      // Until measured, assume the whole buffer may have to move (an over-approximation).
+      edge->second.setPrior(edge->second.prior() + double(p.bytes));
+    }
+  }
+
+  auto& iteration = seq_.iterations[rec.iteration];
+  if (live && pos == 0) {
+    auto now = std::chrono::steady_clock::now();
+    if (seq_.lastIterationStart != std::chrono::steady_clock::time_point{}) {
+      auto prev = seq_.iterations.find(rec.iteration - 1);
+      if (prev != seq_.iterations.end())
+        prev->second.hostIntervalNs =
+            std::chrono::duration<double, std::nano>(now - seq_.lastIterationStart).count();
+    }
+    seq_.lastIterationStart = now;
+    iteration.predictedNs = seq_.currentPredictedNs;
+    iteration.predictedComputeNs = seq_.currentPredictedComputeNs;
+  }
+  while (seq_.iterations.size() > options_.maxHistory) seq_.iterations.erase(seq_.iterations.begin());
+}
+
+CostModel DynamicPartitioner::buildCostModel() const {
+  CostModel model;
+  model.devices = n_;
+  model.hostOverheadNs = options_.hostOverheadPerSubLaunchNs;
+  for (unsigned k = 0; k < seq_.kernels.size(); ++k) {
+    CostModel::Position pos;
+    pos.kernel = seq_.kernels[k];
+    pos.groups = seq_.groups[k];
+    pos.allowed.assign(n_, true);
+    for (unsigned d = 0; d < n_; ++d) {
+      pos.nsPerGroup.push_back(nsPerGroup(pos.kernel, d));
+      pos.launchNs.push_back(latency(d));
+    }
+    pos.hostBytes = seq_.hostInput[k].fit().bytesPerMismatch;
+    model.positions.push_back(std::move(pos));
+  }
+  for (const auto& [key, volume] : seq_.edges) {
+    auto fit = volume.fit();
+    model.edges.push_back({key.first, key.second, fit.bytesPerMismatch, fit.haloBytes});
+  }
+  model.deviceLinks.assign(n_, std::vector<CostModel::Link>(n_));
+  model.hostLinks.resize(n_);
+  for (unsigned to = 0; to < n_; ++to) {
+    auto h = transfers_.fromHost(to);
+    model.hostLinks[to] = {h.perByteNs, h.latencyNs};
+    for (unsigned from = 0; from < n_; ++from) {
+      auto c = transfers_.between(from, to);
+      model.deviceLinks[from][to] = {c.perByteNs, c.latencyNs};
+    }
+  }
+  return model;
+}
+
+double DynamicPartitioner::noiseLevel() const {
+  double sum = 0;
+  unsigned count = 0;
+  for (unsigned k = 0; k < seq_.kernels.size(); ++k)
+    for (unsigned d = 0; d < n_; ++d) {
+      const auto& kd = kernels_[seq_.kernels[k]].devices[d];
+      bool used = seq_.haveSolution ? seq_.current[k][d] > 0 : kd.known();
+      if (used && kd.samples() > 2) {
+        sum += kd.noise();
+        ++count;
+      }
+    }
+  return count ? sum / count : 0;
+}
+
+void DynamicPartitioner::solveSequence(bool force) {
+  if (seq_.kernels.empty() || n_ == 0) return;
+  CostModel model = buildCostModel();
+  if (!force && seq_.solvedModel && model.closeTo(*seq_.solvedModel, 0.01)) {
+    ++skippedSolves_;
+    return;
+  }
+  auto t0 = std::chrono::steady_clock::now();
+  auto result = lp_.solve(model, seq_.haveSolution ? seq_.active : ActiveSet{});
+  double ns = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count();
+  ++solves_;
+  simplexRuns_ += result.solves;
+  solveNsTotal_ += ns;
+  solveNsMax_ = std::max(solveNsMax_, ns);
+  if (!result.ok) return;
+  seq_.solvedModel = model;
+  seq_.iterations[sequence_.iterations() + 1].solved = true;
+
+  bool adopt = !seq_.haveSolution;
+  if (!adopt) {
+    auto current = model.predict(seq_.current);
+    double threshold = std::max(options_.minRelativeGain, 2 * noiseLevel());
+    adopt = result.predictedNs < current.total() * (1 - threshold);
+    if (!adopt) {
+      seq_.currentPredictedNs = current.total();
+      seq_.currentPredictedComputeNs = current.computeNs;
+    }
+  }
+  if (adopt) {
+    seq_.current = result.ratios;
+    seq_.active = result.active;
+    seq_.haveSolution = true;
+    auto b = model.predict(seq_.current);
+    seq_.currentPredictedNs = b.total();
+    seq_.currentPredictedComputeNs = b.computeNs;
+    ++planChanges_;
+  }
+}
+
+// --- Measurements ---------------------------------------------------------------------------
+
+void DynamicPartitioner::reportKernelTime(uint64_t launchId, unsigned device, uint64_t groups,
+                                          uint64_t nanoseconds) {
+  std::lock_guard lock(mutex_);
+  LaunchRecord* rec = find(launchId);
+  if (!rec || device >= n_ || rec->measuredNs[device] >= 0) {
+    log().debug("partitioner: ignoring kernel time for launch {} device {}", launchId, device);
+    return;
+  }
+  uint64_t g = groups > 0 ? groups : rec->groups[device];
+  if (g == 0) return;
+  uint64_t offset = 0;
+  for (unsigned i = 0; i < device; ++i) offset += rec->groups[i];
+
+  const double ns = double(nanoseconds);
+  launchLatency_[device].observeTime(ns);
+  auto obs = kernels_[rec->kernel].devices[device].observe(g, offset, ns, options_.smoothing);
+  if (obs.interceptValid) launchLatency_[device].observeIntercept(rec->kernel, obs.interceptNs);
+  rec->measuredNs[device] = ns;
+  ++rec->reported;
+
+  // No volume reported (so far) for this launch and device is a measurement of zero bytes; a
+  // late report adds to it.
+  if (rec->position && rec->generation == seq_.generation) {
+    const uint64_t key = volumeKey(launchId, device);
+    for (const auto& p : rec->producers) {
+      const LaunchRecord* prod = find(p.launch);
+      if (!prod || prod->generation != seq_.generation || !prod->position) continue;
+      auto edge = seq_.edges.find({*prod->position, *rec->position});
+      if (edge != seq_.edges.end())
+        edge->second.observeNothing(key, splitMismatch(prod->ratios, rec->ratios, device),
+                                    sharedBoundaries(rec->ratios, device));
+    }
+    seq_.hostInput[*rec->position].observeNothing(key, rec->ratios[device], 0);
+  }
+  if (rec->reported >= rec->expected) onLaunchMeasured(launchId, *rec);
+}
+
+void DynamicPartitioner::onLaunchMeasured(uint64_t id, LaunchRecord& rec) {
+  if (spec_.kind == StrategyKind::Adaptive || spec_.kind == StrategyKind::AdaptiveComm) {
+    auto& ks = kernels_[rec.kernel];
+    KernelCosts costs = kernelCosts(rec.kernel, rec.totalGroups);
+    std::vector<double> fx = balanceKernel(costs);
+    std::vector<double> next = spec_.broyden ? ks.broyden.next(rec.ratios, fx) : fx;
+    next = groupsToRatios(ratiosToGroups(next, rec.totalGroups));
+    double noise = 0;
+    unsigned used = 0;
+    for (unsigned d = 0; d < n_; ++d)
+      if (rec.groups[d] > 0 && ks.devices[d].samples() > 2) {
+        noise += ks.devices[d].noise();
+        ++used;
+      }
+    double threshold = std::max(options_.minRelativeGain, used ? 2 * noise / used : 0.0);
+    const auto& current = ks.ratios.empty() ? rec.ratios : ks.ratios;
+    if (ks.ratios.empty() ||
+        predictKernel(costs, next) < predictKernel(costs, current) * (1 - threshold))
+      ks.ratios = next;
+  }
+
+  if (rec.position && rec.generation == seq_.generation) {
+    auto it = seq_.iterations.find(rec.iteration);
+    if (it == seq_.iterations.end()) return;
+    ++it->second.measuredLaunches;
+    it->second.measuredKernelNs += *std::max_element(rec.measuredNs.begin(), rec.measuredNs.end());
+    if (it->second.measuredLaunches == seq_.kernels.size()) onIterationMeasured();
+  }
+  (void)id;
+}
+
+void DynamicPartitioner::onIterationMeasured() {
+  if (spec_.kind == StrategyKind::AdaptiveComm) solveSequence(false);
+}
+
+void DynamicPartitioner::reportTransfer(unsigned device, Direction direction, uint64_t bytes,
+                                        uint64_t nanoseconds) {
+  std::lock_guard lock(mutex_);
+  transfers_.report(device, direction, bytes, nanoseconds);
+}
+
+void DynamicPartitioner::reportDependencyVolume(uint64_t launchId, unsigned device,
+                                                uint64_t producerLaunchId, uint64_t bytes) {
+  std::lock_guard lock(mutex_);
+  LaunchRecord* rec = find(launchId);
+  if (!rec || device >= n_ || !rec->position || rec->generation != seq_.generation) return;
+  const uint64_t key = volumeKey(launchId, device);
+  if (producerLaunchId == kHostProducer) {
+    seq_.hostInput[*rec->position].observe(key, rec->ratios[device], 0, double(bytes));
+    return;
+  }
+  const LaunchRecord* prod = find(producerLaunchId);
+  if (!prod || prod->generation != seq_.generation || !prod->position) return;
+  auto& edge = seq_.edges.try_emplace(EdgeKey{*prod->position, *rec->position}, DependencyVolume(0))
+                   .first->second;
+  edge.observe(key, splitMismatch(prod->ratios, rec->ratios, device),
+               sharedBoundaries(rec->ratios, device), double(bytes));
+}
+
+// --- Construction ---------------------------------------------------------------------------
+
+std::unique_ptr<Partitioner> makePartitioner(std::vector<DeviceInfo> devices, StrategySpec spec) {
+  return makePartitioner(std::move(devices), std::move(spec), PartitionerOptions{});
+}
+
+std::unique_ptr<Partitioner> makePartitioner(std::vector<DeviceInfo> devices, StrategySpec spec,
+                                             PartitionerOptions options) {
+  if (devices.empty()) throw std::invalid_argument("partitioner: no devices");
+  if (devices.size() > 64) throw std::invalid_argument("partitioner: more than 64 devices");
+  if (spec.kind == StrategyKind::Static) {
+    if (spec.staticRatios.size() != devices.size())
+      throw std::invalid_argument("partitioner: static strategy has " +
+                                  std::to_string(spec.staticRatios.size()) + " ratios for " +
+                                  std::to_string(devices.size()) + " devices");
+    double sum = 0;
+    for (double r : spec.staticRatios) {
+      if (!std::isfinite(r) || r < 0)
+        throw std::invalid_argument("partitioner: static ratios must be finite and >= 0");
+      sum += r;
+    }
+    if (!(sum > 0)) throw std::invalid_argument("partitioner: static ratios are all zero");
+  }
+  if (spec.kind == StrategyKind::Single && spec.singleDevice >= devices.size())
+    throw std::invalid_argument("partitioner: single device " + std::to_string(spec.singleDevice) +
+                                " out of range (" + std::to_string(devices.size()) + " devices)");
+  return std::make_unique<DynamicPartitioner>(std::move(devices), std::move(spec), options);
+}
+
+} // namespace clsplit::partition

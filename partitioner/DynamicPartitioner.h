@@ -1,0 +1,150 @@
+// The Partitioner implementation behind makePartitioner(): bookkeeping of launches and
+// measurements, the per-kernel and per-sequence models, and the strategies on top of them.
+// Internal to partitioner/: the runtime sees only Partitioner.h.
+#pragma once
+
+#include "partitioner/CostModel.h"
+#include "partitioner/DependencyModel.h"
+#include "partitioner/KernelBalancer.h"
+#include "partitioner/KernelSequence.h"
+#include "partitioner/KernelTimeModel.h"
+#include "partitioner/Partitioner.h"
+#include "partitioner/SequenceLp.h"
+#include "partitioner/TransferModel.h"
+
+#include <chrono>
+#include <deque>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <unordered_map>
+
+namespace clsplit::partition {
+
+class DynamicPartitioner final : public Partitioner {
+public:
+  DynamicPartitioner(std::vector<DeviceInfo> devices, StrategySpec spec,
+                     PartitionerOptions options);
+
+  LaunchPlan plan(const LaunchRequest& request) override;
+  void reportKernelTime(uint64_t launchId, unsigned device, uint64_t groups,
+                        uint64_t nanoseconds) override;
+  void reportTransfer(unsigned device, Direction direction, uint64_t bytes,
+                      uint64_t nanoseconds) override;
+  void reportDependencyVolume(uint64_t launchId, unsigned device, uint64_t producerLaunchId,
+                              uint64_t bytes) override;
+  bool saveProfile(const std::string& path) const override;
+  bool loadProfile(const std::string& path) override;
+  std::string reportJson() const override;
+
+private:
+  struct HistoryEntry {
+    uint64_t launch;    // index of this kernel's launch (0-based)
+    int64_t iteration;  // sequence iteration, -1 outside a sequence
+    std::vector<double> ratios;
+  };
+  struct KernelState {
+    std::string name;
+    uint64_t groupSize = 1;
+    uint64_t lastGroups = 0;
+    std::vector<KernelDeviceTime> devices;
+    std::vector<double> ratios; // adaptive: split for the next launch (empty: none chosen yet)
+    BroydenSolver broyden;
+    uint64_t launches = 0;
+    std::deque<HistoryEntry> history;
+    std::vector<double> lastRatios;
+    uint64_t settledAfter = 0;  // launches until the last ratio change above 2 %
+  };
+  struct Producer {
+    uint64_t launch;
+    uint64_t buffer;
+    uint64_t bytes;
+  };
+  struct LaunchRecord {
+    uint32_t kernel = 0;
+    uint64_t generation = 0;          // sequence generation; 0: outside any sequence
+    std::optional<unsigned> position;
+    uint64_t iteration = 0;
+    uint64_t totalGroups = 0;
+    std::vector<uint64_t> groups;
+    std::vector<double> ratios;
+    std::vector<Producer> producers;
+    std::vector<double> measuredNs;   // -1 until reported
+    unsigned expected = 0, reported = 0;
+  };
+  struct IterationRecord {
+    double predictedNs = -1, predictedComputeNs = -1;
+    double measuredKernelNs = 0;
+    unsigned measuredLaunches = 0;
+    double hostIntervalNs = -1;
+    bool solved = false;
+  };
+  using EdgeKey = std::pair<unsigned, unsigned>; // (producer position, consumer position)
+  struct SequenceState {
+    uint64_t generation = 0;
+    std::vector<uint32_t> kernels;
+    std::vector<double> groups;
+    std::vector<DependencyVolume> hostInput;
+    std::map<EdgeKey, DependencyVolume> edges;
+    std::map<EdgeKey, std::set<uint64_t>> edgeBuffers;
+    Ratios current;
+    ActiveSet active;
+    bool haveSolution = false;
+    double currentPredictedNs = -1, currentPredictedComputeNs = -1;
+    std::optional<CostModel> solvedModel;
+    std::map<uint64_t, IterationRecord> iterations;
+    std::chrono::steady_clock::time_point lastIterationStart{};
+  };
+
+  // Everything below runs with mutex_ held.
+  uint32_t intern(const std::string& kernel);
+  std::vector<double> decide(const LaunchRequest& request, uint32_t kernel,
+                             const std::optional<unsigned>& position);
+  std::vector<double> kernelSplit(uint32_t kernel, uint64_t groups);
+  unsigned bestSingleDevice(uint32_t kernel, uint64_t groups);
+  KernelCosts kernelCosts(uint32_t kernel, uint64_t groups);
+  double nsPerGroup(uint32_t kernel, unsigned device) const;
+  double itemNs(unsigned device) const;
+  double latency(unsigned device) const { return launchLatency_[device].estimate(); }
+
+  void startSequence();
+  // `live`: planned now (not retro-assigned when the sequence was found).
+  void attachToSequence(LaunchRecord& record, bool live);
+  void onLaunchMeasured(uint64_t id, LaunchRecord& record);
+  void onIterationMeasured();
+  CostModel buildCostModel() const;
+  void solveSequence(bool force);
+  double noiseLevel() const;
+  void recordHistory(KernelState& kernel, const LaunchRecord& record);
+  LaunchRecord* find(uint64_t id);
+  void forgetOldLaunches();
+
+  std::vector<DeviceInfo> devices_;
+  StrategySpec spec_;
+  PartitionerOptions options_;
+  const unsigned n_;
+
+  mutable std::mutex mutex_;
+  std::unordered_map<std::string, uint32_t> kernelIds_;
+  std::vector<KernelState> kernels_;
+  KernelSequence sequence_;
+  SequenceState seq_;
+  SequenceLp lp_;
+  TransferModel transfers_;
+  std::vector<LaunchLatency> launchLatency_;
+
+  uint64_t nextLaunch_ = 1;
+  std::unordered_map<uint64_t, LaunchRecord> launches_;
+  std::deque<uint64_t> launchOrder_;
+  std::unordered_map<uint64_t, uint64_t> lastWriter_; // buffer -> launch
+
+  // Warm-start dependency priors by (producer kernel, consumer kernel) name.
+  std::map<std::pair<std::string, std::string>, double> profileEdges_;
+
+  // Statistics for the report.
+  uint64_t solves_ = 0, skippedSolves_ = 0, simplexRuns_ = 0, planChanges_ = 0;
+  double solveNsTotal_ = 0, solveNsMax_ = 0;
+};
+
+} // namespace clsplit::partition

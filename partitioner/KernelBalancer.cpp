@@ -1,0 +1,183 @@
+// Water-filling with latencies, greedy device-set choice, Broyden iteration.
+#include "partitioner/KernelBalancer.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+namespace clsplit::partition {
+
+namespace {
+
+constexpr double kMinNsPerGroup = 1e-6;
+
+// Equal finish times T over `set`: y_d = (T - L_d) / (f_d * G), sum y = 1; devices whose
+// latency alone exceeds T leave the set.
+std::vector<double> waterFill(const KernelCosts& c, std::vector<bool> set) {
+  const size_t n = c.nsPerGroup.size();
+  std::vector<double> y(n, 0.0);
+  const double G = std::max(c.groups, 1e-9);
+  while (true) {
+    double sumInv = 0, sumLatency = 0;
+    for (size_t d = 0; d < n; ++d) {
+      if (!set[d]) continue;
+      double f = std::max(c.nsPerGroup[d], kMinNsPerGroup);
+      sumInv += 1 / f;
+      sumLatency += c.launchNs[d] / f;
+    }
+    if (sumInv == 0) return y;
+    double T = (G + sumLatency) / sumInv;
+    size_t worst = n;
+    double worstLatency = T;
+    for (size_t d = 0; d < n; ++d)
+      if (set[d] && c.launchNs[d] > worstLatency) {
+        worst = d;
+        worstLatency = c.launchNs[d];
+      }
+    if (worst == n) {
+      for (size_t d = 0; d < n; ++d)
+        if (set[d]) y[d] = (T - c.launchNs[d]) / (std::max(c.nsPerGroup[d], kMinNsPerGroup) * G);
+      double s = std::accumulate(y.begin(), y.end(), 0.0);
+      for (auto& v : y) v = std::max(0.0, v / s);
+      return y;
+    }
+    set[worst] = false;
+  }
+}
+
+} // namespace
+
+double predictKernel(const KernelCosts& c, const std::vector<double>& y) {
+  double t = 0;
+  unsigned used = 0;
+  for (size_t d = 0; d < y.size(); ++d) {
+    if (!(y[d] > 1e-12)) continue;
+    ++used;
+    t = std::max(t, c.launchNs[d] + c.nsPerGroup[d] * c.groups * y[d]);
+  }
+  return t + c.hostOverheadNs * used;
+}
+
+std::vector<double> balanceKernel(const KernelCosts& c) {
+  const size_t n = c.nsPerGroup.size();
+  std::vector<bool> set(n);
+  for (size_t d = 0; d < n; ++d) set[d] = d < c.allowed.size() ? c.allowed[d] : true;
+  if (std::none_of(set.begin(), set.end(), [](bool b) { return b; })) set.assign(n, true);
+
+  std::vector<double> best = waterFill(c, set);
+  double bestTime = predictKernel(c, best);
+  // Greedy: drop the device whose removal helps most, while it helps.
+  while (true) {
+    std::vector<double> roundBest;
+    double roundTime = bestTime;
+    std::vector<bool> roundSet;
+    // From the last device down: on a tie the lower-numbered device stays.
+    for (size_t d = n; d-- > 0;) {
+      if (!set[d] || std::count(set.begin(), set.end(), true) < 2) continue;
+      auto s = set;
+      s[d] = false;
+      auto y = waterFill(c, s);
+      double t = predictKernel(c, y);
+      if (t < roundTime) {
+        roundTime = t;
+        roundBest = y;
+        roundSet = s;
+      }
+    }
+    if (roundBest.empty()) break;
+    best = roundBest;
+    bestTime = roundTime;
+    set = roundSet;
+  }
+  // The best single device, in case greedy removal missed it.
+  for (size_t d = 0; d < n; ++d) {
+    if (d < c.allowed.size() && !c.allowed[d]) continue;
+    std::vector<double> y(n, 0.0);
+    y[d] = 1;
+    double t = predictKernel(c, y);
+    if (t < bestTime) {
+      bestTime = t;
+      best = y;
+    }
+  }
+  return best;
+}
+
+void BroydenSolver::reset() {
+  prevX_.clear();
+  prevG_.clear();
+  inverseJacobian_.clear();
+}
+
+std::vector<double> BroydenSolver::next(const std::vector<double>& x,
+                                        const std::vector<double>& fx) {
+  const size_t n = x.size();
+  std::vector<double> g(n);
+  for (size_t i = 0; i < n; ++i) g[i] = x[i] - fx[i];
+
+  auto restart = [&] {
+    inverseJacobian_.assign(n, std::vector<double>(n, 0.0));
+    for (size_t i = 0; i < n; ++i) inverseJacobian_[i][i] = 1.0;
+  };
+  // A change of the device set (a share appearing or vanishing) changes F's shape: restart.
+  bool sameSupport = prevX_.size() == n;
+  for (size_t i = 0; sameSupport && i < n; ++i)
+    sameSupport = (prevX_[i] > 1e-12) == (x[i] > 1e-12) && (fx[i] > 1e-12) == (x[i] > 1e-12);
+  if (!sameSupport || inverseJacobian_.size() != n) {
+    restart();
+  } else {
+    // Good Broyden, inverse form: B += (dx - B dg) dx^T B / (dx^T B dg).
+    std::vector<double> dx(n), dg(n), bdg(n, 0.0), dxb(n, 0.0);
+    for (size_t i = 0; i < n; ++i) {
+      dx[i] = x[i] - prevX_[i];
+      dg[i] = g[i] - prevG_[i];
+    }
+    for (size_t i = 0; i < n; ++i)
+      for (size_t j = 0; j < n; ++j) {
+        bdg[i] += inverseJacobian_[i][j] * dg[j];
+        dxb[j] += dx[i] * inverseJacobian_[i][j];
+      }
+    double den = 0, dxNorm = 0;
+    for (size_t i = 0; i < n; ++i) {
+      den += dx[i] * bdg[i];
+      dxNorm += dx[i] * dx[i];
+    }
+    if (dxNorm > 1e-12 && std::abs(den) > 1e-9 * dxNorm) {
+      for (size_t i = 0; i < n; ++i)
+        for (size_t j = 0; j < n; ++j) inverseJacobian_[i][j] += (dx[i] - bdg[i]) * dxb[j] / den;
+    }
+  }
+  prevX_ = x;
+  prevG_ = g;
+
+  std::vector<double> step(n, 0.0), out(n);
+  for (size_t i = 0; i < n; ++i)
+    for (size_t j = 0; j < n; ++j) step[i] += inverseJacobian_[i][j] * g[j];
+  double gNorm = 0, stepNorm = 0, sum = 0;
+  for (size_t i = 0; i < n; ++i) {
+    gNorm += g[i] * g[i];
+    stepNorm += step[i] * step[i];
+    out[i] = x[i] - step[i];
+    // Devices F leaves out stay out.
+    if (!(fx[i] > 1e-12)) out[i] = 0;
+    if (!std::isfinite(out[i])) out[i] = -1;
+  }
+  bool bad = std::any_of(out.begin(), out.end(), [](double v) { return v < -0.05; }) ||
+             stepNorm > 4 * gNorm + 1e-12;
+  if (bad) {
+    restart();
+    return fx;
+  }
+  for (auto& v : out) {
+    v = std::max(0.0, v);
+    sum += v;
+  }
+  if (!(sum > 0)) {
+    restart();
+    return fx;
+  }
+  for (auto& v : out) v /= sum;
+  return out;
+}
+
+} // namespace clsplit::partition

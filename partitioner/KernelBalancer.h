@@ -1,0 +1,38 @@
+// ADAPTIVE w/o COMM (thesis section 4.1) for one kernel: ratios that make every device finish at
+// the same time given measured per-group times f_d and launch latencies L_d, the set of devices
+// chosen so that fixed costs are only paid where they pay off; and the two ways of iterating it,
+// the fixed point x <- F(x) and Broyden's secant update.
+#pragma once
+
+#include <vector>
+
+namespace clsplit::partition {
+
+struct KernelCosts {
+  double groups = 1;
+  std::vector<double> nsPerGroup; // f_d at the current operating point
+  std::vector<double> launchNs;   // L_d
+  std::vector<bool> allowed;
+  double hostOverheadNs = 0;      // serial cost per sub-launch
+};
+
+// max_d (L_d + f_d * groups * y_d) + hostOverhead * (devices used).
+double predictKernel(const KernelCosts& costs, const std::vector<double>& ratios);
+
+// F(x): equal finish times over the best device subset (greedy removal, best single included).
+std::vector<double> balanceKernel(const KernelCosts& costs);
+
+// Broyden's method on G(x) = x - F(x) with an inverse-Jacobian estimate, started at the identity
+// (so its first step is the fixed point). Steps that leave the simplex or blow up fall back to
+// the fixed point and restart the estimate.
+class BroydenSolver {
+public:
+  std::vector<double> next(const std::vector<double>& x, const std::vector<double>& fx);
+  void reset();
+
+private:
+  std::vector<double> prevX_, prevG_;
+  std::vector<std::vector<double>> inverseJacobian_;
+};
+
+} // namespace clsplit::partition

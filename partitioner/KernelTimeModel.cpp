@@ -1,0 +1,87 @@
+// Kernel time smoothing, noise tracking and launch-latency estimation.
+#include "partitioner/KernelTimeModel.h"
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+namespace clsplit::partition {
+
+void LaunchLatency::observeTime(double ns) {
+  if (!(ns >= 0)) return;
+  minTime_ = minTime_ < 0 ? ns : std::min(minTime_, ns);
+}
+
+void LaunchLatency::observeIntercept(uint32_t kernel, double ns) {
+  if (std::isfinite(ns) && ns >= 0) intercepts_[kernel] = ns;
+}
+
+double LaunchLatency::estimate() const {
+  // Median of the prior and the per-kernel intercepts: one badly fitted kernel cannot move it.
+  std::vector<double> votes{prior_};
+  for (const auto& [k, v] : intercepts_) votes.push_back(v);
+  std::nth_element(votes.begin(), votes.begin() + votes.size() / 2, votes.end());
+  double l = votes[votes.size() / 2];
+  if (minTime_ >= 0) l = std::min(l, 0.9 * minTime_);
+  return std::max(0.0, l);
+}
+
+KernelDeviceTime::Observation KernelDeviceTime::observe(uint64_t groups, uint64_t offset,
+                                                        double ns, double smoothing) {
+  Observation obs;
+  if (groups == 0 || !std::isfinite(ns) || ns < 0) return obs;
+
+  // Two samples at clearly different group counts separate latency from per-group time.
+  if (lastGroups_ > 0) {
+    double g0 = double(lastGroups_), g1 = double(groups);
+    if (std::max(g0, g1) >= 1.25 * std::min(g0, g1)) {
+      double slope = (ns - lastTime_) / (g1 - g0);
+      if (slope > 0) {
+        obs.interceptValid = true;
+        obs.interceptNs = std::clamp(ns - slope * g1, 0.0, std::min(ns, lastTime_));
+      }
+    }
+  }
+  lastGroups_ = groups;
+  lastTime_ = ns;
+
+  const bool sameSlice = samples_ > 0 && groups == groups_ && offset == offset_;
+  if (sameSlice && time_ > 0) {
+    double deviation = std::abs(ns - time_) / time_;
+    // A jump far beyond the usual noise is a change of load, not noise: follow it at once.
+    bool jump = stableSamples_ >= 2 && deviation > std::max(0.3, 5 * noise_);
+    if (jump) {
+      time_ = ns;
+      stableSamples_ = 0;
+    } else {
+      noise_ = noiseSamples_ == 0 ? deviation : 0.8 * noise_ + 0.2 * deviation;
+      ++noiseSamples_;
+      time_ += std::clamp(smoothing, 0.0, 1.0) * (ns - time_);
+      ++stableSamples_;
+    }
+  } else {
+    time_ = ns;
+    groups_ = groups;
+    offset_ = offset;
+    stableSamples_ = 0;
+  }
+  ++samples_;
+  return obs;
+}
+
+double KernelDeviceTime::nsPerGroup(double launchNs) const {
+  if (groups_ == 0) return 0;
+  // The latency estimate may be off: never let it eat more than 90 % of a measured time.
+  double work = std::max(time_ - launchNs, 0.1 * time_);
+  return work / double(groups_);
+}
+
+void KernelDeviceTime::seed(uint64_t groups, double timeNs) {
+  if (groups == 0 || !(timeNs > 0)) return;
+  groups_ = groups;
+  offset_ = UINT64_MAX; // no real slice: the first real sample replaces it
+  time_ = timeNs;
+  samples_ = std::max(samples_, 1u);
+}
+
+} // namespace clsplit::partition

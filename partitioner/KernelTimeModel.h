@@ -1,0 +1,60 @@
+// Measured kernel times: per (kernel, device) the time at the current operating point, smoothed
+// against noise, and per device the fixed per-launch cost, so that time = latency + f * groups.
+#pragma once
+
+#include <cstdint>
+#include <map>
+
+namespace clsplit::partition {
+
+// The fixed cost of one launch on a device: a prior, refined by intercepts fitted on kernels
+// measured at several group counts, and never above what the fastest launch actually took.
+class LaunchLatency {
+public:
+  explicit LaunchLatency(double priorNs = 0) : prior_(priorNs) {}
+
+  void observeTime(double ns);
+  void observeIntercept(uint32_t kernel, double ns);
+  double estimate() const;
+  double prior() const { return prior_; }
+  void setPrior(double ns) { prior_ = ns; }
+
+private:
+  double prior_;
+  double minTime_ = -1;
+  std::map<uint32_t, double> intercepts_; // latest intercept per kernel
+};
+
+// One kernel on one device.
+class KernelDeviceTime {
+public:
+  // `groups` groups starting at group `offset` took `ns`; `smoothing` weighs a new sample when
+  // the slice did not move. Returns an intercept estimate when this sample and the previous one
+  // have group counts different enough to separate latency from per-group time.
+  struct Observation {
+    bool interceptValid = false;
+    double interceptNs = 0;
+  };
+  Observation observe(uint64_t groups, uint64_t offset, double ns, double smoothing);
+
+  bool known() const { return samples_ > 0; }
+  // Time per work-group at the last operating point, given the device's launch latency.
+  double nsPerGroup(double launchNs) const;
+  double timeNs() const { return time_; }      // smoothed time at the operating point
+  uint64_t groups() const { return groups_; }
+  double noise() const { return noise_; }      // smoothed relative deviation at a fixed slice
+  unsigned samples() const { return samples_; }
+  // Sets the operating point directly (warm start from a profile).
+  void seed(uint64_t groups, double timeNs);
+
+private:
+  double time_ = 0;
+  uint64_t groups_ = 0, offset_ = 0;
+  double noise_ = 0;
+  unsigned samples_ = 0, stableSamples_ = 0, noiseSamples_ = 0;
+  // The last raw sample, for intercept estimates.
+  double lastTime_ = 0;
+  uint64_t lastGroups_ = 0;
+};
+
+} // namespace clsplit::partition

@@ -1,0 +1,78 @@
+// ADAPTIVE w/o COMM for one kernel: equal finish times, fixed costs, fixed point and Broyden.
+#include "partitioner/KernelBalancer.h"
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+using namespace clsplit::partition;
+
+namespace {
+KernelCosts costs(double groups, std::vector<double> f, std::vector<double> l, double host = 0) {
+  KernelCosts c;
+  c.groups = groups;
+  c.nsPerGroup = std::move(f);
+  c.launchNs = std::move(l);
+  c.allowed.assign(c.nsPerGroup.size(), true);
+  c.hostOverheadNs = host;
+  return c;
+}
+} // namespace
+
+TEST_CASE("equal finish times, latencies included") {
+  auto y = balanceKernel(costs(700, {4, 2, 1}, {0, 0, 0}));
+  CHECK(y[0] == Approx(1 / 7.));
+  CHECK(y[2] == Approx(4 / 7.));
+  // Device 0 starts 100 ns late: it gets less, and all finish together.
+  auto c = costs(1000, {1, 1}, {100, 0});
+  auto z = balanceKernel(c);
+  CHECK(100 + 1000 * z[0] == Approx(1000 * z[1]));
+}
+
+TEST_CASE("devices whose fixed cost exceeds the gain get nothing") {
+  auto c = costs(100, {100, 100}, {0, 0}, /*host=*/6000);
+  // Splitting saves 5000 ns of compute but costs 6000 ns of host overhead.
+  CHECK(balanceKernel(c) == std::vector<double>{1, 0});
+  c.groups = 1000;
+  auto y = balanceKernel(c);
+  CHECK(y[0] == Approx(0.5));
+  // A device that is not allowed never gets work.
+  c.allowed = {false, true};
+  CHECK(balanceKernel(c) == std::vector<double>{0, 1});
+}
+
+TEST_CASE("fixed point and Broyden converge on an irregular kernel") {
+  // Two equal devices, per-group work rising along the index (1 + 4x): the balanced split is
+  // at s with s + 2 s^2 = 1.5, s = (sqrt(13) - 1) / 4.
+  const double optimum = (std::sqrt(13.0) - 1) / 4;
+  auto measure = [](const std::vector<double>& x) {
+    // Mean per-group cost of each device's slice [0,s) and [s,1): f = 1 + 2(a + b).
+    double s = x[0];
+    return costs(1000, {1 + 2 * s, 1 + 2 * (s + 1)}, {0, 0});
+  };
+  for (bool broyden : {false, true}) {
+    BroydenSolver solver;
+    std::vector<double> x{0.5, 0.5};
+    int steps = 0;
+    while (std::abs(x[0] - optimum) > 1e-3 && steps < 50) {
+      auto fx = balanceKernel(measure(x));
+      x = broyden ? solver.next(x, fx) : fx;
+      ++steps;
+    }
+    INFO((broyden ? "broyden" : "fixed point") << " steps " << steps);
+    CHECK(std::abs(x[0] - optimum) <= 1e-3);
+    CHECK(steps <= (broyden ? 4 : 8));
+  }
+}
+
+TEST_CASE("Broyden falls back to the fixed point on a bad step") {
+  BroydenSolver s;
+  auto a = s.next({0.5, 0.5}, {0.9, 0.1});
+  CHECK(a[0] == Approx(0.9)); // first step: the fixed point
+  CHECK(a[1] == Approx(0.1));
+  // A wildly inconsistent second evaluation must not leave the simplex.
+  auto b = s.next({0.9, 0.1}, {0.0, 1.0});
+  CHECK(b[0] >= 0);
+  CHECK(b[1] >= 0);
+  CHECK(b[0] + b[1] == Approx(1));
+}

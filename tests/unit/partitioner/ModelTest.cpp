@@ -1,0 +1,181 @@
+// The measurement models: least squares, kernel time smoothing, launch latency, dependency
+// volumes (thesis Figure 4.5's S_d), transfer costs, and the iteration cost model.
+#include "partitioner/CostModel.h"
+#include "partitioner/DependencyModel.h"
+#include "partitioner/KernelTimeModel.h"
+#include "partitioner/LinearFit.h"
+#include "partitioner/TransferModel.h"
+
+#include <catch2/catch.hpp>
+
+#include <random>
+
+using namespace clsplit::partition;
+
+TEST_CASE("S_d reproduces the thesis examples (Figure 4.5b and 4.5e)") {
+  // 4.5b: h = 3/9 each, k = 2/9, 3/9, 4/9: one element must move to device 2 (index 1).
+  std::vector<double> h{3 / 9., 3 / 9., 3 / 9.}, k{2 / 9., 3 / 9., 4 / 9.};
+  CHECK(splitMismatch(h, k, 1) * 9 == Approx(1));
+  // 4.5e: regions do not overlap (3 elements move); S over-approximates with 4.
+  std::vector<double> h2{1 / 9., 2 / 9., 6 / 9.}, k2{4 / 9., 3 / 9., 2 / 9.};
+  CHECK(splitMismatch(h2, k2, 1) * 9 == Approx(4));
+  // Equal splits move nothing; a device without a share of k receives nothing.
+  CHECK(splitMismatch(h, h, 0) == 0);
+  CHECK(splitMismatch(h, h, 2) == 0);
+  CHECK(splitMismatch(h, {0.5, 0, 0.5}, 1) == 0);
+  // Everything of k on a device that produced nothing of h: its whole share.
+  CHECK(splitMismatch({1, 0}, {0, 1}, 1) == Approx(1));
+}
+
+TEST_CASE("shared boundaries count neighbouring active slices") {
+  CHECK(sharedBoundaries({0.5, 0.5}, 0) == 1);
+  CHECK(sharedBoundaries({0.3, 0.3, 0.4}, 1) == 2);
+  CHECK(sharedBoundaries({0.3, 0, 0.7}, 0) == 1);
+  CHECK(sharedBoundaries({1, 0, 0}, 0) == 0);
+  CHECK(sharedBoundaries({1, 0, 0}, 1) == 0);
+}
+
+TEST_CASE("dependency volume fit separates halos from mismatch") {
+  DependencyVolume v(1e6);
+  // Before any measurement: the prior per unit mismatch, no halo.
+  CHECK(v.fit().bytesPerMismatch == Approx(1e6));
+  CHECK(v.fit().haloBytes == 0);
+  // A stencil: 4 KiB per shared boundary, equal splits (S = 0).
+  for (uint64_t i = 0; i < 10; ++i) {
+    v.observe(i * 2, 0, 1, 4096);
+    v.observe(i * 2 + 1, 0, 1, 4096);
+  }
+  CHECK(v.fit().haloBytes == Approx(4096).epsilon(0.01));
+  // Mismatched splits reveal the real bytes per unit mismatch (80 000, not the prior).
+  for (uint64_t i = 100; i < 140; ++i) {
+    double s = 0.05 * double(i % 5 + 1);
+    v.observe(i, s, 1, 4096 + 80000 * s);
+  }
+  auto fit = v.fit();
+  CHECK(fit.bytesPerMismatch == Approx(80000).epsilon(0.05));
+  CHECK(fit.haloBytes == Approx(4096).epsilon(0.1));
+}
+
+TEST_CASE("dependency volume: repeated keys add, 'nothing' does not overwrite") {
+  DependencyVolume v(0);
+  v.observeNothing(1, 0.5, 0);
+  v.observe(1, 0.5, 0, 100); // late report: same launch and device
+  v.observe(1, 0.5, 0, 100); // a second buffer
+  v.observeNothing(1, 0.5, 0);
+  CHECK(v.samples() == 1);
+  // 200 B at a mismatch of 0.5: 400 B per unit (enough evidence to retire the prior of 0).
+  CHECK(v.fit().bytesPerMismatch == Approx(400));
+}
+
+TEST_CASE("linear fit: latency and per-byte cost, non-negative") {
+  LinearFit f;
+  for (double bytes : {1e3, 1e4, 1e5, 1e6}) f.add(bytes, 5000 + 0.2 * bytes);
+  auto line = f.fit({0, 0});
+  CHECK(line.intercept == Approx(5000).epsilon(1e-6));
+  CHECK(line.slope == Approx(0.2).epsilon(1e-6));
+
+  LinearFit same;
+  same.add(1000, 3000);
+  same.add(1000, 3000);
+  auto l = same.fit({1000, 1});
+  CHECK(l.intercept == Approx(1000)); // no spread: the prior latency
+  CHECK(l.slope == Approx(2.0));
+
+  LinearFit negative;
+  negative.add(10, 100);
+  negative.add(1000, 50);
+  CHECK(negative.fit({0, 0}).slope == 0);
+  CHECK(negative.fit({0, 0}).intercept == Approx(75));
+}
+
+TEST_CASE("transfer model: fitted costs, staged cross-platform moves") {
+  std::vector<DeviceInfo> devs(3);
+  devs[0].isGpu = devs[1].isGpu = true;
+  devs[2].platform = 1;
+  TransferModel t(devs);
+  for (double b : {1e4, 1e5, 1e6}) {
+    t.report(0, Direction::DeviceToHost, uint64_t(b), uint64_t(2000 + 0.5 * b));
+    t.report(2, Direction::HostToDevice, uint64_t(b), uint64_t(1000 + 0.25 * b));
+    t.report(1, Direction::DeviceToDevice, uint64_t(b), uint64_t(3000 + 0.01 * b));
+  }
+  auto staged = t.between(0, 2);
+  CHECK(staged.perByteNs == Approx(0.75).epsilon(1e-3));
+  CHECK(staged.latencyNs == Approx(3000).epsilon(1e-3));
+  auto peer = t.between(0, 1); // same platform: a device copy, measured on the destination
+  CHECK(peer.perByteNs == Approx(0.01).epsilon(1e-3));
+  CHECK(t.between(1, 1).perByteNs == 0);
+  // Unmeasured: the prior.
+  CHECK(t.cost(1, Direction::HostToDevice).latencyNs > 0);
+}
+
+TEST_CASE("kernel time: smoothing at a fixed slice, following changes") {
+  KernelDeviceTime k;
+  k.observe(100, 0, 1000, 0.5);
+  CHECK(k.timeNs() == 1000);
+  k.observe(100, 0, 1100, 0.5);
+  CHECK(k.timeNs() == Approx(1050));
+  CHECK(k.noise() == Approx(0.1));
+  // A new slice is a new operating point: taken as is.
+  k.observe(150, 0, 2000, 0.5);
+  CHECK(k.timeNs() == 2000);
+  CHECK(k.nsPerGroup(500) == Approx(10));
+  // A latency estimate larger than the time cannot make the per-group time vanish.
+  CHECK(k.nsPerGroup(5000) == Approx(200 / 150.0));
+}
+
+TEST_CASE("kernel time: a jump well above the noise is followed at once") {
+  KernelDeviceTime k;
+  for (int i = 0; i < 10; ++i) k.observe(10, 0, 1000 + (i % 2) * 20, 0.5);
+  k.observe(10, 0, 3000, 0.5);
+  CHECK(k.timeNs() == 3000);
+}
+
+TEST_CASE("launch latency: intercepts from two group counts, bounded by the fastest launch") {
+  KernelDeviceTime k;
+  auto first = k.observe(100, 0, 50'000 + 100 * 300, 0.5);
+  CHECK_FALSE(first.interceptValid);
+  auto second = k.observe(200, 0, 50'000 + 200 * 300, 0.5);
+  REQUIRE(second.interceptValid);
+  CHECK(second.interceptNs == Approx(50'000));
+
+  LaunchLatency l(10'000);
+  CHECK(l.estimate() == 10'000);
+  l.observeIntercept(1, 50'000);
+  l.observeIntercept(2, 52'000);
+  CHECK(l.estimate() == Approx(50'000)); // median of prior and two kernels
+  l.observeTime(20'000);                 // a launch that took 20 us: latency below that
+  CHECK(l.estimate() == Approx(18'000));
+}
+
+TEST_CASE("cost model: compute, transfers and host overhead of a split") {
+  CostModel m;
+  m.devices = 2;
+  m.hostOverheadNs = 1000;
+  CostModel::Position p;
+  p.groups = 100;
+  p.nsPerGroup = {10, 20};
+  p.launchNs = {500, 500};
+  p.allowed = {true, true};
+  m.positions = {p, p};
+  m.edges = {{0, 1, 1e6, 0}, {1, 0, 0, 4096}};
+  m.deviceLinks = {{{0, 0}, {0.1, 2000}}, {{0.1, 2000}, {0, 0}}};
+  m.hostLinks = {{0.2, 1000}, {0.2, 1000}};
+
+  Ratios same{{0.5, 0.5}, {0.5, 0.5}};
+  auto b = m.predict(same);
+  CHECK(b.computeNs == Approx(2 * (500 + 20 * 50)));
+  CHECK(b.hostNs == Approx(4 * 1000));
+  // Only the halo edge into position 0 moves data: 4096 B at 0.1 ns/B + 2 us latency.
+  CHECK(b.transferNs == Approx(2000 + 409.6));
+
+  Ratios differ{{0.5, 0.5}, {0.7, 0.3}};
+  auto c = m.predict(differ);
+  // Position 1 on device 0 needs 0.2 of the index space from device 1: 2e5 B.
+  CHECK(c.transferNs == Approx(2000 + 409.6 + 2000 + 0.1 * 2e5));
+
+  Ratios alone{{1, 0}, {1, 0}};
+  auto a = m.predict(alone);
+  CHECK(a.transferNs == 0);
+  CHECK(a.hostNs == 2000);
+  CHECK(a.computeNs == Approx(2 * (500 + 1000)));
+}
