@@ -30,35 +30,78 @@ std::optional<CmpOp> cmpOf(llvm::CmpInst::Predicate p) {
   }
 }
 
+// Conditions in disjunctive normal form; nullopt: not expressible.
+using Dnf = std::vector<Conjunction>;
+constexpr size_t kMaxAlternatives = 16;
+
+std::optional<Dnf> product(const Dnf& a, const Dnf& b) {
+  if (a.size() * b.size() > kMaxAlternatives) return std::nullopt;
+  Dnf out;
+  for (const auto& x : a)
+    for (const auto& y : b) {
+      Conjunction c = x;
+      c.insert(c.end(), y.begin(), y.end());
+      out.push_back(std::move(c));
+    }
+  return out;
+}
+
 class ConditionBuilder {
 public:
   ConditionBuilder(IRTranslator& t, ControlConditions& out) : t_(t), out_(out) {}
 
-  void add(const llvm::Value* cond, bool holds, const llvm::BasicBlock* at, unsigned depth = 0) {
+  // Adds "cond == holds" as a necessary and sufficient condition.
+  void add(const llvm::Value* cond, bool holds, const llvm::BasicBlock* at) {
+    auto d = dnf(cond, holds, at, 0);
+    if (!d) return; // dropped (already noted)
+    auto combined = product(out_.alternatives, *d);
+    if (!combined) return drop(cond, "condition with too many alternatives");
+    out_.alternatives = std::move(*combined);
+  }
+
+  std::optional<Dnf> dnf(const llvm::Value* cond, bool holds, const llvm::BasicBlock* at, unsigned depth) {
     using namespace llvm::PatternMatch;
     const llvm::Value *a = nullptr, *b = nullptr;
-    if (depth > 16) return drop(cond, "condition too complex");
-    if (auto* c = llvm::dyn_cast<llvm::ConstantInt>(cond)) {
-      (void)c;
-      return; // a constant branch: either always taken here or this path is dead
+    if (depth > 16) {
+      drop(cond, "condition too complex");
+      return std::nullopt;
     }
-    if (match(cond, m_Not(m_Value(a)))) return add(a, !holds, at, depth + 1);
-    if (match(cond, m_LogicalAnd(m_Value(a), m_Value(b)))) {
-      if (!holds) return drop(cond, "negation of a conjunction");
-      add(a, true, at, depth + 1);
-      add(b, true, at, depth + 1);
-      return;
-    }
-    if (match(cond, m_LogicalOr(m_Value(a), m_Value(b)))) {
-      if (holds) return drop(cond, "disjunction");
-      add(a, false, at, depth + 1);
-      add(b, false, at, depth + 1);
-      return;
+    if (llvm::isa<llvm::ConstantInt>(cond)) return Dnf{Conjunction{}}; // a constant branch
+    if (match(cond, m_Not(m_Value(a)))) return dnf(a, !holds, at, depth + 1);
+    bool isAnd = match(cond, m_LogicalAnd(m_Value(a), m_Value(b)));
+    bool isOr = !isAnd && match(cond, m_LogicalOr(m_Value(a), m_Value(b)));
+    if (isAnd || isOr) {
+      // and with holds / or without: both sides hold (a product); otherwise one of them (a union).
+      bool both = isAnd == holds;
+      auto x = dnf(a, holds, at, depth + 1);
+      auto y = dnf(b, holds, at, depth + 1);
+      if (both) {
+        if (!x && !y) return std::nullopt;
+        if (!x) return y; // dropping one side of a conjunction over-approximates
+        if (!y) return x;
+        auto p = product(*x, *y);
+        if (!p) drop(cond, "condition with too many alternatives");
+        return p;
+      }
+      if (!x || !y) return std::nullopt; // an unknown alternative may hold anywhere
+      if (x->size() + y->size() > kMaxAlternatives) {
+        drop(cond, "condition with too many alternatives");
+        return std::nullopt;
+      }
+      Dnf u = *x;
+      u.insert(u.end(), y->begin(), y->end());
+      return u;
     }
     auto* cmp = llvm::dyn_cast<llvm::ICmpInst>(cond);
-    if (!cmp) return drop(cond, "condition that is not an integer comparison");
+    if (!cmp) {
+      drop(cond, "condition that is not an integer comparison");
+      return std::nullopt;
+    }
     auto op = cmpOf(cmp->getPredicate());
-    if (!op) return drop(cond, "comparison");
+    if (!op) {
+      drop(cond, "comparison");
+      return std::nullopt;
+    }
     IRTranslator::Context ctx;
     ctx.at = at;
     ExprRef lhs, rhs;
@@ -66,7 +109,10 @@ public:
     const llvm::Value* r = cmp->getOperand(1);
     if (l->getType()->isPointerTy()) {
       auto base = t_.baseArgument(l);
-      if (!base || base != t_.baseArgument(r)) return drop(cond, "comparison of pointers");
+      if (!base || base != t_.baseArgument(r)) {
+        drop(cond, "comparison of pointers");
+        return std::nullopt;
+      }
       lhs = t_.offsetOf(l, *base, ctx);
       rhs = t_.offsetOf(r, *base, ctx);
     } else {
@@ -75,9 +121,13 @@ public:
     }
     if (lhs->containsUndef() || rhs->containsUndef()) {
       const auto& reason = lhs->containsUndef() ? undefReason(*lhs) : undefReason(*rhs);
-      return drop(cond, "condition on " + reason);
+      drop(cond, "condition on " + reason);
+      return std::nullopt;
     }
-    if (!ctx.sequenceLoops.empty()) return drop(cond, "condition that changes with a loop's iterations");
+    if (!ctx.sequenceLoops.empty()) {
+      drop(cond, "condition that changes with a loop's iterations");
+      return std::nullopt;
+    }
     if (ctx.inexact) {
       out_.exact = false;
       for (auto& w : ctx.why) note(w);
@@ -86,7 +136,11 @@ public:
     g->op = holds ? *op : negate(*op);
     g->lhs = std::move(lhs);
     g->rhs = std::move(rhs);
-    out_.guards.push_back(std::move(g));
+    return Dnf{Conjunction{std::move(g)}};
+  }
+
+  void addGuard(std::shared_ptr<const Guard> g) {
+    for (auto& c : out_.alternatives) c.push_back(g);
   }
 
   void drop(const llvm::Value* cond, const std::string& what) {
@@ -192,7 +246,7 @@ ControlConditions controlConditions(const llvm::BasicBlock* block, IRTranslator&
           g->op = CmpOp::Ne;
           g->lhs = x;
           g->rhs = Expr::constant(cs.getCaseValue()->getSExtValue(), cs.getCaseValue()->getBitWidth());
-          out.guards.push_back(std::move(g));
+          builder.addGuard(std::move(g));
         }
         continue;
       }
@@ -211,7 +265,7 @@ ControlConditions controlConditions(const llvm::BasicBlock* block, IRTranslator&
       g->op = CmpOp::Eq;
       g->lhs = x;
       g->rhs = Expr::constant(only->getSExtValue(), only->getBitWidth());
-      out.guards.push_back(std::move(g));
+      builder.addGuard(std::move(g));
       continue;
     }
     out.exact = false;

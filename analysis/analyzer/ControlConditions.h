@@ -20,10 +20,15 @@ class PostDominatorTree;
 
 namespace clsplit::analysis::analyzer {
 
+using Conjunction = std::vector<std::shared_ptr<const Guard>>;
+
 struct ControlConditions {
-  std::vector<std::shared_ptr<const Guard>> guards;
-  // Every condition was captured: the block runs exactly when the guards hold (given that
-  // each enclosing loop runs the iterations its trip count says).
+  // The block runs when one of these conjunctions holds (disjunctive normal form: a
+  // condition `a || b` gives two alternatives, each its own statement region, whose union is
+  // exact). Never empty; {{}} means "always".
+  std::vector<Conjunction> alternatives{Conjunction{}};
+  // Every condition was captured: the block runs exactly when an alternative holds (given
+  // that each enclosing loop runs the iterations its trip count says).
   bool exact = true;
   std::vector<std::string> dropped; // conditions that could not be expressed, for diagnostics
   // Loops whose continuation test lies on the path: the block's execution count depends on

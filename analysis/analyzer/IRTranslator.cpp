@@ -358,7 +358,7 @@ ExprRef IRTranslator::load(const llvm::Instruction* i, Context& ctx, unsigned de
                           static_cast<uint32_t>(offset.getZExtValue()));
   unsigned as = ptr->getType()->getPointerAddressSpace();
   if (auto arg = baseArgument(ptr)) {
-    if (written_.count(*arg))
+    if (written_.count(*arg) && !ctx.pragma)
       return Expr::undef("a value read from " + argName(*arg) + ", which the kernel also writes" + where(i), type);
     ScalarType element = scalarOf(i->getType());
     ScalarType declared = *arg < declared_.size() ? declared_[*arg] : ScalarType::Unknown;

@@ -37,6 +37,8 @@ class IRTranslator {
 public:
   struct Context {
     const llvm::BasicBlock* at = nullptr; // where the translated values are used
+    bool pragma = false;                  // a pragma's expression: indirections through buffers
+                                          // the kernel writes read their values before it runs
     bool inexact = false;                 // an over-approximation was made
     std::vector<std::string> why;         // ... and why, for diagnostics
     std::set<const llvm::Loop*> sequenceLoops; // loops whose induction sequences appear

@@ -141,8 +141,9 @@ std::string_view kindWord(AccessKind k) {
 // Analysis state of one kernel.
 class KernelJob {
 public:
-  KernelJob(llvm::Function& f, llvm::FunctionAnalysisManager& fam, std::vector<Diagnostic>& errors)
-      : f_(f), errors_(errors), dt_(fam.getResult<llvm::DominatorTreeAnalysis>(f)),
+  KernelJob(llvm::Function& f, llvm::FunctionAnalysisManager& fam, std::vector<Diagnostic>& errors,
+            const AnalyzerOptions& options)
+      : f_(f), errors_(errors), options_(options), dt_(fam.getResult<llvm::DominatorTreeAnalysis>(f)),
         pdt_(fam.getResult<llvm::PostDominatorTreeAnalysis>(f)),
         li_(fam.getResult<llvm::LoopAnalysis>(f)), se_(fam.getResult<llvm::ScalarEvolutionAnalysis>(f)),
         translator_(f, se_, li_, dt_) {}
@@ -151,6 +152,11 @@ public:
     KernelAnalysis k;
     k.name = f_.getName().str();
     k.args = kernelArgs(f_);
+    if (options_.argumentNames) {
+      auto names = options_.argumentNames(k.name);
+      for (size_t i = 0; i < k.args.size() && i < names.size(); ++i)
+        if (!names[i].empty()) k.args[i].name = names[i];
+    }
     args_ = &k.args;
     translator_.setArgNamer([this](unsigned i) { return name(i); });
     std::vector<unsigned> buffers;
@@ -252,7 +258,6 @@ private:
       off = Expr::seq(off, stride, count);
     }
     const ControlConditions& cc = conditions(ctx.at);
-    s.guards = cc.guards;
     bool exact = cc.exact && !ctx.inexact;
     meta.why = cc.dropped;
     for (auto& w : ctx.why) meta.why.push_back(w);
@@ -263,6 +268,17 @@ private:
       }
     s.exact = exact && !off->containsUndef();
     s.offset = std::move(off);
+    pushAlternatives(std::move(s), std::move(meta), cc);
+  }
+
+  // One statement per alternative of the conditions: their union is the access's region.
+  void pushAlternatives(StatementRegion s, Meta meta, const ControlConditions& cc) {
+    for (size_t i = 0; i + 1 < cc.alternatives.size(); ++i) {
+      StatementRegion copy = s;
+      copy.guards = cc.alternatives[i];
+      push(std::move(copy), meta);
+    }
+    s.guards = cc.alternatives.back();
     push(std::move(s), std::move(meta));
   }
 
@@ -289,6 +305,7 @@ private:
     }
     IRTranslator::Context ctx;
     ctx.at = call->getParent();
+    ctx.pragma = true;
     auto to64 = [](ExprRef e) {
       if (!e->type().isFloat && e->type().bits < 64) return Expr::unary(ExprKind::SExt, e, ValueType::integer(64));
       return e;
@@ -308,11 +325,10 @@ private:
     s.fromPragma = true;
     s.exact = false;
     s.line = IRTranslator::lineOf(call);
-    s.guards = conditions(ctx.at).guards;
     Meta meta;
     meta.what = "pragma";
     meta.column = columnOf(call);
-    push(std::move(s), std::move(meta));
+    pushAlternatives(std::move(s), std::move(meta), conditions(ctx.at));
   }
 
   void applyPragmas() {
@@ -429,6 +445,7 @@ private:
 
   llvm::Function& f_;
   std::vector<Diagnostic>& errors_;
+  const AnalyzerOptions& options_;
   llvm::DominatorTree& dt_;
   llvm::PostDominatorTree& pdt_;
   llvm::LoopInfo& li_;
@@ -442,7 +459,7 @@ private:
 
 } // namespace
 
-ModuleAnalysis analyzeModule(const llvm::Module& module) {
+ModuleAnalysis analyzeModule(const llvm::Module& module, const AnalyzerOptions& options) {
   ModuleAnalysis out;
   std::unique_ptr<llvm::Module> m = analyzer::prepareForAnalysis(module);
   llvm::LoopAnalysisManager lam;
@@ -457,7 +474,7 @@ ModuleAnalysis analyzeModule(const llvm::Module& module) {
   builder.crossRegisterProxies(lam, fam, cgam, mam);
   for (llvm::Function& f : *m) {
     if (f.isDeclaration() || f.getCallingConv() != llvm::CallingConv::SPIR_KERNEL) continue;
-    KernelJob job(f, fam, out.errors);
+    KernelJob job(f, fam, out.errors, options);
     out.kernels.push_back(job.run());
     log().debug("analyzed kernel {}: {} statement regions", f.getName().str(), out.kernels.back().regions.statements.size());
   }

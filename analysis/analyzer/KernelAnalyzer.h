@@ -5,6 +5,8 @@
 
 #include "analysis/Analysis.h"
 
+#include <functional>
+#include <string>
 #include <vector>
 
 namespace llvm {
@@ -24,8 +26,14 @@ struct ModuleAnalysis {
   std::vector<Diagnostic> errors;
 };
 
+struct AnalyzerOptions {
+  // Parameter names of a kernel as written in the source (the front end knows them from the
+  // AST); used in args and in diagnostics. Unset or short: kernel_arg_name metadata, "arg<i>".
+  std::function<std::vector<std::string>(const std::string& kernel)> argumentNames;
+};
+
 // Never modifies `module` (the analyzer canonicalises its own copy) and never throws; a kernel
 // it cannot analyse comes back unsplittable with the reason.
-ModuleAnalysis analyzeModule(const llvm::Module& module);
+ModuleAnalysis analyzeModule(const llvm::Module& module, const AnalyzerOptions& options = {});
 
 } // namespace clsplit::analysis

@@ -65,12 +65,10 @@ ModuleAnalysis analyzeSource(std::string_view source, std::string_view buildOpti
     result.errors.push_back({{}, "compilation failed: " + diagnostics});
     return result;
   }
-  result = analyzeModule(*module);
-  for (auto& k : result.kernels) {
-    auto names = parameterNames(source, k.name);
-    for (size_t i = 0; i < k.args.size() && i < names.size(); ++i) k.args[i].name = names[i];
-  }
-  return result;
+  AnalyzerOptions options;
+  std::string text(source);
+  options.argumentNames = [text](const std::string& kernel) { return parameterNames(text, kernel); };
+  return analyzeModule(*module, options);
 }
 
 ProgramAnalysis analyzeProgramForTests(std::string_view source, std::string_view buildOptions) {
