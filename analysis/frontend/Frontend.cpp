@@ -97,7 +97,7 @@ public:
     auto file = ProxyFileSystem::openFileForRead(path);
     if (!file) return file;
     auto st = (*file)->status();
-    if (!st) return file;
+    if (!st || st->getType() != llvm::sys::fs::file_type::regular_file) return file;
     if (auto lowered = lower(path, *st)) {
       return std::unique_ptr<llvm::vfs::File>(std::make_unique<LoweredFileHandle>(
           llvm::vfs::Status::copyWithNewSize(*st, lowered->analysisText.size()), lowered));
@@ -115,6 +115,8 @@ private:
   std::shared_ptr<const LoweredFile> lower(const llvm::Twine& path, const llvm::vfs::Status& st) {
     auto [it, inserted] = files_.try_emplace(st.getUniqueID());
     if (!inserted) return it->second;
+    // Regular files only: a device such as /dev/zero has no end to read up to.
+    if (st.getType() != llvm::sys::fs::file_type::regular_file) return nullptr;
     auto buffer = getUnderlyingFS().getBufferForFile(path);
     if (!buffer) return nullptr;
     llvm::StringRef text = (*buffer)->getBuffer();
