@@ -3,6 +3,7 @@
 // Every failure degrades to "run whole": original (or pragma-free) source, kernels unsplit.
 #include "analysis/Analysis.h"
 
+#include "analysis/analyzer/KernelAnalyzer.h"
 #include "analysis/cache/AnalysisCache.h"
 #include "analysis/frontend/Frontend.h"
 #include "analysis/frontend/ParsedProgram.h"
@@ -17,6 +18,8 @@
 #include <array>
 #include <cctype>
 #include <chrono>
+#include <map>
+#include <memory>
 
 #ifndef CLSPLIT_VERSION
 #define CLSPLIT_VERSION "unknown"
@@ -29,8 +32,6 @@ namespace {
 // Bumped whenever the analysis or the rewrite changes what it produces for the same input, so
 // that cached results of an older clsplit are not reused.
 constexpr const char* kAnalysisRevision = "analysis-2";
-
-constexpr const char* kAnalysisUnavailable = "analysis unavailable";
 
 // Kernel names found by reading the text, for the one case where Clang itself failed: the
 // runtime still needs to know these kernels exist and must run whole.
@@ -81,11 +82,40 @@ std::string firstMessage(const std::vector<Diagnostic>& list) {
   return where + d.message;
 }
 
-void attachRegions(ProgramAnalysis& result, llvm::Module* module) {
-  // The analyzer (analysis/analyzer/) is not available yet: no regions, so nothing is split.
-  (void)module;
-  for (KernelAnalysis& k : result.kernels)
-    if (!k.unsplittableReason) k.unsplittableReason = kAnalysisUnavailable;
+// Runs the analyzer (analysis/analyzer/) on the program's IR and merges its per-kernel
+// regions, reasons and imprecisions into `result`; false when the analyzer itself failed.
+bool attachRegions(ProgramAnalysis& result, const llvm::Module& module) {
+  AnalyzerOptions options;
+  std::map<std::string, std::vector<std::string>> names;
+  for (const auto& k : result.kernels)
+    for (const auto& a : k.args) names[k.name].push_back(a.name);
+  options.argumentNames = [&names](const std::string& kernel) {
+    auto it = names.find(kernel);
+    return it == names.end() ? std::vector<std::string>{} : it->second;
+  };
+  // On the heap: if the analyzer dies half-way, its partial state is leaked, not destroyed.
+  auto analysed = std::make_unique<ModuleAnalysis>();
+  std::string why;
+  if (!frontend::runGuarded([&] { *analysed = analyzeModule(module, options); }, &why)) {
+    (void)analysed.release();
+    for (KernelAnalysis& k : result.kernels)
+      if (!k.unsplittableReason) k.unsplittableReason = "the kernel analyzer failed: " + why;
+    result.buildLogNotes += "clsplit: the kernel analyzer failed (" + why + "); kernels run whole\n";
+    return false;
+  }
+  for (KernelAnalysis& k : result.kernels) {
+    auto it = std::find_if(analysed->kernels.begin(), analysed->kernels.end(),
+                           [&](const KernelAnalysis& a) { return a.name == k.name; });
+    if (it == analysed->kernels.end()) {
+      if (!k.unsplittableReason) k.unsplittableReason = "the kernel analyzer did not report it";
+      continue;
+    }
+    k.regions = std::move(it->regions);
+    k.imprecisions = std::move(it->imprecisions);
+    if (!k.unsplittableReason && it->unsplittableReason) k.unsplittableReason = std::move(it->unsplittableReason);
+  }
+  result.errors.insert(result.errors.end(), analysed->errors.begin(), analysed->errors.end());
+  return true;
 }
 
 ProgramAnalysis analyzeUncached(std::string_view source, std::string_view buildOptions) {
@@ -156,10 +186,31 @@ ProgramAnalysis analyzeUncached(std::string_view source, std::string_view buildO
     notes += "clsplit: the program was not made partition-ready: " + transformed.failure + "\n";
   }
 
-  attachRegions(result, compiled.module.get());
-  for (const auto& k : result.kernels)
-    if (k.unsplittableReason && *k.unsplittableReason != kAnalysisUnavailable)
+  if (compiled.module) {
+    attachRegions(result, *compiled.module);
+  } else {
+    for (KernelAnalysis& k : result.kernels)
+      if (!k.unsplittableReason) k.unsplittableReason = "no IR to analyse";
+  }
+  if (!result.errors.empty()) {
+    // Pragma misuse found by the analyzer: the build fails, as for a malformed pragma.
+    result.vendorSource = std::string(source);
+    for (auto& k : result.kernels) {
+      k.partitionReady = false;
+      if (!k.unsplittableReason) k.unsplittableReason = "the program has malformed clsplit pragmas";
+    }
+    for (const auto& e : result.errors)
+      notes += (e.where.line ? "line " + std::to_string(e.where.line) + ": " : std::string()) + e.message + "\n";
+    return result;
+  }
+  for (const auto& k : result.kernels) {
+    if (k.unsplittableReason)
       notes += "clsplit: kernel '" + k.name + "' will run whole: " + *k.unsplittableReason + "\n";
+    for (const auto& imprecision : k.imprecisions)
+      notes += "clsplit: kernel '" + k.name + "'" +
+               (imprecision.where.line ? " line " + std::to_string(imprecision.where.line) : std::string()) +
+               ": " + imprecision.message + "\n";
+  }
   return result;
 }
 

@@ -150,7 +150,7 @@ TEST_CASE("a helper that cannot receive the hidden arguments makes its callers r
   CHECK(usesMacro->unsplittableReason->find("'helper'") != std::string::npos);
   CHECK(usesMacro->unsplittableReason->find("-D") != std::string::npos);
   CHECK(direct->partitionReady);
-  CHECK(direct->unsplittableReason.value_or("analysis unavailable") == "analysis unavailable");
+  CHECK(direct->unsplittableReason.value_or("").find("cannot receive") == std::string::npos);
   std::string user = userPart(a.vendorSource);
   CHECK(user.find("uint helper(uint v) { ulong4 __clsplit_goffset = __clsplit_launch_offset();") != std::string::npos);
   CHECK(compiles(a.vendorSource, "-DCALL_HELPER=helper(3)"));
