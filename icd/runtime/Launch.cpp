@@ -108,8 +108,10 @@ struct SliceWork {
 std::vector<StorageUse> regionsOf(const Kernel& kernel, const std::vector<Kernel::Arg>& args,
                                   const NDRange& range, const Slice& slice, const ArgValues& values) {
   SliceWork work{0, slice, {}};
+  // Regions are trusted only from a complete analysis: an unsplittable kernel's regions may be
+  // partial, and then every buffer argument counts as wholly read and (unless const) written.
   std::vector<BufferRegions> regions;
-  if (const auto* a = kernel.analysis())
+  if (const auto* a = kernel.analysis(); a && !a->unsplittableReason)
     regions = analysis::instantiate(*a, range, slice, values);
   for (cl_uint i = 0; i < args.size(); ++i) {
     if (args[i].kind != Kernel::ArgKind::Mem || !args[i].mem) continue;

@@ -1,6 +1,7 @@
 // Runtime initialisation and device selection.
 #include "icd/runtime/Runtime.h"
 
+#include "icd/config/DeviceSelection.h"
 #include "icd/runtime/RunReport.h"
 #include "partitioner/Partitioner.h"
 #include "support/Log.h"
@@ -9,41 +10,6 @@
 #include <sstream>
 
 namespace clsplit::icd::runtime {
-
-std::vector<unsigned> selectDevices(const std::string& spec,
-                                    const std::vector<device::RealDevice>& devices,
-                                    std::vector<std::string>& problems) {
-  std::vector<unsigned> chosen;
-  if (spec.empty()) {
-    for (const auto& d : devices)
-      if (d.type & CL_DEVICE_TYPE_GPU) chosen.push_back(d.index);
-    if (chosen.empty())
-      for (const auto& d : devices) chosen.push_back(d.index);
-    return chosen;
-  }
-  if (spec == "all") {
-    for (const auto& d : devices) chosen.push_back(d.index);
-    return chosen;
-  }
-  std::stringstream in(spec);
-  std::string item;
-  while (std::getline(in, item, ',')) {
-    try {
-      size_t used = 0;
-      unsigned long index = std::stoul(item, &used);
-      if (used != item.size()) throw std::invalid_argument(item);
-      if (index >= devices.size()) {
-        problems.push_back("CLSPLIT_DEVICES: no device " + item + " (see clsplit --list-devices)");
-        continue;
-      }
-      if (std::find(chosen.begin(), chosen.end(), index) == chosen.end())
-        chosen.push_back(static_cast<unsigned>(index));
-    } catch (const std::exception&) {
-      problems.push_back("CLSPLIT_DEVICES: '" + item + "' is not a device index");
-    }
-  }
-  return chosen;
-}
 
 Runtime& Runtime::get() {
   static Runtime* runtime = new Runtime; // lives until exit; the report is written at exit

@@ -1,0 +1,235 @@
+// `clsplit`: the launcher. Lists devices and strategies, runs the analysis CLI, plots reports,
+// and runs an unmodified OpenCL program through clsplit by setting its environment so that the
+// program's OpenCL loader (ocl-icd or the Khronos loader) sees only the clsplit platform.
+#include "device/Vendors.h"
+#include "icd/config/Settings.h"
+#include "icd/config/DeviceSelection.h"
+#include "partitioner/Partitioner.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <unistd.h>
+#include <vector>
+
+namespace fs = std::filesystem;
+using namespace clsplit;
+
+namespace {
+
+const char* kUsage = R"(usage:
+  clsplit [options] -- PROGRAM [ARGS...]   run PROGRAM with every NDRange split across devices
+  clsplit --list-devices [--json]          list the real OpenCL devices and their indices
+  clsplit --list-strategies                list the split strategies
+  clsplit --list-settings                  list every CLSPLIT_* setting and its current value
+  clsplit regions FILE.cl ...              print a kernel's read/write regions (see --help there)
+  clsplit report RUN.json [--out DIR]      plot a run report (CLSPLIT_REPORT) as PNG + text
+  clsplit --version | --help
+
+options for running a program (each sets the CLSPLIT_* variable of the same name):
+  --devices LIST       device indices (0,2,3) or `all`      (CLSPLIT_DEVICES)
+  --strategy NAME      single|uniform|static:r0,r1,..|adaptive|adaptive-comm (CLSPLIT_STRATEGY)
+  --vendors PATH       where the real OpenCL ICDs are        (CLSPLIT_VENDORS)
+  --log LEVEL          off|error|warn|info|debug|trace      (CLSPLIT_LOG)
+  --report PATH        write a JSON run report at exit      (CLSPLIT_REPORT)
+  --trace PATH         write a Chrome/Perfetto timeline     (CLSPLIT_TRACE)
+  --summary            print a summary table at exit        (CLSPLIT_SUMMARY=1)
+  --profile PATH       warm-start model file                (CLSPLIT_PROFILE)
+)";
+
+fs::path selfDir() {
+  std::error_code ec;
+  auto exe = fs::read_symlink("/proc/self/exe", ec);
+  return ec ? fs::path(".") : exe.parent_path();
+}
+
+// The build/install layout: bin/clsplit, lib/libclsplit.so, vendors/clsplit.icd.
+fs::path libraryPath() { return fs::weakly_canonical(selfDir() / "../lib/libclsplit.so"); }
+fs::path vendorsDir() { return fs::weakly_canonical(selfDir() / "../vendors"); }
+fs::path shareDir() { return fs::weakly_canonical(selfDir() / "../share/clsplit"); }
+
+std::string jsonString(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    if (static_cast<unsigned char>(c) >= 0x20) out += c;
+  }
+  return out + "\"";
+}
+
+int listDevices(bool json) {
+  const auto& settings = icd::Settings::process();
+  auto vendors = device::Vendors::load(settings.value("CLSPLIT_VENDORS"));
+  std::vector<std::string> problems;
+  auto selected = icd::selectDevices(settings.value("CLSPLIT_DEVICES"), vendors.devices(), problems);
+  auto isSelected = [&](unsigned i) { return std::find(selected.begin(), selected.end(), i) != selected.end(); };
+  if (json) {
+    std::cout << "[";
+    for (const auto& d : vendors.devices()) {
+      const auto& p = vendors.platforms()[d.platform];
+      std::cout << (d.index ? "," : "") << "\n  {\"index\": " << d.index << ", \"name\": " << jsonString(d.name)
+                << ", \"platform\": " << jsonString(p.name) << ", \"vendor\": " << jsonString(d.vendor)
+                << ", \"type\": " << jsonString(device::deviceTypeName(d.type))
+                << ", \"compute_units\": " << d.computeUnits << ", \"global_mem_bytes\": " << d.globalMemory
+                << ", \"icd\": " << jsonString(p.library) << ", \"platform_index\": " << d.platform
+                << ", \"device_index\": " << d.indexInPlatform << ", \"selected\": "
+                << (isSelected(d.index) ? "true" : "false") << "}";
+    }
+    std::cout << "\n]\n";
+    return 0;
+  }
+  std::cout << "Real OpenCL devices (CLSPLIT_VENDORS=" << settings.value("CLSPLIT_VENDORS") << "):\n";
+  if (vendors.devices().empty()) std::cout << "  none\n";
+  for (const auto& d : vendors.devices()) {
+    const auto& p = vendors.platforms()[d.platform];
+    char line[512];
+    std::snprintf(line, sizeof line, "  [%u] %-11s %-40s %s | %u CUs, %.1f GiB%s\n", d.index,
+                  device::deviceTypeName(d.type).c_str(), d.name.c_str(), p.name.c_str(), d.computeUnits,
+                  d.globalMemory / (1024.0 * 1024 * 1024), isSelected(d.index) ? "  (selected)" : "");
+    std::cout << line;
+  }
+  for (const auto& problem : problems) std::cout << "  warning: " << problem << "\n";
+  std::cout << "Selected by CLSPLIT_DEVICES="
+            << (settings.value("CLSPLIT_DEVICES").empty() ? "(default: all GPUs, else all devices)"
+                                                         : settings.value("CLSPLIT_DEVICES"))
+            << "\n";
+  return 0;
+}
+
+int listStrategies() {
+  for (const auto& [name, description] : partition::strategyDescriptions())
+    std::printf("  %-16s %s\n", name.c_str(), description.c_str());
+  return 0;
+}
+
+int listSettings() {
+  const auto& settings = icd::Settings::process();
+  for (const auto& spec : icd::settingSpecs()) {
+    std::printf("%s=%s   [%s]\n    %s\n", spec.name, settings.value(spec.name).c_str(),
+                settings.origin(spec.name).c_str(), spec.meaning);
+  }
+  return 0;
+}
+
+int execute(std::vector<std::string> argv) {
+  std::vector<char*> raw;
+  for (auto& a : argv) raw.push_back(a.data());
+  raw.push_back(nullptr);
+  execvp(raw[0], raw.data());
+  std::cerr << "clsplit: cannot run " << argv[0] << ": " << std::strerror(errno) << "\n";
+  return 127;
+}
+
+// `report` is a Python script (matplotlib); `regions` a separate binary, because it links
+// Clang, and Clang's unversioned symbols in the launcher's global scope would collide with the
+// Clang of a vendor (PoCL) that --list-devices loads.
+int report(const std::vector<std::string>& args) {
+  std::vector<std::string> argv = {"python3", (shareDir() / "report.py").string()};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return execute(argv);
+}
+
+int regions(const std::vector<std::string>& args) {
+  std::vector<std::string> argv = {(selfDir() / "clsplit-regions").string()};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return execute(argv);
+}
+
+// Makes clsplit the only platform of the program under either loader: OCL_ICD_VENDORS for
+// ocl-icd, OCL_ICD_FILENAMES for the Khronos loader (which ignores OCL_ICD_VENDORS when its
+// own registry lists other vendors).
+void isolateLoader() {
+  setenv("OCL_ICD_VENDORS", vendorsDir().c_str(), 1);
+  setenv("OCL_ICD_FILENAMES", libraryPath().c_str(), 1);
+}
+
+int run(int argc, char** argv) {
+  struct Flag {
+    const char* option;
+    const char* variable;
+    bool takesValue;
+  };
+  const Flag flags[] = {{"--devices", "CLSPLIT_DEVICES", true},   {"--strategy", "CLSPLIT_STRATEGY", true},
+                        {"--vendors", "CLSPLIT_VENDORS", true},   {"--log", "CLSPLIT_LOG", true},
+                        {"--report", "CLSPLIT_REPORT", true},     {"--trace", "CLSPLIT_TRACE", true},
+                        {"--profile", "CLSPLIT_PROFILE", true},   {"--summary", "CLSPLIT_SUMMARY", false}};
+  int i = 1;
+  for (; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "--") {
+      ++i;
+      break;
+    }
+    bool known = false;
+    for (const auto& f : flags) {
+      std::string prefix = std::string(f.option) + "=";
+      if (a == f.option || a.rfind(prefix, 0) == 0) {
+        std::string value = "1";
+        if (f.takesValue) {
+          if (a == f.option) {
+            if (i + 1 >= argc) {
+              std::cerr << "clsplit: " << f.option << " needs a value\n";
+              return 2;
+            }
+            value = argv[++i];
+          } else {
+            value = a.substr(prefix.size());
+          }
+        }
+        if (f.variable == std::string("CLSPLIT_STRATEGY")) {
+          std::string error;
+          if (!partition::StrategySpec::parse(value, &error)) {
+            std::cerr << "clsplit: --strategy " << value << ": " << error << "\n";
+            return 2;
+          }
+        }
+        setenv(f.variable, value.c_str(), 1);
+        known = true;
+      }
+    }
+    if (!known) {
+      if (a.rfind("-", 0) == 0) {
+        std::cerr << "clsplit: unknown option " << a << "\n" << kUsage;
+        return 2;
+      }
+      break; // the program itself (no `--`)
+    }
+  }
+  if (i >= argc) {
+    std::cerr << "clsplit: no program to run\n" << kUsage;
+    return 2;
+  }
+  if (!fs::exists(libraryPath())) {
+    std::cerr << "clsplit: cannot find " << libraryPath() << "\n";
+    return 1;
+  }
+  isolateLoader();
+  execvp(argv[i], argv + i);
+  std::cerr << "clsplit: cannot run " << argv[i] << ": " << std::strerror(errno) << "\n";
+  return 127;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (args.empty() || args[0] == "--help" || args[0] == "-h") {
+    std::cout << kUsage;
+    return args.empty() ? 2 : 0;
+  }
+  if (args[0] == "--version") {
+    std::cout << "clsplit " << CLSPLIT_VERSION << "\n";
+    return 0;
+  }
+  if (args[0] == "--list-devices") return listDevices(args.size() > 1 && args[1] == "--json");
+  if (args[0] == "--list-strategies") return listStrategies();
+  if (args[0] == "--list-settings") return listSettings();
+  if (args[0] == "regions") return regions({args.begin() + 1, args.end()});
+  if (args[0] == "report") return report({args.begin() + 1, args.end()});
+  return run(argc, argv);
+}
