@@ -6,6 +6,7 @@
 #include "analysis/analyzer/KernelAnalyzer.h"
 #include "analysis/cache/AnalysisCache.h"
 #include "analysis/frontend/Frontend.h"
+#include "analysis/frontend/Hints.h"
 #include "analysis/frontend/ParsedProgram.h"
 #include "analysis/transformer/Transformer.h"
 #include "support/Log.h"
@@ -118,7 +119,45 @@ bool attachRegions(ProgramAnalysis& result, const llvm::Module& module) {
   return true;
 }
 
-ProgramAnalysis analyzeUncached(std::string_view source, std::string_view buildOptions) {
+// Recompiles the analysis copy with the hint pragmas that apply to its kernels placed at the
+// end of their bodies; the vendor copy is unaffected. Returns the IR to analyse instead, or
+// null (with errors or reasons set) when the hints cannot be applied.
+std::unique_ptr<llvm::Module> applyHints(ProgramAnalysis& result, llvm::LLVMContext& context,
+                                         std::string_view source, std::string_view buildOptions,
+                                         const std::string& hintsDir,
+                                         const std::vector<transformer::TransformedKernel>& kernels) {
+  std::vector<std::string> names;
+  for (const auto& k : kernels) names.push_back(k.name);
+  frontend::ProgramHints hints =
+      frontend::readHints(hintsDir, programHash(source, buildOptions), names);
+  if (hints.empty()) return nullptr;
+  result.errors.insert(result.errors.end(), hints.errors.begin(), hints.errors.end());
+  frontend::CompileOptions options;
+  for (const auto& k : kernels) {
+    auto it = hints.kernels.find(k.name);
+    if (it == hints.kernels.end()) continue;
+    if (!k.bodyEndOffset) {
+      result.errors.push_back({{it->second.front().file, it->second.front().line, 1},
+                               "hints for kernel '" + k.name +
+                                   "' cannot be applied: its body is not written in the program's source"});
+      continue;
+    }
+    for (const auto& line : it->second)
+      options.injectedPragmas.push_back({*k.bodyEndOffset, line.text, line.file, line.line});
+  }
+  if (!result.errors.empty()) return nullptr;
+  frontend::CompileResult compiled = frontend::compile(context, source, buildOptions, options);
+  result.errors.insert(result.errors.end(), compiled.pragmaErrors.begin(), compiled.pragmaErrors.end());
+  if (!compiled.ok() && compiled.pragmaErrors.empty())
+    result.errors.push_back({{}, "the program does not compile with its hints: " + firstMessage(compiled.errors)});
+  if (!result.errors.empty()) return nullptr;
+  result.buildLogNotes += "clsplit: applied " + std::to_string(options.injectedPragmas.size()) +
+                          " hint pragma(s) from " + hintsDir + "\n";
+  return std::move(compiled.module);
+}
+
+ProgramAnalysis analyzeUncached(std::string_view source, std::string_view buildOptions,
+                                const AnalysisOptions& analysisOptions) {
   llvm::LLVMContext context;
   transformer::TransformResult transformed;
   bool transformerRan = false;
@@ -186,14 +225,20 @@ ProgramAnalysis analyzeUncached(std::string_view source, std::string_view buildO
     notes += "clsplit: the program was not made partition-ready: " + transformed.failure + "\n";
   }
 
-  if (compiled.module) {
-    attachRegions(result, *compiled.module);
+  std::unique_ptr<llvm::Module> hinted;
+  if (!analysisOptions.hintsDir.empty())
+    hinted = applyHints(result, context, source, buildOptions, analysisOptions.hintsDir, transformed.kernels);
+  const llvm::Module* module = hinted ? hinted.get() : compiled.module.get();
+  if (!result.errors.empty()) {
+    // Malformed hints: the build fails, as for a malformed pragma in the source.
+  } else if (module) {
+    attachRegions(result, *module);
   } else {
     for (KernelAnalysis& k : result.kernels)
       if (!k.unsplittableReason) k.unsplittableReason = "no IR to analyse";
   }
   if (!result.errors.empty()) {
-    // Pragma misuse found by the analyzer: the build fails, as for a malformed pragma.
+    // Pragma misuse found by the analyzer, or malformed hints: the build fails.
     result.vendorSource = std::string(source);
     for (auto& k : result.kernels) {
       k.partitionReady = false;
@@ -241,7 +286,10 @@ std::string programHash(std::string_view source, std::string_view buildOptions) 
 ProgramAnalysis analyzeProgram(std::string_view source, std::string_view buildOptions,
                                const AnalysisOptions& options) {
   try {
-    const std::string key = programHash(source, buildOptions);
+    // Hints change the analysis: their contents are part of the key.
+    std::string key = programHash(source, buildOptions);
+    if (std::string hints = frontend::hintsDigest(options.hintsDir); !hints.empty())
+      key = programHash(key, hints);
     if (!options.cacheDir.empty()) {
       std::string why;
       if (auto cached = cache::load(options.cacheDir, key, &why)) {
@@ -251,7 +299,7 @@ ProgramAnalysis analyzeProgram(std::string_view source, std::string_view buildOp
       log().debug("clsplit analysis: cache miss {} ({})", key, why);
     }
     auto start = std::chrono::steady_clock::now();
-    ProgramAnalysis result = analyzeUncached(source, buildOptions);
+    ProgramAnalysis result = analyzeUncached(source, buildOptions, options);
     log().debug("clsplit analysis: {} kernel(s) analysed in {:.1f} ms", result.kernels.size(),
                 std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
     if (!options.cacheDir.empty() && result.errors.empty()) {

@@ -41,6 +41,7 @@
 #include <llvm/Support/VirtualFileSystem.h>
 #include <llvm/Support/raw_ostream.h>
 
+#include <algorithm>
 #include <atomic>
 #include <mutex>
 #include <optional>
@@ -468,6 +469,43 @@ void appendLog(std::string& log, const Diagnostic& d, const char* level) {
   log += std::string(": ") + level + ": " + d.message + "\n";
 }
 
+// Adds pragmas from elsewhere (hints) to the analysis copy at the given offsets, on the
+// line already there so that no line moves; they are reported like the program's pragmas.
+void injectPragmas(LoweredFile& file, const std::vector<InjectedPragma>& injected) {
+  std::vector<InjectedPragma> sorted = injected;
+  std::stable_sort(sorted.begin(), sorted.end(),
+                   [](const auto& a, const auto& b) { return a.offset > b.offset; });
+  for (const InjectedPragma& inject : sorted) {
+    if (inject.offset > file.analysisText.size()) continue;
+    LoweredFile parsed = lowerPragmas("void f() {\n" + inject.text + "\n}\n");
+    PragmaRecord record;
+    if (parsed.pragmas.size() == 1) {
+      record = parsed.pragmas.front();
+    } else {
+      record.text = inject.text;
+      record.error = "not a clsplit pragma";
+    }
+    record.origin = inject.origin;
+    record.line = inject.line;
+    record.column = 1;
+    record.lineCount = 1;
+    record.fileScope = false;
+    std::string marker = record.error.empty() ? " " + markerStatement(record) + " " : std::string();
+    record.loweredBegin = inject.offset;
+    record.loweredEnd = inject.offset + marker.size();
+    for (PragmaRecord& p : file.pragmas) {
+      if (p.loweredBegin >= inject.offset) {
+        p.loweredBegin += marker.size();
+        p.loweredEnd += marker.size();
+      }
+    }
+    file.analysisText.insert(inject.offset, marker);
+    file.pragmas.push_back(std::move(record));
+  }
+  std::stable_sort(file.pragmas.begin(), file.pragmas.end(),
+                   [](const auto& a, const auto& b) { return a.loweredBegin < b.loweredBegin; });
+}
+
 // Everything that needs Clang, run on a thread with a large stack under crash recovery.
 void runClang(llvm::LLVMContext& context, std::string_view source, std::string_view buildOptions,
               const CompileOptions& options, CompileResult& result) {
@@ -475,6 +513,7 @@ void runClang(llvm::LLVMContext& context, std::string_view source, std::string_v
   auto mainLowered = std::make_shared<LoweredFile>();
   if (options.lowerPragmas) {
     *mainLowered = lowerPragmas(source);
+    injectPragmas(*mainLowered, options.injectedPragmas);
   } else {
     mainLowered->analysisText = std::string(source);
     mainLowered->vendorText = std::string(source);
@@ -556,7 +595,9 @@ void runClang(llvm::LLVMContext& context, std::string_view source, std::string_v
   };
   auto pragmaLocation = [&](clang::FileID fid, const PragmaRecord& p) {
     SourceLocation loc;
-    if (fid != program.mainFile)
+    if (!p.origin.empty())
+      loc.file = p.origin;
+    else if (fid != program.mainFile)
       if (auto entry = sm.getFileEntryRefForID(fid)) loc.file = std::string(entry->getName());
     loc.line = p.line;
     loc.column = p.column;

@@ -44,11 +44,21 @@ struct ParsedProgram;
 // (also when Clang reported errors: check ParsedProgram::hasErrors).
 using AstClient = std::function<void(clang::CompilerInstance&, const ParsedProgram&)>;
 
+// A pragma to apply as if written at `offset` of the program's source (a hint; the offset
+// must be in the analysis copy, e.g. the closing brace of a kernel body the AST showed).
+struct InjectedPragma {
+  unsigned offset = 0;
+  std::string text;   // "#pragma read B[0, n - 1]"
+  std::string origin; // where it comes from, for diagnostics (a hint file)
+  unsigned line = 0;  // line in `origin`
+};
+
 struct CompileOptions {
   bool emitIR = true;       // false: parse and check only
   bool simplifyIR = true;   // see the IR contract above
   bool lowerPragmas = true; // false: compile the text as it is (e.g. to check a vendor copy)
   AstClient astClient;      // optional
+  std::vector<InjectedPragma> injectedPragmas; // lowered into the analysis copy too
 };
 
 struct CompileResult {

@@ -33,6 +33,9 @@ struct PragmaRecord {
   std::vector<PragmaRegion> regions;  // read / write / atomic
   std::vector<std::string> buffers;   // increasing / decreasing
   std::string error;      // non-empty when the pragma is malformed (it is then not lowered)
+  // Where the pragma was written when not in the program's source (a hint file): `line` is
+  // then a line of that file.
+  std::string origin;
 };
 
 struct LoweredFile {

@@ -221,6 +221,10 @@ private:
         k.args.push_back(describeParameter(p, context_, unsupported));
       }
       if (!unsupported.empty()) k.unsplittableReason = unsupported;
+      if (auto* body = llvm::dyn_cast_or_null<clang::CompoundStmt>(info.definition->getBody())) {
+        clang::SourceLocation end = body->getRBracLoc();
+        if (end.isFileID() && sm_.getFileID(end) == program_.mainFile) k.bodyEndOffset = sm_.getFileOffset(end);
+      }
       result.kernels.push_back(std::move(k));
     }
   }

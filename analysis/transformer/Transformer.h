@@ -26,6 +26,9 @@ struct TransformedKernel {
   // Why splitting it would change its results (it then runs whole); set even when it is
   // partition-ready, e.g. when a helper it calls could not receive the hidden arguments.
   std::optional<std::string> unsplittableReason;
+  // Offset of the closing brace of its body in the main file as parsed (the analysis copy),
+  // when the body is written there: where hint pragmas go.
+  std::optional<unsigned> bodyEndOffset;
 };
 
 struct TransformResult {
