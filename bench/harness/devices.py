@@ -52,22 +52,39 @@ def clsplit_launcher(build: Path) -> Path:
     return build / "bin" / "clsplit"
 
 
-def clsplit_icd(build: Path) -> Path:
-    return build / "vendors" / "clsplit.icd"
+def bench_bin(build: Path) -> Path:
+    """Where the workload binaries are: <build>/bench/bin (a CMake build), or <build>/bench (the
+    layout of scripts/gpu-bundle.sh)."""
+    for candidate in (build / "bench" / "bin", build / "bench"):
+        if (candidate / "list-devices").is_file():
+            return candidate
+    return build / "bench" / "bin"
 
 
-def clsplit_library(build: Path) -> str:
-    icd = clsplit_icd(build)
+def clsplit_vendors_dir(build: Path, scratch: Path) -> Path:
+    """The vendors directory holding only clsplit.icd: <build>/vendors, or, for a bundle that has
+    <build>/lib/libclsplit.so but no vendors directory, one written into `scratch`."""
+    own = build / "vendors"
+    library = build / "lib" / "libclsplit.so"
+    if not (own / "clsplit.icd").is_file() and library.is_file():
+        own = scratch / "clsplit-vendors"
+        own.mkdir(parents=True, exist_ok=True)
+        (own / "clsplit.icd").write_text(f"{library.resolve()}\n")
+    return own
+
+
+def clsplit_library(vendors: Path) -> str:
+    icd = vendors / "clsplit.icd"
     text = icd.read_text().strip() if icd.is_file() else ""
     return text.splitlines()[0].strip() if text else ""
 
 
-def clsplit_available(build: Path) -> tuple[bool, str]:
+def clsplit_available(vendors: Path) -> tuple[bool, str]:
     """Whether clsplit runs are possible, and why not."""
-    icd = clsplit_icd(build)
+    icd = vendors / "clsplit.icd"
     if not icd.is_file():
         return False, f"{icd} missing (clsplit not built)"
-    library = clsplit_library(build)
+    library = clsplit_library(vendors)
     # The .icd file is written at configure time; the library it names may not be built yet.
     if not library or ("/" in library and not Path(library).is_file()):
         return False, f"{icd} names {library or 'nothing'}, which is not built"
@@ -128,12 +145,12 @@ def _parse(text: str, source: str) -> list[Device]:
     return devices
 
 
-def list_devices_per_library(build: Path, env: dict[str, str]) -> tuple[list[Device], str]:
+def list_devices_per_library(binaries: Path, env: dict[str, str], own: str) -> tuple[list[Device], str]:
     """The devices in clsplit's order without its launcher: the libraries of CLSPLIT_VENDORS in
-    clsplit's order (sorted .icd files), each listed alone by bench's list-devices."""
-    lister = build / "bench" / "bin" / "list-devices"
+    clsplit's order (sorted .icd files), each listed alone by bench's list-devices; `own` is
+    clsplit's library (skipped, as clsplit skips itself)."""
+    lister = binaries / "list-devices"
     spec = clsplit_vendor_spec(env)
-    own = clsplit_library(build)
     devices: list[Device] = []
     platform_base = 0
     for library in _libraries_of(spec):
@@ -157,14 +174,16 @@ def list_devices_per_library(build: Path, env: dict[str, str]) -> tuple[list[Dev
     return devices, f"{lister} per library of CLSPLIT_VENDORS={spec} (clsplit's order; no launcher)"
 
 
-def list_devices(build: Path, env: dict[str, str], prefer_clsplit: bool) -> tuple[list[Device], str]:
-    """Returns the devices and the command that listed them."""
-    if prefer_clsplit and not clsplit_launcher(build).is_file():
-        return list_devices_per_library(build, env)
+def list_devices(build: Path, binaries: Path, env: dict[str, str], clsplit_library_path: str | None
+                 ) -> tuple[list[Device], str]:
+    """Returns the devices and the command that listed them; `clsplit_library_path` is None when
+    clsplit is not available."""
+    if clsplit_library_path is not None and not clsplit_launcher(build).is_file():
+        return list_devices_per_library(binaries, env, clsplit_library_path)
     candidates = []
-    if prefer_clsplit:
+    if clsplit_library_path is not None:
         candidates.append([str(clsplit_launcher(build)), "--list-devices", "--json"])
-    candidates.append([str(build / "bench" / "bin" / "list-devices")])
+    candidates.append([str(binaries / "list-devices")])
     errors = []
     for command in candidates:
         if not Path(command[0]).is_file():

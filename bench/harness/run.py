@@ -115,24 +115,28 @@ class Harness:
         self.records: list[dict] = []
         self.env = devs.environment_with(self.suite.env, args.env)
         self.entries = select_entries(self.suite, args.workloads)
+        self.binaries = devs.bench_bin(self.build)
+        self.vendors = devs.clsplit_vendors_dir(self.build, self.scratch)
         self.start = time.monotonic()
         self.counter = 0
         self.budget_exhausted = False
 
     # ----------------------------------------------------------------- set-up
     def check_binaries(self) -> None:
-        missing = [str(self.build / "bench" / "bin" / e.program) for e in self.entries
-                   if not (self.build / "bench" / "bin" / e.program).is_file()]
+        missing = [str(self.binaries / e.program) for e in self.entries
+                   if not (self.binaries / e.program).is_file()]
         if missing:
             raise SystemExit("error: workload binaries missing (build them with "
                              f"`ninja -C {self.build} bench_workloads`): {', '.join(sorted(set(missing)))}")
 
     def discover(self) -> None:
-        self.clsplit_ok, self.clsplit_reason = devs.clsplit_available(self.build)
+        self.clsplit_ok, self.clsplit_reason = devs.clsplit_available(self.vendors)
         if self.args.no_clsplit:
             self.clsplit_ok, self.clsplit_reason = False, "disabled by --no-clsplit"
         try:
-            self.devices, self.lister = devs.list_devices(self.build, self.env, prefer_clsplit=self.clsplit_ok)
+            self.devices, self.lister = devs.list_devices(
+                self.build, self.binaries, self.env,
+                devs.clsplit_library(self.vendors) if self.clsplit_ok else None)
         except devs.DeviceListError as error:
             raise SystemExit(f"error: cannot list devices: {error}")
         if not self.devices:
@@ -176,7 +180,9 @@ class Harness:
             "run_timeout": self.run_timeout, "time_budget": self.time_budget,
             "started": datetime.datetime.now().isoformat(timespec="seconds"), "host": platform.node(),
             "lister": self.lister, "devices": [vars(d) for d in self.devices],
-            "clsplit": {"available": self.clsplit_ok, "reason": self.clsplit_reason},
+            "clsplit": {"available": self.clsplit_ok, "reason": self.clsplit_reason,
+                        "vendors": str(self.vendors), "library": devs.clsplit_library(self.vendors)},
+            "binaries": str(self.binaries),
             "env": {k: self.env[k] for k in sorted(self.env)
                     if k.startswith(("POCL_", "OCL_", "CLSPLIT_", "CUDA_", "BENCH_", "LD_LIBRARY_PATH"))},
             "argv": sys.argv,
@@ -226,7 +232,7 @@ class Harness:
 
     def launch(self, entry: Entry, config: Config, repeat: int, warmup: bool) -> dict:
         record = self.base_record(entry, config, repeat, warmup)
-        binary = str(self.build / "bench" / "bin" / entry.program)
+        binary = str(self.binaries / entry.program)
         iters = 1 if warmup else entry.iters
         env_delta: dict[str, str] = {}
         report_path = None
@@ -251,7 +257,7 @@ class Harness:
             report_path.unlink(missing_ok=True)
             env = dict(self.env)
             env_delta = {
-                "OCL_ICD_VENDORS": str(self.build / "vendors"),
+                "OCL_ICD_VENDORS": str(self.vendors),
                 "CLSPLIT_DEVICES": config.clsplit_devices,
                 "CLSPLIT_STRATEGY": strategy,
                 "CLSPLIT_REPORT": str(report_path),
