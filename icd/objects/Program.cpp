@@ -5,6 +5,7 @@
 #include "icd/api/InfoQuery.h"
 #include "icd/objects/Device.h"
 #include "icd/runtime/Runtime.h"
+#include "icd/runtime/Trace.h"
 #include "support/Log.h"
 
 #include <cstdlib>
@@ -133,6 +134,7 @@ void Program::build(const std::string& options) {
   if (rt.settings().value("CLSPLIT_STRATEGY") != "single" && rt.slots().size() > 1) {
     analysis::AnalysisOptions ao{defaultCacheDir(rt.settings().value("CLSPLIT_CACHE_DIR")),
                                  rt.settings().value("CLSPLIT_HINTS")};
+    runtime::HostSpan span("analysis");
     result = std::make_shared<const analysis::ProgramAnalysis>(
         analysis::analyzeProgram(source_, options, ao));
     if (!result->errors.empty()) {
@@ -172,6 +174,7 @@ void Program::build(const std::string& options) {
   };
 
   std::string buildLog;
+  runtime::HostSpan buildSpan("vendor builds");
   bool ok = compileAll(result ? result->vendorSource : source_, buildLog);
   if (!ok && result && result->vendorSource != source_) {
     // The partition-ready source must compile wherever the original does: if a vendor rejects

@@ -6,6 +6,7 @@
 #include "device/HostExecutor.h"
 #include "icd/runtime/Runtime.h"
 #include "icd/runtime/RunReport.h"
+#include "icd/runtime/Trace.h"
 
 #include <cstring>
 
@@ -32,7 +33,10 @@ std::vector<FenceRef> withGate(Queue& q, std::vector<FenceRef> waits) {
   return waits;
 }
 
-void record(buffer::TransferLog& log) { Runtime::get().report().noteTransfers(log); }
+void record(buffer::TransferLog& log) {
+  Runtime::get().report().noteTransfers(log);
+  if (auto* trace = Trace::active()) trace->transfers(log);
+}
 
 unsigned defaultSlot() { return Runtime::get().singleSlot(); }
 

@@ -8,6 +8,7 @@
 #include "device/Clock.h"
 #include "icd/runtime/RunReport.h"
 #include "icd/runtime/Runtime.h"
+#include "icd/runtime/Trace.h"
 #include "partitioner/Partitioner.h"
 #include "support/Log.h"
 
@@ -208,6 +209,7 @@ FenceRef launchKernel(Queue& queue, Kernel& kernel, const NDRange& appRange, std
     if (a.kind == Kernel::ArgKind::Mem && a.mem) request.buffers.push_back({a.mem->id(), true, true});
 
   std::unique_lock plan(context.planMutex());
+  HostSpan span("plan launch");
   partition::LaunchPlan decision = rt.partitioner().plan(request);
 
   // 3. Instantiate each slice's regions.
@@ -305,6 +307,13 @@ FenceRef launchKernel(Queue& queue, Kernel& kernel, const NDRange& appRange, std
     for (const auto& use : slices[i].uses)
       use.storage->publishWrite(use.write.united(use.atomic), slices[i].slot, subKernels[i].second,
                                 decision.launchId);
+  if (auto* trace = Trace::active()) {
+    for (size_t i = 0; i < slices.size(); ++i)
+      trace->subKernel(slices[i].slot, kernel.name(), slices[i].slice.groupBegin, slices[i].slice.groupEnd,
+                       subKernels[i].second);
+    trace->transfers(transfers);
+    span.setArgs("\"kernel\": \"" + kernel.name() + "\", \"split\": " + (split ? "true" : "false"));
+  }
   plan.unlock();
 
   std::vector<uint64_t> groupsPerSlot(slots, 0);
