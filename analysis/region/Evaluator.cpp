@@ -88,6 +88,20 @@ void Evaluator::resetStatement() {
   memo_.clear();
 }
 
+Evaluator::GuardState Evaluator::saveGuards() const {
+  GuardState s;
+  std::copy(vars_, vars_ + kBaseVars, s.vars);
+  s.restricted = restricted_;
+  return s;
+}
+
+void Evaluator::restoreGuards(const GuardState& state) {
+  std::copy(state.vars, state.vars + kBaseVars, vars_);
+  nvars_ = kBaseVars;
+  restricted_ = state.restricted;
+  memo_.clear();
+}
+
 std::string_view Evaluator::keep(std::string s) {
   reasons_.push_back(std::move(s));
   return reasons_.back();
@@ -1108,15 +1122,37 @@ void Evaluator::appendRanges(const Value& value, uint32_t width, uint64_t size,
     }
     return emit(base, base + span);
   }
-  // Odometer over the outer dimensions, innermost (smallest stride) fastest.
-  i128 idx[kMaxTerms] = {};
+  // Odometer over the outer dimensions, innermost (smallest stride) fastest, in 64-bit
+  // arithmetic (every value is below 2^100 in magnitude, and a range this large is a hull).
+  const i128 limit = static_cast<i128>(1) << 62;
+  i128 span = len;
+  for (unsigned i = first; i < ndims; ++i) span += dims[i].stride * (dims[i].count - 1);
+  if (base <= -limit || base + span >= limit) return emit(base, base + span);
+  const int64_t size64 = static_cast<int64_t>(std::min<uint64_t>(size, uint64_t{1} << 62));
+  const int64_t len64 = static_cast<int64_t>(len);
+  int64_t stride[kMaxTerms], count[kMaxTerms], idx[kMaxTerms] = {};
+  unsigned n = 0;
+  for (unsigned i = first; i < ndims; ++i, ++n) {
+    stride[n] = static_cast<int64_t>(dims[i].stride);
+    count[n] = static_cast<int64_t>(dims[i].count);
+  }
+  out.reserve(out.size() + static_cast<size_t>(blocks));
+  int64_t off = static_cast<int64_t>(base);
   for (;;) {
-    i128 off = base;
-    for (unsigned i = first; i < ndims; ++i) off += dims[i].stride * idx[i];
-    emit(off, off + len);
-    unsigned i = first;
-    while (i < ndims && ++idx[i] == dims[i].count) idx[i++] = 0;
-    if (i == ndims) break;
+    // The innermost dimension in one tight loop.
+    int64_t lo = off;
+    for (int64_t k = 0; k < count[0]; ++k, lo += stride[0]) {
+      int64_t a = lo < 0 ? 0 : lo, b = lo + len64 > size64 ? size64 : lo + len64;
+      if (a < b) out.push_back({static_cast<uint64_t>(a), static_cast<uint64_t>(b)});
+    }
+    unsigned i = 1;
+    while (i < n) {
+      off += stride[i];
+      if (++idx[i] < count[i]) break;
+      off -= stride[i] * count[i];
+      idx[i++] = 0;
+    }
+    if (i >= n) break;
   }
 }
 

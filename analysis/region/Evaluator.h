@@ -77,6 +77,13 @@ public:
 
   // Restores the base variables to the slice's ranges and forgets derived variables.
   void resetStatement();
+  // The base variables as guards left them (statements with the same guards reuse it).
+  struct GuardState {
+    Variable vars[kBaseVars];
+    uint16_t restricted = 0;
+  };
+  GuardState saveGuards() const;
+  void restoreGuards(const GuardState& state);
   // Applies one guard: narrows base variables, or proves the statement never runs (returns
   // false). Sets `exact` false when the guard had to be (partly) ignored.
   bool applyGuard(const Guard& guard, bool& exact);

@@ -12,7 +12,7 @@ namespace clsplit::analysis {
 namespace {
 
 struct Accumulator {
-  std::vector<ByteRange> read, write, atomic;
+  RangeSet read, write, atomic;
   bool readExact = true, writeExact = true;
   AtomicOp atomicOp = AtomicOp::None;
   ScalarType atomicType = ScalarType::Unknown;
@@ -46,6 +46,11 @@ std::vector<BufferRegions> instantiate(const KernelAnalysis& kernel, const NDRan
 
   if (!slice.empty()) {
     detail::Evaluator ev(regions, range, slice, values);
+    std::vector<ByteRange> scratch;
+    // Statements of one block share their guards: their effect on the variables is reused.
+    const std::vector<std::shared_ptr<const Guard>>* lastGuards = nullptr;
+    bool lastRuns = true, lastExact = true;
+    detail::Evaluator::GuardState lastState;
     for (const auto& s : regions.statements) {
       if (!sized[s.arg]) {
         sizes[s.arg] = values.bufferSize(s.arg);
@@ -54,35 +59,48 @@ std::vector<BufferRegions> instantiate(const KernelAnalysis& kernel, const NDRan
       const uint64_t size = sizes[s.arg];
       if (size == 0 || !s.offset) continue;
       Accumulator& a = acc[s.arg];
-      ev.resetStatement();
-      bool exact = s.exact && !s.fromPragma;
-      bool runs = true;
-      for (const auto& g : s.guards) {
-        if (!g || !g->lhs || !g->rhs) {
-          exact = false;
-          continue;
+      bool guardsExact = true, runs = true;
+      if (lastGuards && *lastGuards == s.guards) {
+        ev.restoreGuards(lastState);
+        runs = lastRuns;
+        guardsExact = lastExact;
+      } else {
+        ev.resetStatement();
+        for (const auto& g : s.guards) {
+          if (!g || !g->lhs || !g->rhs) {
+            guardsExact = false;
+            continue;
+          }
+          if (!ev.applyGuard(*g, guardsExact)) {
+            runs = false;
+            break;
+          }
         }
-        if (!ev.applyGuard(*g, exact)) {
-          runs = false;
-          break;
-        }
+        lastGuards = &s.guards;
+        lastRuns = runs;
+        lastExact = guardsExact;
+        lastState = ev.saveGuards();
       }
       if (!runs) continue;
+      bool exact = guardsExact && s.exact && !s.fromPragma;
       detail::Value v = ev.evaluate(*s.offset);
       ev.normaliseWorkItems(v);
+      scratch.clear();
       switch (s.kind) {
       case AccessKind::Read:
-        ev.appendRanges(v, s.width, size, a.read, exact, a.readNote);
+        ev.appendRanges(v, s.width, size, scratch, exact, a.readNote);
+        a.read.add(RangeSet::fromRanges(scratch));
         a.readExact = a.readExact && exact;
         break;
       case AccessKind::Write:
-        ev.appendRanges(v, s.width, size, a.write, exact, a.writeNote);
+        ev.appendRanges(v, s.width, size, scratch, exact, a.writeNote);
+        a.write.add(RangeSet::fromRanges(scratch));
         a.writeExact = a.writeExact && exact;
         break;
       case AccessKind::Atomic: {
-        size_t before = a.atomic.size();
-        ev.appendRanges(v, s.width, size, a.atomic, exact, a.atomicNote);
-        if (a.atomic.size() == before) break;
+        ev.appendRanges(v, s.width, size, scratch, exact, a.atomicNote);
+        if (scratch.empty()) break;
+        a.atomic.add(RangeSet::fromRanges(scratch));
         if (a.atomicOp == AtomicOp::None) {
           a.atomicOp = s.atomicOp;
           a.atomicType = s.atomicType;
@@ -101,9 +119,9 @@ std::vector<BufferRegions> instantiate(const KernelAnalysis& kernel, const NDRan
   for (size_t i = 0; i < nargs; ++i) {
     Accumulator& a = acc[i];
     BufferRegions& r = out[i];
-    r.read = RangeSet::fromRanges(std::move(a.read));
-    r.write = RangeSet::fromRanges(std::move(a.write));
-    r.atomic = RangeSet::fromRanges(std::move(a.atomic));
+    r.read = std::move(a.read);
+    r.write = std::move(a.write);
+    r.atomic = std::move(a.atomic);
     r.readExact = a.readExact;
     r.writeExact = a.writeExact;
     appendNote(r.note, "read", a.readNote);

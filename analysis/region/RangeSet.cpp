@@ -29,8 +29,8 @@ void RangeSet::add(ByteRange r) {
 }
 
 RangeSet RangeSet::fromRanges(std::vector<ByteRange> ranges) {
-  std::sort(ranges.begin(), ranges.end(),
-            [](const ByteRange& a, const ByteRange& b) { return a.lo < b.lo; });
+  auto byLo = [](const ByteRange& a, const ByteRange& b) { return a.lo < b.lo; };
+  if (!std::is_sorted(ranges.begin(), ranges.end(), byLo)) std::sort(ranges.begin(), ranges.end(), byLo);
   RangeSet out;
   auto& v = out.ranges_;
   v.reserve(ranges.size());
