@@ -96,8 +96,9 @@ std::unique_ptr<llvm::Module> compileToIR(llvm::LLVMContext& context, std::strin
 
 // Runs `work` on a thread with a large stack, with LLVM fatal errors and crashes (SIGSEGV,
 // ...) contained: returns false (and why, when asked) instead of ending the process. State the
-// work leaves behind when interrupted is leaked. Serialised with compile(). For LLVM-based
-// work outside compile(), e.g. the analyzer.
+// work leaves behind when interrupted is leaked. Serialised with compile() (one lock): never
+// call it from inside compile(), e.g. from an AstClient. For LLVM-based work outside
+// compile(), e.g. the analyzer.
 bool runGuarded(const std::function<void()>& work, std::string* failure = nullptr);
 
 // How many times Clang was run in this process (tests use it to prove a cache hit is free).

@@ -1,13 +1,17 @@
-// Developer tool: `clsplit regions` with the test front-end path (compileToIR + analyzer),
-// usable before/without the full analyzeProgram facade.
+// Developer tool: `clsplit regions` on its own. By default it goes through analyzeProgram()
+// (the production path); with CLSPLIT_REGIONS_TOOL_DIRECT=1 through compileToIR + the
+// analyzer only (no transformer, no cache).
 #include "AnalyzeSource.h"
 
 #include "analysis/cli/RegionsCommand.h"
 
+#include <cstdlib>
 #include <iostream>
 
 int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
-  return clsplit::analysis::runRegionsCommand(args, std::cout, std::cerr,
-                                              clsplit::analysis::testing::analyzeProgramForTests);
+  if (const char* direct = std::getenv("CLSPLIT_REGIONS_TOOL_DIRECT"); direct && *direct == '1')
+    return clsplit::analysis::runRegionsCommand(args, std::cout, std::cerr,
+                                                clsplit::analysis::testing::analyzeProgramForTests);
+  return clsplit::analysis::runRegionsCommand(args, std::cout, std::cerr);
 }

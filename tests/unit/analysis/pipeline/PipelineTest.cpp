@@ -7,6 +7,7 @@
 #include <llvm/IR/LLVMContext.h>
 
 #include <random>
+#include <thread>
 
 using namespace clsplit::analysis;
 
@@ -114,5 +115,28 @@ TEST_CASE("hostile and degenerate inputs", "[pipeline][robustness]") {
     ProgramAnalysis a;
     REQUIRE_NOTHROW(a = analyzeProgram(src, "", {}));
     for (const auto& k : a.kernels) CHECK_FALSE(k.partitionReady);
+  }
+}
+
+TEST_CASE("concurrent analyses give the sequential results", "[pipeline][threads]") {
+  std::vector<std::string> programs;
+  for (int i = 0; i < 4; ++i) programs.push_back(kValid + "\n// variant " + std::to_string(i) + "\n");
+  programs.push_back("__kernel void k(__global int* A) { A[0] = nope; }\n"); // a failing one
+  std::vector<ProgramAnalysis> sequential;
+  for (const auto& p : programs) sequential.push_back(analyzeProgram(p, "-DTILE=8", {}));
+  std::vector<ProgramAnalysis> parallel(programs.size() * 2);
+  std::vector<std::thread> threads;
+  for (size_t t = 0; t < parallel.size(); ++t)
+    threads.emplace_back([&, t] { parallel[t] = analyzeProgram(programs[t % programs.size()], "-DTILE=8", {}); });
+  for (auto& t : threads) t.join();
+  for (size_t t = 0; t < parallel.size(); ++t) {
+    const ProgramAnalysis& expect = sequential[t % programs.size()];
+    CHECK(parallel[t].vendorSource == expect.vendorSource);
+    REQUIRE(parallel[t].kernels.size() == expect.kernels.size());
+    for (size_t k = 0; k < expect.kernels.size(); ++k) {
+      CHECK(parallel[t].kernels[k].partitionReady == expect.kernels[k].partitionReady);
+      CHECK(parallel[t].kernels[k].unsplittableReason == expect.kernels[k].unsplittableReason);
+      CHECK(toString(parallel[t].kernels[k].regions) == toString(expect.kernels[k].regions));
+    }
   }
 }

@@ -122,6 +122,11 @@ __kernel void ids(__global uint* out) {
     checkSemantics({"ids-1d", src, "", "ids", launch1(64, 8, offset),
                     {KernelArgSpec::buffer(pattern(64 * 5 * 4, 1))}});
   }
+  // The prelude differs by language version (no `static` before 1.2, enqueued sizes from 2.0).
+  for (const char* std : {"-cl-std=CL1.1", "-cl-std=CL1.2", "-cl-std=CL2.0", "-cl-std=CL3.0"}) {
+    checkSemantics({std::string("ids-1d ") + std, src, std, "ids", launch1(64, 8, 8),
+                    {KernelArgSpec::buffer(pattern(64 * 5 * 4, 1))}});
+  }
 }
 
 TEST_CASE("2-D built-ins, split along each dimension, with an application offset",
