@@ -2,7 +2,7 @@
 the built workloads and PoCL): RESULT parsing, clsplit report reading, oracle ratios, the speedup and
 efficiency arithmetic, and the clsplit plumbing of run.py against a stand-in clsplit build.
 
-    python3 -m unittest tests/integration/bench/test_harness.py      (BENCH_BUILD=<build dir> for the last)
+    python3 tests/integration/bench/test_harness.py -v      (BENCH_BUILD=<build dir> for the last)
 """
 
 from __future__ import annotations
