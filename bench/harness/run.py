@@ -72,6 +72,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--env", action="append", default=[], metavar="KEY=VALUE",
                         help="extra environment for every run (repeatable)")
     parser.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
+    parser.add_argument("--dry-run", action="store_true",
+                        help="list the devices, configurations and number of runs, run nothing")
     args = parser.parse_args(argv)
     if args.smoke:
         args.suite = "smoke"
@@ -317,6 +319,17 @@ class Harness:
             print(f"  {d.index}: [{d.type}] {d.name} | {d.platform} | icd={d.icd}")
         if not self.clsplit_ok:
             print(f"clsplit runs: NOT RUN ({self.clsplit_reason})")
+        if self.args.dry_run:
+            runs = 0
+            for entry in self.entries:
+                configs = self.configs_for(entry)
+                measured = [c for c in configs if c.kind == "direct" or self.clsplit_ok]
+                runs += len(measured) * (self.repeat + self.warmup)
+                print(f"  {entry.key} x {entry.iters}: " + ", ".join(c.name for c in configs))
+            print(f"{runs} runs (repeat {self.repeat}, warm-up {self.warmup}); time budget "
+                  f"{self.time_budget if self.time_budget is not None else 'none'}")
+            shutil.rmtree(self.scratch, ignore_errors=True)
+            return 0
         not_run_reported = set()
         for repeat in range(self.repeat):
             for entry in self.entries:
