@@ -106,8 +106,11 @@ Setup makeSetup(const std::string &distribution, size_t natoms, uint64_t seed) {
   if (distribution == "static") {
     const double spacing = 1.2;
     side = std::ceil(std::cbrt(static_cast<double>(natoms))) * spacing;
-    lattice(spacing, 0, side, [](double, double, double) { return true; },
-            [&](double) { return std::array{thermal(), thermal(), thermal()}; });
+    lattice(
+        spacing, 0, side, [](double, double, double) { return true; },
+        [&](double) {
+          return std::array{thermal(), thermal(), thermal()};
+        });
   } else {
     // Sparse gas (spacing 2) with two dense balls (spacing 1.15, radius side/6) at x = side/4
     // and 3 side/4, flying at +-100 along x (0.2 per step: a cell every ~12 steps).
@@ -122,8 +125,11 @@ Setup makeSetup(const std::string &distribution, size_t natoms, uint64_t seed) {
       auto inAnyBall = [&](double x, double y, double z) {
         return inBall(x, y, z, side / 4) || inBall(x, y, z, 3 * side / 4);
       };
-      lattice(2.0, 0, side, [&](double x, double y, double z) { return !inAnyBall(x, y, z); },
-              [&](double) { return std::array{thermal(), thermal(), thermal()}; });
+      lattice(
+          2.0, 0, side, [&](double x, double y, double z) { return !inAnyBall(x, y, z); },
+          [&](double) {
+            return std::array{thermal(), thermal(), thermal()};
+          });
       lattice(1.15, 0, side, inAnyBall, [&](double x) {
         double drift = x < side / 2 ? speed : -speed;
         return std::array{drift + 0.5 * thermal(), 0.5 * thermal(), 0.5 * thermal()};
@@ -151,8 +157,7 @@ Setup makeSetup(const std::string &distribution, size_t natoms, uint64_t seed) {
       return std::clamp(static_cast<float>(v), 0.0f, std::nextafter(boxSide, 0.0f));
     };
     pos[k] = {inside(c.X), inside(c.Y), inside(c.Z), 0.0f};
-    speed[k] = {static_cast<float>(c.Vx), static_cast<float>(c.Vy), static_cast<float>(c.Vz),
-                0.0f};
+    speed[k] = {static_cast<float>(c.Vx), static_cast<float>(c.Vy), static_cast<float>(c.Vz), 0.0f};
     order[k] = {cellOf(pos[k], setup.Cells), k};
   }
   std::stable_sort(order.begin(), order.end());
@@ -207,7 +212,8 @@ ToleranceCheck checkBinning(const std::vector<Float4> &sorted, const std::vector
 /// roundings. Pairs within 1e-5 of the cut-off may be in or out on the device: their (tiny,
 /// the force vanishes there) contribution is added to the tolerance. Near a wall, both the
 /// reflected and the unreflected outcome are accepted if the position is that close to it.
-ToleranceCheck checkLastStep(const std::vector<Float4> &sorted, const std::vector<Float4> &sortedSpeed,
+ToleranceCheck checkLastStep(const std::vector<Float4> &sorted,
+                             const std::vector<Float4> &sortedSpeed,
                              const std::vector<cl_int> &cells, const std::vector<Float4> &pos,
                              const std::vector<Float4> &speed, const Setup &setup) {
   const Grid &grid = setup.Cells;
@@ -255,7 +261,8 @@ ToleranceCheck checkLastStep(const std::vector<Float4> &sorted, const std::vecto
         double v = std::clamp(v0[c] + force[c] * dt, -MaxSpeed, MaxSpeed);
         double vTolerance = dt * forceTolerance + 2 * u * (std::fabs(v0[c]) + std::fabs(v)) + 1e-12;
         double x = p0[c] + v * dt;
-        double xTolerance = dt * vTolerance + 2 * u * (std::fabs(p0[c]) + std::fabs(v * dt)) + 1e-12;
+        double xTolerance =
+            dt * vTolerance + 2 * u * (std::fabs(p0[c]) + std::fabs(v * dt)) + 1e-12;
         // Outcomes: unreflected, reflected at 0, reflected at the box side.
         struct Outcome {
           double X, V;
@@ -269,7 +276,8 @@ ToleranceCheck checkLastStep(const std::vector<Float4> &sorted, const std::vecto
         const Outcome *best = nullptr;
         double bestDistance = INFINITY;
         for (const Outcome &o : outcomes) {
-          double distance = std::fabs(gotP[c] - o.X) / xTolerance + std::fabs(gotV[c] - o.V) / vTolerance;
+          double distance =
+              std::fabs(gotP[c] - o.X) / xTolerance + std::fabs(gotV[c] - o.V) / vTolerance;
           if (o.Possible && distance < bestDistance) {
             best = &o;
             bestDistance = distance;
@@ -457,9 +465,8 @@ int run(int argc, char **argv) {
     record(r, checkLastStep(lastSorted, lastSortedSpeed, lastCells, finalPos, finalSpeed, setup));
   const int maxReplaySteps =
       distribution == "static" ? MaxReplayStepsStatic : MaxReplayStepsDynamic;
-  const bool replay =
-      steps <= maxReplaySteps &&
-      (options.FullVerification || double(natoms) * steps <= MaxTrajectoryWork);
+  const bool replay = steps <= maxReplaySteps &&
+                      (options.FullVerification || double(natoms) * steps <= MaxTrajectoryWork);
   if (replay)
     record(r, checkTrajectory(setup, steps, finalPos, trajectoryTolerance));
 

@@ -33,8 +33,8 @@ int run(int argc, char **argv) {
   CsrMatrix a = makeCsr(
       n,
       [&](size_t i) {
-        return static_cast<size_t>(minLength +
-                                   std::lround((maxLength - minLength) * std::pow(double(i) / n, 8)));
+        return static_cast<size_t>(
+            minLength + std::lround((maxLength - minLength) * std::pow(double(i) / n, 8)));
       },
       options.Seed);
   std::vector<float> x0(n);
