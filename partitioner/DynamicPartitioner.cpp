@@ -350,7 +350,7 @@ void DynamicPartitioner::solveSequence(bool force) {
   bool adopt = !seq_.haveSolution;
   if (!adopt) {
     auto current = model.predict(seq_.current);
-    double threshold = std::max(options_.minRelativeGain, 2 * noiseLevel());
+    double threshold = std::max(options_.minRelativeGain, options_.noiseGainFactor * noiseLevel());
     adopt = result.predictedNs < current.total() * (1 - threshold);
     if (!adopt) {
       seq_.currentPredictedNs = current.total();
@@ -358,7 +358,22 @@ void DynamicPartitioner::solveSequence(bool force) {
     }
   }
   if (adopt) {
-    seq_.current = result.ratios;
+    if (seq_.haveSolution) {
+      // Relaxed step from the plan in use towards the LP's optimum (see Relaxation).
+      std::vector<double> current, target;
+      for (unsigned k = 0; k < seq_.current.size(); ++k) {
+        current.insert(current.end(), seq_.current[k].begin(), seq_.current[k].end());
+        target.insert(target.end(), result.ratios[k].begin(), result.ratios[k].end());
+      }
+      auto next = seq_.relaxation.step(current, target);
+      for (unsigned k = 0; k < seq_.current.size(); ++k) {
+        std::vector<double> row(next.begin() + k * n_, next.begin() + (k + 1) * n_);
+        uint64_t groups = uint64_t(std::max(1.0, std::round(model.positions[k].groups)));
+        seq_.current[k] = groupsToRatios(ratiosToGroups(row, groups));
+      }
+    } else {
+      seq_.current = result.ratios;
+    }
     seq_.active = result.active;
     seq_.haveSolution = true;
     auto b = model.predict(seq_.current);
@@ -411,9 +426,8 @@ void DynamicPartitioner::onLaunchMeasured(uint64_t id, LaunchRecord& rec) {
   if (spec_.kind == StrategyKind::Adaptive || spec_.kind == StrategyKind::AdaptiveComm) {
     auto& ks = kernels_[rec.kernel];
     KernelCosts costs = kernelCosts(rec.kernel, rec.totalGroups);
-    std::vector<double> fx = balanceKernel(costs);
-    std::vector<double> next = spec_.broyden ? ks.broyden.next(rec.ratios, fx) : fx;
-    next = groupsToRatios(ratiosToGroups(next, rec.totalGroups));
+    // F(x): the balanced split for the per-group times measured at x, the launch's own split.
+    std::vector<double> fx = groupsToRatios(ratiosToGroups(balanceKernel(costs), rec.totalGroups));
     double noise = 0;
     unsigned used = 0;
     for (unsigned d = 0; d < n_; ++d)
@@ -421,11 +435,16 @@ void DynamicPartitioner::onLaunchMeasured(uint64_t id, LaunchRecord& rec) {
         noise += ks.devices[d].noise();
         ++used;
       }
-    double threshold = std::max(options_.minRelativeGain, used ? 2 * noise / used : 0.0);
-    const auto& current = ks.ratios.empty() ? rec.ratios : ks.ratios;
+    double threshold =
+        std::max(options_.minRelativeGain, used ? options_.noiseGainFactor * noise / used : 0.0);
+    // Move only when the measurements say x is clearly worse than F(x) (hysteresis), then by a
+    // Broyden step or a relaxed fixed-point step.
     if (ks.ratios.empty() ||
-        predictKernel(costs, next) < predictKernel(costs, current) * (1 - threshold))
-      ks.ratios = next;
+        predictKernel(costs, fx) < predictKernel(costs, rec.ratios) * (1 - threshold)) {
+      std::vector<double> next = spec_.broyden ? ks.broyden.next(rec.ratios, fx)
+                                               : ks.relaxation.step(rec.ratios, fx);
+      ks.ratios = groupsToRatios(ratiosToGroups(next, rec.totalGroups));
+    }
   }
 
   if (rec.position && rec.generation == seq_.generation) {

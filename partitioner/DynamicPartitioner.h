@@ -51,6 +51,7 @@ private:
     std::vector<KernelDeviceTime> devices;
     std::vector<double> ratios; // adaptive: split for the next launch (empty: none chosen yet)
     BroydenSolver broyden;
+    Relaxation relaxation;
     uint64_t launches = 0;
     std::deque<HistoryEntry> history;
     std::vector<double> lastRatios;
@@ -90,6 +91,7 @@ private:
     std::map<EdgeKey, std::set<uint64_t>> edgeBuffers;
     Ratios current;
     ActiveSet active;
+    Relaxation relaxation;
     bool haveSolution = false;
     double currentPredictedNs = -1, currentPredictedComputeNs = -1;
     std::optional<CostModel> solvedModel;

@@ -103,6 +103,31 @@ std::vector<double> balanceKernel(const KernelCosts& c) {
   return best;
 }
 
+std::vector<double> Relaxation::step(const std::vector<double>& current,
+                                     const std::vector<double>& target) {
+  const size_t n = current.size();
+  std::vector<double> delta(n);
+  for (size_t i = 0; i < n; ++i) delta[i] = target[i] - current[i];
+  // A step that switches devices on or off is a change of regime: take it whole.
+  bool sameSupport = lastStep_.size() == n;
+  for (size_t i = 0; i < n; ++i)
+    if ((current[i] > 1e-12) != (target[i] > 1e-12)) sameSupport = false;
+  if (!sameSupport) {
+    beta_ = 1;
+  } else {
+    double dot = 0;
+    for (size_t i = 0; i < n; ++i) dot += delta[i] * lastStep_[i];
+    if (dot < 0)
+      beta_ = std::max(beta_ / 2, 1.0 / 16);
+    else if (dot > 0)
+      beta_ = std::min(beta_ * 2, 1.0);
+  }
+  lastStep_ = delta;
+  std::vector<double> out(n);
+  for (size_t i = 0; i < n; ++i) out[i] = current[i] + beta_ * delta[i];
+  return out;
+}
+
 void BroydenSolver::reset() {
   prevX_.clear();
   prevG_.clear();

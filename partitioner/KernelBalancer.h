@@ -25,6 +25,25 @@ std::vector<double> balanceKernel(const KernelCosts& costs);
 // Broyden's method on G(x) = x - F(x) with an inverse-Jacobian estimate, started at the identity
 // (so its first step is the fixed point). Steps that leave the simplex or blow up fall back to
 // the fixed point and restart the estimate.
+// Under-relaxation for the fixed point: x <- x + beta (F(x) - x), beta halved when two successive
+// steps point in opposite directions (the iteration oscillates, as it does when a hot spot of
+// expensive groups crosses a slice boundary) and doubled back towards 1 while they agree (a
+// drifting load is followed at full speed).
+class Relaxation {
+public:
+  // `current` and `target` are flattened ratios of equal length; returns the relaxed point.
+  std::vector<double> step(const std::vector<double>& current, const std::vector<double>& target);
+  void reset() {
+    beta_ = 1;
+    lastStep_.clear();
+  }
+  double beta() const { return beta_; }
+
+private:
+  double beta_ = 1;
+  std::vector<double> lastStep_;
+};
+
 class BroydenSolver {
 public:
   std::vector<double> next(const std::vector<double>& x, const std::vector<double>& fx);

@@ -17,11 +17,14 @@ void LaunchLatency::observeIntercept(uint32_t kernel, double ns) {
 }
 
 double LaunchLatency::estimate() const {
-  // Median of the prior and the per-kernel intercepts: one badly fitted kernel cannot move it.
-  std::vector<double> votes{prior_};
+  // Median of the prior (two votes) and one intercept per kernel: an intercept fitted on an
+  // irregular kernel (where per-group cost changes with the slice) is often wrong, so no single
+  // kernel can move the estimate; several kernels agreeing can.
+  std::vector<double> votes{prior_, prior_};
   for (const auto& [k, v] : intercepts_) votes.push_back(v);
-  std::nth_element(votes.begin(), votes.begin() + votes.size() / 2, votes.end());
-  double l = votes[votes.size() / 2];
+  std::sort(votes.begin(), votes.end());
+  const size_t n = votes.size();
+  double l = n % 2 ? votes[n / 2] : 0.5 * (votes[n / 2 - 1] + votes[n / 2]);
   if (minTime_ >= 0) l = std::min(l, 0.9 * minTime_);
   return std::max(0.0, l);
 }
@@ -47,6 +50,14 @@ KernelDeviceTime::Observation KernelDeviceTime::observe(uint64_t groups, uint64_
 
   const bool sameSlice = samples_ > 0 && groups == groups_ && offset == offset_;
   if (sameSlice && time_ > 0) {
+    // Noise from second differences of raw samples at this slice: a load drifting linearly
+    // does not count as noise (it must be followed, not filtered). For independent noise of
+    // standard deviation s, E|t2 - 2 t1 + t0| is about 1.95 s.
+    if (stableSamples_ >= 1 && ns > 0) {
+      double d2 = std::abs(ns - 2 * raw1_ + raw2_) / ns / 1.95;
+      noise_ = noiseSamples_ == 0 ? d2 : 0.8 * noise_ + 0.2 * d2;
+      ++noiseSamples_;
+    }
     double deviation = std::abs(ns - time_) / time_;
     // A jump far beyond the usual noise is a change of load, not noise: follow it at once.
     bool jump = stableSamples_ >= 2 && deviation > std::max(0.3, 5 * noise_);
@@ -54,8 +65,6 @@ KernelDeviceTime::Observation KernelDeviceTime::observe(uint64_t groups, uint64_
       time_ = ns;
       stableSamples_ = 0;
     } else {
-      noise_ = noiseSamples_ == 0 ? deviation : 0.8 * noise_ + 0.2 * deviation;
-      ++noiseSamples_;
       time_ += std::clamp(smoothing, 0.0, 1.0) * (ns - time_);
       ++stableSamples_;
     }
@@ -65,6 +74,8 @@ KernelDeviceTime::Observation KernelDeviceTime::observe(uint64_t groups, uint64_
     offset_ = offset;
     stableSamples_ = 0;
   }
+  raw2_ = sameSlice ? raw1_ : ns;
+  raw1_ = ns;
   ++samples_;
   return obs;
 }

@@ -42,7 +42,9 @@ public:
   double nsPerGroup(double launchNs) const;
   double timeNs() const { return time_; }      // smoothed time at the operating point
   uint64_t groups() const { return groups_; }
-  double noise() const { return noise_; }      // smoothed relative deviation at a fixed slice
+  // Relative noise (about one standard deviation) of samples at a fixed slice, from second
+  // differences so that a steady drift is not mistaken for noise.
+  double noise() const { return noise_; }
   unsigned samples() const { return samples_; }
   // Sets the operating point directly (warm start from a profile).
   void seed(uint64_t groups, double timeNs);
@@ -54,6 +56,8 @@ private:
   unsigned samples_ = 0, stableSamples_ = 0, noiseSamples_ = 0;
   // The last raw sample, for intercept estimates.
   double lastTime_ = 0;
+  // The last two raw samples at the current slice (noise estimate).
+  double raw1_ = 0, raw2_ = 0;
   uint64_t lastGroups_ = 0;
 };
 

@@ -70,9 +70,11 @@ enum class Direction { HostToDevice, DeviceToHost, DeviceToDevice };
 struct PartitionerOptions {
   // Host-side serial cost of one extra sub-launch (region instantiation, enqueue, events), in ns.
   double hostOverheadPerSubLaunchNs = 5000;
-  // Change the plan only when the model predicts at least this relative gain, or twice the
-  // measured relative noise if larger: keeps noisy timings from making ratios oscillate.
+  // Change the plan only when the model predicts at least this relative gain, or
+  // noiseGainFactor times the measured relative noise (about one standard deviation of a kernel
+  // time) if larger: keeps noisy timings from making ratios oscillate.
   double minRelativeGain = 0.01;
+  double noiseGainFactor = 1.0;
   // Weight of a new measurement at an unchanged split (exponential smoothing of per-group time).
   double smoothing = 0.5;
   // Longest kernel sequence (launches per iteration) that sequence detection looks for.

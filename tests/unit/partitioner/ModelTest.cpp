@@ -114,13 +114,24 @@ TEST_CASE("kernel time: smoothing at a fixed slice, following changes") {
   CHECK(k.timeNs() == 1000);
   k.observe(100, 0, 1100, 0.5);
   CHECK(k.timeNs() == Approx(1050));
-  CHECK(k.noise() == Approx(0.1));
+  k.observe(100, 0, 1000, 0.5);
+  CHECK(k.timeNs() == Approx(1025));
+  // Noise from the second difference |1000 - 2 * 1100 + 1000| / 1000 / 1.95.
+  CHECK(k.noise() == Approx(0.2 / 1.95));
   // A new slice is a new operating point: taken as is.
   k.observe(150, 0, 2000, 0.5);
   CHECK(k.timeNs() == 2000);
   CHECK(k.nsPerGroup(500) == Approx(10));
   // A latency estimate larger than the time cannot make the per-group time vanish.
   CHECK(k.nsPerGroup(5000) == Approx(200 / 150.0));
+}
+
+TEST_CASE("kernel time: a steady drift is not noise") {
+  KernelDeviceTime k;
+  for (int i = 0; i < 20; ++i) k.observe(10, 0, 1000 + 50 * i, 0.5);
+  CHECK(k.noise() < 0.001);
+  // The smoothed time lags a linear drift by about one step.
+  CHECK(k.timeNs() > 1950 - 100);
 }
 
 TEST_CASE("kernel time: a jump well above the noise is followed at once") {
@@ -141,8 +152,13 @@ TEST_CASE("launch latency: intercepts from two group counts, bounded by the fast
   LaunchLatency l(10'000);
   CHECK(l.estimate() == 10'000);
   l.observeIntercept(1, 50'000);
+  CHECK(l.estimate() == 10'000); // one kernel alone does not move the prior
   l.observeIntercept(2, 52'000);
-  CHECK(l.estimate() == Approx(50'000)); // median of prior and two kernels
+  CHECK(l.estimate() == Approx(30'000)); // median of {prior, prior, 50, 52}
+  l.observeIntercept(3, 51'000);
+  CHECK(l.estimate() == Approx(50'000)); // three kernels agreeing win
+  l.observeIntercept(3, 49'000);         // the latest intercept of a kernel replaces its older one
+  CHECK(l.estimate() == Approx(49'000));
   l.observeTime(20'000);                 // a launch that took 20 us: latency below that
   CHECK(l.estimate() == Approx(18'000));
 }

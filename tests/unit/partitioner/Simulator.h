@@ -45,6 +45,7 @@ struct SimKernel {
   std::function<double(uint64_t g, uint64_t it)> work = [](uint64_t, uint64_t) { return 1.0; };
   std::vector<Access> reads, writes;
   bool splittable = true;
+  std::vector<double> deviceFactor; // per device multiplier of nsPerWork (default 1)
 };
 
 struct SimBuffer {
@@ -237,7 +238,8 @@ private:
       ++used;
       double work = 0;
       for (uint64_t g = offsets[d]; g < offsets[d] + plan.groups[d]; ++g) work += k.work(g, it);
-      double t = (devices_[d].launchNs + work * devices_[d].nsPerWork) * jitter(rng_);
+      double factor = d < k.deviceFactor.size() ? k.deviceFactor[d] : 1.0;
+      double t = (devices_[d].launchNs + work * devices_[d].nsPerWork * factor) * jitter(rng_);
       r.kernelNs[d] = t;
       kernelMax = std::max(kernelMax, t);
       transferMax = std::max(transferMax, r.transferNs[d]);
