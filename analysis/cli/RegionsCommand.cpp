@@ -378,8 +378,9 @@ int run(const Options& o, std::ostream& out, std::ostream& err, const ProgramAna
     out << ", \"bytes\": " << r.write.bytes() << ", \"exact\": " << (r.writeExact ? "true" : "false") << "},\n";
     out << "      \"atomic\": {\"ranges\": ";
     writeRanges(out, r.atomic, size);
-    out << ", \"bytes\": " << r.atomic.bytes() << ", \"op\": " << jsonString(name(r.atomicOp))
-        << ", \"type\": " << jsonString(name(r.atomicType)) << "},\n";
+    out << ", \"bytes\": " << r.atomic.bytes() << ", \"op\": "
+        << (r.atomicOp == AtomicOp::None ? "null" : jsonString(name(r.atomicOp))) << ", \"type\": "
+        << (r.atomicOp == AtomicOp::None ? "null" : jsonString(name(r.atomicType))) << "},\n";
     out << "      \"note\": " << (r.note.empty() ? "null" : jsonString(r.note)) << "}";
   }
   out << (first ? "],\n" : "\n  ],\n");
