@@ -6,10 +6,11 @@
 //  - target spir64-unknown-unknown: address space 1 = __global, 2 = __constant, 3 = __local,
 //    0 = private; kernels have calling convention spir_kernel and keep their source names;
 //    kernel arguments are in source order, one IR argument per OpenCL parameter;
-//  - the front end has already made every function SSA and fully inlined: all non-kernel
-//    functions (and kernels called from kernels) are always-inlined then deleted, followed by
-//    SROA, EarlyCSE, InstCombine, SimplifyCFG, LoopSimplify and LCSSA on each kernel. The
-//    analyzer may run more passes (ScalarEvolution, LoopInfo, PostDominatorTree) itself;
+//  - the front end has already made every function SSA and fully inlined: every call to a
+//    program function (helpers, and kernels called from kernels) is always-inlined, helpers
+//    are then deleted, and SROA, EarlyCSE, InstCombine, SimplifyCFG, LoopSimplify and LCSSA
+//    run on each kernel. The analyzer may run more passes itself;
+//  - `#pragma clang __debug ...` lines are dropped (they crash or hang Clang on purpose);
 //  - OpenCL built-ins stay external calls with mangled names (get_global_id -> _Z13get_global_idj);
 //  - debug line locations (!dbg) give the source line of every instruction (line tables
 //    only); lines are those of the user's source, pragmas included;

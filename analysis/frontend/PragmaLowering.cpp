@@ -207,6 +207,14 @@ bool parsePragma(const Directive& d, PragmaRecord& record) {
   return true;
 }
 
+bool isClangDebugPragma(const Directive& d) {
+  std::string_view s = trim(d.logical);
+  if (s.substr(0, 6) != "pragma") return false;
+  s = trim(s.substr(6));
+  if (s.substr(0, 5) != "clang" || (s.size() > 5 && isIdentChar(s[5]))) return false;
+  return trim(s.substr(5)).substr(0, 7) == "__debug";
+}
+
 std::string_view markerName(MarkerKind kind) {
   switch (kind) {
   case MarkerKind::Read: return kReadMarker;
@@ -288,7 +296,16 @@ LoweredFile lowerPragmas(std::string_view text) {
     if (c == '#' && atLineStart) {
       Directive d = readDirective(text, i);
       PragmaRecord record;
-      if (parsePragma(d, record)) {
+      if (isClangDebugPragma(d)) {
+        // `#pragma clang __debug crash|llvm_fatal_error|overflow_stack|...` make Clang crash,
+        // abort or loop on purpose: clsplit's analysis copy does without them.
+        std::string_view before = text.substr(copiedUpTo, d.begin - copiedUpTo);
+        result.analysisText += before;
+        result.vendorText += before;
+        replaceKeepingLines(result.analysisText, text, d.begin, d.end, "");
+        result.vendorText += text.substr(d.begin, d.end - d.begin);
+        copiedUpTo = d.end;
+      } else if (parsePragma(d, record)) {
         record.line = line;
         record.column = static_cast<unsigned>(i - lineBegin + 1);
         record.lineCount = d.lineCount;

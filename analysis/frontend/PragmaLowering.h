@@ -46,7 +46,8 @@ struct LoweredFile {
 
 // Recognises `#pragma read|write|atomic B[e1,e2]` (also `B[e1:e2]`, `B [..]`, and several
 // comma-separated regions) and `#pragma opencl_increasing_buffer|opencl_decreasing_buffer A, B`.
-// Every other directive, comment and string is left alone.
+// `#pragma clang __debug ...` (deliberate Clang crashes and hangs) is dropped from the analysis
+// copy only. Every other directive, comment and string is left alone.
 LoweredFile lowerPragmas(std::string_view text);
 
 // The marker statement(s) that replace one well-formed, function-scope pragma.

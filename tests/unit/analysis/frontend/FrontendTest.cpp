@@ -317,3 +317,21 @@ TEST_CASE("every compilation is counted", "[frontend]") {
   compile(ctx, "__kernel void k() {}", "", parseOnly);
   CHECK(clangInvocationCount() == before + 2);
 }
+
+TEST_CASE("Clang fatal errors and crashes are contained", "[frontend][errors]") {
+  llvm::LLVMContext ctx;
+  CompileOptions raw; // compile the text as it is: the analysis copy drops these pragmas
+  raw.lowerPragmas = false;
+  for (const char* pragma : {"llvm_fatal_error", "crash"}) {
+    std::string src = std::string("#pragma clang __debug ") + pragma + "\n__kernel void k(__global int* A) { A[0] = 1; }\n";
+    CompileResult r = compile(ctx, src, "", raw);
+    INFO(pragma);
+    CHECK(r.crashed);
+    CHECK_FALSE(r.ok());
+    CHECK_FALSE(r.module);
+    REQUIRE_FALSE(r.errors.empty());
+    // The analysis copy does not carry them, so the program itself compiles.
+    CHECK(compile(ctx, src, "").ok());
+  }
+  CHECK(compile(ctx, "__kernel void k(__global int* A) { A[0] = 1; }", "").ok()); // still usable
+}

@@ -129,3 +129,11 @@ TEST_CASE("malformed pragmas carry an error and are not lowered", "[frontend][pr
   REQUIRE(fileScopeRead.pragmas.size() == 1);
   CHECK(fileScopeRead.pragmas[0].error.find("inside a function") != std::string::npos);
 }
+
+TEST_CASE("clang debug pragmas are dropped from the analysis copy only", "[frontend][pragma]") {
+  std::string src = "#pragma clang __debug crash\n#pragma clang diagnostic push\nint x;\n";
+  LoweredFile f = lowerPragmas(src);
+  CHECK(f.pragmas.empty());
+  CHECK(f.analysisText == "\n#pragma clang diagnostic push\nint x;\n");
+  CHECK(f.vendorText == src);
+}
