@@ -336,6 +336,28 @@ FenceRef BufferStorage::readToHost(ByteRange range, void* dst, const std::vector
   return device::allOf(std::move(done));
 }
 
+FenceRef BufferStorage::readFromSlot(const RangeSet& ranges, unsigned slot, std::byte* dst,
+                                     uint64_t base, const std::vector<FenceRef>& after,
+                                     QueueProvider& queues, TransferLog* log) {
+  cl_command_queue q = queues.queue(slot);
+  std::vector<FenceRef> fences;
+  for (const auto& r : ranges) {
+    WaitList wl(slots_[slot].context, q);
+    wl.add(after);
+    cl_event event = nullptr;
+    uint64_t at = device::hostNowNs();
+    device::check(device::call(&cl_icd_dispatch::clEnqueueReadBuffer, q, deviceBuffer(slot),
+                               cl_bool(CL_FALSE), static_cast<size_t>(r.lo), static_cast<size_t>(r.size()),
+                               static_cast<void*>(dst + (r.lo - base)), wl.size(), wl.data(), &event),
+                  "clEnqueueReadBuffer (atomic partial results)");
+    FenceRef f = enqueued(event, slots_[slot].context, q, at);
+    noteRead(slot, f);
+    if (log) log->push_back({TransferKind::DeviceToHost, static_cast<int>(slot), -1, r.size(), 0, f});
+    fences.push_back(f);
+  }
+  return device::allOf(std::move(fences));
+}
+
 HolderMask BufferStorage::holdersOfAll(const RangeSet& ranges) const {
   HolderMask mask = ~HolderMask{0};
   for (const auto& r : ranges)

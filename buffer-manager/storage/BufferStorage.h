@@ -90,6 +90,12 @@ public:
   device::FenceRef readToHost(ByteRange range, void* dst, const std::vector<device::FenceRef>& after,
                               QueueProvider& queues, TransferLog* log);
 
+  // Copies `ranges` of `slot`'s own copy, whatever the directory says of it, into `dst` (which
+  // holds buffer offsets from `base`), after `after`: the partial results of an atomic merge.
+  device::FenceRef readFromSlot(const RangeSet& ranges, unsigned slot, std::byte* dst, uint64_t base,
+                                const std::vector<device::FenceRef>& after, QueueProvider& queues,
+                                TransferLog* log);
+
   // Holders valid on every byte of `ranges`.
   HolderMask holdersOfAll(const RangeSet& ranges) const;
   // The device slot holding the most bytes of `ranges` (-1 if no device holds any).

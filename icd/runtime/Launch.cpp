@@ -5,7 +5,9 @@
 //                                      7. publish what each device wrote; record the launch
 #include "icd/runtime/Launch.h"
 
+#include "buffer-manager/storage/AtomicMerge.h"
 #include "device/Clock.h"
+#include "device/HostExecutor.h"
 #include "icd/runtime/RunReport.h"
 #include "icd/runtime/Runtime.h"
 #include "icd/runtime/Trace.h"
@@ -85,6 +87,9 @@ struct StorageUse {
   uint64_t bufferId = 0;
   RangeSet read, write, atomic;
   bool writeExact = true;
+  analysis::AtomicOp atomicOp = analysis::AtomicOp::None;
+  analysis::ScalarType atomicType = analysis::ScalarType::Unknown;
+  bool atomicMixed = false; // atomics of different ops or types on this buffer
   RangeSet need() const {
     RangeSet n = read.united(atomic);
     if (!writeExact) n.add(write); // unwritten bytes of an over-approximated write stay valid
@@ -124,6 +129,13 @@ std::vector<StorageUse> regionsOf(const Kernel& kernel, const std::vector<Kernel
       use.write.add(mem.toRoot(r.write));
       use.atomic.add(mem.toRoot(r.atomic));
       use.writeExact = use.writeExact && r.writeExact;
+      if (!r.atomic.empty()) {
+        if (use.atomicOp != analysis::AtomicOp::None &&
+            (use.atomicOp != r.atomicOp || use.atomicType != r.atomicType))
+          use.atomicMixed = true;
+        use.atomicOp = r.atomicOp;
+        use.atomicType = r.atomicType;
+      }
     } else {
       RangeSet whole = RangeSet::of(mem.origin(), mem.origin() + mem.size());
       use.read.add(whole);
@@ -138,17 +150,35 @@ std::vector<StorageUse> regionsOf(const Kernel& kernel, const std::vector<Kernel
   return work.uses;
 }
 
-// Why splitting these slices would be unsafe (empty: safe).
-std::string overlapProblem(const std::vector<SliceWork>& slices) {
+// Bytes that several slices update with the same commutative atomic: merged by a reduction.
+struct AtomicMerge {
+  buffer::BufferStorage* storage;
+  RangeSet region;
+  analysis::AtomicOp op;
+  analysis::ScalarType type;
+};
+
+// Why splitting these slices would be unsafe (empty: safe). Overlapping commutative atomics
+// are safe and listed in `merges`.
+std::string overlapProblem(const std::vector<SliceWork>& slices, std::vector<AtomicMerge>& merges) {
+  merges.clear();
   for (size_t a = 0; a < slices.size(); ++a)
     for (size_t b = a + 1; b < slices.size(); ++b)
       for (const auto& ua : slices[a].uses)
         for (const auto& ub : slices[b].uses) {
           if (ua.storage != ub.storage) continue;
-          RangeSet wa = ua.write.united(ua.atomic), wb = ub.write.united(ub.atomic);
-          if (wa.intersects(wb))
+          if (ua.write.intersects(ub.write.united(ub.atomic)) || ua.atomic.intersects(ub.write))
             return "the write regions of two slices overlap (a buffer's written bytes cannot be "
                    "attributed to one device)";
+          RangeSet both = ua.atomic.intersected(ub.atomic);
+          if (both.empty()) continue;
+          if (ua.atomicMixed || ub.atomicMixed || ua.atomicOp != ub.atomicOp ||
+              ua.atomicType != ub.atomicType || !buffer::atomicMergeable(ua.atomicOp, ua.atomicType))
+            return "slices update the same bytes with atomics that cannot be merged";
+          auto it = std::find_if(merges.begin(), merges.end(),
+                                 [&](const AtomicMerge& m) { return m.storage == ua.storage; });
+          if (it == merges.end()) merges.push_back({ua.storage, both, ua.atomicOp, ua.atomicType});
+          else it->region.add(both);
         }
   return {};
 }
@@ -227,8 +257,9 @@ FenceRef launchKernel(Queue& queue, Kernel& kernel, const NDRange& appRange, std
   buildSlices(decision.groups);
 
   // 4. Check the slices are safe to run apart; if not, run whole on one device.
+  std::vector<AtomicMerge> merges;
   if (slices.size() > 1) {
-    if (std::string problem = overlapProblem(slices); !problem.empty()) {
+    if (std::string problem = overlapProblem(slices, merges); !problem.empty()) {
       fallback = problem;
       std::vector<uint64_t> whole(slots, 0);
       auto most = std::max_element(decision.groups.begin(), decision.groups.end());
@@ -254,6 +285,23 @@ FenceRef launchKernel(Queue& queue, Kernel& kernel, const NDRange& appRange, std
       auto fences = use.storage->acquire(use.need(), slices[i].slot, queue, &transfers);
       ready[i].insert(ready[i].end(), fences.begin(), fences.end());
     }
+
+  // Atomic merges start from the values before the kernel (the reads are noted, so no
+  // sub-kernel overwrites them first).
+  struct MergeState {
+    std::shared_ptr<buffer::HostBlock> base;
+    uint64_t origin;
+    FenceRef baseRead;
+  };
+  std::vector<MergeState> mergeStates;
+  for (const auto& m : merges) {
+    ByteRange hull = m.region.hull();
+    auto block = buffer::HostBlock::allocate(hull.size());
+    std::vector<FenceRef> reads;
+    for (const auto& r : m.region)
+      reads.push_back(m.storage->readToHost(r, block->data() + (r.lo - hull.lo), {}, queue, &transfers));
+    mergeStates.push_back({block, hull.lo, device::allOf(std::move(reads))});
+  }
 
   // 6. Enqueue one sub-kernel per device.
   std::vector<std::pair<unsigned, FenceRef>> subKernels;
@@ -302,11 +350,53 @@ FenceRef launchKernel(Queue& queue, Kernel& kernel, const NDRange& appRange, std
     subKernels.emplace_back(slot, f);
   }
 
-  // 7. Publish what each device wrote; record the launch.
+  // 7. Publish what each device wrote (merging overlapping atomics on the host); record the
+  //    launch.
+  std::vector<FenceRef> merged;
+  std::vector<std::shared_ptr<buffer::HostBlock>> mergedBlocks;
+  for (size_t m = 0; m < merges.size(); ++m) {
+    const auto& merge = merges[m];
+    const auto& state = mergeStates[m];
+    ByteRange hull = merge.region.hull();
+    std::vector<FenceRef> inputs{state.baseRead};
+    std::vector<std::pair<std::shared_ptr<buffer::HostBlock>, RangeSet>> partials;
+    for (size_t i = 0; i < slices.size(); ++i)
+      for (const auto& use : slices[i].uses) {
+        if (use.storage != merge.storage) continue;
+        RangeSet mine = merge.region.intersected(use.atomic);
+        if (mine.empty()) continue;
+        auto block = buffer::HostBlock::allocate(hull.size());
+        inputs.push_back(use.storage->readFromSlot(mine, slices[i].slot, block->data(), hull.lo,
+                                                   {subKernels[i].second}, queue, &transfers));
+        partials.emplace_back(block, mine);
+      }
+    auto result = buffer::HostBlock::allocate(hull.size());
+    FenceRef done = device::runAfter(std::move(inputs), [merge, state, partials, result, hull] {
+      // Each device's partial: its own values where it updated, the base elsewhere.
+      std::vector<std::vector<std::byte>> full;
+      std::vector<const std::byte*> views;
+      for (const auto& [block, mine] : partials) {
+        full.emplace_back(state.base->data(), state.base->data() + hull.size());
+        for (const auto& r : mine)
+          std::memcpy(full.back().data() + (r.lo - hull.lo), block->data() + (r.lo - hull.lo), r.size());
+        views.push_back(full.back().data());
+      }
+      std::memcpy(result->data(), state.base->data(), hull.size());
+      buffer::mergeAtomic(merge.op, merge.type, result->data(), views, hull.size());
+    });
+    merged.push_back(done);
+    mergedBlocks.push_back(result);
+  }
   for (size_t i = 0; i < slices.size(); ++i)
-    for (const auto& use : slices[i].uses)
-      use.storage->publishWrite(use.write.united(use.atomic), slices[i].slot, subKernels[i].second,
-                                decision.launchId);
+    for (const auto& use : slices[i].uses) {
+      RangeSet written = use.write.united(use.atomic);
+      for (const auto& m : merges)
+        if (m.storage == use.storage) written.subtract(m.region);
+      use.storage->publishWrite(written, slices[i].slot, subKernels[i].second, decision.launchId);
+    }
+  for (size_t m = 0; m < merges.size(); ++m) // the merged bytes' only valid copy is on the host
+    merges[m].storage->publishHostBlock(merges[m].region, mergedBlocks[m], merges[m].region.hull().lo,
+                                        merged[m]);
   if (auto* trace = Trace::active()) {
     for (size_t i = 0; i < slices.size(); ++i)
       trace->subKernel(slices[i].slot, kernel.name(), slices[i].slice.groupBegin, slices[i].slice.groupEnd,
@@ -322,7 +412,7 @@ FenceRef launchKernel(Queue& queue, Kernel& kernel, const NDRange& appRange, std
   rt.report().noteLaunch(kernel.name(), groupsPerSlot, split, fallback, subKernels);
   rt.recordLaunch(decision.launchId, subKernels, groupsPerSlot, transfers);
 
-  std::vector<FenceRef> fences;
+  std::vector<FenceRef> fences = merged;
   for (auto& [slot, f] : subKernels) fences.push_back(f);
   return device::allOf(std::move(fences));
 }
