@@ -123,6 +123,7 @@ __kernel void ids(__global uint* out) {
                     {KernelArgSpec::buffer(pattern(64 * 5 * 4, 1))}});
   }
   // The prelude differs by language version (no `static` before 1.2, enqueued sizes from 2.0).
+  // (PoCL 3.1 refuses -cl-std=CL1.0 itself.)
   for (const char* std : {"-cl-std=CL1.1", "-cl-std=CL1.2", "-cl-std=CL2.0", "-cl-std=CL3.0"}) {
     checkSemantics({std::string("ids-1d ") + std, src, std, "ids", launch1(64, 8, 8),
                     {KernelArgSpec::buffer(pattern(64 * 5 * 4, 1))}});
