@@ -149,6 +149,18 @@ private:
 
   void add(RawAccess r) { out_.accesses.push_back(std::move(r)); }
 
+  // An atomic whose old value the kernel uses also reads the location: the device needs its
+  // current contents (an unused result of a commutative update is merged by reduction).
+  void addAtomic(RawAccess r) {
+    if (r.kind == AccessKind::Write && r.atomicResultUsed) {
+      RawAccess read = r;
+      read.kind = AccessKind::Read;
+      read.atomicOp = AtomicOp::None;
+      out_.accesses.push_back(std::move(read));
+    }
+    out_.accesses.push_back(std::move(r));
+  }
+
   void visit(unsigned arg, bool constant, const llvm::Value* v, const llvm::Use& use,
              const llvm::Instruction* user, std::vector<const llvm::Value*>& work) {
     const unsigned operand = use.getOperandNo();
@@ -206,7 +218,7 @@ private:
       r.atomicType = typeFor(rmw->getValOperand()->getType(), sgn);
       r.kind = (op && !r.atomicResultUsed) ? AccessKind::Atomic : AccessKind::Write;
       r.what = "atomicrmw";
-      add(std::move(r));
+      addAtomic(std::move(r));
       return;
     }
     if (auto* cx = llvm::dyn_cast<llvm::AtomicCmpXchgInst>(user)) {
@@ -220,7 +232,7 @@ private:
       r.fromAtomic = true;
       r.atomicResultUsed = true;
       r.what = "cmpxchg";
-      add(std::move(r));
+      addAtomic(std::move(r));
       return;
     }
     if (auto* call = llvm::dyn_cast<llvm::CallBase>(user)) return visitCall(arg, constant, v, operand, call);
@@ -325,7 +337,7 @@ private:
         r.kind = AccessKind::Write; // result used, exchange, compare-exchange, store, ...
         r.atomicOp = op.value_or(AtomicOp::None);
       }
-      add(std::move(r));
+      addAtomic(std::move(r));
       return;
     }
     case BuiltinKind::AsyncCopy: {

@@ -15,6 +15,7 @@
 #include <llvm/IR/DebugInfoMetadata.h>
 #include <llvm/IR/Dominators.h>
 #include <llvm/IR/Function.h>
+#include <llvm/IR/GlobalVariable.h>
 #include <llvm/IR/Instructions.h>
 #include <llvm/IR/IntrinsicInst.h>
 #include <llvm/IR/Module.h>
@@ -80,6 +81,25 @@ bool containsForeignAddRec(const llvm::SCEV* s, const llvm::BasicBlock* at) {
     auto* ar = llvm::dyn_cast<llvm::SCEVAddRecExpr>(x);
     return ar && (!at || !ar->getLoop()->contains(at));
   });
+}
+
+// Smallest and largest element of a constant global array of `element`s (integers or floats).
+std::optional<std::pair<double, double>> tableBounds(const llvm::GlobalVariable* g, const llvm::Type* element) {
+  if (!g->isConstant() || !g->hasDefinitiveInitializer() || !isScalar(element)) return std::nullopt;
+  const llvm::Constant* init = g->getInitializer();
+  if (llvm::isa<llvm::ConstantAggregateZero>(init)) return std::pair<double, double>{0.0, 0.0};
+  auto* data = llvm::dyn_cast<llvm::ConstantDataSequential>(init);
+  if (!data || data->getElementType() != element || data->getNumElements() == 0) return std::nullopt;
+  double lo = 0, hi = 0;
+  for (unsigned k = 0; k < data->getNumElements(); ++k) {
+    double v = element->isFloatingPointTy() ? data->getElementAsDouble(k)
+                                            : static_cast<double>(static_cast<int64_t>(data->getElementAsInteger(k)));
+    if (element->isIntegerTy() && element->getIntegerBitWidth() < 64)
+      v = static_cast<double>(llvm::APInt(element->getIntegerBitWidth(), data->getElementAsInteger(k)).getSExtValue());
+    lo = k ? std::min(lo, v) : v;
+    hi = k ? std::max(hi, v) : v;
+  }
+  return std::pair<double, double>{lo, hi};
 }
 
 } // namespace
@@ -368,6 +388,17 @@ ExprRef IRTranslator::load(const llvm::Instruction* i, Context& ctx, unsigned de
     if (element == ScalarType::Unknown)
       return Expr::undef("a non-scalar value read from " + argName(*arg) + where(i), type);
     return Expr::load(*arg, offsetImpl(ptr, *arg, ctx, depth), element);
+  }
+  if (auto* table = llvm::dyn_cast<llvm::GlobalVariable>(llvm::getUnderlyingObject(ptr))) {
+    // A program-scope __constant table: any of its values (the index is not a constant, or
+    // InstCombine would have folded the load).
+    if (auto bounds = tableBounds(table, i->getType())) {
+      ctx.approximate("a value read from the constant table '" + table->getName().str() + "'" + where(i));
+      if (i->getType()->isFloatingPointTy())
+        return Expr::either(Expr::fconstant(bounds->first, type.bits), Expr::fconstant(bounds->second, type.bits));
+      return Expr::interval(Expr::constant(static_cast<int64_t>(bounds->first), type.bits),
+                            Expr::constant(static_cast<int64_t>(bounds->second), type.bits));
+    }
   }
   if (as == 3) return Expr::undef("a value read from __local memory" + where(i), type);
   if (as == 0) return Expr::undef("a value read from private memory" + where(i), type);

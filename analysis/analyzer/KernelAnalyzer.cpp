@@ -336,6 +336,7 @@ private:
     // the analysed plain reads/writes.
     std::set<unsigned> atomicPragma;
     std::set<std::pair<unsigned, AccessKind>> given;
+    std::vector<std::pair<StatementRegion, Meta>> extraReads;
     for (size_t i = 0; i < regions_.statements.size(); ++i) {
       auto& s = regions_.statements[i];
       if (!s.fromPragma) continue;
@@ -360,6 +361,10 @@ private:
         s.kind = AccessKind::Write;
         s.atomicOp = AtomicOp::None;
         s.atomicType = ScalarType::Unknown;
+        // The replaced atomics' old values are used: the region is read as well.
+        StatementRegion read = s;
+        read.kind = AccessKind::Read;
+        extraReads.push_back({std::move(read), meta_[i]});
       } else {
         s.atomicOp = ops.begin()->first;
         s.atomicType = ops.begin()->second;
@@ -368,6 +373,10 @@ private:
     if (atomicPragma.empty() && given.empty()) return;
     std::vector<StatementRegion> kept;
     std::vector<Meta> keptMeta;
+    for (auto& [st, m] : extraReads) {
+      kept.push_back(std::move(st));
+      keptMeta.push_back(std::move(m));
+    }
     for (size_t i = 0; i < regions_.statements.size(); ++i) {
       const auto& s = regions_.statements[i];
       if (!s.fromPragma) {

@@ -5,7 +5,6 @@
 #include "analysis/region/Evaluator.h"
 
 #include <algorithm>
-#include <tuple>
 
 namespace clsplit::analysis {
 
@@ -151,13 +150,19 @@ std::vector<BufferRegions> instantiate(const KernelAnalysis& kernel, const NDRan
   return out;
 }
 
+// Every range of a region is a separate transfer (and directory update): its fixed cost is
+// counted as this many bytes when comparing dimensions.
+constexpr uint64_t kBytesPerRange = 4096;
+
 uint32_t chooseSplitDimension(const KernelAnalysis& kernel, const NDRange& range,
                               const LaunchValues& values) {
   const unsigned dims = std::clamp<unsigned>(range.dims, 1, 3);
   uint32_t best = dims - 1;
-  // (writes overlap, read bytes both halves need, number of ranges): smaller is better.
-  std::tuple<int, uint64_t, uint64_t> bestScore{2, 0, 0};
-  for (int d = static_cast<int>(dims) - 1; d >= 0; --d) { // outermost first: it wins ties
+  // (the halves' writes overlap, cost): a 2-way uniform split per candidate dimension; the
+  // cost is the bytes both halves read (what neighbours must exchange) plus the fixed cost of
+  // the extra ranges a strided region brings. Ties go to the outermost dimension.
+  std::pair<int, uint64_t> bestScore{2, 0};
+  for (int d = static_cast<int>(dims) - 1; d >= 0; --d) {
     uint64_t groups = range.groups(static_cast<unsigned>(d));
     if (groups < 2) continue;
     Slice lower{static_cast<uint32_t>(d), 0, groups / 2};
@@ -165,13 +170,14 @@ uint32_t chooseSplitDimension(const KernelAnalysis& kernel, const NDRange& range
     auto a = instantiate(kernel, range, lower, values);
     auto b = instantiate(kernel, range, upper, values);
     int overlap = 0;
-    uint64_t readShared = 0, ranges = 0;
+    uint64_t cost = 0;
     for (size_t i = 0; i < a.size() && i < b.size(); ++i) {
       if (a[i].write.intersects(b[i].write)) overlap = 1;
-      readShared += a[i].read.intersected(b[i].read).bytes();
-      ranges += a[i].read.count() + a[i].write.count() + b[i].read.count() + b[i].write.count();
+      cost += a[i].read.intersected(b[i].read).bytes();
+      for (const RangeSet* set : {&a[i].read, &a[i].write, &b[i].read, &b[i].write})
+        if (set->count() > 1) cost += kBytesPerRange * (set->count() - 1);
     }
-    std::tuple<int, uint64_t, uint64_t> score{overlap, readShared, ranges};
+    std::pair<int, uint64_t> score{overlap, cost};
     if (score < bestScore) {
       bestScore = score;
       best = static_cast<uint32_t>(d);

@@ -436,6 +436,22 @@ TEST_CASE("regions of every corpus kernel survive serialisation") {
   }
 }
 
+TEST_CASE("indices read from a __constant table take any of its values") {
+  auto k = analyzeOne(R"(
+__constant int offsets[5] = {-2, 0, 7, 3, 1};
+__kernel void t(__global const float* in, __global float* out, int which) {
+  int i = get_global_id(0);
+  out[i] = in[i + 2 + offsets[which % 5]];
+})");
+  Values v;
+  v.sizes = {{0, 4096}, {1, 4096}};
+  v.setInt(2, 1);
+  auto r = instantiate(k, range1(64, 8), Slice{0, 1, 2}, v);
+  CHECK(r[0].read == RangeSet::of(4 * (8 + 2 - 2), 4 * (15 + 2 + 7 + 1)));
+  CHECK_FALSE(r[0].readExact);
+  CHECK(r[1].writeExact);
+}
+
 TEST_CASE("a program that does not compile reports an error, no kernels") {
   ModuleAnalysis m = testing::analyzeSource("__kernel void broken(__global float* a) { a[0] = undeclared; }");
   CHECK(m.kernels.empty());

@@ -1,16 +1,18 @@
 // The analysis side of the ground-truth test, built as a module loaded privately (see
-// CorpusAnalysisModule.h).
+// CorpusAnalysisModule.h). It goes through analyzeProgram(), the production path: front end,
+// transformer (partition-ready source) and analyzer.
 #include "CorpusAnalysisModule.h"
 
-#include "AnalyzeSource.h"
+#include "analysis/Analysis.h"
 
 extern "C" __attribute__((visibility("default"))) void
 clsplitAnalyzeCorpusSource(const std::string& source, const std::string& options,
                            clsplit::analysis::testing::CorpusAnalysis& out) {
   using namespace clsplit::analysis;
-  ModuleAnalysis m = testing::analyzeSource(source, options);
-  for (const auto& e : m.errors) out.errors.push_back(e.message);
-  for (const auto& k : m.kernels) {
+  ProgramAnalysis p = analyzeProgram(source, options, AnalysisOptions{});
+  for (const auto& e : p.errors) out.errors.push_back(e.message);
+  out.vendorSource = p.vendorSource;
+  for (const auto& k : p.kernels) {
     testing::CorpusKernel c;
     c.name = k.name;
     for (const auto& a : k.args) {
@@ -21,6 +23,7 @@ clsplitAnalyzeCorpusSource(const std::string& source, const std::string& options
     c.unsplittableReason = k.unsplittableReason;
     for (const auto& d : k.imprecisions) c.imprecisions.push_back("line " + std::to_string(d.where.line) + ": " + d.message);
     c.regions = serialize(k.regions);
+    c.partitionReady = k.partitionReady;
     out.kernels.push_back(std::move(c));
   }
 }

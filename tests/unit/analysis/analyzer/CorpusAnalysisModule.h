@@ -18,11 +18,13 @@ struct CorpusKernel {
   std::optional<std::string> unsplittableReason;
   std::vector<std::string> imprecisions;
   std::string regions;             // serialize(KernelRegions)
+  bool partitionReady = false;     // the vendor source gives it the hidden NDRange arguments
 };
 
 struct CorpusAnalysis {
   std::vector<std::string> errors;
   std::vector<CorpusKernel> kernels;
+  std::string vendorSource;        // the partition-ready program (analyzeProgram)
 };
 
 using AnalyzeCorpusSource = void (*)(const std::string& source, const std::string& options, CorpusAnalysis& out);

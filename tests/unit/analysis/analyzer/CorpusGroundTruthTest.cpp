@@ -9,9 +9,10 @@
 //    of each of its ranges are really read (poisoning them changes the output);
 //  - the union of several slices' results (merged by write regions, atomic regions reduced)
 //    equals the unsplit run.
-// Slices run with a real global offset; NDRange-dependent built-ins (get_global_size,
-// get_num_groups, get_group_id, get_global_offset) are redefined as macros over the original
-// NDRange, which is what the partition-ready rewrite does with its hidden arguments.
+// The analysis comes from analyzeProgram() (front end + transformer + analyzer). Slices run
+// the partition-ready vendor source with a real global offset and the hidden arguments
+// (original offset and size); a kernel the transformer left alone runs the original source
+// with NDRange-dependent built-ins redefined as macros over the original NDRange.
 #include "CorpusAnalysisModule.h"
 
 #include "analysis/analyzer/KernelAnalyzer.h"
@@ -48,8 +49,14 @@ std::string readFile(const std::string& path) {
   return s.str();
 }
 
+struct Analysed {
+  ModuleAnalysis analysis;
+  std::string vendorSource;
+  std::map<std::string, bool> partitionReady;
+};
+
 // The analysis, loaded privately; regions come back through their serialised form.
-ModuleAnalysis analyze(const std::string& source, const std::string& options) {
+Analysed analyze(const std::string& source, const std::string& options) {
   static testing::AnalyzeCorpusSource fn = [] {
     void* handle = dlopen(CLSPLIT_CORPUS_ANALYSIS_MODULE, RTLD_NOW | RTLD_LOCAL);
     if (!handle) FAIL("cannot load the analysis module: " << dlerror());
@@ -59,7 +66,9 @@ ModuleAnalysis analyze(const std::string& source, const std::string& options) {
   }();
   testing::CorpusAnalysis raw;
   fn(source, options, raw);
-  ModuleAnalysis out;
+  Analysed result;
+  result.vendorSource = raw.vendorSource;
+  ModuleAnalysis& out = result.analysis;
   for (const auto& e : raw.errors) out.errors.push_back({{}, e});
   for (const auto& c : raw.kernels) {
     KernelAnalysis k;
@@ -72,9 +81,11 @@ ModuleAnalysis analyze(const std::string& source, const std::string& options) {
     auto regions = deserialize(c.regions, &error);
     if (!regions) FAIL("serialised regions of " << c.name << " do not decode: " << error);
     k.regions = std::move(*regions);
+    k.partitionReady = c.partitionReady;
+    result.partitionReady[c.name] = c.partitionReady;
     out.kernels.push_back(std::move(k));
   }
-  return out;
+  return result;
 }
 
 // Parameter names of `kernel` as written in the source.
@@ -360,10 +371,12 @@ constexpr const char* kPrologue =
 
 class Runner {
 public:
-  Runner(const TestSpec& t, const std::string& source) : t_(t) {
+  // partitionReady: `source` is the vendor source, whose kernel takes the hidden arguments.
+  Runner(const TestSpec& t, const std::string& source, bool partitionReady)
+      : t_(t), partitionReady_(partitionReady) {
     Device& dev = pocl();
     REQUIRE(dev.context);
-    std::string full = std::string(kPrologue) + "#line 1\n" + source;
+    std::string full = partitionReady ? source : std::string(kPrologue) + "#line 1\n" + source;
     const char* text = full.c_str();
     cl_int err = CL_SUCCESS;
     program_ = clCreateProgramWithSource(dev.context, 1, &text, nullptr, &err);
@@ -408,6 +421,16 @@ public:
         CL_CHECK(clSetKernelArg(kernel_, idx, a.bytes.size(), a.bytes.data()));
       }
     }
+    if (partitionReady_) {
+      cl_ulong4 goffset{}, gsize{};
+      for (unsigned d = 0; d < 3; ++d) {
+        goffset.s[d] = d < t_.range.dims ? t_.range.offset[d] : 0;
+        gsize.s[d] = d < t_.range.dims ? t_.range.global[d] : 1;
+      }
+      cl_uint first = static_cast<cl_uint>(t_.args.size());
+      CL_CHECK(clSetKernelArg(kernel_, first, sizeof goffset, &goffset));
+      CL_CHECK(clSetKernelArg(kernel_, first + 1, sizeof gsize, &gsize));
+    }
     size_t offset[3], global[3], local[3];
     for (unsigned d = 0; d < t_.range.dims; ++d) {
       offset[d] = t_.range.offset[d];
@@ -430,6 +453,7 @@ public:
 
 private:
   const TestSpec& t_;
+  bool partitionReady_ = false;
   cl_program program_ = nullptr;
   cl_kernel kernel_ = nullptr;
 };
@@ -531,7 +555,8 @@ void runTest(const TestSpec& t, Counters& counters) {
   INFO("corpus test " << t.name);
   std::string source = readFile(std::string(CLSPLIT_CORPUS_DIR) + "/" + t.file);
   REQUIRE_FALSE(source.empty());
-  ModuleAnalysis analysis = analyze(source, t.options);
+  Analysed analysed = analyze(source, t.options);
+  const ModuleAnalysis& analysis = analysed.analysis;
   for (const auto& e : analysis.errors) FAIL_CHECK("analysis error: " << e.message);
   const KernelAnalysis* kernel = nullptr;
   for (const auto& k : analysis.kernels)
@@ -562,7 +587,11 @@ void runTest(const TestSpec& t, Counters& counters) {
   };
   const std::vector<Bytes> sentinelA = withSentinel(0xA5), sentinelB = withSentinel(0x5A);
 
-  Runner runner(spec, source);
+  const bool partitionReady = analysed.partitionReady[t.kernel];
+  // Every splittable corpus kernel is rewritable; the runtime never splits the others.
+  CHECK(partitionReady == !t.unsplittable);
+  INFO((partitionReady ? "partition-ready vendor source" : "original source with NDRange macros"));
+  Runner runner(spec, partitionReady ? analysed.vendorSource : source, partitionReady);
   InitialValues values(spec, initial);
   const std::vector<Bytes> whole = runner.run(initial, 0, 0, spec.range.groups(0));
 

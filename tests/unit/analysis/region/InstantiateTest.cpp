@@ -433,3 +433,30 @@ TEST_CASE("random affine forms agree with brute force (soundness and exactness)"
     CHECK(got[0].writeExact);
   }
 }
+
+TEST_CASE("chooseSplitDimension: disjoint writes first, then shared reads and fragmentation") {
+  // out[y][x] = in[y][x-1] + in[y][x+1] with x = gid(0): splitting rows (dim 1) shares nothing;
+  // splitting columns shares a column per row and fragments every region.
+  ExprRef x = gid(0), y = gid(1);
+  auto at = [&](int64_t dx) { return mul(C(4), add(mul(y, C(64)), add(x, C(dx)))); };
+  auto rows = kernelOf({stmt(AccessKind::Read, 0, at(-1), 4), stmt(AccessKind::Read, 0, at(1), 4),
+                        stmt(AccessKind::Write, 1, at(0), 4)},
+                       2);
+  Values v;
+  v.sizes = {{0, 64 * 64 * 4}, {1, 64 * 64 * 4}};
+  NDRange r = range2(64, 64, 8, 8);
+  CHECK(chooseSplitDimension(rows, r, v) == 1);
+  // Vertical neighbours instead: splitting rows shares two rows, splitting columns shares two
+  // columns (same bytes) but fragments: rows still win.
+  auto vert = [&](int64_t dy) { return mul(C(4), add(mul(add(y, C(dy)), C(64)), x)); };
+  auto cols = kernelOf({stmt(AccessKind::Read, 0, vert(-1), 4), stmt(AccessKind::Read, 0, vert(1), 4),
+                        stmt(AccessKind::Write, 1, vert(0), 4)},
+                       2);
+  CHECK(chooseSplitDimension(cols, r, v) == 1);
+  // A write that overlaps when split along dim 1 (every row writes row 0): dim 0 it is.
+  auto overlap = kernelOf({stmt(AccessKind::Write, 1, mul(C(4), x), 4)}, 2);
+  CHECK(chooseSplitDimension(overlap, r, v) == 0);
+  // 1-D launches and launches with a single group per dimension.
+  CHECK(chooseSplitDimension(overlap, range1(64, 8), v) == 0);
+  CHECK(chooseSplitDimension(rows, range2(8, 8, 8, 8), v) == 1);
+}

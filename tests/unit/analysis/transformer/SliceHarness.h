@@ -7,6 +7,7 @@
 
 #include <array>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <stdexcept>
 #include <string>
@@ -60,7 +61,11 @@ inline std::vector<uint8_t> floatPattern(size_t count, uint32_t seed) {
 
 class Device {
 public:
+  // The first device of the first platform whose name contains $CLSPLIT_TEST_PLATFORM
+  // (default "Portable Computing Language", i.e. PoCL).
   Device() {
+    const char* wanted = std::getenv("CLSPLIT_TEST_PLATFORM");
+    std::string platformName = wanted && *wanted ? wanted : "Portable Computing Language";
     cl_uint count = 0;
     clGetPlatformIDs(0, nullptr, &count);
     std::vector<cl_platform_id> platforms(count);
@@ -68,10 +73,13 @@ public:
     for (cl_platform_id p : platforms) {
       char name[256] = {};
       clGetPlatformInfo(p, CL_PLATFORM_NAME, sizeof name, name, nullptr);
-      if (std::string(name).find("Portable Computing Language") == std::string::npos) continue;
+      if (std::string(name).find(platformName) == std::string::npos) continue;
       if (clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, 1, &device_, nullptr) == CL_SUCCESS) break;
     }
-    if (!device_) throw std::runtime_error("no PoCL device");
+    if (!device_) throw std::runtime_error("no OpenCL platform named like '" + platformName + "'");
+    char deviceName[256] = {};
+    clGetDeviceInfo(device_, CL_DEVICE_NAME, sizeof deviceName, deviceName, nullptr);
+    name_ = deviceName;
     cl_int err = CL_SUCCESS;
     context_ = clCreateContext(nullptr, 1, &device_, nullptr, nullptr, &err);
     check(err, "clCreateContext");
@@ -83,6 +91,7 @@ public:
     if (context_) clReleaseContext(context_);
   }
   Device(const Device&) = delete;
+  const std::string& name() const { return name_; }
   Device& operator=(const Device&) = delete;
 
   // Builds `source`; throws with the build log on failure.
@@ -180,6 +189,7 @@ private:
   }
 
   cl_device_id device_ = nullptr;
+  std::string name_;
   cl_context context_ = nullptr;
   cl_command_queue queue_ = nullptr;
 };

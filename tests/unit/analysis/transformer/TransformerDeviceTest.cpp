@@ -36,7 +36,9 @@ Device& device() {
 
 TestAnalysis analyzeProgram(const std::string& source, const std::string& options) {
   static clsplit::test::AnalyzeForTest analyze = [] {
-    void* module = dlopen(CLSPLIT_TEST_ANALYSIS_MODULE, RTLD_NOW | RTLD_LOCAL);
+    const char* override = std::getenv("CLSPLIT_TEST_ANALYSIS_MODULE");
+    void* module = dlopen(override && *override ? override : CLSPLIT_TEST_ANALYSIS_MODULE,
+                          RTLD_NOW | RTLD_LOCAL);
     if (!module) throw std::runtime_error(std::string("dlopen: ") + dlerror());
     auto fn = reinterpret_cast<clsplit::test::AnalyzeForTest>(
         dlsym(module, clsplit::test::kAnalyzeForTestSymbol));
@@ -58,7 +60,7 @@ std::vector<size_t> bounds(size_t groups, size_t parts) {
 }
 
 void checkSemantics(const DeviceCase& c) {
-  INFO("case " << c.name);
+  INFO("case " << c.name << " on " << device().name());
   TestAnalysis analysis = analyzeProgram(c.source, c.options);
   INFO("vendor source:\n" << analysis.vendorSource << "\nnotes:\n" << analysis.buildLogNotes);
   REQUIRE(analysis.errors.empty());
