@@ -50,14 +50,20 @@ struct FunctionInfo {
 
 class CallCollector : public clang::RecursiveASTVisitor<CallCollector> {
 public:
-  explicit CallCollector(std::vector<const clang::CallExpr*>& calls) : calls_(calls) {}
+  CallCollector(std::vector<const clang::CallExpr*>& calls, bool& usesBlocks)
+      : calls_(calls), usesBlocks_(usesBlocks) {}
   bool VisitCallExpr(clang::CallExpr* call) {
     calls_.push_back(call);
+    return true;
+  }
+  bool VisitBlockExpr(clang::BlockExpr*) {
+    usesBlocks_ = true;
     return true;
   }
 
 private:
   std::vector<const clang::CallExpr*>& calls_;
+  bool& usesBlocks_;
 };
 
 ScalarType scalarTypeOf(clang::QualType type, const clang::ASTContext& context) {
@@ -189,7 +195,7 @@ private:
       FunctionInfo& info = functions_[canonical];
       if (!info.definition) continue;
       std::vector<const clang::CallExpr*> calls;
-      CallCollector(calls).TraverseDecl(const_cast<clang::FunctionDecl*>(info.definition));
+      CallCollector(calls, usesBlocks_).TraverseDecl(const_cast<clang::FunctionDecl*>(info.definition));
       for (const clang::CallExpr* call : calls) {
         const clang::FunctionDecl* callee = call->getDirectCallee();
         if (!callee) continue; // blocks: their bodies were traversed as part of this function
@@ -233,6 +239,9 @@ private:
 
   // Problems that make the whole program unsafe to rewrite.
   std::string programLevelProblem() const {
+    // A block runs as its own launch (enqueue_kernel): the built-ins inside it describe that
+    // launch, not the one whose values the hidden arguments carry.
+    if (usesBlocks_) return "it uses blocks (device-side enqueue)";
     for (const clang::FunctionDecl* canonical : order_) {
       const FunctionInfo& info = functions_.at(canonical);
       if (builtins_.count(info.name) && info.definition)
@@ -545,6 +554,7 @@ private:
   std::set<std::string> builtins_;
   std::map<const clang::FunctionDecl*, FunctionInfo> functions_;
   std::vector<const clang::FunctionDecl*> order_; // source order, for stable output
+  bool usesBlocks_ = false;
   std::map<const clang::FunctionDecl*, std::vector<const clang::CallExpr*>> callers_;
 };
 

@@ -237,3 +237,22 @@ TEST_CASE("the prelude defines get_global_linear_id only where it is a built-in"
   CHECK(a.find("k")->partitionReady);
   CHECK(compiles(a.vendorSource));
 }
+
+TEST_CASE("device-side enqueue keeps the program whole", "[transformer]") {
+  const std::string src = R"(
+__kernel void child(__global int* A) { A[get_global_id(0)] = get_global_size(0); }
+__kernel void parent(__global int* A) {
+  queue_t q = get_default_queue();
+  enqueue_kernel(q, CLK_ENQUEUE_FLAGS_NO_WAIT, ndrange_1D(4), ^{ A[get_global_id(0)] = get_group_id(0); });
+}
+)";
+  ProgramAnalysis a = analyze(src, "-cl-std=CL2.0");
+  INFO(a.vendorSource << a.buildLogNotes);
+  REQUIRE(a.kernels.size() == 2);
+  for (const auto& k : a.kernels) {
+    CHECK_FALSE(k.partitionReady);
+    REQUIRE(k.unsplittableReason);
+    CHECK(k.unsplittableReason->find("device-side enqueue") != std::string::npos);
+  }
+  CHECK(a.vendorSource == src);
+}
