@@ -3,6 +3,7 @@
 
 #include "analysis/region/Instantiate.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cstring>
 #include <fstream>
@@ -143,10 +144,16 @@ public:
     auto it = sizes.find(arg);
     return it == sizes.end() ? kUnbounded : it->second;
   }
+  mutable std::vector<unsigned> missing; // buffers whose contents an indirection needed
+
   std::optional<ScalarValue> readElement(unsigned arg, uint64_t offset, ScalarType type) const override {
     auto it = contents.find(arg);
     unsigned size = scalarSize(type);
-    if (it == contents.end() || size == 0 || offset + size > it->second.size()) return std::nullopt;
+    if (it == contents.end()) {
+      if (std::find(missing.begin(), missing.end(), arg) == missing.end()) missing.push_back(arg);
+      return std::nullopt;
+    }
+    if (size == 0 || offset + size > it->second.size()) return std::nullopt;
     const std::byte* p = it->second.data() + offset;
     ScalarValue v;
     v.isFloat = isFloat(type);
@@ -344,6 +351,7 @@ int run(const Options& o, std::ostream& out, std::ostream& err, const ProgramAna
     err << "clsplit regions: --groups ends after the last work-group (" << groups << " in dimension " << slice.dim << ")\n";
     return 2;
   }
+  values.missing.clear(); // chooseSplitDimension's probes do not count
   auto regions = instantiate(*kernel, range, slice, values);
 
   auto list = [&](const std::array<uint64_t, 3>& v) {
@@ -384,6 +392,16 @@ int run(const Options& o, std::ostream& out, std::ostream& err, const ProgramAna
     out << "      \"note\": " << (r.note.empty() ? "null" : jsonString(r.note)) << "}";
   }
   out << (first ? "],\n" : "\n  ],\n");
+  // Indirections cannot be instantiated without the index buffer's contents.
+  out << "  \"needsData\": [";
+  for (size_t i = 0; i < values.missing.size(); ++i)
+    out << (i ? ", " : "") << jsonString(argNameOf(*kernel, values.missing[i]));
+  out << "],\n";
+  if (!values.missing.empty()) {
+    err << "clsplit regions: regions that depend on the contents of";
+    for (unsigned a : values.missing) err << " " << argNameOf(*kernel, a);
+    err << " fell back to the whole buffer; give them with --arg NAME=file:PATH\n";
+  }
   out << "  \"imprecisions\": [";
   for (size_t i = 0; i < kernel->imprecisions.size(); ++i) {
     const auto& d = kernel->imprecisions[i];

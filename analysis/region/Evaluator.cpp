@@ -1039,7 +1039,9 @@ void Evaluator::normaliseWorkItems(Value& v) {
       if (pa == pb) {
         L.lo = std::max(L.lo, a - pa * local);
         L.hi = std::min(L.hi, b - pa * local);
-      } else if (floorMod(a, local) != 0 || floorMod(b, local) != local - 1) {
+      } else if ((floorMod(a, local) != 0 || floorMod(b, local) != local - 1) && (plUse & (1u << l))) {
+        // A group cut by the range: exact only if the value does not depend on the local id
+        // (any work-item of the group then makes the same access).
         v.exact = false;
       }
       for (unsigned i = 0; i < v.nterms; ++i)

@@ -7,7 +7,7 @@
 #include "analysis/region/KernelRegions.h"
 
 #include <cstdint>
-#include <deque>
+#include <list>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -132,7 +132,7 @@ private:
     std::optional<ScalarValue> value;
   };
   std::vector<CachedElement> elements_;
-  std::deque<std::string> reasons_;
+  std::list<std::string> reasons_; // stable addresses; no allocation until used
 };
 
 } // namespace clsplit::analysis::detail

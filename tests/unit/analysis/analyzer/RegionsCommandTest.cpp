@@ -108,6 +108,8 @@ TEST_CASE("indirections need data: reported as the whole buffer, or instantiated
   REQUIRE(noData.status == 0);
   CHECK(noData.out.find("\"name\": \"A\", \"size\": 4000,\n      \"read\": {\"ranges\": [[0, 4000]]") != std::string::npos);
   CHECK(noData.out.find("could not be read") != std::string::npos);
+  CHECK(noData.out.find("\"needsData\": [\"IA\"]") != std::string::npos);
+  CHECK(noData.err.find("file:PATH") != std::string::npos);
   std::vector<int32_t> ia(65);
   for (int i = 0; i <= 64; ++i) ia[i] = 3 * i;
   std::string data(reinterpret_cast<const char*>(ia.data()), ia.size() * 4);
@@ -116,6 +118,7 @@ TEST_CASE("indirections need data: reported as the whole buffer, or instantiated
                        "A=size:4000", "--arg", "IA=file:" + iaFile});
   REQUIRE(withData.status == 0);
   CHECK(withData.out.find("\"read\": {\"ranges\": [[192, 384]]") != std::string::npos); // A[IA[16]..IA[32])
+  CHECK(withData.out.find("\"needsData\": []") != std::string::npos);
   std::remove(file.c_str());
   std::remove(iaFile.c_str());
 }

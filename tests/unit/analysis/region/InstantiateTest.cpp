@@ -246,6 +246,16 @@ TEST_CASE("group and local ids combine exactly; guards on local ids") {
   CHECK(got[2].writeExact);
 }
 
+TEST_CASE("a guard on global ids with an access by group id is exact") {
+  // if (gid < 20) out[get_group_id(0)]: groups 0 and 1 (the second one partly) write.
+  auto k = kernelOf({stmt(AccessKind::Write, 0, mul(C(4), grp(0)), 4, {guard(gid(0), CmpOp::SLt, C(20))})}, 1);
+  Values v;
+  v.sizes = {{0, 64}};
+  auto got = instantiate(k, range1(64, 16), Slice{0, 0, 4}, v);
+  CHECK(got[0].write == RangeSet::of(0, 8));
+  CHECK(got[0].writeExact);
+}
+
 TEST_CASE("a guard mixing global and local ids keeps soundness") {
   // if (gid >= 20) A[lid] : the guard cuts inside a group
   auto k = kernelOf({stmt(AccessKind::Write, 0, mul(C(4), add(gid(0), lid(0))), 4,
