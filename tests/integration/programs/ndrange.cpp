@@ -1,0 +1,121 @@
+// NDRanges in 1, 2 and 3 dimensions, with non-zero global offsets, with and without a local
+// size: every work-item records its ids and the range's sizes. With a NULL local size the
+// group layout is the implementation's choice, so only what must hold for any choice is kept
+// (global ids, sizes, offsets, and the identities linking groups to global ids).
+#include "itest.h"
+
+using namespace itest;
+
+static const char* kSource = R"CLC(
+#define FIELDS 12
+kernel void ids(global int* out, int exactGroups) {
+  uint dims = get_work_dim();
+  size_t g[3], o[3], sz[3];
+  size_t linear = 0, stride = 1;
+  for (uint d = 0; d < 3; ++d) {
+    g[d] = get_global_id(d); o[d] = get_global_offset(d); sz[d] = get_global_size(d);
+    linear += (g[d] - o[d]) * stride;
+    stride *= sz[d];
+  }
+  global int* r = out + linear * FIELDS;
+  int consistent = 1;
+  for (uint d = 0; d < 3; ++d) {
+    consistent &= get_group_id(d) * get_local_size(d) + get_local_id(d) + o[d] == g[d];
+    consistent &= get_num_groups(d) * get_local_size(d) == sz[d];
+    consistent &= get_group_id(d) < get_num_groups(d) && get_local_id(d) < get_local_size(d);
+  }
+  r[0] = (int)dims;
+  r[1] = (int)g[0]; r[2] = (int)g[1]; r[3] = (int)g[2];
+  r[4] = (int)o[0]; r[5] = (int)o[1]; r[6] = (int)o[2];
+  r[7] = (int)(sz[0] * 10000 + sz[1] * 100 + sz[2]);
+  r[8] = consistent;
+  if (exactGroups) {
+    r[9] = (int)(get_group_id(0) * 10000 + get_group_id(1) * 100 + get_group_id(2));
+    r[10] = (int)(get_num_groups(0) * 10000 + get_num_groups(1) * 100 + get_num_groups(2));
+    r[11] = (int)(get_local_id(0) * 10000 + get_local_id(1) * 100 + get_local_id(2));
+  } else {
+    r[9] = r[10] = r[11] = -7;
+  }
+}
+kernel void task(global int* out) { out[0] = (int)(get_global_size(0) * 100 + get_local_size(0)); out[1] = 4242; }
+)CLC";
+
+constexpr int kFields = 12;
+
+struct Range {
+  const char* name;
+  cl_uint dims;
+  size_t global[3];
+  size_t offset[3];
+  size_t local[3]; // all 0: NULL
+};
+
+int main() {
+  Env env = setup();
+  cl_program program = buildProgram(env, kSource);
+  cl_kernel ids = createKernel(program, "ids");
+  const Range ranges[] = {
+      {"1-D, offset 5, NULL local", 1, {1024, 1, 1}, {5, 0, 0}, {0, 0, 0}},
+      {"1-D, offset 100, local 64", 1, {512, 1, 1}, {100, 0, 0}, {64, 0, 0}},
+      {"1-D, no offset, odd size, NULL local", 1, {999, 1, 1}, {0, 0, 0}, {0, 0, 0}},
+      {"2-D, offset (3,7), NULL local", 2, {64, 24, 1}, {3, 7, 0}, {0, 0, 0}},
+      {"2-D, offset (1,2), local (8,4)", 2, {32, 16, 1}, {1, 2, 0}, {8, 4, 0}},
+      {"3-D, offset (2,3,4), NULL local", 3, {16, 6, 4}, {2, 3, 4}, {0, 0, 0}},
+      {"3-D, offset (1,0,2), local (4,3,2)", 3, {16, 6, 4}, {1, 0, 2}, {4, 3, 2}},
+  };
+  for (const auto& r : ranges) {
+    size_t items = r.global[0] * r.global[1] * r.global[2];
+    std::vector<int> host(items * kFields, -1);
+    cl_mem out = createBuffer(env.context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, host.size() * sizeof(int),
+                              host.data());
+    bool exact = r.local[0] != 0;
+    SET_ARG(ids, 0, out);
+    SET_ARG(ids, 1, cl_int(exact));
+    CHECK(clEnqueueNDRangeKernel(env.queue, ids, r.dims, r.offset, r.global, exact ? r.local : nullptr, 0, nullptr,
+                                 nullptr));
+    CHECK(clEnqueueReadBuffer(env.queue, out, CL_TRUE, 0, host.size() * sizeof(int), host.data(), 0, nullptr,
+                              nullptr));
+    size_t inconsistent = 0;
+    for (size_t i = 0; i < items; ++i) inconsistent += host[i * kFields + 8] != 1;
+    std::printf("%s: %zu items, %zu inconsistent\n", r.name, items, inconsistent);
+    printChecksum("  records", host);
+    printInts("  last record", host.data() + (items - 1) * kFields, kFields);
+    CHECK(clReleaseMemObject(out));
+  }
+
+  // A NULL global offset equals zeros; clEnqueueTask is a 1x1 range.
+  {
+    cl_kernel task = createKernel(program, "task");
+    cl_mem out = createBuffer(env.context, CL_MEM_READ_WRITE, 2 * sizeof(int));
+    SET_ARG(task, 0, out);
+    CHECK(clEnqueueTask(env.queue, task, 0, nullptr, nullptr));
+    int values[2] = {0, 0};
+    CHECK(clEnqueueReadBuffer(env.queue, out, CL_TRUE, 0, sizeof values, values, 0, nullptr, nullptr));
+    printInts("task", values, 2);
+    CHECK(clReleaseMemObject(out));
+    CHECK(clReleaseKernel(task));
+  }
+
+  // Invalid ranges.
+  {
+    cl_mem out = createBuffer(env.context, CL_MEM_READ_WRITE, 64 * kFields * sizeof(int));
+    SET_ARG(ids, 0, out);
+    SET_ARG(ids, 1, cl_int(1));
+    size_t global[3] = {64, 1, 1}, local[3] = {7, 1, 1};
+    expectCode(clEnqueueNDRangeKernel(env.queue, ids, 1, nullptr, global, local, 0, nullptr, nullptr),
+               CL_INVALID_WORK_GROUP_SIZE, "local size not dividing the global size");
+    expectCode(clEnqueueNDRangeKernel(env.queue, ids, 0, nullptr, global, nullptr, 0, nullptr, nullptr),
+               CL_INVALID_WORK_DIMENSION, "work_dim 0");
+    expectCode(clEnqueueNDRangeKernel(env.queue, ids, 4, nullptr, global, nullptr, 0, nullptr, nullptr),
+               CL_INVALID_WORK_DIMENSION, "work_dim 4");
+    // (A NULL or zero global size is an error in OpenCL 1.2 but not in 3.0, which PoCL follows:
+    // those cases are in the bad-input test.)
+    CHECK(clFinish(env.queue));
+    CHECK(clReleaseMemObject(out));
+  }
+
+  CHECK(clReleaseKernel(ids));
+  CHECK(clReleaseProgram(program));
+  env.release();
+  return finish();
+}

@@ -1,0 +1,260 @@
+// Programs: build options (-D), rebuilds, build failures and their logs, separate compilation
+// with an embedded header (clCompileProgram/clLinkProgram), program binaries round-tripped
+// through clCreateProgramWithBinary, kernel argument info, clCreateKernelsInProgram, program
+// queries.
+#include "itest.h"
+
+#include <algorithm>
+#include <sstream>
+
+using namespace itest;
+
+static const char* kDefineSource = R"CLC(
+kernel void withDefine(global int* out) {
+  int i = (int)get_global_id(0);
+  out[i] = FACTOR * i + OFFSET;
+}
+kernel void second(global int* out) { out[get_global_id(0)] += 1; }
+kernel void third(global int* out, int k) { out[get_global_id(0)] *= k; }
+)CLC";
+
+static const char* kBrokenSource = R"CLC(
+kernel void broken(global int* out) {
+  out[get_global_id(0)] = undeclared_identifier + ;
+}
+)CLC";
+
+static const char* kHeader = "#define SCALE 7\nint helper(int x);\n";
+static const char* kLibrary = "#include \"helpers.h\"\nint helper(int x) { return x * SCALE - 3; }\n";
+static const char* kMain = R"CLC(
+#include "helpers.h"
+kernel void useHelper(global int* out) {
+  int i = (int)get_global_id(0);
+  out[i] = helper(i) + SCALE;
+}
+)CLC";
+
+static const char* kArgInfoSource = R"CLC(
+typedef int myint;
+kernel void described(global const float* restrict input, local int* scratch, constant uchar4* table,
+                      myint count, global volatile int* output) {
+  scratch[0] = count;
+  output[get_global_id(0)] = (int)input[0] + table[0].x + scratch[0];
+}
+)CLC";
+
+constexpr size_t n = 512;
+
+static void run(const Env& env, cl_program program, const char* name, const char* label) {
+  cl_kernel k = createKernel(program, name);
+  cl_mem out = createBuffer(env.context, CL_MEM_READ_WRITE, n * sizeof(int));
+  SET_ARG(k, 0, out);
+  CHECK(clEnqueueNDRangeKernel(env.queue, k, 1, nullptr, &n, nullptr, 0, nullptr, nullptr));
+  std::vector<int> r(n);
+  CHECK(clEnqueueReadBuffer(env.queue, out, CL_TRUE, 0, n * sizeof(int), r.data(), 0, nullptr, nullptr));
+  printChecksum(label, r);
+  printInts("  head", r.data(), 4);
+  CHECK(clReleaseMemObject(out));
+  CHECK(clReleaseKernel(k));
+}
+
+static cl_program source(const Env& env, const char* text) {
+  cl_int err = CL_SUCCESS;
+  cl_program p = clCreateProgramWithSource(env.context, 1, &text, nullptr, &err);
+  CHECK(err);
+  return p;
+}
+
+static cl_build_status buildStatus(const Env& env, cl_program p) {
+  cl_build_status status = 99;
+  CHECK(clGetProgramBuildInfo(p, env.device, CL_PROGRAM_BUILD_STATUS, sizeof status, &status, nullptr));
+  return status;
+}
+
+static cl_program_binary_type binaryType(const Env& env, cl_program p) {
+  cl_program_binary_type type = 99;
+  CHECK(clGetProgramBuildInfo(p, env.device, CL_PROGRAM_BINARY_TYPE, sizeof type, &type, nullptr));
+  return type;
+}
+
+static std::string programString(cl_program p, cl_program_info param) {
+  size_t size = 0;
+  CHECK(clGetProgramInfo(p, param, 0, nullptr, &size));
+  std::string s(size, '\0');
+  CHECK(clGetProgramInfo(p, param, size, s.data(), nullptr));
+  if (!s.empty() && s.back() == '\0') s.pop_back();
+  else fail("program string of param %#x is not NUL-terminated", param);
+  return s;
+}
+
+int main() {
+  Env env = setup();
+
+  // 1. Build options, queries, a rebuild with other options.
+  {
+    cl_program p = source(env, kDefineSource);
+    expect(buildStatus(env, p) == CL_BUILD_NONE, "status before the build is CL_BUILD_NONE");
+    const char* options = "-DFACTOR=3 -D OFFSET=-4";
+    CHECK(clBuildProgram(p, 1, &env.device, options, nullptr, nullptr));
+    expect(buildStatus(env, p) == CL_BUILD_SUCCESS, "CL_BUILD_SUCCESS");
+    expect(binaryType(env, p) == CL_PROGRAM_BINARY_TYPE_EXECUTABLE, "binary type executable");
+    size_t size = 0;
+    CHECK(clGetProgramBuildInfo(p, env.device, CL_PROGRAM_BUILD_OPTIONS, 0, nullptr, &size));
+    std::string got(size, '\0');
+    CHECK(clGetProgramBuildInfo(p, env.device, CL_PROGRAM_BUILD_OPTIONS, size, got.data(), nullptr));
+    expect(std::string(got.c_str()) == options, "CL_PROGRAM_BUILD_OPTIONS returns the options");
+    expect(programString(p, CL_PROGRAM_SOURCE) == kDefineSource, "CL_PROGRAM_SOURCE returns the source");
+    size_t numKernels = 0;
+    CHECK(clGetProgramInfo(p, CL_PROGRAM_NUM_KERNELS, sizeof numKernels, &numKernels, nullptr));
+    std::printf("CL_PROGRAM_NUM_KERNELS %zu\n", numKernels);
+    std::vector<std::string> names;
+    std::stringstream all(programString(p, CL_PROGRAM_KERNEL_NAMES));
+    for (std::string name; std::getline(all, name, ';');) names.push_back(name);
+    std::sort(names.begin(), names.end());
+    std::printf("CL_PROGRAM_KERNEL_NAMES (sorted):");
+    for (const auto& name : names) std::printf(" %s", name.c_str());
+    std::printf("\n");
+    run(env, p, "withDefine", "built with -D");
+
+    cl_kernel held = createKernel(p, "second");
+    expectCode(clBuildProgram(p, 0, nullptr, "-DFACTOR=1 -DOFFSET=1", nullptr, nullptr), CL_INVALID_OPERATION,
+               "rebuild with a kernel attached");
+    CHECK(clReleaseKernel(held));
+    CHECK(clBuildProgram(p, 0, nullptr, "-DFACTOR=-2 -DOFFSET=9", nullptr, nullptr));
+    run(env, p, "withDefine", "rebuilt with other -D");
+
+    cl_uint count = 0;
+    CHECK(clCreateKernelsInProgram(p, 0, nullptr, &count));
+    std::printf("clCreateKernelsInProgram count %u\n", count);
+    std::vector<cl_kernel> kernels(count);
+    CHECK(clCreateKernelsInProgram(p, count, kernels.data(), nullptr));
+    std::vector<std::string> kernelNames;
+    for (cl_kernel k : kernels) {
+      size_t len = 0;
+      CHECK(clGetKernelInfo(k, CL_KERNEL_FUNCTION_NAME, 0, nullptr, &len));
+      std::string name(len, '\0');
+      CHECK(clGetKernelInfo(k, CL_KERNEL_FUNCTION_NAME, len, name.data(), nullptr));
+      kernelNames.push_back(name.c_str());
+      cl_uint args = 0;
+      CHECK(clGetKernelInfo(k, CL_KERNEL_NUM_ARGS, sizeof args, &args, nullptr));
+      kernelNames.back() += "/" + std::to_string(args);
+      CHECK(clReleaseKernel(k));
+    }
+    std::sort(kernelNames.begin(), kernelNames.end());
+    std::printf("kernels (name/args):");
+    for (const auto& name : kernelNames) std::printf(" %s", name.c_str());
+    std::printf("\n");
+    cl_int err = CL_SUCCESS;
+    cl_kernel missing = clCreateKernel(p, "noSuchKernel", &err);
+    expectCode(err, CL_INVALID_KERNEL_NAME, "clCreateKernel of a missing name");
+    expect(missing == nullptr, "no kernel returned");
+    CHECK(clReleaseProgram(p));
+  }
+
+  // 2. A build failure: the code, the status, a log, no kernels.
+  {
+    cl_program p = source(env, kBrokenSource);
+    expectCode(clBuildProgram(p, 1, &env.device, nullptr, nullptr, nullptr), CL_BUILD_PROGRAM_FAILURE,
+               "building broken source");
+    expect(buildStatus(env, p) == CL_BUILD_ERROR, "status CL_BUILD_ERROR");
+    std::string log = buildLog(p, env.device);
+    expect(log.find("undeclared_identifier") != std::string::npos, "the build log names the problem");
+    cl_int err = CL_SUCCESS;
+    cl_kernel k = clCreateKernel(p, "broken", &err);
+    expectCode(err, CL_INVALID_PROGRAM_EXECUTABLE, "clCreateKernel after a failed build");
+    if (k) clReleaseKernel(k);
+    size_t numKernels = 0;
+    expectCode(clGetProgramInfo(p, CL_PROGRAM_NUM_KERNELS, sizeof numKernels, &numKernels, nullptr),
+               CL_INVALID_PROGRAM_EXECUTABLE, "CL_PROGRAM_NUM_KERNELS after a failed build");
+    CHECK(clReleaseProgram(p));
+
+    p = source(env, kDefineSource);
+    expectCode(clBuildProgram(p, 1, &env.device, "-DFACTOR=1 -DOFFSET=0 -cl-no-such-option", nullptr, nullptr),
+               CL_INVALID_BUILD_OPTIONS, "an invalid build option");
+    CHECK(clReleaseProgram(p));
+  }
+
+  // 3. Separate compilation with an embedded header, then linking.
+  {
+    cl_program header = source(env, kHeader), library = source(env, kLibrary), main = source(env, kMain);
+    const char* headerName = "helpers.h";
+    CHECK(clCompileProgram(library, 1, &env.device, "", 1, &header, &headerName, nullptr, nullptr));
+    CHECK(clCompileProgram(main, 0, nullptr, nullptr, 1, &header, &headerName, nullptr, nullptr));
+    expect(binaryType(env, main) == CL_PROGRAM_BINARY_TYPE_COMPILED_OBJECT, "compiled object");
+    cl_program inputs[2] = {main, library};
+    cl_int err = CL_SUCCESS;
+    cl_program linked = clLinkProgram(env.context, 1, &env.device, "", 2, inputs, nullptr, nullptr, &err);
+    CHECK(err);
+    if (linked) {
+      expect(binaryType(env, linked) == CL_PROGRAM_BINARY_TYPE_EXECUTABLE, "linked executable");
+      run(env, linked, "useHelper", "compiled and linked with a header");
+      CHECK(clReleaseProgram(linked));
+    }
+    cl_program orphan = source(env, kMain);
+    expectCode(clCompileProgram(orphan, 0, nullptr, nullptr, 0, nullptr, nullptr, nullptr, nullptr),
+               CL_COMPILE_PROGRAM_FAILURE, "compiling without the header");
+    for (cl_program p : {header, library, main, orphan}) CHECK(clReleaseProgram(p));
+  }
+
+  // 4. Binaries: build with options, take the binary, rebuild from it (no options given), run.
+  {
+    cl_program p = source(env, kDefineSource);
+    CHECK(clBuildProgram(p, 0, nullptr, "-DFACTOR=11 -DOFFSET=-100", nullptr, nullptr));
+    run(env, p, "withDefine", "from source");
+    size_t binarySize = 0;
+    CHECK(clGetProgramInfo(p, CL_PROGRAM_BINARY_SIZES, sizeof binarySize, &binarySize, nullptr));
+    expect(binarySize > 0, "CL_PROGRAM_BINARY_SIZES is not 0");
+    std::vector<unsigned char> binary(binarySize);
+    unsigned char* target = binary.data();
+    CHECK(clGetProgramInfo(p, CL_PROGRAM_BINARIES, sizeof target, &target, nullptr));
+    const unsigned char* binaries[1] = {binary.data()};
+    cl_int status = 99, err = CL_SUCCESS;
+    cl_program fromBinary = clCreateProgramWithBinary(env.context, 1, &env.device, &binarySize, binaries, &status, &err);
+    CHECK(err);
+    expect(status == CL_SUCCESS, "binary_status CL_SUCCESS");
+    CHECK(clBuildProgram(fromBinary, 0, nullptr, nullptr, nullptr, nullptr));
+    run(env, fromBinary, "withDefine", "from its binary");
+    CHECK(clReleaseProgram(fromBinary));
+    CHECK(clReleaseProgram(p));
+
+    std::vector<unsigned char> garbage(64, 0xA5);
+    const unsigned char* bad[1] = {garbage.data()};
+    size_t badSize = garbage.size();
+    status = 99;
+    cl_program invalid = clCreateProgramWithBinary(env.context, 1, &env.device, &badSize, bad, &status, &err);
+    expectCode(err, CL_INVALID_BINARY, "clCreateProgramWithBinary of garbage");
+    expect(status == CL_INVALID_BINARY, "binary_status CL_INVALID_BINARY");
+    if (invalid) clReleaseProgram(invalid);
+  }
+
+  // 5. Kernel argument info.
+  {
+    cl_program p = source(env, kArgInfoSource);
+    CHECK(clBuildProgram(p, 0, nullptr, "-cl-kernel-arg-info", nullptr, nullptr));
+    cl_kernel k = createKernel(p, "described");
+    cl_uint args = 0;
+    CHECK(clGetKernelInfo(k, CL_KERNEL_NUM_ARGS, sizeof args, &args, nullptr));
+    std::printf("described: %u arguments\n", args);
+    for (cl_uint i = 0; i < args; ++i) {
+      cl_kernel_arg_address_qualifier address = 0;
+      cl_kernel_arg_access_qualifier access = 0;
+      cl_kernel_arg_type_qualifier typeQualifier = 0;
+      char type[64] = {}, name[64] = {};
+      CHECK(clGetKernelArgInfo(k, i, CL_KERNEL_ARG_ADDRESS_QUALIFIER, sizeof address, &address, nullptr));
+      CHECK(clGetKernelArgInfo(k, i, CL_KERNEL_ARG_ACCESS_QUALIFIER, sizeof access, &access, nullptr));
+      CHECK(clGetKernelArgInfo(k, i, CL_KERNEL_ARG_TYPE_QUALIFIER, sizeof typeQualifier, &typeQualifier, nullptr));
+      CHECK(clGetKernelArgInfo(k, i, CL_KERNEL_ARG_TYPE_NAME, sizeof type, type, nullptr));
+      CHECK(clGetKernelArgInfo(k, i, CL_KERNEL_ARG_NAME, sizeof name, name, nullptr));
+      std::printf("  arg %u: address %#x access %#x type-qualifier %#llx type '%s' name '%s'\n", i, address, access,
+                  static_cast<unsigned long long>(typeQualifier), type, name);
+    }
+    cl_kernel_arg_address_qualifier address = 0;
+    expectCode(clGetKernelArgInfo(k, args, CL_KERNEL_ARG_ADDRESS_QUALIFIER, sizeof address, &address, nullptr),
+               CL_INVALID_ARG_INDEX, "argument info past the last argument");
+    CHECK(clReleaseKernel(k));
+    CHECK(clReleaseProgram(p));
+  }
+
+  env.release();
+  return finish();
+}

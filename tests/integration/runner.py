@@ -1,0 +1,271 @@
+#!/usr/bin/env python3
+"""Runs one integration program directly on PoCL (the reference) or through clsplit in one
+configuration, and compares every output byte with the reference; also the clinfo check.
+
+  runner.py reference --build B --work W --name N -- PROGRAM [ARGS...]
+  runner.py compare   --build B --work W --name N --config C -- PROGRAM [ARGS...]
+  runner.py clinfo    --build B --work W --config C
+  runner.py configs   (lists the configurations)
+
+Exit status 0: passed; 1: failed; 77: skipped (a needed vendor is not installed).
+Standard library only.
+"""
+import argparse
+import difflib
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+SKIP = 77
+RUN_TIMEOUT_S = 240
+POCL_ICD = "/etc/OpenCL/vendors/pocl.icd"
+OCLGRIND_LIBRARY = "/usr/lib/oclgrind/liboclgrind-rt-icd.so"
+
+# name -> (vendor set, POCL_DEVICES, CLSPLIT_STRATEGY or None for the default, CLSPLIT_SINGLE_DEVICE)
+# Vendor sets: "pocl" (PoCL only) or "pocl+oclgrind" (Oclgrind's device is index 0: its .icd
+# sorts first in the vendors directory).
+CONFIGS = {
+    "d1": ("pocl", "pthread", None, None),
+    "d2-single0": ("pocl", "pthread pthread", "single", "0"),
+    "d2-single1": ("pocl", "pthread pthread", "single", "1"),
+    "d2-uniform": ("pocl", "pthread pthread", "uniform", None),
+    "d2-static-1-0": ("pocl", "pthread pthread", "static:1,0", None),
+    "d2-static-0-1": ("pocl", "pthread pthread", "static:0,1", None),
+    "d2-static-3-7": ("pocl", "pthread pthread", "static:0.3,0.7", None),
+    "d2-adaptive": ("pocl", "pthread pthread", "adaptive", None),
+    "d2-adaptive-comm": ("pocl", "pthread pthread", "adaptive-comm", None),
+    "d3-uniform": ("pocl", "pthread pthread pthread", "uniform", None),
+    "d3-static-0-1-2": ("pocl", "pthread pthread pthread", "static:0,1,2", None),
+    "d3-single2": ("pocl", "pthread pthread pthread", "single", "2"),
+    "d3-adaptive-comm": ("pocl", "pthread pthread pthread", "adaptive-comm", None),
+    "oclgrind-uniform": ("pocl+oclgrind", "pthread", "uniform", None),
+    "oclgrind-single0": ("pocl+oclgrind", "pthread", "single", "0"),
+    "oclgrind-static-1-3": ("pocl+oclgrind", "pthread", "static:0.25,0.75", None),
+}
+
+
+def vendors_dir(work, vendor_set):
+    """A vendors directory holding exactly the ICDs of `vendor_set` (None if one is missing)."""
+    if not os.path.exists(POCL_ICD):
+        return None
+    if "oclgrind" in vendor_set and not os.path.exists(OCLGRIND_LIBRARY):
+        return None
+    path = os.path.join(work, "vendors-" + vendor_set.replace("+", "-"))
+    os.makedirs(path, exist_ok=True)
+    with open(POCL_ICD) as f:
+        write_atomically(os.path.join(path, "pocl.icd"), f.read())
+    if "oclgrind" in vendor_set:
+        write_atomically(os.path.join(path, "oclgrind.icd"), OCLGRIND_LIBRARY + "\n")
+    return path
+
+
+def write_atomically(path, text):
+    """Tests run in parallel (ctest -j) share these files: never show a half-written one."""
+    temporary = "%s.%d.tmp" % (path, os.getpid())
+    with open(temporary, "w") as f:
+        f.write(text)
+    os.replace(temporary, path)
+
+
+def base_environment(pocl_devices):
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith("CLSPLIT_") and not k.startswith("OCL_ICD_") and not k.startswith("POCL_")}
+    env["POCL_DEVICES"] = pocl_devices
+    env["POCL_MAX_PTHREAD_COUNT"] = "1"
+    return env
+
+
+def clsplit_environment(build, work, config):
+    vendor_set, pocl_devices, strategy, single = CONFIGS[config]
+    vendors = vendors_dir(work, vendor_set)
+    if vendors is None:
+        return None
+    env = base_environment(pocl_devices)
+    env["OCL_ICD_VENDORS"] = os.path.join(build, "vendors")
+    env["CLSPLIT_VENDORS"] = vendors
+    env["CLSPLIT_DEVICES"] = "all"
+    env["CLSPLIT_CONFIG"] = "/dev/null"  # no user or system config file
+    env["CLSPLIT_CACHE_DIR"] = os.path.join(work, "analysis-cache")
+    if strategy:
+        env["CLSPLIT_STRATEGY"] = strategy
+    if single:
+        env["CLSPLIT_SINGLE_DEVICE"] = single
+    return env
+
+
+def run(command, env):
+    try:
+        p = subprocess.run(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           timeout=RUN_TIMEOUT_S)
+        return p.returncode, p.stdout.decode(errors="replace"), p.stderr.decode(errors="replace")
+    except subprocess.TimeoutExpired as e:
+        out = (e.stdout or b"").decode(errors="replace")
+        err = (e.stderr or b"").decode(errors="replace")
+        return "timeout after %d s" % RUN_TIMEOUT_S, out, err
+
+
+def tail(text, lines=40):
+    parts = text.rstrip("\n").split("\n")
+    return "\n".join(parts[-lines:])
+
+
+def reference_path(work, name):
+    return os.path.join(work, "reference", name + ".out")
+
+
+def cmd_reference(a):
+    if not os.path.exists(POCL_ICD):
+        print("SKIP: PoCL is not installed (%s)" % POCL_ICD)
+        return SKIP
+    env = base_environment("pthread")
+    env["OCL_ICD_VENDORS"] = vendors_dir(a.work, "pocl")
+    rc, out, err = run(a.program, env)
+    os.makedirs(os.path.dirname(reference_path(a.work, a.name)), exist_ok=True)
+    if rc != 0:
+        print("FAIL: the program fails on PoCL without clsplit (status %s): the test itself is broken" % rc)
+        print(out)
+        print("stderr:\n" + tail(err))
+        return 1
+    with open(reference_path(a.work, a.name), "w") as f:
+        f.write(out)
+    print(out, end="")
+    print("reference: %d lines on PoCL" % out.count("\n"))
+    return 0
+
+
+def check_report(config, report_file):
+    """What the run report must show for the configuration (device use of fixed strategies)."""
+    problems, notes = [], []
+    try:
+        with open(report_file) as f:
+            report = json.load(f)
+    except (OSError, ValueError) as e:
+        return ["no readable run report (%s)" % e], notes
+    kernels = report.get("kernels", {})
+    _, _, strategy, single = CONFIGS[config]
+    launches = sum(k.get("launches", 0) for k in kernels.values())
+    split = sum(k.get("split_launches", 0) for k in kernels.values())
+    moved = report.get("transfers", {}).get("device_to_device_bytes", [])
+    notes.append("launches %d, split %d, device-to-device bytes %s" % (launches, split, moved))
+    for name, k in kernels.items():
+        groups = k.get("groups_per_device", [])
+        used = [i for i, g in enumerate(groups) if g]
+        if strategy == "single" and used and used != [int(single)]:
+            problems.append("kernel %s ran on slots %s, not only on CLSPLIT_SINGLE_DEVICE=%s" % (name, used, single))
+        if strategy and strategy.startswith("static:"):
+            ratios = [float(r) for r in strategy[len("static:"):].split(",")]
+            for slot in used:
+                if slot < len(ratios) and ratios[slot] == 0:
+                    problems.append("kernel %s ran groups on slot %d whose static share is 0" % (name, slot))
+    return problems, notes
+
+
+def cmd_compare(a):
+    ref = reference_path(a.work, a.name)
+    if not os.path.exists(ref):
+        print("FAIL: no reference output (%s); run integration.%s.reference first" % (ref, a.name))
+        return 1
+    env = clsplit_environment(a.build, a.work, a.config)
+    if env is None:
+        print("SKIP: a vendor of configuration %s is not installed" % a.config)
+        return SKIP
+    report_file = os.path.join(a.work, "reports", "%s.%s.json" % (a.name, a.config))
+    os.makedirs(os.path.dirname(report_file), exist_ok=True)
+    if os.path.exists(report_file):
+        os.remove(report_file)
+    env["CLSPLIT_REPORT"] = report_file
+    rc, out, err = run(a.program, env)
+    with open(ref) as f:
+        expected = f.read()
+    failed = False
+    if out != expected:
+        failed = True
+        print("FAIL: output differs from the reference (PoCL without clsplit), configuration %s" % a.config)
+        diff = difflib.unified_diff(expected.splitlines(), out.splitlines(), "reference", "clsplit " + a.config,
+                                    lineterm="", n=1)
+        print("\n".join(list(diff)[:80]))
+    if rc != 0:
+        failed = True
+        print("FAIL: exit status %s through clsplit" % rc)
+    problems, notes = check_report(a.config, report_file) if rc == 0 else ([], [])
+    for p in problems:
+        failed = True
+        print("FAIL: run report: " + p)
+    for n in notes:
+        print("report: " + n)
+    if failed or err.strip():
+        print("stderr:\n" + tail(err))
+    if not failed:
+        print("identical to the reference (%d lines), configuration %s" % (expected.count("\n"), a.config))
+    return 1 if failed else 0
+
+
+def cmd_clinfo(a):
+    clinfo = shutil.which("clinfo")
+    if not clinfo:
+        print("SKIP: clinfo is not installed")
+        return SKIP
+    env = clsplit_environment(a.build, a.work, a.config)
+    if env is None:
+        print("SKIP: a vendor of configuration %s is not installed" % a.config)
+        return SKIP
+    failed = False
+    for args in ([], ["-l"]):
+        rc, out, err = run([clinfo] + args, env)
+        what = "clinfo " + " ".join(args)
+        print("%s: exit status %s, %d lines" % (what, rc, out.count("\n")))
+        if rc != 0:
+            failed = True
+            print("FAIL: %s exit status %s\nstdout tail:\n%s\nstderr tail:\n%s" % (what, rc, tail(out), tail(err)))
+            continue
+        if args == ["-l"]:
+            lines = out.splitlines()
+            platforms = [l for l in lines if l.startswith("Platform #")]
+            devices = [l for l in lines if "Device #" in l]
+            ok = len(platforms) == 1 and "clsplit" in platforms[0] and len(devices) == 1 and "clsplit (" in devices[0]
+            print(out, end="")
+        else:
+            ok = ("Number of platforms" in out and "Platform Name" in out and "clsplit" in out
+                  and "Number of devices" in out and "clsplit (" in out)
+            for line in out.splitlines():
+                if any(k in line for k in ("Number of platforms", "Platform Name", "Number of devices",
+                                           "Device Name", "Device Version", "Device Type")):
+                    print("  " + line.strip())
+        if not ok:
+            failed = True
+            print("FAIL: %s does not show exactly one clsplit platform with one clsplit device" % what)
+        if "error" in err.lower() or "critical" in err.lower():
+            failed = True
+            print("FAIL: %s logged errors:\n%s" % (what, tail(err)))
+    return 1 if failed else 0
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("mode", choices=["reference", "compare", "clinfo", "configs"])
+    parser.add_argument("--build")
+    parser.add_argument("--work")
+    parser.add_argument("--name")
+    parser.add_argument("--config", choices=sorted(CONFIGS))
+    argv = sys.argv[1:]
+    program = []
+    if "--" in argv:  # everything after -- is the program and its arguments
+        program = argv[argv.index("--") + 1:]
+        argv = argv[:argv.index("--")]
+    a = parser.parse_args(argv)
+    a.program = program
+    if a.mode == "configs":
+        for name, (vendor_set, pocl, strategy, single) in CONFIGS.items():
+            print("%-22s %-14s POCL_DEVICES=%-26s strategy=%s%s" % (
+                name, vendor_set, '"%s"' % pocl, strategy or "(default)", " single=" + single if single else ""))
+        return 0
+    a.build = os.path.abspath(a.build)
+    a.work = os.path.abspath(a.work)
+    os.makedirs(a.work, exist_ok=True)
+    return {"reference": cmd_reference, "compare": cmd_compare, "clinfo": cmd_clinfo}[a.mode](a)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
