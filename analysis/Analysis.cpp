@@ -7,6 +7,7 @@
 #include "analysis/cache/AnalysisCache.h"
 #include "analysis/frontend/Frontend.h"
 #include "analysis/frontend/Hints.h"
+#include "analysis/frontend/KernelNames.h"
 #include "analysis/frontend/ParsedProgram.h"
 #include "analysis/transformer/Transformer.h"
 #include "support/Log.h"
@@ -34,37 +35,10 @@ namespace {
 // that cached results of an older clsplit are not reused.
 constexpr const char* kAnalysisRevision = "analysis-2";
 
-// Kernel names found by reading the text, for the one case where Clang itself failed: the
-// runtime still needs to know these kernels exist and must run whole.
-std::vector<std::string> scanKernelNames(std::string_view source) {
-  std::vector<std::string> names;
-  auto isIdent = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
-  for (std::string_view keyword : {"__kernel", "kernel"}) {
-    size_t at = 0;
-    while ((at = source.find(keyword, at)) != std::string_view::npos) {
-      size_t end = at + keyword.size();
-      bool whole = (at == 0 || !isIdent(source[at - 1])) && end < source.size() && !isIdent(source[end]);
-      at = end;
-      if (!whole) continue;
-      // `kernel void name (` possibly with attributes in between: the identifier before '('.
-      size_t paren = source.find('(', end);
-      if (paren == std::string_view::npos) continue;
-      size_t nameEnd = paren;
-      while (nameEnd > end && std::isspace(static_cast<unsigned char>(source[nameEnd - 1]))) --nameEnd;
-      size_t nameBegin = nameEnd;
-      while (nameBegin > end && isIdent(source[nameBegin - 1])) --nameBegin;
-      std::string name(source.substr(nameBegin, nameEnd - nameBegin));
-      if (!name.empty() && name != "void" && std::find(names.begin(), names.end(), name) == names.end())
-        names.push_back(name);
-    }
-  }
-  return names;
-}
-
 ProgramAnalysis wholeProgramFallback(std::string_view source, const std::string& reason) {
   ProgramAnalysis result;
   result.vendorSource = std::string(source);
-  for (auto& name : scanKernelNames(source)) {
+  for (auto& name : frontend::scanKernelNames(source)) {
     KernelAnalysis k;
     k.name = name;
     k.unsplittableReason = reason;

@@ -137,3 +137,18 @@ TEST_CASE("clang debug pragmas are dropped from the analysis copy only", "[front
   CHECK(f.analysisText == "\n#pragma clang diagnostic push\nint x;\n");
   CHECK(f.vendorText == src);
 }
+
+#include "analysis/frontend/KernelNames.h"
+
+TEST_CASE("kernel names can be read without Clang", "[frontend]") {
+  auto names = scanKernelNames(
+      "kernel void a(global int* x) {}\n"
+      "__kernel __attribute__((reqd_work_group_size(8, 1, 1))) void b (int n) {}\n"
+      "__kernel void __attribute__((vec_type_hint(float4))) c(void) {}\n"
+      "void not_a_kernel(void) {}\n"
+      "__kernel void a(global int* x);\n"
+      "int kernels; int my_kernel(int);\n");
+  CHECK(names == std::vector<std::string>{"a", "b", "c"});
+  CHECK(scanKernelNames("").empty());
+  CHECK(scanKernelNames("__kernel").empty());
+}
