@@ -2,14 +2,19 @@
 // output (everything gets inlined into the kernels first).
 #include "analysis/analyzer/AnalysisPipeline.h"
 
+#include "analysis/analyzer/OpenCLBuiltins.h"
 #include "support/Log.h"
 
 #include <llvm/IR/CallingConv.h>
+#include <llvm/IR/InstrTypes.h>
 #include <llvm/IR/Module.h>
 #include <llvm/IR/PassManager.h>
 #include <llvm/Passes/PassBuilder.h>
 #include <llvm/Support/Error.h>
+#include <llvm/Support/raw_ostream.h>
 #include <llvm/Transforms/Utils/Cloning.h>
+
+#include <cstdlib>
 
 namespace clsplit::analysis::analyzer {
 
@@ -28,7 +33,22 @@ constexpr const char* kPipeline =
 std::unique_ptr<llvm::Module> prepareForAnalysis(const llvm::Module& module) {
   std::unique_ptr<llvm::Module> copy = llvm::CloneModule(module);
   for (llvm::Function& f : *copy) {
-    if (f.isDeclaration()) continue;
+    if (f.isDeclaration()) {
+      // Work-item functions are constant for a work-item: let LICM/GVN treat them as such
+      // (Clang marks them convergent, which forbids hoisting them out of loops, and then the
+      // step of `i += get_global_size(0)` is not loop-invariant for ScalarEvolution).
+      auto kind = classifyBuiltin(f.getName()).kind;
+      if (kind == BuiltinKind::WorkItem || kind == BuiltinKind::Launch) {
+        f.removeFnAttr(llvm::Attribute::Convergent);
+        f.setDoesNotAccessMemory();
+        f.setDoesNotThrow();
+        f.setWillReturn();
+        f.addFnAttr(llvm::Attribute::Speculatable);
+        for (llvm::User* u : f.users())
+          if (auto* call = llvm::dyn_cast<llvm::CallBase>(u)) call->removeFnAttr(llvm::Attribute::Convergent);
+      }
+      continue;
+    }
     f.removeFnAttr(llvm::Attribute::OptimizeNone);
     f.removeFnAttr(llvm::Attribute::NoInline);
     if (f.getCallingConv() != llvm::CallingConv::SPIR_KERNEL) f.addFnAttr(llvm::Attribute::AlwaysInline);
@@ -50,6 +70,8 @@ std::unique_ptr<llvm::Module> prepareForAnalysis(const llvm::Module& module) {
     return copy;
   }
   passes.run(*copy, mam);
+  // Debugging aid: the IR the analyzer works on.
+  if (const char* dump = std::getenv("CLSPLIT_DUMP_ANALYSIS_IR"); dump && *dump == '1') copy->print(llvm::errs(), nullptr);
   return copy;
 }
 

@@ -4,6 +4,7 @@
 #include "analysis/analyzer/IRTranslator.h"
 
 #include "analysis/analyzer/OpenCLBuiltins.h"
+#include "analysis/region/Guard.h"
 
 #include <llvm/ADT/MapVector.h>
 #include <llvm/Analysis/LoopInfo.h>
@@ -20,6 +21,8 @@
 #include <llvm/IR/IntrinsicInst.h>
 #include <llvm/IR/Module.h>
 #include <llvm/IR/Operator.h>
+
+#include <map>
 
 namespace clsplit::analysis::analyzer {
 
@@ -193,6 +196,19 @@ ExprRef IRTranslator::instruction(const llvm::Instruction* i, Context& ctx, unsi
       case llvm::SPF_UMAX: return Expr::binary(ExprKind::UMax, valueImpl(l, ctx, depth), valueImpl(r, ctx, depth));
       default: break;
       }
+    }
+    if (auto* cmp = llvm::dyn_cast<llvm::ICmpInst>(i->getOperand(0));
+        cmp && cmp->getOperand(0)->getType()->isIntegerTy()) {
+      static const std::map<llvm::CmpInst::Predicate, CmpOp> ops = {
+          {llvm::CmpInst::ICMP_EQ, CmpOp::Eq},   {llvm::CmpInst::ICMP_NE, CmpOp::Ne},
+          {llvm::CmpInst::ICMP_SLT, CmpOp::SLt}, {llvm::CmpInst::ICMP_SLE, CmpOp::SLe},
+          {llvm::CmpInst::ICMP_SGT, CmpOp::SGt}, {llvm::CmpInst::ICMP_SGE, CmpOp::SGe},
+          {llvm::CmpInst::ICMP_ULT, CmpOp::ULt}, {llvm::CmpInst::ICMP_ULE, CmpOp::ULe},
+          {llvm::CmpInst::ICMP_UGT, CmpOp::UGt}, {llvm::CmpInst::ICMP_UGE, CmpOp::UGe}};
+      auto it = ops.find(cmp->getPredicate());
+      if (it != ops.end())
+        return Expr::select(static_cast<uint8_t>(it->second), valueImpl(cmp->getOperand(0), ctx, depth),
+                            valueImpl(cmp->getOperand(1), ctx, depth), op(1), op(2));
     }
     return Expr::either(op(1), op(2));
   }
@@ -422,8 +438,18 @@ ExprRef IRTranslator::addRec(const llvm::SCEVAddRecExpr* ar, Context& ctx, unsig
   if (llvm::isa<llvm::SCEVCouldNotCompute>(btc)) {
     btc = se_.getSymbolicMaxBackedgeTakenCount(loop);
     exact = false;
-    if (llvm::isa<llvm::SCEVCouldNotCompute>(btc))
-      return Expr::undef("the trip count of the loop" + where(header) + " is unknown", type);
+    if (llvm::isa<llvm::SCEVCouldNotCompute>(btc)) {
+      // No trip count (e.g. a step only known at launch time): the exit test still bounds
+      // the values, which the sequence covers if the step turns out to be positive.
+      const llvm::SCEV* bound = exitBound(loop, ar);
+      if (!bound)
+        return Expr::undef("the trip count of the loop" + where(header) + " is unknown", type);
+      ctx.approximate("the trip count of the loop" + where(header) + " is unknown: its exit test bounds it");
+      ctx.sequenceLoops.insert(loop);
+      return Expr::seq(scevImpl(ar->getStart(), ctx, depth + 1), scevImpl(ar->getStepRecurrence(se_), ctx, depth + 1),
+                       Expr::undef("the trip count of the loop" + where(header) + " is unknown"),
+                       scevImpl(bound, ctx, depth + 1));
+    }
     ctx.approximate("only a bound of the trip count of the loop" + where(header) + " is known");
   }
   const llvm::BasicBlock* exiting = loop->getExitingBlock();
@@ -451,6 +477,48 @@ ExprRef IRTranslator::addRec(const llvm::SCEVAddRecExpr* ar, Context& ctx, unsig
   ctx.sequenceLoops.insert(loop);
   (void)exact;
   return Expr::seq(first, step, scevImpl(count, ctx, depth + 1), last);
+}
+
+const llvm::SCEV* IRTranslator::exitBound(const llvm::Loop* loop, const llvm::SCEVAddRecExpr* ar) {
+  // The test of the latch (rotated loops) or of the header (while loops) that keeps the loop
+  // going: `iv < B` or `iv + step < B` gives iv <= B - 1 after the first value.
+  for (const llvm::BasicBlock* block : {loop->getLoopLatch(), loop->getHeader()}) {
+    if (!block) continue;
+    auto* br = llvm::dyn_cast<llvm::BranchInst>(block->getTerminator());
+    if (!br || !br->isConditional()) continue;
+    auto* cmp = llvm::dyn_cast<llvm::ICmpInst>(br->getCondition());
+    if (!cmp) continue;
+    bool stayOnTrue = loop->contains(br->getSuccessor(0)) && !loop->contains(br->getSuccessor(1));
+    bool stayOnFalse = loop->contains(br->getSuccessor(1)) && !loop->contains(br->getSuccessor(0));
+    if (!stayOnTrue && !stayOnFalse) continue;
+    llvm::CmpInst::Predicate pred = stayOnTrue ? cmp->getPredicate() : cmp->getInversePredicate();
+    const llvm::SCEV* base = nullptr;
+    auto norm = [&](const llvm::Value* v) -> const llvm::SCEV* {
+      const llvm::SCEV* s = se_.getSCEV(const_cast<llvm::Value*>(v));
+      if (!v->getType()->isPointerTy()) return s;
+      const llvm::SCEV* b = se_.getPointerBase(s);
+      if (base && b != base) return nullptr;
+      base = b;
+      return se_.removePointerBase(s);
+    };
+    const llvm::SCEV* lhs = norm(cmp->getOperand(0));
+    const llvm::SCEV* rhs = norm(cmp->getOperand(1));
+    if (!lhs || !rhs) continue;
+    const llvm::SCEV* post = ar->getPostIncExpr(se_);
+    auto same = [&](const llvm::SCEV* x, const llvm::SCEV* y) {
+      return x == y || (x->getType() == y->getType() && se_.getMinusSCEV(x, y)->isZero());
+    };
+    auto isIV = [&](const llvm::SCEV* x) { return same(x, ar) || same(x, post); };
+    if (isIV(rhs) && !isIV(lhs)) {
+      std::swap(lhs, rhs);
+      pred = llvm::CmpInst::getSwappedPredicate(pred);
+    }
+    if (!isIV(lhs) || lhs->getType() != ar->getType() || !se_.isLoopInvariant(rhs, loop)) continue;
+    if (pred == llvm::CmpInst::ICMP_SLT || pred == llvm::CmpInst::ICMP_ULT)
+      return se_.getMinusSCEV(rhs, se_.getOne(rhs->getType()));
+    if (pred == llvm::CmpInst::ICMP_SLE || pred == llvm::CmpInst::ICMP_ULE) return rhs;
+  }
+  return nullptr;
 }
 
 ExprRef IRTranslator::scevImpl(const llvm::SCEV* s, Context& ctx, unsigned depth) {

@@ -81,6 +81,7 @@ private:
   ExprRef load(const llvm::Instruction* i, Context& ctx, unsigned depth);
   ExprRef addRec(const llvm::SCEVAddRecExpr* ar, Context& ctx, unsigned depth);
   ExprRef scevImpl(const llvm::SCEV* s, Context& ctx, unsigned depth);
+  const llvm::SCEV* exitBound(const llvm::Loop* loop, const llvm::SCEVAddRecExpr* ar);
   ExprRef offsetImpl(const llvm::Value* p, unsigned arg, Context& ctx, unsigned depth);
   std::string where(const llvm::Instruction* i) const;
   std::string argName(unsigned arg) const;

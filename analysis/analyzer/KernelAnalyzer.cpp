@@ -117,11 +117,16 @@ const Expr* unboundedIndirection(const Expr& e, const KernelRegions& r) {
   return nullptr;
 }
 
+// The reason of an Undef that makes the region unknown (an undef trip count of a sequence
+// bounded by its last value does not).
 const std::string* firstUndefReason(const Expr& e) {
   if (e.isUndef()) return &e.reason();
-  for (const auto& op : e.operands())
+  for (size_t i = 0; i < e.operands().size(); ++i) {
+    if (e.kind() == ExprKind::Seq && i == 2 && e.operands().size() > 3) continue;
+    const auto& op = e.operand(i);
     if (op->containsUndef())
       if (auto* r = firstUndefReason(*op)) return r;
+  }
   return nullptr;
 }
 
@@ -266,7 +271,7 @@ private:
         exact = false;
         meta.why.push_back("the access runs only if its loop runs at least once");
       }
-    s.exact = exact && !off->containsUndef();
+    s.exact = exact && !firstUndefReason(*off);
     s.offset = std::move(off);
     pushAlternatives(std::move(s), std::move(meta), cc);
   }

@@ -362,6 +362,45 @@ Value Evaluator::eval(const Expr& e) {
     return r;
   }
   case ExprKind::Load: return evalLoad(e);
+  case ExprKind::Select: {
+    // Decided when the comparison has one outcome for the whole slice (e.g. on arguments).
+    Value l = eval(*e.operand(0)), r = eval(*e.operand(1));
+    if (l.isInt() && r.isInt()) {
+      CmpOp op = static_cast<CmpOp>(e.cmpOp());
+      bool uns = isUnsigned(op);
+      unsigned bits = e.operand(0)->type().bits;
+      if (interpret(l, bits, !uns) && interpret(r, bits, !uns) && addInto(l, r, -1, vars_)) {
+        i128 lo, hi;
+        if (rangeOf(l, lo, hi)) {
+          CmpOp sop = toSigned(op);
+          if (alwaysHolds(sop, lo, hi)) return eval(*e.operand(2));
+          if (neverHolds(sop, lo, hi)) return eval(*e.operand(3));
+        }
+      }
+    }
+    Value a = eval(*e.operand(2)), b = eval(*e.operand(3));
+    if (a.kind == Value::Kind::Unknown) return a;
+    if (b.kind == Value::Kind::Unknown) return b;
+    if (a.kind == Value::Kind::Empty) return b;
+    if (b.kind == Value::Kind::Empty) return a;
+    if (a.kind == Value::Kind::Float || b.kind == Value::Kind::Float) {
+      if (a.kind != b.kind) return Value::unknown("mixed integer and floating-point values");
+      Value f = Value::floating(std::min(a.flo, b.flo), std::max(a.fhi, b.fhi));
+      f.exact = false;
+      return f;
+    }
+    unsigned bits = e.type().bits;
+    if (!interpret(a, bits, true)) return a;
+    if (!interpret(b, bits, true)) return b;
+    i128 alo, ahi, blo, bhi;
+    if (!rangeOf(a, alo, ahi) || !rangeOf(b, blo, bhi)) return Value::unknown("value out of range");
+    Value h;
+    h.exact = false;
+    h.hasResidual = true;
+    h.rlo = std::min(alo, blo);
+    h.rhi = std::max(ahi, bhi);
+    return h;
+  }
   default: break;
   }
   if (isBinary(e.kind())) {
@@ -414,16 +453,25 @@ Value Evaluator::evalSeq(const Expr& e) {
   if (first.kind == Value::Kind::Unknown || first.kind == Value::Kind::Empty) return first;
   Value step = eval(*e.operand(1));
   if (step.kind == Value::Kind::Unknown || step.kind == Value::Kind::Empty) return step;
+  const bool hasLast = e.operands().size() > 3;
   Value count = eval(*e.operand(2));
-  if (count.kind == Value::Kind::Unknown || count.kind == Value::Kind::Empty) return count;
-  if (!first.isInt() || !step.isInt() || !count.isInt())
+  if (count.kind == Value::Kind::Empty) return count;
+  // Without a trip count, only the exit test bounds the sequence: by `last`, if it rises.
+  const bool countUnknown = count.kind == Value::Kind::Unknown;
+  if (countUnknown && !hasLast) return count;
+  if (!first.isInt() || !step.isInt() || (!countUnknown && !count.isInt()))
     return Value::unknown("non-integer loop sequence");
   unsigned bits = e.type().bits;
-  const bool hasLast = e.operands().size() > 3;
+  if (countUnknown) {
+    if (!interpret(step, e.operand(1)->type().bits, true)) return step;
+    i128 slo, shi;
+    if (!rangeOf(step, slo, shi) || slo <= 0) return Value::unknown("loop trip count unknown and step not positive");
+    count = Value::constant(0); // not used below: the hull of first and last
+  }
   // With a known last value (the analyzer adds it only for sequences that cannot wrap), a
   // trip count that varies between work-items is not needed: its range is only a hint.
   Value countCopy = count;
-  bool countKnown = interpret(count, e.operand(2)->type().bits, false);
+  bool countKnown = !countUnknown && interpret(count, e.operand(2)->type().bits, false);
   if (!countKnown && !hasLast) return count;
   if (!countKnown) count = countCopy;
   if (!interpret(step, e.operand(1)->type().bits, true)) return step;
@@ -468,6 +516,14 @@ Value Evaluator::evalSeq(const Expr& e) {
   }
   i128 flo, fhi, llo, lhi;
   if (!rangeOf(first, flo, fhi) || !rangeOf(last, llo, lhi)) return Value::unknown("value out of range");
+  if (countUnknown) {
+    // Bounded only by its exit test: no value past `last` can be reached without the
+    // increment wrapping around, which this launch's values rule out.
+    i128 slo, shi;
+    if (!rangeOf(step, slo, shi)) return Value::unknown("value out of range");
+    const i128 top = (static_cast<i128>(1) << (std::min(bits, 64u) - 1)) - 1;
+    if (std::max(lhi, fhi) + shi > top) return Value::unknown("loop induction may wrap around");
+  }
   Value r;
   r.exact = false;
   r.hasResidual = true;

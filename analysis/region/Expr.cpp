@@ -72,6 +72,8 @@ unsigned operandCount(ExprKind kind) {
     return 3; // or 4
   case ExprKind::Interval: case ExprKind::Either:
     return 2;
+  case ExprKind::Select:
+    return 4;
   default:
     return isBinary(kind) ? 2 : 1;
   }
@@ -95,6 +97,7 @@ std::string_view name(ExprKind kind) {
   case ExprKind::Interval: return "interval";
   case ExprKind::Seq: return "seq";
   case ExprKind::Either: return "either";
+  case ExprKind::Select: return "select";
   case ExprKind::Load: return "load";
   case ExprKind::Add: return "+";
   case ExprKind::Sub: return "-";
@@ -273,7 +276,8 @@ ExprRef Expr::interval(ExprRef lo, ExprRef hi) {
 }
 
 ExprRef Expr::seq(ExprRef first, ExprRef step, ExprRef count, ExprRef last) {
-  if (auto* u = firstUndef({&first, &step, &count})) return *u;
+  if (auto* u = firstUndef({&first, &step})) return *u;
+  if (count->isUndef() && (!last || last->isUndef())) return count;
   if (count->isConst() && count->constant() == 1) return first;
   Raw r;
   r.kind = ExprKind::Seq;
@@ -290,6 +294,18 @@ ExprRef Expr::either(ExprRef a, ExprRef b) {
   r.kind = ExprKind::Either;
   r.type = a->type();
   r.operands = {std::move(a), std::move(b)};
+  return make(std::move(r));
+}
+
+ExprRef Expr::select(uint8_t cmp, ExprRef lhs, ExprRef rhs, ExprRef ifTrue, ExprRef ifFalse) {
+  if (auto* u = firstUndef({&ifTrue, &ifFalse})) return *u;
+  if (lhs->isUndef() || rhs->isUndef() || cmp > 9) return either(std::move(ifTrue), std::move(ifFalse));
+  if (equal(*ifTrue, *ifFalse)) return ifTrue;
+  Raw r;
+  r.kind = ExprKind::Select;
+  r.type = ifTrue->type();
+  r.fn = cmp;
+  r.operands = {std::move(lhs), std::move(rhs), std::move(ifTrue), std::move(ifFalse)};
   return make(std::move(r));
 }
 
@@ -375,6 +391,9 @@ bool equal(const Expr& a, const Expr& b) {
   case ExprKind::Load:
     if (a.arg() != b.arg() || a.elementType() != b.elementType()) return false;
     break;
+  case ExprKind::Select:
+    if (a.cmpOp() != b.cmpOp()) return false;
+    break;
   default: break;
   }
   if (a.operands().size() != b.operands().size()) return false;
@@ -437,6 +456,19 @@ void print(const Expr& e, const ArgNamer& names, std::string& out) {
     op(1);
     out += ")";
     return;
+  case ExprKind::Select: {
+    static const char* ops[] = {"==", "!=", "<", "<=", ">", ">=", "<u", "<=u", ">u", ">=u"};
+    out += "(";
+    op(0);
+    out += std::string(" ") + ops[e.cmpOp() % 10] + " ";
+    op(1);
+    out += " ? ";
+    op(2);
+    out += " : ";
+    op(3);
+    out += ")";
+    return;
+  }
   case ExprKind::Load:
     out += "[[" + argName(e.arg()) + ", ";
     op(0);

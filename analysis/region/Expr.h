@@ -29,6 +29,7 @@ enum class ExprKind : uint8_t {
   Seq,      // op0 + op1*k for k in [0, op2) (a loop induction variable: first, step, count);
             // optional op3 = the last value (first + step*(count-1)), simplified by the analyzer
   Either,   // op0 or op1 (a merge of control-flow paths)
+  Select,   // op2 if (op0 CMP op1) else op3, CMP = cmpOp() (a select on a comparison)
   Load,     // [[B, E, T]]: the element of type T at byte offset op0 of buffer argument B
   // Integer arithmetic, on `bits`-wide two's complement values.
   Add, Sub, Mul, SDiv, UDiv, SRem, URem, Shl, LShr, AShr, And, Or, Xor, SMin, SMax, UMin, UMax,
@@ -66,6 +67,7 @@ public:
   WorkItemFn workItemFn() const { return static_cast<WorkItemFn>(fn_); }
   LaunchFn launchFn() const { return static_cast<LaunchFn>(fn_); }
   const std::string& reason() const { return reason_; } // Undef
+  uint8_t cmpOp() const { return fn_; }                // Select: a CmpOp (Guard.h)
   uint32_t nodeCount() const { return nodes_; }        // size of the tree (saturating)
 
   bool isConst() const { return kind_ == ExprKind::Const; }
@@ -85,8 +87,12 @@ public:
   static ExprRef launch(LaunchFn fn, unsigned dim);
   static ExprRef undef(std::string reason, ValueType type = ValueType::integer(64));
   static ExprRef interval(ExprRef lo, ExprRef hi);
+  // An undef count is allowed when `last` is given: then the sequence covers [first, last]
+  // provided its step is positive (loops whose trip count only their exit test bounds).
   static ExprRef seq(ExprRef first, ExprRef step, ExprRef count, ExprRef last = nullptr);
   static ExprRef either(ExprRef a, ExprRef b);
+  // cmp is a CmpOp (Guard.h); an undef condition makes it an Either.
+  static ExprRef select(uint8_t cmp, ExprRef lhs, ExprRef rhs, ExprRef ifTrue, ExprRef ifFalse);
   static ExprRef load(unsigned arg, ExprRef byteOffset, ScalarType element);
   static ExprRef binary(ExprKind op, ExprRef a, ExprRef b);
   static ExprRef unary(ExprKind op, ExprRef a, ValueType to);

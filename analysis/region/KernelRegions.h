@@ -51,6 +51,6 @@ std::string toString(const KernelRegions& regions, const ArgNamer& names = {});
 // malformed or of another version (nullopt, with the reason in *error when given).
 std::string serialize(const KernelRegions& regions);
 std::optional<KernelRegions> deserialize(std::string_view bytes, std::string* error = nullptr);
-inline constexpr unsigned kRegionsFormatVersion = 1;
+inline constexpr unsigned kRegionsFormatVersion = 2;
 
 } // namespace clsplit::analysis

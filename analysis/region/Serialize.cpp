@@ -74,6 +74,7 @@ public:
       nodes_ += std::to_string(e->arg()) + ' ' +
                 std::to_string(static_cast<unsigned>(e->elementType())) + ' ';
       break;
+    case ExprKind::Select: nodes_ += std::to_string(e->cmpOp()) + ' '; break;
     default: break;
     }
     nodes_ += std::to_string(ops.size());
@@ -218,6 +219,8 @@ std::string serialize(const KernelRegions& regions) {
   out.unum(regions.decreasingBuffers.size());
   for (unsigned b : regions.decreasingBuffers) out.unum(b);
   out.newline();
+  out.word("end"); // a truncated encoding is rejected, never read as a shorter valid one
+  out.newline();
   return std::move(out.out);
 }
 
@@ -272,6 +275,7 @@ std::optional<KernelRegions> deserialize(std::string_view bytes, std::string* er
       raw.arg = static_cast<unsigned>(r.bounded(UINT16_MAX, "argument index"));
       raw.element = static_cast<ScalarType>(r.bounded(kLastScalarType, "scalar type"));
       break;
+    case ExprKind::Select: raw.fn = static_cast<uint8_t>(r.bounded(kLastCmpOp, "comparison")); break;
     default: break;
     }
     uint64_t nops = r.bounded(4, "operand count");
@@ -324,6 +328,7 @@ std::optional<KernelRegions> deserialize(std::string_view bytes, std::string* er
     for (uint64_t i = 0; i < n && !r.failed(); ++i)
       list->push_back(static_cast<unsigned>(r.bounded(UINT16_MAX, "argument index")));
   }
+  r.expect("end");
   if (!r.failed() && !r.atEnd()) r.fail("trailing data");
   if (r.failed()) return failWith();
   return regions;

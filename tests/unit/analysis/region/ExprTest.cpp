@@ -47,7 +47,13 @@ KernelRegions sample() {
                                           Expr::binary(ExprKind::FDiv, Expr::fconstant(2.5),
                                                        Expr::fconstant(0.1)),
                                           ValueType::integer(32)));
-  r.statements = {read, atomic, undef, mixed};
+  StatementRegion selected;
+  selected.arg = 6;
+  selected.offset = Expr::select(static_cast<uint8_t>(CmpOp::SGt), Expr::argument(3, ScalarType::I32), C(0, 32),
+                                 Expr::seq(gid(0), Expr::launch(LaunchFn::GlobalSize, 0),
+                                           Expr::undef("unknown trip count"), Expr::argument(4, ScalarType::I64)),
+                                 C(7));
+  r.statements = {read, atomic, undef, mixed, selected};
   r.increasingBuffers = {2};
   r.decreasingBuffers = {6, 7};
   return r;
@@ -125,13 +131,17 @@ TEST_CASE("deserialisation rejects malformed input without crashing") {
   CHECK_FALSE(error.empty());
   CHECK_FALSE(deserialize("clsplit-regions 999\nnodes 0\nstatements 0\nmonotone 0 0\n", &error));
   CHECK(error.find("version") != std::string::npos);
-  CHECK(deserialize("clsplit-regions 1\nnodes 0\nstatements 0\nmonotone 0 0\n"));
+  const std::string v = "clsplit-regions " + std::to_string(kRegionsFormatVersion) + "\n";
+  CHECK(deserialize(v + "nodes 0\nstatements 0\nmonotone 0 0\nend\n"));
+  CHECK_FALSE(deserialize(v + "nodes 0\nstatements 0\nmonotone 0 0\n")); // truncated
+  CHECK_FALSE(deserialize("clsplit-regions 1\nnodes 0\nstatements 0\nmonotone 0 0\nend\n")); // old version
   // Operand referring forward, bad kind, truncated input, trailing garbage.
-  CHECK_FALSE(deserialize("clsplit-regions 1\nnodes 1\n10 64 0 2 0 1\nstatements 0\nmonotone 0 0\n"));
-  CHECK_FALSE(deserialize("clsplit-regions 1\nnodes 1\n250 64 0 0\nstatements 0\nmonotone 0 0\n"));
-  CHECK_FALSE(deserialize("clsplit-regions 1\nnodes 1\n5 64 0 999999:abc 0\nstatements 0\nmonotone 0 0\n"));
+  CHECK_FALSE(deserialize(v + "nodes 1\n10 64 0 2 0 1\nstatements 0\nmonotone 0 0\n"));
+  CHECK_FALSE(deserialize(v + "nodes 1\n250 64 0 0\nstatements 0\nmonotone 0 0\n"));
+  CHECK_FALSE(deserialize(v + "nodes 1\n5 64 0 999999:abc 0\nstatements 0\nmonotone 0 0\n"));
   CHECK_FALSE(deserialize(good + "x"));
-  for (size_t cut = 0; cut < good.size(); cut += 7) CHECK_FALSE(deserialize(good.substr(0, cut)));
+  for (size_t cut = 0; cut + 1 < good.size(); cut += 7) CHECK_FALSE(deserialize(good.substr(0, cut)));
+  CHECK_FALSE(deserialize(good.substr(0, good.size() - 2)));
   // Random byte flips never crash (they may still decode to something valid).
   for (size_t i = 0; i < good.size(); i += 3) {
     std::string bad = good;
