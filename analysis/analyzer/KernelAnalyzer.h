@@ -26,6 +26,10 @@ struct ModuleAnalysis {
   std::vector<Diagnostic> errors;
 };
 
+// Changes whenever the analyzer may produce different regions for the same IR: part of the
+// on-disk cache key (with kRegionsFormatVersion), so stale results are not reused.
+inline constexpr unsigned kAnalyzerRevision = 3;
+
 struct AnalyzerOptions {
   // Parameter names of a kernel as written in the source (the front end knows them from the
   // AST); used in args and in diagnostics. Unset or short: kernel_arg_name metadata, "arg<i>".
