@@ -524,6 +524,17 @@ Value Evaluator::evalSeq(const Expr& e) {
     const i128 top = (static_cast<i128>(1) << (std::min(bits, 64u) - 1)) - 1;
     if (std::max(lhi, fhi) + shi > top) return Value::unknown("loop induction may wrap around");
   }
+  // With a constant step, first + step*k for k up to the widest span: a superset that keeps
+  // the stride (a grid-stride loop's slices stay disjoint), unlike the hull.
+  if (step.isConstant() && step.c != 0 && !first.hasResidual && first.nterms < kMaxTerms) {
+    i128 span = step.c > 0 ? std::max(lhi, fhi) - flo : fhi - std::min(llo, flo);
+    i128 kmax = span / (step.c > 0 ? step.c : -step.c);
+    Value k = derived(&e, 0, kmax < 0 ? 0 : kmax, 0);
+    if (k.isInt() && scaleBy(k, step.c) && addInto(first, k, 1, vars_)) {
+      first.exact = false;
+      return first;
+    }
+  }
   Value r;
   r.exact = false;
   r.hasResidual = true;

@@ -470,3 +470,32 @@ TEST_CASE("chooseSplitDimension: disjoint writes first, then shared reads and fr
   CHECK(chooseSplitDimension(overlap, range1(64, 8), v) == 0);
   CHECK(chooseSplitDimension(rows, range2(8, 8, 8, 8), v) == 1);
 }
+
+TEST_CASE("loops bounded only by their exit test: grid-stride slices stay disjoint") {
+  // for (i = gid; i < n; i += get_global_size(0)) out[i] : trip count unknown, last = n - 1.
+  ExprRef n = Expr::argument(1, ScalarType::I64);
+  ExprRef i = Expr::seq(gid(0), Expr::launch(LaunchFn::GlobalSize, 0), Expr::undef("trip count unknown"),
+                        sub(n, C(1)));
+  auto k = kernelOf({stmt(AccessKind::Write, 0, mul(C(4), i), 4, {guard(gid(0), CmpOp::SLt, n)})}, 2);
+  Values v;
+  v.sizes = {{0, 4096}};
+  int64_t nv = 200;
+  v.scalars[1].resize(8);
+  std::memcpy(v.scalars[1].data(), &nv, 8);
+  NDRange r = range1(32, 8);
+  RangeSet all;
+  for (uint64_t g = 0; g < 4; ++g) {
+    auto got = instantiate(k, r, Slice{0, g, g + 1}, v);
+    auto want = bruteForce(r, Slice{0, g, g + 1}, 4096, 4, [&](uint64_t x, uint64_t, uint64_t, auto& o) {
+      for (uint64_t j = x; j < 200; j += 32) o.push_back(static_cast<int64_t>(4 * j));
+    });
+    CHECK(got[0].write.contains(want));
+    CHECK_FALSE(got[0].write.intersects(all)); // disjoint from the other slices
+    CHECK_FALSE(got[0].writeExact);
+    all.add(got[0].write);
+  }
+  // A negative step cannot be bounded by an upper exit test: whole buffer.
+  ExprRef down = Expr::seq(gid(0), C(-1), Expr::undef("trip count unknown"), C(0));
+  auto k2 = kernelOf({stmt(AccessKind::Read, 0, mul(C(4), down), 4)}, 2);
+  CHECK(instantiate(k2, r, Slice{0, 0, 1}, v)[0].read == RangeSet::of(0, 4096));
+}
