@@ -28,10 +28,6 @@ KernelAnalysis analyzeOne(const std::string& source, const std::string& options 
   return m.kernels[0];
 }
 
-std::string text(const KernelAnalysis& k) {
-  return toString(k.regions, [&](unsigned i) { return k.args[i].name; });
-}
-
 size_t count(const KernelAnalysis& k, AccessKind kind, const std::string& arg) {
   size_t n = 0;
   for (const auto& s : k.regions.statements)
