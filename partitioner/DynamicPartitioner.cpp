@@ -37,6 +37,14 @@ DynamicPartitioner::DynamicPartitioner(std::vector<DeviceInfo> devices, Strategy
     : devices_(std::move(devices)), spec_(std::move(spec)), options_(options),
       n_(unsigned(devices_.size())), sequence_(options_.maxSequenceLength), transfers_(devices_) {
   for (const auto& d : devices_) launchLatency_.emplace_back(priorLaunchLatencyNs(d));
+  if (spec_.kind == StrategyKind::AdaptiveComm) {
+    solver_ = std::make_unique<SolverThread>();
+    solver_->run([this] { lp_ = std::make_unique<SequenceLp>(); });
+  }
+}
+
+DynamicPartitioner::~DynamicPartitioner() {
+  if (solver_) solver_->run([this] { lp_.reset(); });
 }
 
 uint32_t DynamicPartitioner::intern(const std::string& kernel) {
@@ -100,7 +108,7 @@ double DynamicPartitioner::nsPerGroup(uint32_t kernel, unsigned d) const {
   return double(ks.groupSize) * itemNs(d);
 }
 
-KernelCosts DynamicPartitioner::kernelCosts(uint32_t kernel, uint64_t groups) {
+KernelCosts DynamicPartitioner::kernelCosts(uint32_t kernel, uint64_t groups) const {
   KernelCosts c;
   c.groups = double(std::max<uint64_t>(groups, 1));
   c.hostOverheadNs = options_.hostOverheadPerSubLaunchNs;
@@ -112,7 +120,7 @@ KernelCosts DynamicPartitioner::kernelCosts(uint32_t kernel, uint64_t groups) {
   return c;
 }
 
-unsigned DynamicPartitioner::bestSingleDevice(uint32_t kernel, uint64_t groups) {
+unsigned DynamicPartitioner::bestSingleDevice(uint32_t kernel, uint64_t groups) const {
   unsigned best = 0;
   double bestTime = INFINITY;
   for (unsigned d = 0; d < n_; ++d) {
@@ -167,6 +175,7 @@ LaunchPlan DynamicPartitioner::plan(const LaunchRequest& request) {
   LaunchRecord rec;
   rec.kernel = k;
   rec.totalGroups = request.groups;
+  rec.splittable = request.splittable;
   for (const auto& b : request.buffers)
     if (b.reads)
       if (auto it = lastWriter_.find(b.buffer); it != lastWriter_.end())
@@ -224,6 +233,7 @@ void DynamicPartitioner::startSequence() {
   seq_.kernels = sequence_.sequence();
   const unsigned p = unsigned(seq_.kernels.size());
   seq_.groups.assign(p, 1.0);
+  seq_.splittable.assign(p, true);
   seq_.hostInput.assign(p, DependencyVolume(0));
   log().debug("partitioner: kernel sequence of {} launches detected", p);
 
@@ -251,6 +261,7 @@ void DynamicPartitioner::startSequence() {
 void DynamicPartitioner::attachToSequence(LaunchRecord& rec, bool live) {
   const unsigned pos = *rec.position;
   seq_.groups[pos] = double(std::max<uint64_t>(rec.totalGroups, 1));
+  if (!rec.splittable) seq_.splittable[pos] = false;
   for (const auto& p : rec.producers) {
     const LaunchRecord* prod = find(p.launch);
     if (!prod || prod->generation != seq_.generation || !prod->position) continue;
@@ -294,6 +305,11 @@ CostModel DynamicPartitioner::buildCostModel() const {
       pos.nsPerGroup.push_back(nsPerGroup(pos.kernel, d));
       pos.launchNs.push_back(latency(d));
     }
+    if (!seq_.splittable[k]) {
+      // Runs whole where plan() puts it: the LP only accounts for its time and transfers.
+      pos.allowed.assign(n_, false);
+      pos.allowed[bestSingleDevice(pos.kernel, uint64_t(pos.groups))] = true;
+    }
     pos.hostBytes = seq_.hostInput[k].fit().bytesPerMismatch;
     model.positions.push_back(std::move(pos));
   }
@@ -330,14 +346,36 @@ double DynamicPartitioner::noiseLevel() const {
 }
 
 void DynamicPartitioner::solveSequence(bool force) {
-  if (seq_.kernels.empty() || n_ == 0) return;
+  if (seq_.kernels.empty() || n_ == 0 || !solver_) return;
   CostModel model = buildCostModel();
-  if (!force && seq_.solvedModel && model.closeTo(*seq_.solvedModel, 0.01)) {
+  // "Unchanged" means within the measurement noise (at least 1 %): noise alone is no reason to
+  // solve again.
+  const double tolerance = std::max(0.01, noiseLevel());
+  if (!force && seq_.solvedModel && model.closeTo(*seq_.solvedModel, tolerance)) {
     ++skippedSolves_;
     return;
   }
   auto t0 = std::chrono::steady_clock::now();
-  auto result = lp_.solve(model, seq_.haveSolution ? seq_.active : ActiveSet{});
+  // The active-set search (which devices take part) costs several LP solves: it runs when the
+  // structure is new, every few solves, or when the prediction moved a lot; otherwise the LP is
+  // re-solved for the devices already chosen.
+  SequenceLp::Result result;
+  bool search = force || !seq_.haveSolution || !seq_.solvedModel ||
+                !model.sameStructure(*seq_.solvedModel) || seq_.solvesSinceSearch >= 8;
+  if (!search) {
+    result = solver_->run([&] { return lp_->solveFixed(model, seq_.active); });
+    double previous = seq_.lastSearchPredictedNs;
+    search = !result.ok || previous <= 0 || std::abs(result.predictedNs - previous) > 0.05 * previous;
+    ++seq_.solvesSinceSearch;
+  }
+  if (search) {
+    unsigned fixedRuns = result.solves;
+    ActiveSet start = seq_.haveSolution ? seq_.active : ActiveSet{};
+    result = solver_->run([&] { return lp_->solve(model, start); });
+    result.solves += fixedRuns;
+    seq_.solvesSinceSearch = 0;
+    if (result.ok) seq_.lastSearchPredictedNs = result.predictedNs;
+  }
   double ns = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count();
   ++solves_;
   simplexRuns_ += result.solves;

@@ -10,6 +10,7 @@
 #include "partitioner/KernelTimeModel.h"
 #include "partitioner/Partitioner.h"
 #include "partitioner/SequenceLp.h"
+#include "partitioner/SolverThread.h"
 #include "partitioner/TransferModel.h"
 
 #include <chrono>
@@ -26,6 +27,7 @@ class DynamicPartitioner final : public Partitioner {
 public:
   DynamicPartitioner(std::vector<DeviceInfo> devices, StrategySpec spec,
                      PartitionerOptions options);
+  ~DynamicPartitioner() override;
 
   LaunchPlan plan(const LaunchRequest& request) override;
   void reportKernelTime(uint64_t launchId, unsigned device, uint64_t groups,
@@ -68,6 +70,7 @@ private:
     std::optional<unsigned> position;
     uint64_t iteration = 0;
     uint64_t totalGroups = 0;
+    bool splittable = true;
     std::vector<uint64_t> groups;
     std::vector<double> ratios;
     std::vector<Producer> producers;
@@ -86,12 +89,15 @@ private:
     uint64_t generation = 0;
     std::vector<uint32_t> kernels;
     std::vector<double> groups;
+    std::vector<bool> splittable;      // false once a launch at that position was not
     std::vector<DependencyVolume> hostInput;
     std::map<EdgeKey, DependencyVolume> edges;
     std::map<EdgeKey, std::set<uint64_t>> edgeBuffers;
     Ratios current;
     ActiveSet active;
     Relaxation relaxation;
+    unsigned solvesSinceSearch = 0;
+    double lastSearchPredictedNs = -1;
     bool haveSolution = false;
     double currentPredictedNs = -1, currentPredictedComputeNs = -1;
     std::optional<CostModel> solvedModel;
@@ -104,8 +110,8 @@ private:
   std::vector<double> decide(const LaunchRequest& request, uint32_t kernel,
                              const std::optional<unsigned>& position);
   std::vector<double> kernelSplit(uint32_t kernel, uint64_t groups);
-  unsigned bestSingleDevice(uint32_t kernel, uint64_t groups);
-  KernelCosts kernelCosts(uint32_t kernel, uint64_t groups);
+  unsigned bestSingleDevice(uint32_t kernel, uint64_t groups) const;
+  KernelCosts kernelCosts(uint32_t kernel, uint64_t groups) const;
   double nsPerGroup(uint32_t kernel, unsigned device) const;
   double itemNs(unsigned device) const;
   double latency(unsigned device) const { return launchLatency_[device].estimate(); }
@@ -132,7 +138,9 @@ private:
   std::vector<KernelState> kernels_;
   KernelSequence sequence_;
   SequenceState seq_;
-  SequenceLp lp_;
+  // The LP lives on the solver thread (created, used and destroyed there); adaptive-comm only.
+  std::unique_ptr<SolverThread> solver_;
+  std::unique_ptr<SequenceLp> lp_;
   TransferModel transfers_;
   std::vector<LaunchLatency> launchLatency_;
 

@@ -46,7 +46,7 @@ std::string DynamicPartitioner::reportJson() const {
   j.key("solves").value(solves_);
   j.key("skippedUnchanged").value(skippedSolves_);
   j.key("simplexRuns").value(simplexRuns_);
-  j.key("rebuilds").value(lp_.rebuilds());
+  j.key("rebuilds").value(lp_ ? lp_->rebuilds() : 0u);
   j.key("meanSolveUs").value(solves_ ? solveNsTotal_ / double(solves_) / 1e3 : 0.0);
   j.key("maxSolveUs").value(solveNsMax_ / 1e3);
   j.key("planChanges").value(planChanges_);

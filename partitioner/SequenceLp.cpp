@@ -47,10 +47,10 @@ bool SequenceLp::ensureStructure(const CostModel& model) {
     if (model.edges[i].producer != model.edges[i].consumer) crossEdges_.push_back(i);
   ++rebuilds_;
 
-  const unsigned aux = unsigned(crossEdges_.size()) * 2 * (n - 1);
+  const unsigned edges = unsigned(crossEdges_.size());
   glp_set_obj_dir(lp_, GLP_MIN);
-  glp_add_cols(lp_, int(m * n + 2 * m + aux));
-  glp_add_rows(lp_, int(m + 2 * m * n + aux));
+  glp_add_cols(lp_, int(m * n + 2 * m + edges * 2 * (n - 1)));
+  glp_add_rows(lp_, int(m + 2 * m * n + edges * (n - 1)));
 
   for (unsigned k = 0; k < m; ++k) {
     for (unsigned d = 0; d < n; ++d) glp_set_col_bnds(lp_, yCol(k, d), GLP_DB, 0.0, 1.0);
@@ -70,38 +70,55 @@ bool SequenceLp::ensureStructure(const CostModel& model) {
     glp_set_row_bnds(lp_, sumRow(k), GLP_FX, 1.0, 1.0);
   }
 
-  // u >= P^h_{d-1} - P^k_{d-1}  and  v >= P^k_d - P^h_d  (prefix sums of the ratios)
-  for (unsigned j = 0; j < crossEdges_.size(); ++j) {
+  // pos - neg - P^k_b + P^h_b = 0: at the optimum pos = max(P^k_b - P^h_b, 0) and
+  // neg = max(P^h_b - P^k_b, 0) wherever they carry a cost.
+  for (unsigned j = 0; j < edges; ++j) {
     const auto& e = model.edges[crossEdges_[j]];
-    for (unsigned d = 1; d < n; ++d) {
-      glp_set_col_bnds(lp_, uCol(j, d), GLP_LO, 0.0, 0.0);
-      std::vector<int> ind{0, uCol(j, d)};
-      std::vector<double> val{0, 1.0};
-      for (unsigned i = 0; i < d; ++i) {
-        ind.push_back(yCol(e.producer, i));
-        val.push_back(-1.0);
-        ind.push_back(yCol(e.consumer, i));
-        val.push_back(1.0);
-      }
-      glp_set_mat_row(lp_, uRow(j, d), int(ind.size() - 1), ind.data(), val.data());
-      glp_set_row_bnds(lp_, uRow(j, d), GLP_LO, 0.0, 0.0);
-    }
-    for (unsigned d = 0; d + 1 < n; ++d) {
-      glp_set_col_bnds(lp_, vCol(j, d), GLP_LO, 0.0, 0.0);
-      std::vector<int> ind{0, vCol(j, d)};
-      std::vector<double> val{0, 1.0};
-      for (unsigned i = 0; i <= d; ++i) {
+    for (unsigned b = 0; b + 1 < n; ++b) {
+      glp_set_col_bnds(lp_, posCol(j, b), GLP_LO, 0.0, 0.0);
+      glp_set_col_bnds(lp_, negCol(j, b), GLP_LO, 0.0, 0.0);
+      std::vector<int> ind{0, posCol(j, b), negCol(j, b)};
+      std::vector<double> val{0, 1.0, -1.0};
+      for (unsigned i = 0; i <= b; ++i) {
         ind.push_back(yCol(e.consumer, i));
         val.push_back(-1.0);
         ind.push_back(yCol(e.producer, i));
         val.push_back(1.0);
       }
-      glp_set_mat_row(lp_, vRow(j, d), int(ind.size() - 1), ind.data(), val.data());
-      glp_set_row_bnds(lp_, vRow(j, d), GLP_LO, 0.0, 0.0);
+      glp_set_mat_row(lp_, deltaRow(j, b), int(ind.size() - 1), ind.data(), val.data());
+      glp_set_row_bnds(lp_, deltaRow(j, b), GLP_FX, 0.0, 0.0);
     }
   }
   glp_std_basis(lp_);
+  needCrash_ = true;
+  rowCache_.assign(size_t(glp_get_num_rows(lp_)) + 1, {});
+  rowBounds_.assign(size_t(glp_get_num_rows(lp_)) + 1, {-1, 0.0});
+  colBounds_.assign(size_t(glp_get_num_cols(lp_)) + 1, {-1, 0.0});
   return true;
+}
+
+// Cached updates: GLPK drops its basis factorisation whenever the matrix changes, so rows whose
+// coefficients did not change are not touched (bound changes keep the factorisation).
+void SequenceLp::setRow(int row, const std::vector<int>& ind, const std::vector<double>& val) {
+  std::vector<std::pair<int, double>> entries;
+  for (size_t i = 1; i < ind.size(); ++i) entries.push_back({ind[i], val[i]});
+  if (rowCache_[row] == entries) return;
+  glp_set_mat_row(lp_, row, int(ind.size() - 1), ind.data(), val.data());
+  rowCache_[row] = std::move(entries);
+}
+
+void SequenceLp::setRowBounds(int row, int type, double lb) {
+  if (rowBounds_[row] == std::pair{type, lb}) return;
+  glp_set_row_bnds(lp_, row, type, lb, 0.0);
+  rowBounds_[row] = {type, lb};
+}
+
+void SequenceLp::setColBounds(int col, int type, double lb, double ub) {
+  // Only y columns change bounds after the build, between [0,1] and fixed at 0.
+  double key = type == GLP_FX ? -1.0 : ub;
+  if (colBounds_[col] == std::pair{type, key}) return;
+  glp_set_col_bnds(lp_, col, type, lb, ub);
+  colBounds_[col] = {type, key};
 }
 
 void SequenceLp::load(const CostModel& model, const ActiveSet& active) {
@@ -115,16 +132,16 @@ void SequenceLp::load(const CostModel& model, const ActiveSet& active) {
     for (unsigned d = 0; d < n_; ++d) used += act[d];
 
     for (unsigned d = 0; d < n_; ++d) {
-      glp_set_col_bnds(lp_, yCol(k, d), act[d] ? GLP_DB : GLP_FX, 0.0, act[d] ? 1.0 : 0.0);
+      setColBounds(yCol(k, d), act[d] ? GLP_DB : GLP_FX, 0.0, act[d] ? 1.0 : 0.0);
 
       // Compute: T_k >= L_d + f_d * groups * y_kd, for active pairs.
       ind.assign({0, tCol(k), yCol(k, d)});
       val.assign({0, 1.0, finite(-pos.nsPerGroup[d] * pos.groups * kUs)});
-      glp_set_mat_row(lp_, compRow(k, d), 2, ind.data(), val.data());
+      setRow(compRow(k, d), ind, val);
       if (act[d])
-        glp_set_row_bnds(lp_, compRow(k, d), GLP_LO, finite(pos.launchNs[d] * kUs), 0.0);
+        setRowBounds(compRow(k, d), GLP_LO, finite(pos.launchNs[d] * kUs));
       else
-        glp_set_row_bnds(lp_, compRow(k, d), GLP_FR, 0.0, 0.0);
+        setRowBounds(compRow(k, d), GLP_FR, 0.0);
 
       // Transfers into d before k: C_k >= sum_e Omega * (A_e * (u + v) + c_e * nb) + latencies
       // + host bytes.
@@ -146,12 +163,12 @@ void SequenceLp::load(const CostModel& model, const ActiveSet& active) {
           const auto& e = model.edges[crossEdges_[j]];
           if (e.consumer != k || !(e.bytesPerMismatch > 0)) continue;
           double coef = finite(-in.perByteNs * e.bytesPerMismatch * kUs);
-          if (d >= 1) {
-            ind.push_back(uCol(j, d));
+          if (d >= 1) { // S_d = neg_{d-1} + pos_d
+            ind.push_back(negCol(j, d - 1));
             val.push_back(coef);
           }
           if (d + 1 < n_) {
-            ind.push_back(vCol(j, d));
+            ind.push_back(posCol(j, d));
             val.push_back(coef);
           }
         }
@@ -161,13 +178,30 @@ void SequenceLp::load(const CostModel& model, const ActiveSet& active) {
           constant += model.hostLinks[d].latencyNs;
         }
       }
-      glp_set_mat_row(lp_, commRow(k, d), int(ind.size() - 1), ind.data(), val.data());
+      setRow(commRow(k, d), ind, val);
       if (act[d])
-        glp_set_row_bnds(lp_, commRow(k, d), GLP_LO, finite(constant * kUs), 0.0);
+        setRowBounds(commRow(k, d), GLP_LO, finite(constant * kUs));
       else
-        glp_set_row_bnds(lp_, commRow(k, d), GLP_FR, 0.0, 0.0);
+        setRowBounds(commRow(k, d), GLP_FR, 0.0);
     }
   }
+}
+
+SequenceLp::Basis SequenceLp::saveBasis() const {
+  Basis b;
+  const int rows = glp_get_num_rows(lp_), cols = glp_get_num_cols(lp_);
+  b.rows.resize(size_t(rows) + 1);
+  b.cols.resize(size_t(cols) + 1);
+  for (int i = 1; i <= rows; ++i) b.rows[i] = glp_get_row_stat(lp_, i);
+  for (int j = 1; j <= cols; ++j) b.cols[j] = glp_get_col_stat(lp_, j);
+  return b;
+}
+
+void SequenceLp::restoreBasis(const Basis& b) {
+  const int rows = glp_get_num_rows(lp_), cols = glp_get_num_cols(lp_);
+  if (b.rows.size() != size_t(rows) + 1 || b.cols.size() != size_t(cols) + 1) return;
+  for (int i = 1; i <= rows; ++i) glp_set_row_stat(lp_, i, b.rows[i]);
+  for (int j = 1; j <= cols; ++j) glp_set_col_stat(lp_, j, b.cols[j]);
 }
 
 bool SequenceLp::simplex() {
@@ -200,9 +234,62 @@ Ratios SequenceLp::readRatios(const CostModel& model, const ActiveSet& active) c
   return out;
 }
 
+// A starting basis for a freshly built problem: every kernel at its own balanced split
+// (ADAPTIVE w/o COMM: equal finish times over its active devices), transfers ignored. From
+// there the simplex only has to account for the coupling, instead of starting from nothing.
+void SequenceLp::crashBasis(const CostModel& model, const ActiveSet& active) {
+  for (unsigned k = 0; k < m_; ++k) {
+    const auto& pos = model.positions[k];
+    // Water-filling over the active devices.
+    std::vector<bool> in(n_);
+    for (unsigned d = 0; d < n_; ++d) in[d] = active[k][d];
+    while (true) {
+      double sumInv = 0, sumLat = 0;
+      for (unsigned d = 0; d < n_; ++d)
+        if (in[d]) {
+          double f = std::max(pos.nsPerGroup[d] * pos.groups, 1e-9);
+          sumInv += 1 / f;
+          sumLat += pos.launchNs[d] / f;
+        }
+      if (sumInv == 0) break;
+      double t = (1 + sumLat) / sumInv;
+      int worst = -1;
+      for (unsigned d = 0; d < n_; ++d)
+        if (in[d] && pos.launchNs[d] > t && (worst < 0 || pos.launchNs[d] > pos.launchNs[worst]))
+          worst = int(d);
+      if (worst < 0) break;
+      in[worst] = false;
+    }
+    if (std::none_of(in.begin(), in.end(), [](bool b) { return b; }))
+      for (unsigned d = 0; d < n_; ++d) in[d] = active[k][d];
+
+    glp_set_row_stat(lp_, sumRow(k), GLP_NS);
+    glp_set_col_stat(lp_, tCol(k), GLP_BS);
+    glp_set_col_stat(lp_, cCol(k), GLP_BS);
+    int tight = -1; // one transfer row binds C_k
+    for (unsigned d = 0; d < n_; ++d) {
+      glp_set_col_stat(lp_, yCol(k, d), in[d] ? GLP_BS : (active[k][d] ? GLP_NL : GLP_NS));
+      glp_set_row_stat(lp_, compRow(k, d), in[d] ? GLP_NL : GLP_BS);
+      if (tight < 0 && active[k][d]) tight = int(d);
+    }
+    for (unsigned d = 0; d < n_; ++d)
+      glp_set_row_stat(lp_, commRow(k, d), int(d) == tight ? GLP_NL : GLP_BS);
+  }
+  for (unsigned j = 0; j < crossEdges_.size(); ++j)
+    for (unsigned b = 0; b + 1 < n_; ++b) {
+      glp_set_row_stat(lp_, deltaRow(j, b), GLP_NS);
+      glp_set_col_stat(lp_, posCol(j, b), GLP_BS);
+      glp_set_col_stat(lp_, negCol(j, b), GLP_NL);
+    }
+}
+
 SequenceLp::Result SequenceLp::evaluate(const CostModel& model, const ActiveSet& active) {
   Result r;
   load(model, active);
+  if (needCrash_) {
+    crashBasis(model, active);
+    needCrash_ = false;
+  }
   if (!simplex()) return r;
   r.ok = true;
   r.active = active;
@@ -243,6 +330,7 @@ SequenceLp::Result SequenceLp::solve(const CostModel& model, const ActiveSet& st
   }
 
   best = evaluate(model, active);
+  Basis bestBasis = saveBasis();
   if (!best.ok) {
     log().warn("partitioner: the LP could not be solved; keeping the previous split");
     best.solves = solvesInCall_;
@@ -255,48 +343,89 @@ SequenceLp::Result SequenceLp::solve(const CostModel& model, const ActiveSet& st
     return true;
   };
 
-  // Local search over active sets: whole devices in or out, and small shares dropped.
+  // Local search over active sets. Dropping a device (from every kernel or from one) is
+  // screened cheaply: its share is spread over the kernel's other devices in proportion and the
+  // model judges the result; only the most promising drops are re-solved as LPs. Bringing a
+  // device back needs the LP to find its share, so it is tried per device.
+  auto rounded = [&](Ratios y) {
+    for (unsigned k = 0; k < m; ++k) {
+      double sum = 0;
+      for (double v : y[k]) sum += v;
+      if (sum > 0)
+        for (double& v : y[k]) v /= sum;
+      y[k] = groupsToRatios(ratiosToGroups(y[k], uint64_t(std::max(1.0, std::round(model.positions[k].groups)))));
+    }
+    return y;
+  };
+  constexpr unsigned kLpChecksPerRound = 3;
   for (unsigned round = 0; round < n + 2; ++round) {
-    std::vector<ActiveSet> candidates;
+    struct Screened {
+      ActiveSet active;
+      double predictedNs;
+    };
+    std::vector<Screened> drops;
+    auto screenDrop = [&](ActiveSet a, Ratios y) {
+      if (!valid(a)) return;
+      drops.push_back({std::move(a), model.predict(rounded(std::move(y))).total()});
+    };
     for (unsigned d = 0; d < n; ++d) {
-      ActiveSet without = best.active, with = best.active;
-      bool anyIn = false, anyOut = false;
+      ActiveSet a = best.active;
+      Ratios y = best.ratios;
+      bool any = false;
       for (unsigned k = 0; k < m; ++k) {
-        anyIn |= best.active[k][d];
-        without[k][d] = false;
-        if (model.positions[k].allowed[d] && !best.active[k][d]) {
-          with[k][d] = true;
-          anyOut = true;
-        }
+        any |= a[k][d];
+        a[k][d] = false;
+        y[k][d] = 0;
       }
-      if (anyIn && valid(without)) candidates.push_back(std::move(without));
-      if (anyOut) candidates.push_back(std::move(with));
+      if (any) screenDrop(std::move(a), std::move(y));
     }
     for (unsigned k = 0; k < m; ++k) {
       unsigned used = 0;
       for (unsigned d = 0; d < n; ++d) used += best.active[k][d];
       if (used < 2) continue;
       for (unsigned d = 0; d < n; ++d) {
-        // A share the LP left at zero, or one too small to pay for its fixed costs.
         if (!best.active[k][d]) continue;
-        double share = best.ratios[k][d];
-        const auto& pos = model.positions[k];
-        double work = pos.nsPerGroup[d] * pos.groups * share;
-        if (share > 0.25 && work > 4 * (pos.launchNs[d] + model.hostOverheadNs)) continue;
         ActiveSet a = best.active;
+        Ratios y = best.ratios;
         a[k][d] = false;
-        candidates.push_back(std::move(a));
+        y[k][d] = 0;
+        screenDrop(std::move(a), std::move(y));
       }
     }
+    std::sort(drops.begin(), drops.end(),
+              [](const Screened& a, const Screened& b) { return a.predictedNs < b.predictedNs; });
 
     Result roundBest = best;
-    for (const auto& c : candidates) {
-      Result r = evaluate(model, c);
-      if (r.ok && r.predictedNs < roundBest.predictedNs * (1 - 1e-4)) roundBest = std::move(r);
+    Basis roundBasis = bestBasis;
+    auto consider = [&](const ActiveSet& a) {
+      restoreBasis(bestBasis);
+      Result r = evaluate(model, a);
+      if (r.ok && r.predictedNs < roundBest.predictedNs * (1 - 1e-4)) {
+        roundBest = std::move(r);
+        roundBasis = saveBasis();
+      }
+    };
+    for (unsigned i = 0; i < drops.size() && i < kLpChecksPerRound; ++i)
+      if (drops[i].predictedNs < best.predictedNs * (1 + 0.05)) consider(drops[i].active);
+    {
+      for (unsigned d = 0; d < n; ++d) {
+        ActiveSet a = best.active;
+        bool added = false;
+        for (unsigned k = 0; k < m; ++k)
+          if (model.positions[k].allowed[d] && !a[k][d]) {
+            a[k][d] = true;
+            added = true;
+          }
+        if (added) consider(a);
+      }
     }
     if (roundBest.predictedNs >= best.predictedNs * (1 - 1e-4)) break;
     best = std::move(roundBest);
+    bestBasis = std::move(roundBasis);
   }
+  // Leave the problem at the chosen solution: the next solve starts from its basis.
+  load(model, best.active);
+  restoreBasis(bestBasis);
   best.solves = solvesInCall_;
   return best;
 }

@@ -1,7 +1,7 @@
 // The ADAPTIVE w/ COMM linear program (thesis Figure 4.6) in GLPK: ratios of every kernel of the
 // sequence on every device, minimising the sum over kernels of compute time plus the parallel
 // dependency-transfer time, with the split mismatch S_d linearised by two auxiliary variables per
-// edge and device. Fixed costs (launch latency, host overhead per sub-launch, transfer latency)
+// edge and boundary. Fixed costs (launch latency, host overhead per sub-launch, transfer latency)
 // are not linear in the ratios: the LP is solved for a set of active (kernel, device) pairs and a
 // local search over those sets, judged by the full CostModel, decides which devices take part.
 // The GLPK problem is built once per sequence structure and updated in place; re-solves start
@@ -47,27 +47,41 @@ private:
   bool ensureStructure(const CostModel& model);
   void load(const CostModel& model, const ActiveSet& active);
   bool simplex();
+  // The simplex basis (row and column statuses): candidates of the local search start from the
+  // best solution's basis, and the problem is left at it for the next warm solve.
+  struct Basis {
+    std::vector<int> rows, cols;
+  };
+  Basis saveBasis() const;
+  void restoreBasis(const Basis& b);
+  void crashBasis(const CostModel& model, const ActiveSet& active);
+  void setRow(int row, const std::vector<int>& ind, const std::vector<double>& val);
+  void setRowBounds(int row, int type, double lb);
+  void setColBounds(int col, int type, double lb, double ub);
   Ratios readRatios(const CostModel& model, const ActiveSet& active) const;
   Result evaluate(const CostModel& model, const ActiveSet& active);
 
   int yCol(unsigned k, unsigned d) const { return 1 + int(k * n_ + d); }
   int tCol(unsigned k) const { return 1 + int(m_ * n_ + k); }
   int cCol(unsigned k) const { return 1 + int(m_ * n_ + m_ + k); }
-  int uCol(unsigned j, unsigned d) const { return auxBase(j) + int(d) - 1; }       // d >= 1
-  int vCol(unsigned j, unsigned d) const { return auxBase(j) + int(n_ - 1 + d); }  // d <= n-2
+  // Per cross edge j and boundary b (after device b, b < n-1): the prefix-sum difference
+  // P^k_b - P^h_b = pos - neg, so S_d = neg_{d-1} + pos_d.
+  int posCol(unsigned j, unsigned b) const { return auxBase(j) + int(b); }
+  int negCol(unsigned j, unsigned b) const { return auxBase(j) + int(n_ - 1 + b); }
   int auxBase(unsigned j) const { return 1 + int(m_ * n_ + 2 * m_ + j * 2 * (n_ - 1)); }
   int sumRow(unsigned k) const { return 1 + int(k); }
   int compRow(unsigned k, unsigned d) const { return 1 + int(m_ + k * n_ + d); }
   int commRow(unsigned k, unsigned d) const { return 1 + int(m_ + m_ * n_ + k * n_ + d); }
-  int uRow(unsigned j, unsigned d) const { return auxRowBase(j) + int(d) - 1; }
-  int vRow(unsigned j, unsigned d) const { return auxRowBase(j) + int(n_ - 1 + d); }
-  int auxRowBase(unsigned j) const { return 1 + int(m_ + 2 * m_ * n_ + j * 2 * (n_ - 1)); }
+  int deltaRow(unsigned j, unsigned b) const { return 1 + int(m_ + 2 * m_ * n_ + j * (n_ - 1) + b); }
 
   glp_prob* lp_ = nullptr;
   unsigned m_ = 0, n_ = 0;
   std::vector<unsigned> crossEdges_;                        // model edge index per aux block
   std::vector<std::pair<unsigned, unsigned>> structure_;   // (producer, consumer) of all edges
+  std::vector<std::vector<std::pair<int, double>>> rowCache_;
+  std::vector<std::pair<int, double>> rowBounds_, colBounds_;
   unsigned rebuilds_ = 0;
+  bool needCrash_ = false;
   unsigned solvesInCall_ = 0;
 };
 

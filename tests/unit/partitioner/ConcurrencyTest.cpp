@@ -1,0 +1,115 @@
+// plan() on the application's thread while measurements arrive from other threads (event
+// callbacks), late and out of order: every plan stays well formed and nothing is lost or torn.
+#include "partitioner/Partitioner.h"
+
+#include <catch2/catch.hpp>
+
+#include <atomic>
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+#include <numeric>
+#include <random>
+#include <thread>
+
+using namespace clsplit::partition;
+
+TEST_CASE("concurrent plan() and reports keep plans well formed") {
+  std::vector<DeviceInfo> devices(3);
+  for (unsigned d = 0; d < 3; ++d) devices[d].name = "dev" + std::to_string(d);
+  auto p = makePartitioner(devices, StrategySpec{});
+
+  struct Pending {
+    uint64_t launch;
+    std::vector<uint64_t> groups;
+  };
+  std::mutex m;
+  std::condition_variable cv;
+  std::deque<Pending> queue;
+  std::atomic<bool> done{false};
+  std::atomic<uint64_t> reported{0};
+
+  auto reporter = [&](unsigned seed) {
+    std::mt19937 rng(seed);
+    while (true) {
+      Pending job;
+      {
+        std::unique_lock lock(m);
+        cv.wait(lock, [&] { return !queue.empty() || done; });
+        if (queue.empty()) return;
+        // Out of order: take from either end.
+        if (rng() % 2) {
+          job = queue.front();
+          queue.pop_front();
+        } else {
+          job = queue.back();
+          queue.pop_back();
+        }
+      }
+      for (unsigned d = 0; d < 3; ++d) {
+        if (!job.groups[d]) continue;
+        p->reportKernelTime(job.launch, d, job.groups[d], 10'000 + job.groups[d] * 100 * (d + 1));
+        p->reportTransfer(d, Direction::HostToDevice, 4096 * (d + 1), 20'000);
+        p->reportDependencyVolume(job.launch, d, job.launch > 2 ? job.launch - 2 : 0, 4096);
+      }
+      ++reported;
+    }
+  };
+  std::thread a(reporter, 1), b(reporter, 2);
+
+  const char* kernels[] = {"k:stencil", "k:copy"};
+  bool wellFormed = true;
+  for (int i = 0; i < 4000; ++i) {
+    LaunchRequest req;
+    req.kernel = kernels[i % 2];
+    req.groups = 300 + (i % 7);
+    req.buffers = {{uint64_t(i % 2), true, false, 1 << 20}, {uint64_t(1 - i % 2), false, true, 1 << 20}};
+    auto plan = p->plan(req);
+    wellFormed &= plan.groups.size() == 3 &&
+                  std::accumulate(plan.groups.begin(), plan.groups.end(), uint64_t(0)) == req.groups;
+    {
+      std::lock_guard lock(m);
+      queue.push_back({plan.launchId, plan.groups});
+    }
+    cv.notify_one();
+    if (i % 500 == 0) CHECK_FALSE(p->reportJson().empty()); // readers too
+  }
+  {
+    std::lock_guard lock(m);
+    done = true;
+  }
+  cv.notify_all();
+  a.join();
+  b.join();
+  CHECK(wellFormed);
+  CHECK(reported == 4000);
+  // It still learned: device 0 is measured fastest, so it gets the largest share.
+  LaunchRequest req;
+  req.kernel = "k:stencil";
+  req.groups = 300;
+  auto plan = p->plan(req);
+  CHECK(plan.groups[0] > plan.groups[2]);
+}
+
+TEST_CASE("a launch that cannot be split runs whole, the sequence around it still balances") {
+  std::vector<DeviceInfo> devices(2);
+  devices[0].name = "a";
+  devices[1].name = "b";
+  auto p = makePartitioner(devices, StrategySpec{});
+  for (int it = 0; it < 10; ++it) {
+    LaunchRequest split, whole;
+    split.kernel = "k:split";
+    split.groups = 400;
+    whole.kernel = "k:whole";
+    whole.groups = 400;
+    whole.splittable = false;
+    auto ps = p->plan(split);
+    auto pw = p->plan(whole);
+    CHECK(std::count(pw.groups.begin(), pw.groups.end(), 0u) == 1);
+    for (unsigned d = 0; d < 2; ++d) {
+      if (ps.groups[d]) p->reportKernelTime(ps.launchId, d, ps.groups[d], 5'000 + ps.groups[d] * (d ? 300 : 100));
+      if (pw.groups[d]) p->reportKernelTime(pw.launchId, d, pw.groups[d], 5'000 + pw.groups[d] * (d ? 300 : 100));
+    }
+    if (it == 9) CHECK(ps.groups[0] == Approx(300).margin(8));
+  }
+}
