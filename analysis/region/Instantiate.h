@@ -70,11 +70,19 @@ struct BufferRegions {
 };
 
 // Regions of every argument (index = argument index; non-buffer arguments stay empty).
+// An empty region is exact. Slices of one launch may get overlapping `write` regions when
+// they are over-approximated (writeExact false: may-writes) or when the kernel's work-groups
+// really write the same bytes; the caller must check (RangeSet::intersects) before treating
+// a slice as the owner of its write region. Each statement keeps at most 1024 disjoint ranges
+// (more: their hull, inexact, with a note). readElement is called at most twice per
+// indirection in the parametric regions, and each element at most once per call.
 std::vector<BufferRegions> instantiate(const KernelAnalysis& kernel, const NDRange& range,
                                        const Slice& slice, const LaunchValues& values);
 
 // The dimension to split for this launch: one whose slices write disjoint regions, with the
-// smallest read overlap between neighbouring slices; ties go to the outermost dimension.
+// smallest read overlap between neighbouring slices (each extra range counting as 4 KiB of
+// transfer); ties go to the outermost (highest-numbered) dimension. Evaluates a 2-way uniform
+// split per dimension, i.e. two instantiate() calls per dimension with at least two groups.
 uint32_t chooseSplitDimension(const KernelAnalysis& kernel, const NDRange& range,
                               const LaunchValues& values);
 
