@@ -36,7 +36,8 @@ DynamicPartitioner::DynamicPartitioner(std::vector<DeviceInfo> devices, Strategy
                                        PartitionerOptions options)
     : devices_(std::move(devices)), spec_(std::move(spec)), options_(options),
       n_(unsigned(devices_.size())), sequence_(options_.maxSequenceLength), transfers_(devices_) {
-  for (const auto& d : devices_) launchLatency_.emplace_back(priorLaunchLatencyNs(d));
+  for (const auto& d : devices_)
+    launchLatency_.emplace_back(priorLaunchLatencyNs(d), /*trusted=*/d.launchLatencyNs > 0);
   if (spec_.kind == StrategyKind::AdaptiveComm) {
     solver_ = std::make_unique<SolverThread>();
     solver_->run([this] { lp_ = std::make_unique<SequenceLp>(); });
@@ -433,6 +434,14 @@ void DynamicPartitioner::reportKernelTime(uint64_t launchId, unsigned device, ui
   }
   uint64_t g = groups > 0 ? groups : rec->groups[device];
   if (g == 0) return;
+  if (g != rec->groups[device] && g == rec->totalGroups) {
+    // The runtime ran the launch whole on this device (e.g. it found the slices unsafe to run
+    // apart): record what really happened, so offsets, volumes and completion stay right.
+    std::fill(rec->groups.begin(), rec->groups.end(), 0);
+    rec->groups[device] = g;
+    rec->ratios = groupsToRatios(rec->groups);
+    rec->expected = 1;
+  }
   uint64_t offset = 0;
   for (unsigned i = 0; i < device; ++i) offset += rec->groups[i];
 
@@ -490,7 +499,15 @@ void DynamicPartitioner::onLaunchMeasured(uint64_t id, LaunchRecord& rec) {
     if (it == seq_.iterations.end()) return;
     ++it->second.measuredLaunches;
     it->second.measuredKernelNs += *std::max_element(rec.measuredNs.begin(), rec.measuredNs.end());
-    if (it->second.measuredLaunches == seq_.kernels.size()) onIterationMeasured();
+    // An iteration counts as measured when all its launches are, or when its last launch is
+    // (a report lost on the way must not stop the adaptation); once per iteration.
+    const bool complete = it->second.measuredLaunches == seq_.kernels.size() ||
+                          *rec.position + 1 == seq_.kernels.size();
+    if (complete && (seq_.lastMeasuredIteration < 0 ||
+                     int64_t(rec.iteration) > seq_.lastMeasuredIteration)) {
+      seq_.lastMeasuredIteration = int64_t(rec.iteration);
+      onIterationMeasured();
+    }
   }
   (void)id;
 }

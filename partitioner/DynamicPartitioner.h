@@ -97,6 +97,7 @@ private:
     ActiveSet active;
     Relaxation relaxation;
     unsigned solvesSinceSearch = 0;
+    int64_t lastMeasuredIteration = -1;
     double lastSearchPredictedNs = -1;
     bool haveSolution = false;
     double currentPredictedNs = -1, currentPredictedComputeNs = -1;

@@ -17,10 +17,10 @@ void LaunchLatency::observeIntercept(uint32_t kernel, double ns) {
 }
 
 double LaunchLatency::estimate() const {
-  // Median of the prior (two votes) and one intercept per kernel: an intercept fitted on an
-  // irregular kernel (where per-group cost changes with the slice) is often wrong, so no single
-  // kernel can move the estimate; several kernels agreeing can.
-  std::vector<double> votes{prior_, prior_};
+  // Median of the prior and one intercept per kernel: an intercept fitted on an irregular
+  // kernel (where the per-group cost changes with the slice) can be wrong, so one kernel alone
+  // only moves an untrusted prior half-way; several kernels agreeing decide.
+  std::vector<double> votes(priorVotes_, prior_);
   for (const auto& [k, v] : intercepts_) votes.push_back(v);
   std::sort(votes.begin(), votes.end());
   const size_t n = votes.size();

@@ -11,16 +11,22 @@ namespace clsplit::partition {
 // measured at several group counts, and never above what the fastest launch actually took.
 class LaunchLatency {
 public:
-  explicit LaunchLatency(double priorNs = 0) : prior_(priorNs) {}
+  // `trusted`: the prior was measured by the runtime (it then outweighs three kernels' fits).
+  explicit LaunchLatency(double priorNs = 0, bool trusted = false)
+      : prior_(priorNs), priorVotes_(trusted ? 4 : 1) {}
 
   void observeTime(double ns);
   void observeIntercept(uint32_t kernel, double ns);
   double estimate() const;
   double prior() const { return prior_; }
-  void setPrior(double ns) { prior_ = ns; }
+  void setPrior(double ns, bool trusted = true) {
+    prior_ = ns;
+    priorVotes_ = trusted ? 4 : 1;
+  }
 
 private:
   double prior_;
+  unsigned priorVotes_;
   double minTime_ = -1;
   std::map<uint32_t, double> intercepts_; // latest intercept per kernel
 };

@@ -112,11 +112,12 @@ TEST_CASE("static heterogeneous speeds converge within 5 iterations") {
   const std::vector<double> ideal{1 / 7., 2 / 7., 4 / 7.};
   const double reference = fixedTime(devs, bufs, seq, "static:1,2,4");
 
-  for (const char* strategy : {"adaptive", "adaptive:broyden", "adaptive-comm"}) {
+  for (const char* strategy : {"adaptive", "adaptive:broyden", "adaptive-comm"})
+  for (bool tellLatency : {true, false}) {
     Simulator sim(devs, bufs);
-    auto p = make(sim, strategy);
+    auto p = make(sim, strategy, {}, tellLatency);
     auto r = run(sim, *p, seq, 20);
-    INFO(strategy);
+    INFO(strategy << (tellLatency ? " (launch latency given)" : " (launch latency guessed)"));
     for (size_t it = 4; it < r.times.size(); ++it) {
       INFO("iteration " << it + 1 << " ratios " << r.ratios[it][0][0] << " " << r.ratios[it][0][1]
                         << " " << r.ratios[it][0][2] << " time " << r.times[it] << " vs "
