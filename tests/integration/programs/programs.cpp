@@ -46,7 +46,12 @@ kernel void described(global const float* restrict input, local int* scratch, co
 constexpr size_t n = 512;
 
 static void run(const Env& env, cl_program program, const char* name, const char* label) {
-  cl_kernel k = createKernel(program, name);
+  cl_int err = CL_SUCCESS;
+  cl_kernel k = clCreateKernel(program, name, &err);
+  if (!k) { // reported, and the program goes on with its other checks
+    fail("clCreateKernel(%s) returned %d: '%s' not run", name, err, label);
+    return;
+  }
   cl_mem out = createBuffer(env.context, CL_MEM_READ_WRITE, n * sizeof(int));
   SET_ARG(k, 0, out);
   CHECK(clEnqueueNDRangeKernel(env.queue, k, 1, nullptr, &n, nullptr, 0, nullptr, nullptr));

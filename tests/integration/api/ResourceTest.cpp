@@ -1,0 +1,163 @@
+// Handle accounting: after a program releases everything it created, no clsplit handle is
+// left (clsplit::icd::liveHandleCount(), through the ICD core module), whatever the order of
+// the releases and whatever the objects were used for; a released handle is invalid at once.
+#include "tests/integration/api/IcdModule.h"
+
+#include <catch2/catch.hpp>
+
+#include <vector>
+
+namespace {
+
+const char* kSource = R"CLC(
+kernel void scale(global int* a, int k) { a[get_global_id(0)] *= k; }
+kernel void copy(global const int* in, global int* out) { out[get_global_id(0)] = in[get_global_id(0)]; }
+kernel void withLocal(global int* a, local int* l) { l[get_local_id(0)] = a[get_global_id(0)]; a[get_global_id(0)] = l[0]; }
+)CLC";
+
+struct Fixture {
+  const cl_icd_dispatch* D = clsplit::test::icdModule().dispatch;
+  cl_platform_id platform = nullptr;
+  cl_device_id device = nullptr;
+  size_t baseline = 0;
+
+  Fixture() {
+    REQUIRE(D->clGetPlatformIDs(1, &platform, nullptr) == CL_SUCCESS);
+    REQUIRE(D->clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 1, &device, nullptr) == CL_SUCCESS);
+    baseline = live(); // the platform and its root device are never released
+  }
+  size_t live() const { return clsplit::test::icdModule().liveHandles(); }
+};
+
+} // namespace
+
+TEST_CASE("releasing everything a program created leaves no clsplit handle", "[resources]") {
+  Fixture f;
+  const auto* D = f.D;
+  CHECK(f.baseline == 2); // the platform and the device
+
+  cl_int err = CL_SUCCESS;
+  cl_context ctx = D->clCreateContext(nullptr, 1, &f.device, nullptr, nullptr, &err);
+  REQUIRE(err == CL_SUCCESS);
+  cl_command_queue q = D->clCreateCommandQueue(ctx, f.device, CL_QUEUE_PROFILING_ENABLE, &err);
+  cl_command_queue q2 = D->clCreateCommandQueue(ctx, f.device, CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE, &err);
+  REQUIRE(err == CL_SUCCESS);
+  const size_t n = 1024, bytes = n * sizeof(int);
+  std::vector<int> host(n, 2);
+  cl_mem a = D->clCreateBuffer(ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, bytes, host.data(), &err);
+  cl_mem b = D->clCreateBuffer(ctx, CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR, bytes, host.data(), &err);
+  REQUIRE(err == CL_SUCCESS);
+  cl_buffer_region region{0, bytes / 2};
+  cl_mem sub = D->clCreateSubBuffer(a, CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION, &region, &err);
+  REQUIRE(err == CL_SUCCESS);
+  cl_program p = D->clCreateProgramWithSource(ctx, 1, &kSource, nullptr, &err);
+  REQUIRE(D->clBuildProgram(p, 0, nullptr, "", nullptr, nullptr) == CL_SUCCESS);
+  cl_kernel kernels[3] = {};
+  cl_uint count = 0;
+  REQUIRE(D->clCreateKernelsInProgram(p, 3, kernels, &count) == CL_SUCCESS);
+  REQUIRE(count == 3);
+  cl_kernel scale = D->clCreateKernel(p, "scale", &err);
+  REQUIRE(err == CL_SUCCESS);
+  CHECK(f.live() == f.baseline + 11); // context, 2 queues, 3 memory objects, program, 4 kernels
+
+  // Use everything: launches, a sub-buffer argument, maps, events of every kind.
+  int k = 3;
+  REQUIRE(D->clSetKernelArg(scale, 0, sizeof sub, &sub) == CL_SUCCESS);
+  REQUIRE(D->clSetKernelArg(scale, 1, sizeof k, &k) == CL_SUCCESS);
+  cl_event user = D->clCreateUserEvent(ctx, &err);
+  cl_event launched = nullptr, copied = nullptr, marker = nullptr, mapped = nullptr;
+  size_t global = n / 2, half = n / 2;
+  REQUIRE(D->clEnqueueNDRangeKernel(q, scale, 1, nullptr, &global, nullptr, 1, &user, &launched) == CL_SUCCESS);
+  REQUIRE(D->clEnqueueCopyBuffer(q, a, b, 0, 0, bytes, 0, nullptr, &copied) == CL_SUCCESS);
+  REQUIRE(D->clSetUserEventStatus(user, CL_COMPLETE) == CL_SUCCESS);
+  for (cl_kernel x : kernels) {
+    char name[32] = {};
+    REQUIRE(D->clGetKernelInfo(x, CL_KERNEL_FUNCTION_NAME, sizeof name, name, nullptr) == CL_SUCCESS);
+    if (std::string(name) == "copy") {
+      REQUIRE(D->clSetKernelArg(x, 0, sizeof b, &b) == CL_SUCCESS);
+      REQUIRE(D->clSetKernelArg(x, 1, sizeof a, &a) == CL_SUCCESS);
+      REQUIRE(D->clEnqueueNDRangeKernel(q2, x, 1, nullptr, &half, nullptr, 1, &copied, nullptr) == CL_SUCCESS);
+    } else if (std::string(name) == "withLocal") {
+      size_t local = 16;
+      REQUIRE(D->clSetKernelArg(x, 0, sizeof b, &b) == CL_SUCCESS);
+      REQUIRE(D->clSetKernelArg(x, 1, local * sizeof(int), nullptr) == CL_SUCCESS);
+      REQUIRE(D->clEnqueueNDRangeKernel(q, x, 1, nullptr, &half, &local, 0, nullptr, nullptr) == CL_SUCCESS);
+    }
+  }
+  REQUIRE(D->clFinish(q2) == CL_SUCCESS);
+  REQUIRE(D->clEnqueueMarkerWithWaitList(q, 0, nullptr, &marker) == CL_SUCCESS);
+  void* view = D->clEnqueueMapBuffer(q, b, CL_FALSE, CL_MAP_READ | CL_MAP_WRITE, 0, bytes, 0, nullptr, &mapped, &err);
+  REQUIRE(err == CL_SUCCESS);
+  REQUIRE(D->clWaitForEvents(1, &mapped) == CL_SUCCESS);
+  CHECK(view == host.data());
+  REQUIRE(D->clEnqueueUnmapMemObject(q, b, view, 0, nullptr, nullptr) == CL_SUCCESS);
+  REQUIRE(D->clFinish(q) == CL_SUCCESS);
+  CHECK(f.live() == f.baseline + 16); // and 5 events
+
+  // Release in an order that keeps dependent objects alive internally: the context first, the
+  // program before its kernels, the parent before its sub-buffer.
+  CHECK(D->clRetainContext(ctx) == CL_SUCCESS);
+  CHECK(D->clReleaseContext(ctx) == CL_SUCCESS);
+  CHECK(D->clReleaseContext(ctx) == CL_SUCCESS);
+  cl_uint refs = 0;
+  CHECK(D->clGetContextInfo(ctx, CL_CONTEXT_REFERENCE_COUNT, sizeof refs, &refs, nullptr) == CL_INVALID_CONTEXT);
+  CHECK(D->clReleaseProgram(p) == CL_SUCCESS);
+  CHECK(D->clReleaseMemObject(a) == CL_SUCCESS);
+  for (cl_event e : {user, launched, copied, marker, mapped}) CHECK(D->clReleaseEvent(e) == CL_SUCCESS);
+  // The objects still in use keep working after their context's and program's handles went.
+  REQUIRE(D->clSetKernelArg(scale, 1, sizeof k, &k) == CL_SUCCESS);
+  CHECK(D->clEnqueueNDRangeKernel(q, scale, 1, nullptr, &global, nullptr, 0, nullptr, nullptr) == CL_SUCCESS);
+  std::vector<int> out(n / 2);
+  CHECK(D->clEnqueueReadBuffer(q, sub, CL_TRUE, 0, bytes / 2, out.data(), 0, nullptr, nullptr) == CL_SUCCESS);
+  CHECK(out[0] == 2 * 3 * 3);
+  for (cl_kernel x : kernels) CHECK(D->clReleaseKernel(x) == CL_SUCCESS);
+  CHECK(D->clReleaseKernel(scale) == CL_SUCCESS);
+  CHECK(D->clReleaseMemObject(sub) == CL_SUCCESS);
+  CHECK(D->clReleaseMemObject(b) == CL_SUCCESS);
+  CHECK(D->clReleaseCommandQueue(q2) == CL_SUCCESS);
+  CHECK(D->clReleaseCommandQueue(q) == CL_SUCCESS);
+  CHECK(f.live() == f.baseline);
+  CHECK(D->clReleaseMemObject(sub) == CL_INVALID_MEM_OBJECT);
+  CHECK(D->clReleaseKernel(scale) == CL_INVALID_KERNEL);
+}
+
+TEST_CASE("repeated creation and release does not accumulate handles", "[resources]") {
+  Fixture f;
+  const auto* D = f.D;
+  cl_int err = CL_SUCCESS;
+  for (int round = 0; round < 25; ++round) {
+    cl_context ctx = D->clCreateContext(nullptr, 1, &f.device, nullptr, nullptr, &err);
+    REQUIRE(err == CL_SUCCESS);
+    cl_command_queue q = D->clCreateCommandQueue(ctx, f.device, 0, &err);
+    cl_mem m = D->clCreateBuffer(ctx, CL_MEM_READ_WRITE, 256, nullptr, &err);
+    int value = round;
+    cl_event e = nullptr;
+    REQUIRE(D->clEnqueueFillBuffer(q, m, &value, sizeof value, 0, 256, 0, nullptr, &e) == CL_SUCCESS);
+    REQUIRE(D->clWaitForEvents(1, &e) == CL_SUCCESS);
+    CHECK(D->clRetainMemObject(m) == CL_SUCCESS);
+    CHECK(D->clReleaseMemObject(m) == CL_SUCCESS);
+    CHECK(D->clReleaseEvent(e) == CL_SUCCESS);
+    CHECK(D->clReleaseMemObject(m) == CL_SUCCESS);
+    CHECK(D->clReleaseCommandQueue(q) == CL_SUCCESS);
+    CHECK(D->clReleaseContext(ctx) == CL_SUCCESS);
+  }
+  CHECK(f.live() == f.baseline);
+}
+
+TEST_CASE("failed creations leave no handle behind", "[resources]") {
+  Fixture f;
+  const auto* D = f.D;
+  cl_int err = CL_SUCCESS;
+  cl_context ctx = D->clCreateContext(nullptr, 1, &f.device, nullptr, nullptr, &err);
+  size_t before = f.live();
+  const char* broken = "kernel void broken(global int* a) { a[0] = nope; }";
+  cl_program p = D->clCreateProgramWithSource(ctx, 1, &broken, nullptr, &err);
+  CHECK(D->clBuildProgram(p, 0, nullptr, "", nullptr, nullptr) == CL_BUILD_PROGRAM_FAILURE);
+  CHECK(D->clCreateKernel(p, "broken", &err) == nullptr);
+  CHECK(D->clCreateBuffer(ctx, CL_MEM_READ_WRITE, 0, nullptr, &err) == nullptr);
+  CHECK(D->clCreateSampler(ctx, CL_FALSE, CL_ADDRESS_CLAMP, CL_FILTER_NEAREST, &err) == nullptr);
+  CHECK(f.live() == before + 1);
+  CHECK(D->clReleaseProgram(p) == CL_SUCCESS);
+  CHECK(D->clReleaseContext(ctx) == CL_SUCCESS);
+  CHECK(f.live() == f.baseline);
+}
