@@ -22,6 +22,7 @@
 
 #include <map>
 #include <set>
+#include <unordered_set>
 
 namespace clsplit::analysis {
 
@@ -128,15 +129,6 @@ const std::string* firstUndefReason(const Expr& e) {
       if (auto* r = firstUndefReason(*op)) return r;
   }
   return nullptr;
-}
-
-bool sameGuards(const StatementRegion& a, const StatementRegion& b) {
-  if (a.guards.size() != b.guards.size()) return false;
-  for (size_t i = 0; i < a.guards.size(); ++i) {
-    const Guard &x = *a.guards[i], &y = *b.guards[i];
-    if (x.op != y.op || !equal(*x.lhs, *y.lhs) || !equal(*x.rhs, *y.rhs)) return false;
-  }
-  return true;
 }
 
 std::string_view kindWord(AccessKind k) {
@@ -396,20 +388,17 @@ private:
   }
 
   void dedupe() {
+    // Identical statements (same access reached through different instructions, or the same
+    // alternative twice): keep one. Keyed by their printed form, linear in their size.
+    std::unordered_set<std::string> seen;
     std::vector<StatementRegion> out;
     std::vector<Meta> outMeta;
     for (size_t i = 0; i < regions_.statements.size(); ++i) {
       const auto& s = regions_.statements[i];
-      bool dup = false;
-      for (const auto& t : out) {
-        if (t.kind == s.kind && t.arg == s.arg && t.width == s.width && t.exact == s.exact &&
-            t.fromPragma == s.fromPragma && t.atomicOp == s.atomicOp && t.atomicType == s.atomicType &&
-            equal(*t.offset, *s.offset) && sameGuards(t, s)) {
-          dup = true;
-          break;
-        }
-      }
-      if (dup) continue;
+      StatementRegion unlined = s;
+      unlined.line = 0; // the same region reached from two lines is one statement
+      std::string key = toString(unlined) + "|" + std::to_string(static_cast<int>(s.atomicType));
+      if (!seen.insert(std::move(key)).second) continue;
       out.push_back(s);
       outMeta.push_back(meta_[i]);
     }
