@@ -160,7 +160,7 @@ private:
     unsigned device;
     uint64_t a, b; // groups/ns, direction/bytes..., producer/bytes
     Direction direction = Direction::HostToDevice;
-    uint64_t due;
+    uint64_t due = 0;
   };
 
   double linkCost(buffer::Holder from, unsigned to, uint64_t bytes) const {
