@@ -2,6 +2,7 @@
 #include "device/Fence.h"
 
 #include "device/Clock.h"
+#include "device/HostExecutor.h"
 #include "support/Log.h"
 
 #include <algorithm>
@@ -233,6 +234,14 @@ FenceRef completedFence() {
     return f;
   }();
   return done;
+}
+
+FenceRef hostOrdered(const FenceRef& fence) {
+  if (!fence || fence->status() == CL_COMPLETE) return nullptr;
+  if (dynamic_cast<HostFence*>(fence.get())) return fence;
+  // Completed from clsplit's worker thread, not inside the driver's callback, so the user
+  // events it completes are never set re-entrantly from the same vendor's callback thread.
+  return runAfter({fence}, [] {});
 }
 
 FenceRef allOf(std::vector<FenceRef> parts) {

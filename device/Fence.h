@@ -112,6 +112,13 @@ private:
 
 // A fence that is already complete.
 FenceRef completedFence();
+
+// `fence` as seen from the host: a fence completed by clsplit when `fence` completes (or
+// `fence` itself if clsplit completes it already; null if it is done). Commands that read host
+// memory filled by a device command must wait on this rather than on the device event: a driver
+// may read pageable source memory when it submits the command, which an in-stream wait on
+// another queue's event does not delay (seen on NVIDIA: stale halos), while a user event does.
+FenceRef hostOrdered(const FenceRef& fence);
 // A group of fences, or the single fence, or a completed fence when `parts` is empty.
 FenceRef allOf(std::vector<FenceRef> parts);
 

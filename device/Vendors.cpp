@@ -11,7 +11,8 @@
 #include <fstream>
 #include <sstream>
 
-extern "C" cl_int CL_API_CALL clIcdGetPlatformIDsKHR(cl_uint, cl_platform_id*, cl_uint*);
+// Weak: defined in libclsplit.so (so clsplit skips itself), absent from the launcher.
+extern "C" __attribute__((weak)) cl_int CL_API_CALL clIcdGetPlatformIDsKHR(cl_uint, cl_platform_id*, cl_uint*);
 
 namespace clsplit::device {
 
@@ -93,7 +94,7 @@ void Vendors::addLibrary(const std::string& library) {
     log().warn("skipping {}: not an OpenCL ICD (no clIcdGetPlatformIDsKHR)", library);
     return;
   }
-  if (getPlatforms == &clIcdGetPlatformIDsKHR) return; // clsplit itself
+  if (&clIcdGetPlatformIDsKHR && getPlatforms == &clIcdGetPlatformIDsKHR) return; // clsplit itself
   Dl_info info{};
   std::string resolved = library;
   if (dladdr(reinterpret_cast<void*>(getPlatforms), &info) && info.dli_fname)

@@ -81,10 +81,14 @@ cl_mem BufferStorage::deviceView(unsigned slot, uint64_t origin, uint64_t size, 
   return views.emplace(key, device::RealMem::adopt(view)).first->second.get();
 }
 
+bool BufferStorage::directCopy(unsigned from, unsigned to) const {
+  return slots_[from].context == slots_[to].context && slots_[from].hostUnified && slots_[to].hostUnified;
+}
+
 double BufferStorage::transferCost(Holder from, Holder to, uint64_t bytes) const {
   double b = static_cast<double>(bytes);
   if (from == kHost || to == kHost) return 1.0 * b;
-  if (slots_[deviceOf(from)].context == slots_[deviceOf(to)].context) return 0.5 * b;
+  if (directCopy(deviceOf(from), deviceOf(to))) return 0.5 * b;
   return 2.0 * b; // staged through host memory: two hops
 }
 
@@ -142,9 +146,10 @@ void BufferStorage::transferFromHost(ByteRange range, unsigned slot, QueueProvid
       directory_.addCopy(RangeSet{piece.range}, me, Version{});
       continue;
     }
+    // The block may still be being filled by a device (staging, copies): wait host-side.
     std::vector<FenceRef> ready;
     directory_.visit(piece.range, [&](ByteRange, const Cell<Version>& cell) {
-      addUnique(ready, cell.tokenOf(kHost)->ready);
+      addUnique(ready, device::hostOrdered(cell.tokenOf(kHost)->ready));
     });
     cl_command_queue q = queues.queue(slot);
     WaitList waits(slots_[slot].context, q);
@@ -173,8 +178,8 @@ void BufferStorage::transferFromDevice(ByteRange range, unsigned from, unsigned 
                                        QueueProvider& queues, TransferLog* log) {
   const Holder me = deviceHolder(slot);
   const size_t offset = static_cast<size_t>(range.lo), bytes = static_cast<size_t>(range.size());
-  if (slots_[from].context == slots_[slot].context) {
-    // Same platform: a copy inside the driver, on the destination's queue.
+  if (directCopy(from, slot)) {
+    // Devices sharing the host's memory: a copy inside the driver, on the destination's queue.
     cl_command_queue q = queues.queue(slot);
     WaitList waits(slots_[slot].context, q);
     waits.add(ready);
@@ -193,7 +198,8 @@ void BufferStorage::transferFromDevice(ByteRange range, unsigned from, unsigned 
                              range.size(), producer, f});
     return;
   }
-  // Across vendors: stage through host memory; the staged copy is a valid host version too.
+  // Through host memory (across vendors, or between discrete devices); the staged copy is a
+  // valid host version too.
   auto block = HostBlock::allocate(bytes);
   cl_command_queue qf = queues.queue(from);
   WaitList readWaits(slots_[from].context, qf);
@@ -212,7 +218,7 @@ void BufferStorage::transferFromDevice(ByteRange range, unsigned from, unsigned 
 
   cl_command_queue q = queues.queue(slot);
   WaitList writeWaits(slots_[slot].context, q);
-  writeWaits.add(staged);
+  writeWaits.add(device::hostOrdered(staged));
   writeWaits.add(writeHazards(slot));
   cl_event writeEvent = nullptr;
   at = device::hostNowNs();

@@ -20,6 +20,11 @@ namespace clsplit::buffer {
 struct StorageSlot {
   cl_context context = nullptr;  // the real context (shared by the devices of one platform)
   cl_device_id device = nullptr;
+  // Devices whose memory is the host's (CL_DEVICE_HOST_UNIFIED_MEMORY) copy between each other's
+  // buffers inside their context. Discrete GPUs do not: a driver migrates a whole buffer to run
+  // a copy on another device (measured on NVIDIA: ~100 ms for a 4-byte halo of a 64 MiB
+  // buffer), so their copies go through host staging, still without cross-context bridging.
+  bool hostUnified = false;
 };
 
 // The real queue to use on each slot for the command being planned.
@@ -113,6 +118,7 @@ private:
     std::vector<device::FenceRef> writers;
   };
   double transferCost(Holder from, Holder to, uint64_t bytes) const;
+  bool directCopy(unsigned from, unsigned to) const;
   void transferFromHost(ByteRange range, unsigned slot, QueueProvider& queues, TransferLog* log);
   void transferFromDevice(ByteRange range, unsigned from, unsigned slot,
                           const std::vector<device::FenceRef>& ready, uint64_t producer,

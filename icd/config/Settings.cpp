@@ -52,6 +52,10 @@ const std::vector<SettingSpec>& settingSpecs() {
        "Directory of hint files (pragmas for programs whose source you cannot edit), named after "
        "the program hash or the kernel name.",
        "./hints"},
+      {"CLSPLIT_TEST_FORCE_STAGING", "",
+       "Testing only: copy between devices of one platform through host memory even when they "
+       "share it (as between discrete GPUs), so CPU-only test machines exercise that path.",
+       "1"},
       {"CLSPLIT_CONFIG", "",
        "Config file to read (KEY=VALUE lines). Empty: ~/.config/clsplit/clsplit.conf, else "
        "/etc/clsplit.conf.",

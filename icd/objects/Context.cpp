@@ -20,6 +20,7 @@ Context::Context(std::vector<cl_context_properties> properties, ContextNotify no
       device_(Device::instance()) {
   require(device_ != nullptr, CL_DEVICE_NOT_AVAILABLE, "no real device is selected");
   auto& rt = runtime::Runtime::get();
+  const bool forceStaging = !rt.settings().value("CLSPLIT_TEST_FORCE_STAGING").empty();
   for (unsigned platform : rt.platformsInUse()) {
     std::vector<cl_device_id> devices;
     for (const auto& s : rt.slots())
@@ -34,7 +35,9 @@ Context::Context(std::vector<cl_context_properties> properties, ContextNotify no
     device::check(err, "clCreateContext");
     realContexts_.push_back(device::RealContext::adopt(real));
     for (const auto& s : rt.slots())
-      if (s.platform == platform) slots_.push_back({s.slot, s.device->handle, real, platform});
+      if (s.platform == platform)
+        slots_.push_back({s.slot, s.device->handle, real, platform,
+                          forceStaging ? false : device::deviceValue<cl_bool>(s.device->handle, CL_DEVICE_HOST_UNIFIED_MEMORY) != 0});
   }
   std::sort(slots_.begin(), slots_.end(), [](auto& a, auto& b) { return a.slot < b.slot; });
 }

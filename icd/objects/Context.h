@@ -20,6 +20,7 @@ struct SlotContext {
   cl_device_id device = nullptr;
   cl_context context = nullptr;  // the real context of the device's platform
   unsigned platform = 0;
+  bool hostUnified = false;      // CL_DEVICE_HOST_UNIFIED_MEMORY
 };
 
 using ContextNotify = void(CL_CALLBACK*)(const char*, const void*, size_t, void*);

@@ -11,7 +11,7 @@ namespace clsplit::icd {
 namespace {
 std::vector<buffer::StorageSlot> storageSlots(const Context& context) {
   std::vector<buffer::StorageSlot> slots;
-  for (const auto& s : context.slots()) slots.push_back({s.context, s.device});
+  for (const auto& s : context.slots()) slots.push_back({s.context, s.device, s.hostUnified});
   return slots;
 }
 uint64_t nextBufferId() {
