@@ -235,8 +235,26 @@ FenceRef launchKernel(Queue& queue, Kernel& kernel, const NDRange& appRange, std
   for (unsigned d = 0; d < range.dims; ++d)
     if (d != dim) request.otherGroups *= range.groups(d);
   request.splittable = splittable && request.groups > 1;
-  for (const auto& a : args)
-    if (a.kind == Kernel::ArgKind::Mem && a.mem) request.buffers.push_back({a.mem->id(), true, true});
+  // How each buffer is used, from the analysed statements when the kernel was analysed.
+  for (cl_uint i = 0; i < args.size(); ++i) {
+    const auto& a = args[i];
+    if (a.kind != Kernel::ArgKind::Mem || !a.mem) continue;
+    bool reads = true, writes = !kernel.argReadOnly(i);
+    if (analysis && !analysis->unsplittableReason) {
+      reads = writes = false;
+      for (const auto& st : analysis->regions.statements)
+        if (st.arg == i) {
+          reads |= st.kind == analysis::AccessKind::Read;
+          writes |= st.kind != analysis::AccessKind::Read;
+        }
+    }
+    auto it = std::find_if(request.buffers.begin(), request.buffers.end(),
+                           [&](const partition::BufferUse& u) { return u.buffer == a.mem->id(); });
+    if (it == request.buffers.end())
+      request.buffers.push_back({a.mem->id(), reads, writes, a.mem->storage().size()});
+    else
+      it->reads |= reads, it->writes |= writes;
+  }
 
   std::unique_lock plan(context.planMutex());
   HostSpan span("plan launch");

@@ -66,8 +66,16 @@ partition::Partitioner& Runtime::partitioner() {
                          s.device->computeUnits, s.platform});
     partitioner_ = partition::makePartitioner(std::move(devices), *spec);
     const std::string& profile = settings_->value("CLSPLIT_PROFILE");
-    if (!profile.empty() && partitioner_->loadProfile(profile))
-      log().info("warm start: loaded the performance model from {}", profile);
+    if (!profile.empty()) {
+      if (partitioner_->loadProfile(profile))
+        log().info("warm start: loaded the performance model from {}", profile);
+      std::atexit([] { // the model learned by this run, for the next one
+        auto& rt = Runtime::get();
+        rt.collectMeasurements(true);
+        const std::string& path = rt.settings().value("CLSPLIT_PROFILE");
+        if (!rt.partitioner_->saveProfile(path)) log().warn("cannot save the profile to {}", path);
+      });
+    }
   });
   return *partitioner_;
 }
@@ -91,7 +99,8 @@ void Runtime::recordLaunch(uint64_t launchId,
                            const buffer::TransferLog& transfers) {
   auto& p = partitioner();
   for (const auto& t : transfers)
-    if (t.to >= 0 && t.producer) p.reportDependencyVolume(launchId, static_cast<unsigned>(t.to), t.producer, t.bytes);
+    if (t.to >= 0) // bytes from the host count too (kHostProducer): they favour cheap host links
+      p.reportDependencyVolume(launchId, static_cast<unsigned>(t.to), t.producer, t.bytes);
   {
     std::lock_guard lock(measurementMutex_);
     for (const auto& [slot, fence] : subKernels)
