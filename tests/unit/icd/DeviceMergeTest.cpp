@@ -1,0 +1,284 @@
+// The virtual device's info merged from real devices (PoCL's, and Oclgrind's when installed):
+// every merge rule is recomputed here from the real devices' own answers, and the merged
+// answers must still satisfy the OpenCL 1.2 minimums and agree with each other.
+#include "tests/unit/icd/DeviceMergeModule.h"
+
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <set>
+#include <sstream>
+
+using clsplit::device::RealDevice;
+using clsplit::device::Vendors;
+
+namespace {
+
+// A clsplit::icd::Device (in the private module) merged from real devices.
+class Device {
+public:
+  explicit Device(const std::vector<const RealDevice*>& devices, cl_device_type override = 0)
+      : handle_(clsplit::test::deviceMergeModule().create(devices.data(), devices.size(), override)) {}
+  ~Device() { clsplit::test::deviceMergeModule().destroy(handle_); }
+  Device(const Device&) = delete;
+  Device& operator=(const Device&) = delete;
+
+  cl_int info(cl_device_info param, size_t size, void* value, size_t* sizeRet) const {
+    return clsplit::test::deviceMergeModule().info(handle_, param, size, value, sizeRet);
+  }
+  clsplit::test::MergedLimits limits() const {
+    clsplit::test::MergedLimits l{};
+    clsplit::test::deviceMergeModule().limits(handle_, &l);
+    return l;
+  }
+  cl_device_type type() const { return limits().type; }
+  size_t maxWorkGroupSize() const { return limits().maxWorkGroupSize; }
+  cl_uint memBaseAddrAlign() const { return limits().memBaseAddrAlign; }
+  cl_ulong maxMemAllocSize() const { return limits().maxMemAllocSize; }
+  std::vector<size_t> maxWorkItemSizes() const {
+    auto l = limits();
+    return {l.maxWorkItemSizes, l.maxWorkItemSizes + l.workItemDimensions};
+  }
+
+private:
+  void* handle_;
+};
+
+const char* kPoclIcd = "/etc/OpenCL/vendors/pocl.icd";
+const char* kOclgrind = "/usr/lib/oclgrind/liboclgrind-rt-icd.so";
+
+// Real devices, loaded once: PoCL (POCL_DEVICES is set by the test's environment), then
+// Oclgrind if installed.
+const Vendors& vendors() {
+  static const Vendors v = [] {
+    std::string spec = kPoclIcd;
+    if (std::filesystem::exists(kOclgrind)) spec += std::string(":") + kOclgrind;
+    return Vendors::load(spec);
+  }();
+  return v;
+}
+
+std::vector<const RealDevice*> devicesOf(const std::string& platformSubstring) {
+  std::vector<const RealDevice*> out;
+  for (const auto& d : vendors().devices())
+    if (vendors().platforms()[d.platform].name.find(platformSubstring) != std::string::npos) out.push_back(&d);
+  return out;
+}
+
+template <class T>
+T merged(const Device& d, cl_device_info param) {
+  T v{};
+  size_t size = 0;
+  REQUIRE(d.info(param, sizeof v, &v, &size) == CL_SUCCESS);
+  CHECK(size == sizeof v);
+  return v;
+}
+
+std::string mergedString(const Device& d, cl_device_info param) {
+  size_t size = 0;
+  REQUIRE(d.info(param, 0, nullptr, &size) == CL_SUCCESS);
+  std::string s(size, '\0');
+  REQUIRE(d.info(param, size, s.data(), nullptr) == CL_SUCCESS);
+  REQUIRE(!s.empty());
+  CHECK(s.back() == '\0');
+  s.pop_back();
+  return s;
+}
+
+template <class T>
+T real(const RealDevice* d, cl_device_info param) {
+  return clsplit::device::deviceValue<T>(d->handle, param);
+}
+
+std::set<std::string> words(const std::string& s) {
+  std::set<std::string> out;
+  std::stringstream in(s);
+  for (std::string w; in >> w;) out.insert(w);
+  return out;
+}
+
+enum class Rule { Min, Max, Sum, And };
+
+template <class T>
+void checkRule(const Device& d, const std::vector<const RealDevice*>& devices, cl_device_info param, Rule rule,
+               const char* name) {
+  T expected = real<T>(devices[0], param);
+  for (size_t i = 1; i < devices.size(); ++i) {
+    T v = real<T>(devices[i], param);
+    switch (rule) {
+    case Rule::Min: expected = std::min(expected, v); break;
+    case Rule::Max: expected = std::max(expected, v); break;
+    case Rule::Sum: expected = expected + v; break;
+    case Rule::And: expected = expected & v; break;
+    }
+  }
+  INFO(name);
+  CHECK(merged<T>(d, param) == expected);
+}
+
+#define RULE(T, param, rule) checkRule<T>(device, devices, param, Rule::rule, #param)
+
+// The merge rules of every numeric query with a rule.
+void checkMergeRules(const Device& device, const std::vector<const RealDevice*>& devices) {
+  RULE(cl_uint, CL_DEVICE_MAX_COMPUTE_UNITS, Sum);
+  RULE(cl_uint, CL_DEVICE_MAX_WORK_ITEM_DIMENSIONS, Min);
+  RULE(size_t, CL_DEVICE_MAX_WORK_GROUP_SIZE, Min);
+  RULE(cl_uint, CL_DEVICE_PREFERRED_VECTOR_WIDTH_INT, Min);
+  RULE(cl_uint, CL_DEVICE_PREFERRED_VECTOR_WIDTH_FLOAT, Min);
+  RULE(cl_uint, CL_DEVICE_PREFERRED_VECTOR_WIDTH_DOUBLE, Min);
+  RULE(cl_uint, CL_DEVICE_NATIVE_VECTOR_WIDTH_CHAR, Min);
+  RULE(cl_uint, CL_DEVICE_ADDRESS_BITS, Max);
+  RULE(cl_ulong, CL_DEVICE_MAX_MEM_ALLOC_SIZE, Min);
+  RULE(cl_uint, CL_DEVICE_MEM_BASE_ADDR_ALIGN, Max);
+  RULE(cl_uint, CL_DEVICE_MIN_DATA_TYPE_ALIGN_SIZE, Max);
+  RULE(cl_device_fp_config, CL_DEVICE_SINGLE_FP_CONFIG, And);
+  RULE(cl_device_fp_config, CL_DEVICE_DOUBLE_FP_CONFIG, And);
+  RULE(cl_ulong, CL_DEVICE_GLOBAL_MEM_SIZE, Min);
+  RULE(cl_ulong, CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE, Min);
+  RULE(cl_uint, CL_DEVICE_MAX_CONSTANT_ARGS, Min);
+  RULE(cl_ulong, CL_DEVICE_LOCAL_MEM_SIZE, Min);
+  RULE(cl_bool, CL_DEVICE_ENDIAN_LITTLE, And);
+  RULE(cl_bool, CL_DEVICE_COMPILER_AVAILABLE, And);
+  RULE(size_t, CL_DEVICE_PRINTF_BUFFER_SIZE, Min);
+
+  // Work-item sizes: element-wise minimum over the common dimensions.
+  size_t size = 0;
+  REQUIRE(device.info(CL_DEVICE_MAX_WORK_ITEM_SIZES, 0, nullptr, &size) == CL_SUCCESS);
+  std::vector<size_t> items(size / sizeof(size_t));
+  REQUIRE(device.info(CL_DEVICE_MAX_WORK_ITEM_SIZES, size, items.data(), nullptr) == CL_SUCCESS);
+  CHECK(items.size() == merged<cl_uint>(device, CL_DEVICE_MAX_WORK_ITEM_DIMENSIONS));
+  for (size_t i = 0; i < items.size(); ++i) {
+    size_t expected = SIZE_MAX;
+    for (auto* d : devices) {
+      auto bytes = clsplit::device::deviceInfoBytes(d->handle, CL_DEVICE_MAX_WORK_ITEM_SIZES);
+      size_t v = 0;
+      std::memcpy(&v, bytes.data() + i * sizeof(size_t), sizeof v);
+      expected = std::min(expected, v);
+    }
+    CHECK(items[i] == expected);
+  }
+  CHECK(device.maxWorkItemSizes() == items);
+  CHECK(device.maxWorkGroupSize() == merged<size_t>(device, CL_DEVICE_MAX_WORK_GROUP_SIZE));
+  CHECK(device.memBaseAddrAlign() == merged<cl_uint>(device, CL_DEVICE_MEM_BASE_ADDR_ALIGN));
+  CHECK(device.maxMemAllocSize() == merged<cl_ulong>(device, CL_DEVICE_MAX_MEM_ALLOC_SIZE));
+
+  // Type: the union of the real types (without DEFAULT).
+  cl_device_type type = 0;
+  for (auto* d : devices) type |= d->type & ~cl_device_type(CL_DEVICE_TYPE_DEFAULT);
+  CHECK(merged<cl_device_type>(device, CL_DEVICE_TYPE) == type);
+  CHECK(device.type() == type);
+
+  // Extensions: only those every device has, and only kernel-language ones.
+  auto mine = words(mergedString(device, CL_DEVICE_EXTENSIONS));
+  for (const auto& e : mine)
+    for (auto* d : devices) {
+      INFO(e << " on " << d->name);
+      CHECK(words(clsplit::device::deviceString(d->handle, CL_DEVICE_EXTENSIONS)).count(e) == 1);
+    }
+  CHECK(mine.count("cl_khr_icd") == 0);
+}
+
+// What the OpenCL 1.2 specification requires of any FULL_PROFILE device, on the merged answers.
+void checkConformance(const Device& device) {
+  auto extensions = words(mergedString(device, CL_DEVICE_EXTENSIONS));
+  bool fp64 = extensions.count("cl_khr_fp64"), fp16 = extensions.count("cl_khr_fp16");
+  CHECK(merged<cl_uint>(device, CL_DEVICE_MAX_WORK_ITEM_DIMENSIONS) >= 3);
+  CHECK(merged<size_t>(device, CL_DEVICE_MAX_PARAMETER_SIZE) >= 1024);
+  CHECK(merged<cl_uint>(device, CL_DEVICE_MAX_CONSTANT_ARGS) >= 8);
+  CHECK(merged<cl_ulong>(device, CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE) >= 64 * 1024);
+  CHECK(merged<cl_ulong>(device, CL_DEVICE_LOCAL_MEM_SIZE) >= 32 * 1024);
+  CHECK(merged<cl_uint>(device, CL_DEVICE_MEM_BASE_ADDR_ALIGN) >= 1024);
+  auto alloc = merged<cl_ulong>(device, CL_DEVICE_MAX_MEM_ALLOC_SIZE);
+  auto global = merged<cl_ulong>(device, CL_DEVICE_GLOBAL_MEM_SIZE);
+  CHECK(alloc <= global);
+  CHECK(alloc >= std::min<cl_ulong>(global / 4, 128u << 20));
+  auto dbl = merged<cl_device_fp_config>(device, CL_DEVICE_DOUBLE_FP_CONFIG);
+  const cl_device_fp_config minDouble =
+      CL_FP_FMA | CL_FP_ROUND_TO_NEAREST | CL_FP_ROUND_TO_ZERO | CL_FP_ROUND_TO_INF | CL_FP_INF_NAN | CL_FP_DENORM;
+  CHECK((fp64 ? (dbl & minDouble) == minDouble : dbl == 0));
+  CHECK(fp64 == (merged<cl_uint>(device, CL_DEVICE_PREFERRED_VECTOR_WIDTH_DOUBLE) != 0));
+  CHECK(fp64 == (merged<cl_uint>(device, CL_DEVICE_NATIVE_VECTOR_WIDTH_DOUBLE) != 0));
+  CHECK(fp16 == (merged<cl_device_fp_config>(device, CL_DEVICE_HALF_FP_CONFIG) != 0));
+  CHECK(fp16 == (merged<cl_uint>(device, CL_DEVICE_PREFERRED_VECTOR_WIDTH_HALF) != 0));
+  CHECK(merged<cl_bool>(device, CL_DEVICE_IMAGE_SUPPORT) == CL_FALSE);
+  CHECK(mergedString(device, CL_DEVICE_PROFILE) == "FULL_PROFILE");
+  CHECK(mergedString(device, CL_DEVICE_VERSION).rfind("OpenCL 1.2 ", 0) == 0);
+  CHECK(mergedString(device, CL_DEVICE_OPENCL_C_VERSION).rfind("OpenCL C 1.", 0) == 0);
+  CHECK(mergedString(device, CL_DEVICE_VENDOR) == "clsplit");
+  CHECK(merged<cl_command_queue_properties>(device, CL_DEVICE_QUEUE_PROPERTIES) & CL_QUEUE_PROFILING_ENABLE);
+}
+
+} // namespace
+
+TEST_CASE("one real device: the merge is that device's own answers", "[device_merge]") {
+  auto pocl = devicesOf("Portable Computing Language");
+  REQUIRE(!pocl.empty());
+  std::vector<const RealDevice*> one{pocl[0]};
+  Device device(one);
+  checkMergeRules(device, one);
+  checkConformance(device);
+  CHECK(mergedString(device, CL_DEVICE_NAME) == "clsplit (" + pocl[0]->name + ")");
+  CHECK(merged<cl_uint>(device, CL_DEVICE_MAX_COMPUTE_UNITS) == pocl[0]->computeUnits);
+}
+
+TEST_CASE("two identical devices: compute units add up, limits stay", "[device_merge]") {
+  auto pocl = devicesOf("Portable Computing Language");
+  REQUIRE(pocl.size() >= 2); // the test sets POCL_DEVICES="pthread pthread"
+  std::vector<const RealDevice*> two{pocl[0], pocl[1]};
+  Device device(two);
+  checkMergeRules(device, two);
+  checkConformance(device);
+  CHECK(mergedString(device, CL_DEVICE_NAME) == "clsplit (2x " + pocl[0]->name + ")");
+  Device single(std::vector<const RealDevice*>{pocl[0]});
+  CHECK(merged<cl_ulong>(device, CL_DEVICE_GLOBAL_MEM_SIZE) == merged<cl_ulong>(single, CL_DEVICE_GLOBAL_MEM_SIZE));
+}
+
+TEST_CASE("two vendors (PoCL and Oclgrind): every rule holds on unlike devices", "[device_merge]") {
+  auto pocl = devicesOf("Portable Computing Language");
+  auto oclgrind = devicesOf("Oclgrind");
+  if (oclgrind.empty()) {
+    WARN("Oclgrind is not installed: the two-vendor merge is not checked");
+    return;
+  }
+  REQUIRE(!pocl.empty());
+  std::vector<const RealDevice*> both{pocl[0], oclgrind[0]};
+  Device device(both);
+  checkMergeRules(device, both);
+  checkConformance(device);
+  CHECK(mergedString(device, CL_DEVICE_NAME) == "clsplit (" + pocl[0]->name + " + " + oclgrind[0]->name + ")");
+}
+
+TEST_CASE("CLSPLIT_DEVICE_TYPE overrides the reported type", "[device_merge]") {
+  auto parseDeviceType = clsplit::test::deviceMergeModule().parseDeviceType;
+  CHECK(parseDeviceType("gpu") == CL_DEVICE_TYPE_GPU);
+  CHECK(parseDeviceType("GPU") == CL_DEVICE_TYPE_GPU);
+  CHECK(parseDeviceType("cpu|accelerator") == (CL_DEVICE_TYPE_CPU | CL_DEVICE_TYPE_ACCELERATOR));
+  CHECK(parseDeviceType("custom") == CL_DEVICE_TYPE_CUSTOM);
+  CHECK(parseDeviceType("") == 0);
+  CHECK(parseDeviceType("gpu|fpga") == 0);
+  auto pocl = devicesOf("Portable Computing Language");
+  REQUIRE(!pocl.empty());
+  Device device(std::vector<const RealDevice*>{pocl[0]}, CL_DEVICE_TYPE_GPU);
+  CHECK(merged<cl_device_type>(device, CL_DEVICE_TYPE) == CL_DEVICE_TYPE_GPU);
+  CHECK(device.type() == CL_DEVICE_TYPE_GPU);
+}
+
+TEST_CASE("device queries follow the clGetDeviceInfo protocol", "[device_merge]") {
+  auto pocl = devicesOf("Portable Computing Language");
+  REQUIRE(!pocl.empty());
+  Device device(std::vector<const RealDevice*>{pocl[0]});
+  cl_uint units = 0;
+  size_t size = 0;
+  CHECK(device.info(CL_DEVICE_MAX_COMPUTE_UNITS, sizeof units, &units, &size) == CL_SUCCESS);
+  CHECK(size == sizeof units);
+  CHECK(device.info(CL_DEVICE_MAX_COMPUTE_UNITS, 0, nullptr, &size) == CL_SUCCESS);
+  char small[2];
+  CHECK(device.info(CL_DEVICE_NAME, sizeof small, small, nullptr) == CL_INVALID_VALUE);
+  CHECK(device.info(CL_DEVICE_MAX_COMPUTE_UNITS, 2, small, nullptr) == CL_INVALID_VALUE);
+  CHECK(device.info(0x7777, sizeof units, &units, nullptr) == CL_INVALID_VALUE);
+  // Every OpenCL 1.2 device query (0x1000 to 0x1049, CL_DRIVER_VERSION included) has an answer.
+  for (cl_device_info param = CL_DEVICE_TYPE; param <= CL_DEVICE_PRINTF_BUFFER_SIZE; ++param) {
+    INFO("param 0x" << std::hex << param);
+    CHECK(device.info(param, 0, nullptr, &size) == CL_SUCCESS);
+  }
+}
