@@ -12,6 +12,8 @@
 #include "analysis/transformer/Transformer.h"
 #include "support/Log.h"
 
+#include "AnalysisBuildId.h"
+
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
 #include <llvm/Support/SHA256.h>
@@ -235,18 +237,14 @@ ProgramAnalysis analyzeUncached(std::string_view source, std::string_view buildO
 
 } // namespace
 
-std::string programHash(std::string_view source, std::string_view buildOptions) {
+namespace {
+std::string sha256(std::initializer_list<std::string_view> fields) {
   llvm::SHA256 hash;
-  auto field = [&](std::string_view bytes) {
+  for (std::string_view bytes : fields) {
     uint64_t size = bytes.size();
     hash.update(llvm::ArrayRef<uint8_t>(reinterpret_cast<const uint8_t*>(&size), sizeof size));
     hash.update(llvm::StringRef(bytes.data(), bytes.size()));
-  };
-  field("clsplit program");
-  field(CLSPLIT_VERSION);
-  field(kAnalysisRevision);
-  field(source);
-  field(buildOptions);
+  }
   std::array<uint8_t, 32> digest = hash.final();
   static const char* hex = "0123456789abcdef";
   std::string out;
@@ -256,14 +254,21 @@ std::string programHash(std::string_view source, std::string_view buildOptions) 
   }
   return out;
 }
+} // namespace
+
+// Stable across clsplit versions: users name hint files after it.
+std::string programHash(std::string_view source, std::string_view buildOptions) {
+  return sha256({"clsplit program", source, buildOptions});
+}
 
 ProgramAnalysis analyzeProgram(std::string_view source, std::string_view buildOptions,
                                const AnalysisOptions& options) {
   try {
-    // Hints change the analysis: their contents are part of the key.
-    std::string key = programHash(source, buildOptions);
-    if (std::string hints = frontend::hintsDigest(options.hintsDir); !hints.empty())
-      key = programHash(key, hints);
+    // The cache key: the program, the hints (they change the analysis) and the analysis code
+    // itself (a hash of its sources, so a changed analyzer never reuses older results).
+    std::string key = sha256({"clsplit analysis", programHash(source, buildOptions),
+                              frontend::hintsDigest(options.hintsDir), CLSPLIT_VERSION,
+                              kAnalysisRevision, CLSPLIT_ANALYSIS_BUILD_ID});
     if (!options.cacheDir.empty()) {
       std::string why;
       if (auto cached = cache::load(options.cacheDir, key, &why)) {
