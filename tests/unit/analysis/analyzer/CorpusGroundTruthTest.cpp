@@ -6,7 +6,8 @@
 //    nothing the slice writes, and writes nowhere else;
 //  - precision (for the manifest's `exact` buffers): the write region equals the observed
 //    bytes and is flagged exact; the read region is flagged exact and the first and last word
-//    of each of its ranges are really read (poisoning them changes the output);
+//    of each of its ranges, and one in between, are really read (poisoning them changes the
+//    output);
 //  - the union of several slices' results (merged by write regions, atomic regions reduced)
 //    equals the unsplit run.
 // The analysis comes from analyzeProgram() (front end + transformer + analyzer). Slices run
@@ -666,7 +667,8 @@ void runTest(const TestSpec& t, Counters& counters) {
           size_t checked = 0;
           for (const auto& range : r.read) {
             if (++checked > 6) break;
-            for (uint64_t word : {range.lo & ~uint64_t{3}, (range.hi - 1) & ~uint64_t{3}}) {
+            uint64_t middle = (range.lo + (prng() % std::max<uint64_t>(range.size(), 1))) & ~uint64_t{3};
+            for (uint64_t word : {range.lo & ~uint64_t{3}, (range.hi - 1) & ~uint64_t{3}, middle}) {
               std::vector<Bytes> probe = sentinelA;
               for (uint64_t x = word; x < word + 4 && x < probe[i].size(); ++x) probe[i][x] ^= 0x40;
               auto runQ = runner.run(probe, dim, begin, end);

@@ -499,3 +499,53 @@ TEST_CASE("loops bounded only by their exit test: grid-stride slices stay disjoi
   auto k2 = kernelOf({stmt(AccessKind::Read, 0, mul(C(4), down), 4)}, 2);
   CHECK(instantiate(k2, r, Slice{0, 0, 1}, v)[0].read == RangeSet::of(0, 4096));
 }
+
+TEST_CASE("intervals, floating-point indirections and selects on arguments") {
+  Values v;
+  v.sizes = {{0, 1024}, {1, 1024}};
+  // [2*gid, 2*gid + 3] elements: overlapping intervals of consecutive work-items.
+  ExprRef iv = Expr::interval(mul(gid(0), C(8)), add(mul(gid(0), C(8)), C(12)));
+  auto k = kernelOf({stmt(AccessKind::Read, 0, iv, 4)}, 2);
+  auto got = instantiate(k, range1(64, 8), Slice{0, 1, 2}, v);
+  CHECK(got[0].read == RangeSet::of(64, 64 + 7 * 8 + 16));
+  CHECK_FALSE(got[0].readExact); // an interval of varying ends over-approximates
+
+  // cell = (int)(pos[gid] / 1.0f) with pos increasing floats: [pos[L], pos[U]] widened.
+  class Floats : public Values {
+  public:
+    std::optional<ScalarValue> readElement(unsigned, uint64_t offset, ScalarType) const override {
+      ScalarValue s;
+      s.isFloat = true;
+      s.f = 3.5 + static_cast<double>(offset / 4) * 0.25; // increasing
+      return s;
+    }
+  } f;
+  f.sizes = v.sizes;
+  ExprRef pos = Expr::load(1, mul(C(4), gid(0)), ScalarType::F32);
+  ExprRef cell = Expr::unary(ExprKind::FPToSI, Expr::binary(ExprKind::FDiv, pos, Expr::fconstant(1.0)),
+                             ValueType::integer(32));
+  auto k2 = kernelOf({stmt(AccessKind::Atomic, 0, mul(C(4), sext(cell)), 4)}, 2);
+  k2.regions.statements[0].atomicOp = AtomicOp::Inc;
+  k2.regions.statements[0].atomicType = ScalarType::I32;
+  k2.regions.increasingBuffers = {1};
+  auto got2 = instantiate(k2, range1(64, 8), Slice{0, 1, 2}, f); // pos 5.5 .. 7.25 -> cells 5..7
+  CHECK(got2[0].atomic.contains(RangeSet::of(20, 32)));
+  CHECK(got2[0].atomic.bytes() <= 20);
+  CHECK(got2[0].atomicOp == AtomicOp::Inc);
+
+  // A select on an argument is decided per launch; on a work-item id it is both sides.
+  ExprRef sel = Expr::select(static_cast<uint8_t>(CmpOp::Ne), i32arg(1), C(0, 32), mul(C(4), gid(0)),
+                             add(C(512), mul(C(4), gid(0))));
+  auto k3 = kernelOf({stmt(AccessKind::Read, 0, sel, 4)}, 2);
+  v.setInt(1, 0);
+  auto off = instantiate(k3, range1(64, 8), Slice{0, 0, 1}, v);
+  CHECK(off[0].read == RangeSet::of(512, 544));
+  CHECK(off[0].readExact);
+  v.setInt(1, 7);
+  CHECK(instantiate(k3, range1(64, 8), Slice{0, 0, 1}, v)[0].read == RangeSet::of(0, 32));
+  ExprRef byId = Expr::select(static_cast<uint8_t>(CmpOp::SLt), gid(0), C(4), mul(C(4), gid(0)), C(900));
+  auto k4 = kernelOf({stmt(AccessKind::Read, 0, byId, 4)}, 2);
+  auto both = instantiate(k4, range1(64, 8), Slice{0, 0, 1}, v);
+  CHECK(both[0].read.contains(RangeSet({{0, 16}, {900, 904}})));
+  CHECK_FALSE(both[0].readExact);
+}
