@@ -131,6 +131,42 @@ const std::string* firstUndefReason(const Expr& e) {
   return nullptr;
 }
 
+// Replaces every occurrence of `target` (one value: a shared node) in e by `with`.
+ExprRef replaceNode(const ExprRef& e, const Expr* target, const ExprRef& with) {
+  if (e.get() == target) return with;
+  bool changed = false;
+  std::vector<ExprRef> ops;
+  for (const auto& op : e->operands()) {
+    ops.push_back(replaceNode(op, target, with));
+    changed = changed || ops.back() != op;
+  }
+  if (!changed) return e;
+  Expr::Raw raw = e->raw();
+  raw.operands = std::move(ops);
+  return Expr::fromRaw(std::move(raw));
+}
+
+const Expr* firstEither(const Expr& e) {
+  if (e.kind() == ExprKind::Either) return &e;
+  for (const auto& op : e.operands())
+    if (auto* found = firstEither(*op)) return found;
+  return nullptr;
+}
+
+// Every way of picking one side of each either(a, b) in e (a value merged from control-flow
+// paths): their union is much tighter than the hull of the merged value. {e} when there are
+// more than `limit`.
+std::vector<ExprRef> expandEither(const ExprRef& e, size_t limit) {
+  const Expr* either = firstEither(*e);
+  if (!either) return {e};
+  std::vector<ExprRef> out;
+  for (const auto& side : either->operands()) {
+    for (auto& alt : expandEither(replaceNode(e, either, side), limit)) out.push_back(std::move(alt));
+    if (out.size() > limit) return {e};
+  }
+  return out;
+}
+
 std::string_view kindWord(AccessKind k) {
   return k == AccessKind::Read ? "read" : k == AccessKind::Write ? "write" : "atomic";
 }
@@ -264,8 +300,15 @@ private:
         meta.why.push_back("the access runs only if its loop runs at least once");
       }
     s.exact = exact && !firstUndefReason(*off);
-    s.offset = std::move(off);
-    pushAlternatives(std::move(s), std::move(meta), cc);
+    auto offsets = expandEither(off, 8);
+    if (offsets.size() > 1) {
+      s.exact = false; // each work-item takes one of the paths
+      meta.why.push_back("the index merges several control-flow paths");
+    }
+    for (auto& o : offsets) {
+      s.offset = std::move(o);
+      pushAlternatives(s, meta, cc);
+    }
   }
 
   // One statement per alternative of the conditions: their union is the access's region.

@@ -448,6 +448,23 @@ __kernel void t(__global const float* in, __global float* out, int which) {
   CHECK(r[1].writeExact);
 }
 
+TEST_CASE("indices merged from branches give one statement per path") {
+  auto k = analyzeOne(R"(
+__kernel void m(__global const float* in, __global float* out, int n) {
+  int i = get_global_id(0);
+  int j;
+  if (in[i] > 0.0f) j = i; else j = i + n;
+  out[i] = in[j];
+})");
+  Values v;
+  v.sizes = {{0, 4096}, {1, 4096}};
+  v.setInt(2, 512);
+  auto r = instantiate(k, range1(64, 8), Slice{0, 1, 2}, v);
+  CHECK(r[0].read == RangeSet({{32, 64}, {32 + 2048, 64 + 2048}})); // not the hull [32, 2112)
+  CHECK_FALSE(r[0].readExact);
+  CHECK(r[1].writeExact);
+}
+
 TEST_CASE("a program that does not compile reports an error, no kernels") {
   ModuleAnalysis m = testing::analyzeSource("__kernel void broken(__global float* a) { a[0] = undeclared; }");
   CHECK(m.kernels.empty());
