@@ -43,6 +43,13 @@ CONFIGS = {
     "oclgrind-uniform": ("pocl+oclgrind", "pthread", "uniform", None),
     "oclgrind-single0": ("pocl+oclgrind", "pthread", "single", "0"),
     "oclgrind-static-1-3": ("pocl+oclgrind", "pthread", "static:0.25,0.75", None),
+    "nodevice": ("pocl", "pthread", None, None),
+    "d2-as-gpu": ("pocl", "pthread pthread", None, None),
+}
+# Settings of some configurations beyond the above.
+EXTRA_ENVIRONMENT = {
+    "nodevice": {"CLSPLIT_DEVICES": "9"},  # selects nothing: the platform has no device
+    "d2-as-gpu": {"CLSPLIT_DEVICE_TYPE": "gpu"},  # for programs that ask for GPUs only
 }
 
 
@@ -92,6 +99,7 @@ def clsplit_environment(build, work, config):
         env["CLSPLIT_STRATEGY"] = strategy
     if single:
         env["CLSPLIT_SINGLE_DEVICE"] = single
+    env.update(EXTRA_ENVIRONMENT.get(config, {}))
     return env
 
 
@@ -175,7 +183,8 @@ def cmd_compare(a):
     os.makedirs(os.path.dirname(report_file), exist_ok=True)
     if os.path.exists(report_file):
         os.remove(report_file)
-    env["CLSPLIT_REPORT"] = report_file
+    if not a.no_report:
+        env["CLSPLIT_REPORT"] = report_file
     rc, out, err = run(a.program, env)
     with open(ref) as f:
         expected = f.read()
@@ -189,7 +198,7 @@ def cmd_compare(a):
     if rc != 0:
         failed = True
         print("FAIL: exit status %s through clsplit" % rc)
-    problems, notes = check_report(a.config, report_file) if rc == 0 else ([], [])
+    problems, notes = check_report(a.config, report_file) if rc == 0 and not a.no_report else ([], [])
     for p in problems:
         failed = True
         print("FAIL: run report: " + p)
@@ -220,22 +229,29 @@ def cmd_clinfo(a):
             failed = True
             print("FAIL: %s exit status %s\nstdout tail:\n%s\nstderr tail:\n%s" % (what, rc, tail(out), tail(err)))
             continue
+        lines = out.splitlines()
+        devices_expected = 0 if a.config == "nodevice" else 1
         if args == ["-l"]:
-            lines = out.splitlines()
             platforms = [l for l in lines if l.startswith("Platform #")]
             devices = [l for l in lines if "Device #" in l]
-            ok = len(platforms) == 1 and "clsplit" in platforms[0] and len(devices) == 1 and "clsplit (" in devices[0]
+            ok = (len(platforms) == 1 and "clsplit" in platforms[0] and len(devices) == devices_expected
+                  and all("clsplit (" in d for d in devices))
             print(out, end="")
         else:
+            counts = [l.split()[-1] for l in lines if l.startswith("Number of devices")]
             ok = ("Number of platforms" in out and "Platform Name" in out and "clsplit" in out
-                  and "Number of devices" in out and "clsplit (" in out)
-            for line in out.splitlines():
+                  and counts == [str(devices_expected)] and (devices_expected == 0 or "clsplit (" in out))
+            if a.config == "d2-as-gpu":
+                types = [l for l in lines if l.strip().startswith("Device Type")]
+                ok = ok and len(types) == 1 and types[0].split()[-1] == "GPU"
+            for line in lines:
                 if any(k in line for k in ("Number of platforms", "Platform Name", "Number of devices",
                                            "Device Name", "Device Version", "Device Type")):
                     print("  " + line.strip())
         if not ok:
             failed = True
-            print("FAIL: %s does not show exactly one clsplit platform with one clsplit device" % what)
+            print("FAIL: %s does not show exactly one clsplit platform with %d clsplit device(s)%s" % (
+                what, devices_expected, " of type GPU" if a.config == "d2-as-gpu" else ""))
         if "error" in err.lower() or "critical" in err.lower():
             failed = True
             print("FAIL: %s logged errors:\n%s" % (what, tail(err)))
@@ -249,6 +265,7 @@ def main():
     parser.add_argument("--work")
     parser.add_argument("--name")
     parser.add_argument("--config", choices=sorted(CONFIGS))
+    parser.add_argument("--no-report", action="store_true", help="run without CLSPLIT_REPORT (no report checks)")
     argv = sys.argv[1:]
     program = []
     if "--" in argv:  # everything after -- is the program and its arguments
