@@ -1122,7 +1122,8 @@ void Evaluator::normaliseWorkItems(Value& v) {
 }
 
 void Evaluator::appendRanges(const Value& value, uint32_t width, uint64_t size,
-                             std::vector<ByteRange>& out, bool& exact, std::string& note) {
+                             std::vector<ByteRange>& out, std::vector<Strided>& strided, bool& exact,
+                             std::string& note) {
   auto whole = [&](std::string_view why) {
     out.push_back({0, size});
     exact = false;
@@ -1175,10 +1176,14 @@ void Evaluator::appendRanges(const Value& value, uint32_t width, uint64_t size,
     i128 clo = std::max<i128>(lo, 0), chi = std::min<i128>(hi, size);
     if (clo < chi) out.push_back({static_cast<uint64_t>(clo), static_cast<uint64_t>(chi)});
   };
+  if (ndims == first) return emit(base, base + len);
+  if (ndims == first + 1) { // merged with the buffer's other statements later
+    strided.push_back({base, len, dims[first].stride, dims[first].count});
+    return;
+  }
   i128 blocks = 1;
   for (unsigned i = first; i < ndims && blocks <= static_cast<i128>(kMaxRangesPerStatement); ++i)
     blocks *= dims[i].count;
-  if (blocks == 1) return emit(base, base + len);
   if (blocks > static_cast<i128>(kMaxRangesPerStatement)) {
     i128 span = len;
     for (unsigned i = first; i < ndims; ++i) span += dims[i].stride * (dims[i].count - 1);
@@ -1222,6 +1227,92 @@ void Evaluator::appendRanges(const Value& value, uint32_t width, uint64_t size,
       idx[i++] = 0;
     }
     if (i >= n) break;
+  }
+}
+
+void mergeStrided(std::vector<Strided>& sets, uint64_t size, std::vector<ByteRange>& out, bool& exact,
+                  std::string& note) {
+  if (sets.empty()) return;
+  auto emit = [&](i128 lo, i128 hi) {
+    i128 clo = std::max<i128>(lo, 0), chi = std::min<i128>(hi, size);
+    if (clo < chi) out.push_back({static_cast<uint64_t>(clo), static_cast<uint64_t>(chi)});
+  };
+  std::sort(sets.begin(), sets.end(), [](const Strided& a, const Strided& b) { return a.stride < b.stride; });
+  for (size_t g = 0; g < sets.size();) {
+    size_t end = g;
+    while (end < sets.size() && sets[end].stride == sets[g].stride) ++end;
+    const i128 S = sets[g].stride;
+    // Period k of each set covers [k*S + r, k*S + r + len) for k in [q, q + count).
+    struct Item {
+      i128 q, qEnd, r, len;
+    };
+    std::vector<Item> items;
+    std::vector<i128> cuts;
+    i128 hullLo = 0, hullHi = 0;
+    for (size_t i = g; i < end; ++i) {
+      const Strided& x = sets[i];
+      i128 q = floorDiv(x.base, S);
+      items.push_back({q, q + x.count, x.base - q * S, x.len});
+      cuts.push_back(q);
+      cuts.push_back(q + x.count);
+      i128 lo = x.base, hi = x.base + (x.count - 1) * S + x.len;
+      hullLo = i == g ? lo : std::min(hullLo, lo);
+      hullHi = i == g ? hi : std::max(hullHi, hi);
+    }
+    std::sort(cuts.begin(), cuts.end());
+    cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());
+    // Between consecutive cuts the same sets are active: one pattern P per segment. If one of
+    // P's intervals spans a whole period, the segment is contiguous (plus P at its ends).
+    struct Segment {
+      i128 a, b;
+      std::vector<std::pair<i128, i128>> pattern;
+      bool contiguous;
+    };
+    std::vector<Segment> segments;
+    i128 produced = 0;
+    for (size_t c = 0; c + 1 < cuts.size(); ++c) {
+      Segment seg{cuts[c], cuts[c + 1], {}, false};
+      for (const auto& it : items)
+        if (it.q <= seg.a && seg.b <= it.qEnd) seg.pattern.push_back({it.r, it.r + it.len});
+      if (seg.pattern.empty()) continue;
+      std::sort(seg.pattern.begin(), seg.pattern.end());
+      std::vector<std::pair<i128, i128>> merged;
+      for (const auto& iv : seg.pattern) {
+        if (!merged.empty() && iv.first <= merged.back().second) merged.back().second = std::max(merged.back().second, iv.second);
+        else merged.push_back(iv);
+      }
+      seg.pattern = std::move(merged);
+      for (const auto& iv : seg.pattern) seg.contiguous = seg.contiguous || iv.second - iv.first >= S;
+      produced += seg.contiguous ? 1 + 2 * static_cast<i128>(seg.pattern.size())
+                                 : (seg.b - seg.a) * static_cast<i128>(seg.pattern.size());
+      segments.push_back(std::move(seg));
+    }
+    if (produced > static_cast<i128>(kMaxRangesPerStatement)) {
+      exact = false;
+      std::string why = "more than " + std::to_string(kMaxRangesPerStatement) + " disjoint ranges: covered by their hull";
+      if (note.find(why) == std::string::npos) {
+        if (!note.empty()) note += "; ";
+        note += why;
+      }
+      emit(hullLo, hullHi);
+    } else {
+      for (const auto& seg : segments) {
+        auto copy = [&](i128 k) {
+          for (const auto& iv : seg.pattern) emit(k * S + iv.first, k * S + iv.second);
+        };
+        if (seg.contiguous) {
+          i128 a = 0, b = 0;
+          for (const auto& iv : seg.pattern)
+            if (iv.second - iv.first >= S) a = iv.first, b = iv.second;
+          emit(seg.a * S + a, (seg.b - 1) * S + b);
+          copy(seg.a);
+          copy(seg.b - 1);
+        } else {
+          for (i128 k = seg.a; k < seg.b; ++k) copy(k);
+        }
+      }
+    }
+    g = end;
   }
 }
 

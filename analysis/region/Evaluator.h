@@ -23,6 +23,19 @@ constexpr unsigned kMaxTerms = 8;
 // Above this many disjoint ranges a statement's region becomes its hull (inexact).
 constexpr uint64_t kMaxRangesPerStatement = 1024;
 
+// The bytes of one statement with a single strided dimension: `count` blocks of `len` bytes,
+// `stride` apart, from `base` (not clipped). Kept symbolic so that the statements of one buffer
+// can be merged period by period (mergeStrided) before any range is produced.
+struct Strided {
+  i128 base = 0, len = 0, stride = 0, count = 1;
+};
+
+// Appends the union of `sets` (clipped to [0, size)) to `out`. When that would take more than
+// kMaxRangesPerStatement ranges for one stride, that stride's hull is used instead (exact
+// becomes false, with a note).
+void mergeStrided(std::vector<Strided>& sets, uint64_t size, std::vector<ByteRange>& out, bool& exact,
+                  std::string& note);
+
 struct Variable {
   i128 lo = 0, hi = 0;   // inclusive
   uint16_t deps = 0;     // base variables it is a function of (a base variable: itself)
@@ -91,9 +104,10 @@ public:
   // Rewrites get_global_id(d) as offset + group*local + local_id where the statement also
   // uses (or was guarded on) local or group ids of d, so that the combination stays exact.
   void normaliseWorkItems(Value& v);
-  // Byte ranges of `width`-byte accesses at every value of v, clipped to [0, size).
+  // Bytes of `width`-byte accesses at every value of v: as ranges clipped to [0, size) in
+  // `out`, or, with one strided dimension, symbolically in `strided` (see mergeStrided).
   void appendRanges(const Value& v, uint32_t width, uint64_t size, std::vector<ByteRange>& out,
-                    bool& exact, std::string& note);
+                    std::vector<Strided>& strided, bool& exact, std::string& note);
 
   const Variable& var(unsigned i) const { return vars_[i]; }
   std::string_view keep(std::string s); // stores a dynamic reason for the call's lifetime

@@ -11,7 +11,8 @@ namespace clsplit::analysis {
 namespace {
 
 struct Accumulator {
-  RangeSet read, write, atomic;
+  std::vector<ByteRange> read, write, atomic;          // ranges of every statement
+  std::vector<detail::Strided> readS, writeS, atomicS; // single-strided statements
   bool readExact = true, writeExact = true;
   AtomicOp atomicOp = AtomicOp::None;
   ScalarType atomicType = ScalarType::Unknown;
@@ -45,7 +46,6 @@ std::vector<BufferRegions> instantiate(const KernelAnalysis& kernel, const NDRan
 
   if (!slice.empty()) {
     detail::Evaluator ev(regions, range, slice, values);
-    std::vector<ByteRange> scratch;
     // Statements of one block share their guards: their effect on the variables is reused.
     const std::vector<std::shared_ptr<const Guard>>* lastGuards = nullptr;
     bool lastRuns = true, lastExact = true;
@@ -84,22 +84,19 @@ std::vector<BufferRegions> instantiate(const KernelAnalysis& kernel, const NDRan
       bool exact = guardsExact && s.exact && !s.fromPragma;
       detail::Value v = ev.evaluate(*s.offset);
       ev.normaliseWorkItems(v);
-      scratch.clear();
       switch (s.kind) {
       case AccessKind::Read:
-        ev.appendRanges(v, s.width, size, scratch, exact, a.readNote);
-        a.read.add(RangeSet::fromRanges(scratch));
+        ev.appendRanges(v, s.width, size, a.read, a.readS, exact, a.readNote);
         a.readExact = a.readExact && exact;
         break;
       case AccessKind::Write:
-        ev.appendRanges(v, s.width, size, scratch, exact, a.writeNote);
-        a.write.add(RangeSet::fromRanges(scratch));
+        ev.appendRanges(v, s.width, size, a.write, a.writeS, exact, a.writeNote);
         a.writeExact = a.writeExact && exact;
         break;
       case AccessKind::Atomic: {
-        ev.appendRanges(v, s.width, size, scratch, exact, a.atomicNote);
-        if (scratch.empty()) break;
-        a.atomic.add(RangeSet::fromRanges(scratch));
+        size_t before = a.atomic.size() + a.atomicS.size();
+        ev.appendRanges(v, s.width, size, a.atomic, a.atomicS, exact, a.atomicNote);
+        if (a.atomic.size() + a.atomicS.size() == before) break;
         if (a.atomicOp == AtomicOp::None) {
           a.atomicOp = s.atomicOp;
           a.atomicType = s.atomicType;
@@ -118,9 +115,14 @@ std::vector<BufferRegions> instantiate(const KernelAnalysis& kernel, const NDRan
   for (size_t i = 0; i < nargs; ++i) {
     Accumulator& a = acc[i];
     BufferRegions& r = out[i];
-    r.read = std::move(a.read);
-    r.write = std::move(a.write);
-    r.atomic = std::move(a.atomic);
+    const uint64_t size = sizes[i];
+    detail::mergeStrided(a.readS, size, a.read, a.readExact, a.readNote);
+    detail::mergeStrided(a.writeS, size, a.write, a.writeExact, a.writeNote);
+    bool atomicExact = true;
+    detail::mergeStrided(a.atomicS, size, a.atomic, atomicExact, a.atomicNote);
+    r.read = RangeSet::fromRanges(std::move(a.read));
+    r.write = RangeSet::fromRanges(std::move(a.write));
+    r.atomic = RangeSet::fromRanges(std::move(a.atomic));
     r.readExact = a.readExact;
     r.writeExact = a.writeExact;
     appendNote(r.note, "read", a.readNote);

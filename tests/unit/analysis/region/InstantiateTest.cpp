@@ -549,3 +549,48 @@ TEST_CASE("intervals, floating-point indirections and selects on arguments") {
   CHECK(both[0].read.contains(RangeSet({{0, 16}, {900, 904}})));
   CHECK_FALSE(both[0].readExact);
 }
+
+TEST_CASE("random multi-statement kernels: merged strided regions equal brute force") {
+  // Several statements of one buffer, each affine in two ids with guards: the per-period
+  // merge of their strided sets must give exactly the brute-force union.
+  std::mt19937 rng(11);
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  for (int iter = 0; iter < 300; ++iter) {
+    NDRange r = range2(8 * pick(1, 6), 4 * pick(1, 8), 8, 4);
+    const int64_t rowBytes = 4 * pick(8, 64);
+    struct S {
+      int64_t dx, dy, width, xlo, xhi;
+    };
+    std::vector<S> specs;
+    std::vector<StatementRegion> statements;
+    for (int n = pick(1, 5); n > 0; --n) {
+      S sp{pick(-3, 3), pick(-2, 2), 4 * pick(1, 3), pick(0, 3), pick(20, 60)};
+      specs.push_back(sp);
+      ExprRef off = add(add(mul(C(4), gid(0)), mul(C(rowBytes), gid(1))), C(4 * sp.dx + rowBytes * sp.dy));
+      statements.push_back(stmt(AccessKind::Write, 0, off, static_cast<uint32_t>(sp.width),
+                                {guard(gid(0), CmpOp::SGe, C(sp.xlo)), guard(gid(0), CmpOp::SLt, C(sp.xhi))}));
+    }
+    auto k = kernelOf(statements, 1);
+    Values v;
+    const uint64_t size = static_cast<uint64_t>(rowBytes) * 40;
+    v.sizes = {{0, size}};
+    unsigned dim = static_cast<unsigned>(pick(0, 1));
+    uint64_t groups = r.groups(dim);
+    uint64_t begin = static_cast<uint64_t>(pick(0, static_cast<int>(groups) - 1));
+    uint64_t end = static_cast<uint64_t>(pick(static_cast<int>(begin) + 1, static_cast<int>(groups)));
+    auto got = instantiate(k, r, Slice{dim, begin, end}, v);
+    std::vector<ByteRange> all;
+    for (const auto& sp : specs) {
+      auto part = bruteForce(r, Slice{dim, begin, end}, size, static_cast<uint32_t>(sp.width),
+                             [&](uint64_t x, uint64_t y, uint64_t, auto& o) {
+                               if (static_cast<int64_t>(x) < sp.xlo || static_cast<int64_t>(x) >= sp.xhi) return;
+                               o.push_back(4 * (static_cast<int64_t>(x) + sp.dx) + rowBytes * (static_cast<int64_t>(y) + sp.dy));
+                             });
+      for (const auto& br : part) all.push_back(br);
+    }
+    RangeSet want = RangeSet::fromRanges(all);
+    INFO("iteration " << iter << " dim " << dim << " groups " << begin << ".." << end);
+    CHECK(got[0].write == want);
+    if (got[0].note.empty()) CHECK(got[0].writeExact);
+  }
+}
