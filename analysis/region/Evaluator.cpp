@@ -1123,7 +1123,7 @@ void Evaluator::normaliseWorkItems(Value& v) {
 
 void Evaluator::appendRanges(const Value& value, uint32_t width, uint64_t size,
                              std::vector<ByteRange>& out, std::vector<Strided>& strided, bool& exact,
-                             std::string& note) {
+                             std::string& note, uint64_t maxRanges) {
   auto whole = [&](std::string_view why) {
     out.push_back({0, size});
     exact = false;
@@ -1182,13 +1182,13 @@ void Evaluator::appendRanges(const Value& value, uint32_t width, uint64_t size,
     return;
   }
   i128 blocks = 1;
-  for (unsigned i = first; i < ndims && blocks <= static_cast<i128>(kMaxRangesPerStatement); ++i)
+  for (unsigned i = first; i < ndims && blocks <= static_cast<i128>(maxRanges); ++i)
     blocks *= dims[i].count;
-  if (blocks > static_cast<i128>(kMaxRangesPerStatement)) {
+  if (blocks > static_cast<i128>(maxRanges)) {
     i128 span = len;
     for (unsigned i = first; i < ndims; ++i) span += dims[i].stride * (dims[i].count - 1);
     exact = false;
-    std::string why = "more than " + std::to_string(kMaxRangesPerStatement) +
+    std::string why = "more than " + std::to_string(maxRanges) +
                       " disjoint ranges: covered by their hull";
     if (note.find(why) == std::string::npos) {
       if (!note.empty()) note += "; ";
@@ -1231,7 +1231,7 @@ void Evaluator::appendRanges(const Value& value, uint32_t width, uint64_t size,
 }
 
 void mergeStrided(std::vector<Strided>& sets, uint64_t size, std::vector<ByteRange>& out, bool& exact,
-                  std::string& note) {
+                  std::string& note, uint64_t maxRanges) {
   if (sets.empty()) return;
   auto emit = [&](i128 lo, i128 hi) {
     i128 clo = std::max<i128>(lo, 0), chi = std::min<i128>(hi, size);
@@ -1287,9 +1287,9 @@ void mergeStrided(std::vector<Strided>& sets, uint64_t size, std::vector<ByteRan
                                  : (seg.b - seg.a) * static_cast<i128>(seg.pattern.size());
       segments.push_back(std::move(seg));
     }
-    if (produced > static_cast<i128>(kMaxRangesPerStatement)) {
+    if (produced > static_cast<i128>(maxRanges)) {
       exact = false;
-      std::string why = "more than " + std::to_string(kMaxRangesPerStatement) + " disjoint ranges: covered by their hull";
+      std::string why = "more than " + std::to_string(maxRanges) + " disjoint ranges: covered by their hull";
       if (note.find(why) == std::string::npos) {
         if (!note.empty()) note += "; ";
         note += why;

@@ -20,8 +20,11 @@ using i128 = __int128;
 constexpr unsigned kGlobalVar = 0, kLocalVar = 3, kGroupVar = 6, kBaseVars = 9;
 constexpr unsigned kMaxVars = 64;
 constexpr unsigned kMaxTerms = 8;
-// Above this many disjoint ranges a statement's region becomes its hull (inexact).
+// Above this many disjoint ranges a region becomes its hull (inexact). Writes keep more:
+// a hull is harmless for reads (a few more bytes in one transfer) but costs a write region
+// its exactness (must-write), which the directory needs.
 constexpr uint64_t kMaxRangesPerStatement = 1024;
+constexpr uint64_t kMaxWriteRanges = 16384;
 
 // The bytes of one statement with a single strided dimension: `count` blocks of `len` bytes,
 // `stride` apart, from `base` (not clipped). Kept symbolic so that the statements of one buffer
@@ -31,10 +34,10 @@ struct Strided {
 };
 
 // Appends the union of `sets` (clipped to [0, size)) to `out`. When that would take more than
-// kMaxRangesPerStatement ranges for one stride, that stride's hull is used instead (exact
-// becomes false, with a note).
+// maxRanges ranges for one stride, that stride's hull is used instead (exact becomes false,
+// with a note).
 void mergeStrided(std::vector<Strided>& sets, uint64_t size, std::vector<ByteRange>& out, bool& exact,
-                  std::string& note);
+                  std::string& note, uint64_t maxRanges = kMaxRangesPerStatement);
 
 struct Variable {
   i128 lo = 0, hi = 0;   // inclusive
@@ -107,7 +110,8 @@ public:
   // Bytes of `width`-byte accesses at every value of v: as ranges clipped to [0, size) in
   // `out`, or, with one strided dimension, symbolically in `strided` (see mergeStrided).
   void appendRanges(const Value& v, uint32_t width, uint64_t size, std::vector<ByteRange>& out,
-                    std::vector<Strided>& strided, bool& exact, std::string& note);
+                    std::vector<Strided>& strided, bool& exact, std::string& note,
+                    uint64_t maxRanges = kMaxRangesPerStatement);
 
   const Variable& var(unsigned i) const { return vars_[i]; }
   std::string_view keep(std::string s); // stores a dynamic reason for the call's lifetime

@@ -90,7 +90,7 @@ std::vector<BufferRegions> instantiate(const KernelAnalysis& kernel, const NDRan
         a.readExact = a.readExact && exact;
         break;
       case AccessKind::Write:
-        ev.appendRanges(v, s.width, size, a.write, a.writeS, exact, a.writeNote);
+        ev.appendRanges(v, s.width, size, a.write, a.writeS, exact, a.writeNote, detail::kMaxWriteRanges);
         a.writeExact = a.writeExact && exact;
         break;
       case AccessKind::Atomic: {
@@ -117,7 +117,7 @@ std::vector<BufferRegions> instantiate(const KernelAnalysis& kernel, const NDRan
     BufferRegions& r = out[i];
     const uint64_t size = sizes[i];
     detail::mergeStrided(a.readS, size, a.read, a.readExact, a.readNote);
-    detail::mergeStrided(a.writeS, size, a.write, a.writeExact, a.writeNote);
+    detail::mergeStrided(a.writeS, size, a.write, a.writeExact, a.writeNote, detail::kMaxWriteRanges);
     bool atomicExact = true;
     detail::mergeStrided(a.atomicS, size, a.atomic, atomicExact, a.atomicNote);
     r.read = RangeSet::fromRanges(std::move(a.read));

@@ -73,8 +73,8 @@ struct BufferRegions {
 // An empty region is exact. Slices of one launch may get overlapping `write` regions when
 // they are over-approximated (writeExact false: may-writes) or when the kernel's work-groups
 // really write the same bytes; the caller must check (RangeSet::intersects) before treating
-// a slice as the owner of its write region. Each statement keeps at most 1024 disjoint ranges
-// (more: their hull, inexact, with a note). readElement is called at most twice per
+// a slice as the owner of its write region. A read or atomic region keeps at most 1024
+// disjoint ranges per stride, a write region 16384 (more: their hull, inexact, with a note). readElement is called at most twice per
 // indirection in the parametric regions, and each element at most once per call.
 std::vector<BufferRegions> instantiate(const KernelAnalysis& kernel, const NDRange& range,
                                        const Slice& slice, const LaunchValues& values);

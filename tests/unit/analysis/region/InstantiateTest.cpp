@@ -183,6 +183,16 @@ TEST_CASE("2-D row-major access: rows split is contiguous, columns split is stri
   CHECK(chooseSplitDimension(k, r, v) == 1);
 }
 
+TEST_CASE("write regions keep up to 16384 ranges, reads 1024") {
+  ExprRef off = mul(C(4), add(mul(gid(1), C(4096)), gid(0)));
+  auto k = kernelOf({stmt(AccessKind::Write, 0, off, 4)}, 1);
+  Values v;
+  v.sizes = {{0, 4096ull * 4096 * 4}};
+  auto cols = instantiate(k, range2(4096, 4096, 16, 1), Slice{0, 0, 1}, v); // 4096 rows x 16 columns
+  CHECK(cols[0].write.count() == 4096);
+  CHECK(cols[0].writeExact);
+}
+
 TEST_CASE("too many strided ranges fall back to the hull, marked inexact") {
   ExprRef x = gid(0), y = gid(1);
   ExprRef off = mul(C(4), add(mul(y, C(4096)), x));
