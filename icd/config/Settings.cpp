@@ -30,8 +30,8 @@ const std::vector<SettingSpec>& settingSpecs() {
        "or a colon-separated list of .icd files and ICD libraries. clsplit itself is skipped.",
        "/opt/vendors:/usr/lib/x86_64-linux-gnu/libpocl.so.2"},
       {"CLSPLIT_DEVICE_TYPE", "",
-       "CL_DEVICE_TYPE the virtual device reports: gpu, cpu, accelerator, or a `|`-separated "
-       "union. Empty: the union of the selected devices' types.",
+       "CL_DEVICE_TYPE the virtual device reports: gpu, cpu, accelerator, or a comma-separated "
+       "union (gpu,cpu). Empty: the union of the selected devices' types.",
        "gpu"},
       {"CLSPLIT_LOG", "warn", "Log level on stderr: off, error, warn, info, debug, trace.", "info"},
       {"CLSPLIT_REPORT", "", "Write a JSON run report to this path at exit.", "run.json"},

@@ -107,6 +107,15 @@ int listStrategies() {
   return 0;
 }
 
+// The table of docs/configuration.md (a test checks the file against it).
+int settingsMarkdown() {
+  std::cout << "| setting | default | meaning | example |\n| --- | --- | --- | --- |\n";
+  for (const auto& spec : icd::settingSpecs())
+    std::cout << "| `" << spec.name << "` | " << (*spec.defaultValue ? "`" + std::string(spec.defaultValue) + "`" : "(empty)")
+              << " | " << spec.meaning << " | `" << spec.name << "=" << spec.example << "` |\n";
+  return 0;
+}
+
 int listSettings() {
   const auto& settings = icd::Settings::process();
   for (const auto& spec : icd::settingSpecs()) {
@@ -129,7 +138,10 @@ int execute(std::vector<std::string> argv) {
 // Clang, and Clang's unversioned symbols in the launcher's global scope would collide with the
 // Clang of a vendor (PoCL) that --list-devices loads.
 int report(const std::vector<std::string>& args) {
-  std::vector<std::string> argv = {"python3", (shareDir() / "report.py").string()};
+  // Debian's python3-matplotlib belongs to the system interpreter, which a PATH python3 (pyenv,
+  // venvs) may not be.
+  std::string python = fs::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
+  std::vector<std::string> argv = {python, (shareDir() / "report.py").string()};
   argv.insert(argv.end(), args.begin(), args.end());
   return execute(argv);
 }
@@ -228,7 +240,8 @@ int main(int argc, char** argv) {
   }
   if (args[0] == "--list-devices") return listDevices(args.size() > 1 && args[1] == "--json");
   if (args[0] == "--list-strategies") return listStrategies();
-  if (args[0] == "--list-settings") return listSettings();
+  if (args[0] == "--list-settings")
+    return args.size() > 1 && args[1] == "--markdown" ? settingsMarkdown() : listSettings();
   if (args[0] == "regions") return regions({args.begin() + 1, args.end()});
   if (args[0] == "report") return report({args.begin() + 1, args.end()});
   return run(argc, argv);

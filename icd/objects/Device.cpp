@@ -123,9 +123,11 @@ std::string deviceName(const std::vector<const device::RealDevice*>& devices) {
 
 cl_device_type parseDeviceType(const std::string& text) {
   cl_device_type type = 0;
-  std::stringstream in(text);
+  std::string list = text;
+  std::replace(list.begin(), list.end(), '|', ','); // "gpu,cpu" or "gpu|cpu"
+  std::stringstream in(list);
   std::string item;
-  while (std::getline(in, item, '|')) {
+  while (std::getline(in, item, ',')) {
     std::transform(item.begin(), item.end(), item.begin(), ::tolower);
     if (item == "gpu") type |= CL_DEVICE_TYPE_GPU;
     else if (item == "cpu") type |= CL_DEVICE_TYPE_CPU;

@@ -40,7 +40,7 @@ private:
   cl_ulong maxMemAllocSize_ = 0;
 };
 
-// Parses CLSPLIT_DEVICE_TYPE ("gpu", "cpu|gpu", ...); 0 when empty or invalid.
+// Parses CLSPLIT_DEVICE_TYPE ("gpu", "cpu,gpu" or "cpu|gpu", ...); 0 when empty or invalid.
 cl_device_type parseDeviceType(const std::string& text);
 
 } // namespace clsplit::icd

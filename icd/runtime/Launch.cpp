@@ -427,7 +427,7 @@ FenceRef launchKernel(Queue& queue, Kernel& kernel, const NDRange& appRange, std
   std::vector<uint64_t> groupsPerSlot(slots, 0);
   for (const auto& s : slices) groupsPerSlot[s.slot] = s.slice.groupEnd - s.slice.groupBegin;
   rt.report().noteTransfers(transfers);
-  rt.report().noteLaunch(kernel.name(), groupsPerSlot, split, fallback, subKernels);
+  rt.report().noteLaunch(kernel.name(), groupsPerSlot, split, fallback, subKernels, transfers);
   rt.recordLaunch(decision.launchId, subKernels, groupsPerSlot, transfers);
 
   std::vector<FenceRef> fences = merged;

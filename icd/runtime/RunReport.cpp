@@ -45,10 +45,26 @@ std::string list(const std::vector<uint64_t>& v) {
 
 RunReport::RunReport(unsigned slots) : slots_(slots), h2d_(slots), d2h_(slots), d2d_(slots) {}
 
+void RunReport::account(Pending& p, uint64_t ns) {
+  kernels_[p.kernel].timeNs[p.slot] += ns;
+  if (p.launch < launches_.size()) launches_[p.launch].timeNs[p.slot] += ns;
+}
+
 void RunReport::noteLaunch(const std::string& kernel, const std::vector<uint64_t>& groupsPerSlot,
                            bool split, const std::optional<std::string>& fallbackReason,
-                           const std::vector<std::pair<unsigned, device::FenceRef>>& subKernels) {
+                           const std::vector<std::pair<unsigned, device::FenceRef>>& subKernels,
+                           const buffer::TransferLog& transfers) {
   std::lock_guard lock(mutex_);
+  size_t index = SIZE_MAX;
+  if (launches_.size() < kMaxLaunchRecords) {
+    index = launches_.size();
+    LaunchRecord r{kernel, std::vector<uint64_t>(slots_, 0), std::vector<uint64_t>(slots_, 0),
+                   std::vector<uint64_t>(slots_, 0)};
+    for (unsigned s = 0; s < groupsPerSlot.size() && s < slots_; ++s) r.groups[s] = groupsPerSlot[s];
+    for (const auto& t : transfers)
+      if (t.to >= 0 && static_cast<unsigned>(t.to) < slots_) r.bytesIn[t.to] += t.bytes;
+    launches_.push_back(std::move(r));
+  }
   auto& k = kernels_[kernel];
   if (k.groups.empty()) {
     k.groups.assign(slots_, 0);
@@ -58,12 +74,11 @@ void RunReport::noteLaunch(const std::string& kernel, const std::vector<uint64_t
   if (split) ++k.splitLaunches;
   if (fallbackReason && !k.fallbackReason) k.fallbackReason = fallbackReason;
   for (unsigned s = 0; s < groupsPerSlot.size() && s < slots_; ++s) k.groups[s] += groupsPerSlot[s];
-  for (const auto& [slot, fence] : subKernels) pending_.push_back({kernel, slot, fence});
+  for (const auto& [slot, fence] : subKernels) pending_.push_back({kernel, slot, fence, index});
   if (pending_.size() > 256) { // collect what has completed, without waiting
     std::erase_if(pending_, [&](Pending& p) {
       if (p.fence->status() > CL_COMPLETE) return false;
-      if (auto* real = dynamic_cast<device::RealEventFence*>(p.fence.get()))
-        kernels_[p.kernel].timeNs[p.slot] += real->durationNs();
+      if (auto* real = dynamic_cast<device::RealEventFence*>(p.fence.get())) account(p, real->durationNs());
       return true;
     });
   }
@@ -97,7 +112,7 @@ void RunReport::drain(bool wait) {
     uint64_t ns = 0;
     if (auto* real = dynamic_cast<device::RealEventFence*>(p.fence.get())) ns = real->durationNs();
     std::lock_guard lock(mutex_);
-    kernels_[p.kernel].timeNs[p.slot] += ns;
+    account(p, ns);
   }
   std::lock_guard lock(mutex_);
   pending_.insert(pending_.end(), keep.begin(), keep.end());
@@ -126,7 +141,13 @@ std::string RunReport::json(const std::string& partitionerJson) const {
         << ", \"time_ns_per_device\": " << list(k.timeNs) << "}";
     first = false;
   }
-  out << "\n  },\n  \"transfers\": {\"count\": " << transferCount_
+  out << "\n  },\n  \"launches\": [";
+  for (size_t i = 0; i < launches_.size(); ++i) {
+    const auto& l = launches_[i];
+    out << (i ? "," : "") << "\n    {\"kernel\": " << quote(l.kernel) << ", \"groups\": " << list(l.groups)
+        << ", \"time_ns\": " << list(l.timeNs) << ", \"bytes_in\": " << list(l.bytesIn) << "}";
+  }
+  out << "\n  ],\n  \"transfers\": {\"count\": " << transferCount_
       << ", \"host_to_device_bytes\": " << list(h2d_) << ", \"device_to_host_bytes\": " << list(d2h_)
       << ", \"device_to_device_bytes\": " << list(d2d_) << "},\n";
   out << "  \"partitioner\": " << (partitionerJson.empty() ? "null" : partitionerJson) << "\n}\n";

@@ -22,7 +22,8 @@ public:
   // was not), and the sub-kernel fences whose device time is accumulated when they complete.
   void noteLaunch(const std::string& kernel, const std::vector<uint64_t>& groupsPerSlot,
                   bool split, const std::optional<std::string>& fallbackReason,
-                  const std::vector<std::pair<unsigned, device::FenceRef>>& subKernels);
+                  const std::vector<std::pair<unsigned, device::FenceRef>>& subKernels,
+                  const buffer::TransferLog& transfers);
   void noteTransfers(const buffer::TransferLog& log);
 
   // Collects device times of completed sub-kernels (waits for all when `wait`).
@@ -43,7 +44,17 @@ private:
     std::string kernel;
     unsigned slot;
     device::FenceRef fence;
+    size_t launch; // index into launches_, or SIZE_MAX when not recorded
   };
+  // One launch, in order (for per-iteration plots): groups, device time and bytes received per
+  // device.
+  struct LaunchRecord {
+    std::string kernel;
+    std::vector<uint64_t> groups, timeNs, bytesIn;
+  };
+  static constexpr size_t kMaxLaunchRecords = 200000;
+  std::vector<LaunchRecord> launches_;
+  void account(Pending& p, uint64_t ns);
   unsigned slots_;
   mutable std::mutex mutex_;
   std::map<std::string, KernelStats> kernels_;
