@@ -236,7 +236,7 @@ ControlConditions controlConditions(const llvm::BasicBlock* block, IRTranslator&
       IRTranslator::Context ctx;
       ctx.at = p;
       ExprRef x = translator.value(sw->getCondition(), ctx);
-      if (x->containsUndef() || !ctx.sequenceLoops.empty()) {
+      if (x->containsUndef() || !ctx.sequenceLoops.empty() || x->type().bits > 64) {
         builder.drop(sw->getCondition(), "switch on a value the analysis cannot follow");
         continue;
       }
