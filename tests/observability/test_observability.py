@@ -1,0 +1,113 @@
+#!/usr/bin/env python3
+"""End-to-end checks of what clsplit tells its users, on two PoCL devices: the run report
+(fields, and transfer volumes that prove only missing bytes move), the timeline trace, the summary
+and `clsplit report`. Usage: test_observability.py <build dir> <test name>."""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+BUILD = Path(sys.argv[1]).resolve()
+ENV = dict(os.environ, POCL_DEVICES="pthread pthread", POCL_MAX_PTHREAD_COUNT="1",
+           OCL_ICD_VENDORS=str(BUILD / "vendors"), CLSPLIT_DEVICES="all")
+for k in ("CLSPLIT_STRATEGY", "CLSPLIT_REPORT", "CLSPLIT_TRACE", "CLSPLIT_SUMMARY", "OCL_ICD_FILENAMES"):
+    ENV.pop(k, None)
+TMP = Path(tempfile.mkdtemp(prefix="clsplit-obs-"))
+
+
+def run(program, args, **extra):
+    env = dict(ENV, **extra)
+    p = subprocess.run([str(BUILD / "bench" / "bin" / program), *args], env=env,
+                       capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, f"{program} failed ({p.returncode}):\n{p.stdout}\n{p.stderr}"
+    assert "verified=1" in p.stdout, p.stdout
+    return p
+
+
+def check(condition, message):
+    if not condition:
+        print("FAIL:", message)
+        sys.exit(1)
+
+
+def test_report_volumes():
+    """Jacobi-1D split in two moves only the halo between iterations; the copy kernel, split
+    like the stencil, moves nothing; the final read moves each device's part once."""
+    n, iters = 65536, 20
+    path = TMP / "jacobi1d.json"
+    run("jacobi1d", ["--size", str(n), "--iters", str(iters)], CLSPLIT_STRATEGY="uniform",
+        CLSPLIT_REPORT=str(path))
+    r = json.loads(path.read_text())
+    for key in ("clsplit_version", "strategy", "devices", "kernels", "launches", "transfers", "partitioner"):
+        check(key in r, f"report lacks {key}")
+    check(len(r["devices"]) == 2, "two devices expected")
+    for name in ("jacobi1d_stencil", "jacobi1d_copy"):
+        k = r["kernels"][name]
+        check(k["launches"] == iters and k["split_launches"] == iters, f"{name} not split every time: {k}")
+        check(k["fallback_reason"] is None, f"{name} fell back: {k['fallback_reason']}")
+        check(all(g > 0 for g in k["groups_per_device"]), f"{name} groups {k['groups_per_device']}")
+        check(all(t > 0 for t in k["time_ns_per_device"]), f"{name} times {k['time_ns_per_device']}")
+    launches = r["launches"]
+    check(len(launches) == 2 * iters, f"{len(launches)} launches recorded")
+    stencils = [l for l in launches if l["kernel"] == "jacobi1d_stencil"]
+    copies = [l for l in launches if l["kernel"] == "jacobi1d_copy"]
+    check(all(sum(l["bytes_in"]) == 0 for l in copies), "the copy kernel moved bytes")
+    # After the first launch (initial upload), each stencil needs one float from the neighbour.
+    for l in stencils[1:]:
+        check(l["bytes_in"] == [4, 4], f"halo exchange moved {l['bytes_in']} bytes, expected [4, 4]")
+    first = sum(stencils[0]["bytes_in"])
+    check(first <= n * 4 + 64, f"first launch moved {first} bytes, more than the input")
+    t = r["transfers"]
+    # The read-back moves each device's written part once (the two end points never change).
+    check(sum(t["device_to_host_bytes"]) == (n - 2) * 4, f"read-back moved {t['device_to_host_bytes']}")
+
+
+def test_report_fallback_reason():
+    """A kernel that cannot be split says why, in the report and the summary."""
+    path = TMP / "sotl.json"
+    p = run("sotl", ["--size", "2048", "--iters", "2"], CLSPLIT_STRATEGY="uniform",
+            CLSPLIT_REPORT=str(path), CLSPLIT_SUMMARY="1")
+    r = json.loads(path.read_text())
+    reason = r["kernels"]["sort"]["fallback_reason"]
+    check(reason and "sorted_pos" in reason, f"sort's fallback reason: {reason}")
+    check(r["kernels"]["count"]["split_launches"] == 2, "count (merged atomics) was not split")
+    check("not split:" in p.stderr and "sort" in p.stderr, "summary lacks the fallback")
+
+
+def test_trace():
+    path = TMP / "trace.json"
+    run("jacobi2d", ["--size", "256", "--iters", "4"], CLSPLIT_STRATEGY="uniform", CLSPLIT_TRACE=str(path))
+    trace = json.loads(path.read_text())
+    events = trace["traceEvents"]
+    names = {e["tid"]: e["args"]["name"] for e in events if e.get("name") == "thread_name"}
+    check(any("host" in n for n in names.values()), f"no host track: {names}")
+    for slot in (0, 1):
+        check(any(n.startswith(f"device {slot}") and n.endswith("kernels") for n in names.values()),
+              f"no kernel track for device {slot}: {names}")
+    spans = [e for e in events if e.get("ph") == "X"]
+    kernels = [e for e in spans if e["name"] in ("jacobi2d_stencil", "jacobi2d_copy")]
+    check(len(kernels) == 16, f"{len(kernels)} sub-kernels in the trace, expected 16")
+    check(all(e["dur"] >= 0 and e["ts"] >= 0 and e["tid"] in names for e in spans), "malformed spans")
+    check(any(e["name"] == "plan launch" for e in spans), "no planning spans")
+    check(any(e["name"] == "analysis" for e in spans), "no analysis span")
+
+
+def test_report_command():
+    path = TMP / "r.json"
+    run("jacobi2d", ["--size", "256", "--iters", "6"], CLSPLIT_STRATEGY="adaptive-comm", CLSPLIT_REPORT=str(path))
+    out = TMP / "plots"
+    p = subprocess.run([str(BUILD / "bin" / "clsplit"), "report", str(path), "--out", str(out)],
+                       capture_output=True, text=True, timeout=120)
+    check(p.returncode == 0, f"clsplit report failed: {p.stderr}")
+    check("jacobi2d_stencil" in p.stdout and "iterations: 6" in p.stdout, p.stdout)
+    for png in ("ratios.png", "time.png", "bytes.png"):
+        f = out / png
+        check(f.is_file() and f.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", f"{png} missing or not a PNG")
+
+
+TESTS = {n: f for n, f in globals().items() if n.startswith("test_")}
+if __name__ == "__main__":
+    TESTS["test_" + sys.argv[2]]()
+    print("ok")
