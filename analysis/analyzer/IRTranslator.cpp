@@ -433,11 +433,10 @@ ExprRef IRTranslator::addRec(const llvm::SCEVAddRecExpr* ar, Context& ctx, unsig
       return scevImpl(exit, ctx, depth);
     ctx.approximate("a loop's induction variable is used after the loop" + where(header));
   }
+  // Inexact counts are recorded in ctx (the statement then over-approximates).
   const llvm::SCEV* btc = se_.getBackedgeTakenCount(loop);
-  bool exact = inside;
   if (llvm::isa<llvm::SCEVCouldNotCompute>(btc)) {
     btc = se_.getSymbolicMaxBackedgeTakenCount(loop);
-    exact = false;
     if (llvm::isa<llvm::SCEVCouldNotCompute>(btc)) {
       // No trip count (e.g. a step only known at launch time): the exit test still bounds
       // the values, which the sequence covers if the step turns out to be positive.
@@ -464,7 +463,6 @@ ExprRef IRTranslator::addRec(const llvm::SCEVAddRecExpr* ar, Context& ctx, unsig
       lastIteration = se_.getMinusSCEV(btc, one);
     }
   } else if (inside) {
-    exact = false;
     ctx.approximate("the loop" + where(header) + " has several exits");
   }
   ExprRef first = scevImpl(ar->getStart(), ctx, depth + 1);
@@ -475,7 +473,6 @@ ExprRef IRTranslator::addRec(const llvm::SCEVAddRecExpr* ar, Context& ctx, unsig
     last = scevImpl(ar->evaluateAtIteration(it, se_), ctx, depth + 1);
   }
   ctx.sequenceLoops.insert(loop);
-  (void)exact;
   return Expr::seq(first, step, scevImpl(count, ctx, depth + 1), last);
 }
 
