@@ -19,7 +19,7 @@ import subprocess
 import sys
 
 SKIP = 77
-RUN_TIMEOUT_S = 90  # every program takes seconds; a hang is a failure
+RUN_TIMEOUT_S = 60  # every program takes seconds; a hang is a failure
 POCL_ICD = "/etc/OpenCL/vendors/pocl.icd"
 OCLGRIND_LIBRARY = "/usr/lib/oclgrind/liboclgrind-rt-icd.so"
 

@@ -149,6 +149,19 @@ int main(int argc, char** argv) {
   CHECK(clEnqueueNDRangeKernel(env.queue, partial, 1, &thirdOffset, &third, nullptr, 0, nullptr, nullptr));
   show("after partial updates", latest);
 
+  // 4b. A non-blocking read, then at once a kernel overwriting what it reads: the read must see
+  //     the data as it was (in-order), wherever the bytes live.
+  std::vector<int> before(n, -1);
+  cl_event readBefore = nullptr;
+  CHECK(clEnqueueReadBuffer(env.queue, latest, CL_FALSE, 0, bytes, before.data(), 0, nullptr, &readBefore));
+  SET_ARG(partial, 0, latest);
+  SET_ARG(partial, 1, 1000);
+  CHECK(clEnqueueNDRangeKernel(env.queue, partial, 1, nullptr, &global, nullptr, 0, nullptr, nullptr));
+  CHECK(clWaitForEvents(1, &readBefore));
+  CHECK(clReleaseEvent(readBefore));
+  printChecksum("read issued before an overwriting kernel", before);
+  show("after the overwriting kernel", latest);
+
   // 5. Atomics into a few bins.
   std::vector<int> zeros(16, 0);
   cl_mem bins = createBuffer(env.context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, zeros.size() * sizeof(int),

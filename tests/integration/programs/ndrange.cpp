@@ -37,6 +37,18 @@ kernel void ids(global int* out, int exactGroups) {
     r[9] = r[10] = r[11] = -7;
   }
 }
+/* The same facts, one simple store per buffer (a form the analysis can split). */
+kernel void simpleIds(global int* gid, global int* sizes, global int* offsets, global int* consistent) {
+  size_t x = get_global_id(0) - get_global_offset(0), y = get_global_id(1) - get_global_offset(1);
+  size_t i = y * get_global_size(0) + x;
+  gid[i] = (int)(get_global_id(0) * 1000 + get_global_id(1));
+  sizes[i] = (int)(get_global_size(0) * 1000 + get_global_size(1));
+  offsets[i] = (int)(get_global_offset(0) * 1000 + get_global_offset(1));
+  consistent[i] = get_group_id(0) * get_local_size(0) + get_local_id(0) + get_global_offset(0) == get_global_id(0) &&
+                  get_group_id(1) * get_local_size(1) + get_local_id(1) + get_global_offset(1) == get_global_id(1) &&
+                  get_num_groups(0) * get_local_size(0) == get_global_size(0) &&
+                  get_num_groups(1) * get_local_size(1) == get_global_size(1) && get_work_dim() <= 2;
+}
 kernel void task(global int* out) { out[0] = (int)(get_global_size(0) * 100 + get_local_size(0)); out[1] = 4242; }
 )CLC";
 
@@ -81,6 +93,38 @@ int main() {
     printChecksum("  records", host);
     printInts("  last record", host.data() + (items - 1) * kFields, kFields);
     CHECK(clReleaseMemObject(out));
+  }
+
+  // The splittable form: 1-D and 2-D ranges with offsets and a NULL local size.
+  {
+    cl_kernel simple = createKernel(program, "simpleIds");
+    const Range simpleRanges[] = {
+        {"simple 1-D, offset 7, NULL local", 1, {2048, 1, 1}, {7, 0, 0}, {0, 0, 0}},
+        {"simple 2-D, offset (5,3), NULL local", 2, {96, 40, 1}, {5, 3, 0}, {0, 0, 0}},
+        {"simple 2-D, offset (2,1), local (16,4)", 2, {64, 32, 1}, {2, 1, 0}, {16, 4, 0}},
+    };
+    for (const auto& r : simpleRanges) {
+      size_t items = r.global[0] * r.global[1];
+      cl_mem outs[4];
+      for (auto& m : outs) m = createBuffer(env.context, CL_MEM_READ_WRITE, items * sizeof(int));
+      for (cl_uint a = 0; a < 4; ++a) SET_ARG(simple, a, outs[a]);
+      CHECK(clEnqueueNDRangeKernel(env.queue, simple, r.dims, r.offset, r.global, r.local[0] ? r.local : nullptr, 0,
+                                   nullptr, nullptr));
+      std::printf("%s:\n", r.name);
+      const char* names[4] = {"  global ids", "  global sizes", "  global offsets", "  consistency flags"};
+      for (int a = 0; a < 4; ++a) {
+        std::vector<int> v(items);
+        CHECK(clEnqueueReadBuffer(env.queue, outs[a], CL_TRUE, 0, items * sizeof(int), v.data(), 0, nullptr, nullptr));
+        printChecksum(names[a], v);
+        if (a == 3) {
+          size_t bad = 0;
+          for (int f : v) bad += f != 1;
+          std::printf("  %zu inconsistent\n", bad);
+        }
+      }
+      for (auto m : outs) CHECK(clReleaseMemObject(m));
+    }
+    CHECK(clReleaseKernel(simple));
   }
 
   // A NULL global offset equals zeros; clEnqueueTask is a 1x1 range.
