@@ -5,6 +5,10 @@ configuration, and compares every output byte with the reference; also the clinf
   runner.py reference --build B --work W --name N -- PROGRAM [ARGS...]
   runner.py compare   --build B --work W --name N --config C -- PROGRAM [ARGS...]
   runner.py clinfo    --build B --work W --config C
+  runner.py launcher  --build B --work W --name N --config C -- PROGRAM [ARGS...]
+                      (as compare, through `clsplit [options] -- PROGRAM`: the launcher sets up
+                      the loader and settings itself)
+  runner.py list-devices --build B --work W   (`clsplit --list-devices [--json]` sees PoCL's devices)
   runner.py configs   (lists the configurations)
 
 Exit status 0: passed; 1: failed; 77: skipped (a needed vendor is not installed).
@@ -211,6 +215,93 @@ def cmd_compare(a):
     return 1 if failed else 0
 
 
+def cmd_launcher(a):
+    """compare, but through the `clsplit` launcher's options instead of environment variables."""
+    launcher = os.path.join(a.build, "bin", "clsplit")
+    if not os.path.exists(launcher):
+        print("FAIL: no launcher at %s" % launcher)
+        return 1
+    vendor_set, pocl_devices, strategy, single = CONFIGS[a.config]
+    vendors = vendors_dir(a.work, vendor_set)
+    if vendors is None:
+        print("SKIP: a vendor of configuration %s is not installed" % a.config)
+        return SKIP
+    report_file = os.path.join(a.work, "reports", "%s.launcher-%s.json" % (a.name, a.config))
+    os.makedirs(os.path.dirname(report_file), exist_ok=True)
+    if os.path.exists(report_file):
+        os.remove(report_file)
+    env = base_environment(pocl_devices)
+    env["CLSPLIT_CONFIG"] = "/dev/null"
+    env["CLSPLIT_CACHE_DIR"] = os.path.join(a.work, "analysis-cache")
+    if single:
+        env["CLSPLIT_SINGLE_DEVICE"] = single
+    command = [launcher, "--vendors", vendors, "--devices", "all", "--report", report_file]
+    if strategy:
+        command += ["--strategy", strategy]
+    rc, out, err = run(command + ["--"] + a.program, env)
+    with open(reference_path(a.work, a.name)) as f:
+        expected = f.read()
+    failed = False
+    if out != expected:
+        failed = True
+        print("FAIL: output through the launcher differs from the reference, configuration %s" % a.config)
+        diff = difflib.unified_diff(expected.splitlines(), out.splitlines(), "reference", "clsplit launcher",
+                                    lineterm="", n=1)
+        print("\n".join(list(diff)[:80]))
+    if rc != 0:
+        failed = True
+        print("FAIL: exit status %s through the launcher" % rc)
+    if rc == 0:
+        problems, notes = check_report(a.config, report_file)
+        for p in problems:
+            failed = True
+            print("FAIL: run report: " + p)
+        for n in notes:
+            print("report: " + n)
+    if failed or err.strip():
+        print("stderr:\n" + tail(err))
+    if not failed:
+        print("identical to the reference through the launcher, configuration %s" % a.config)
+    return 1 if failed else 0
+
+
+def cmd_list_devices(a):
+    launcher = os.path.join(a.build, "bin", "clsplit")
+    vendors = vendors_dir(a.work, "pocl")
+    if vendors is None:
+        print("SKIP: PoCL is not installed")
+        return SKIP
+    env = base_environment("pthread pthread")
+    env["CLSPLIT_VENDORS"] = vendors
+    env["CLSPLIT_CONFIG"] = "/dev/null"
+    failed = False
+    rc, out, err = run([launcher, "--list-devices", "--json"], env)
+    try:
+        devices = json.loads(out)
+    except ValueError as e:
+        devices = None
+        print("FAIL: --list-devices --json is not JSON (%s):\n%s" % (e, out))
+    if rc != 0 or devices is None:
+        failed = True
+    else:
+        print(json.dumps(devices, indent=1))
+        pocl = [d for d in devices if "Portable" in d.get("platform", "")]
+        if len(devices) != 2 or len(pocl) != 2 or [d.get("index") for d in devices] != [0, 1]:
+            failed = True
+            print("FAIL: expected PoCL's two devices with indices 0 and 1")
+        if not all(d.get("selected") for d in devices):
+            failed = True
+            print("FAIL: the default selection (no GPU) must select every device")
+    env["CLSPLIT_DEVICES"] = "1"
+    rc, out, err = run([launcher, "--list-devices"], env)
+    print(out)
+    lines = [l for l in out.splitlines() if l.strip().startswith("[")]
+    if rc != 0 or len(lines) != 2 or "(selected)" in lines[0] or "(selected)" not in lines[1]:
+        failed = True
+        print("FAIL: with CLSPLIT_DEVICES=1 only device 1 must be marked selected")
+    return 1 if failed else 0
+
+
 def cmd_clinfo(a):
     clinfo = shutil.which("clinfo")
     if not clinfo:
@@ -260,7 +351,7 @@ def cmd_clinfo(a):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("mode", choices=["reference", "compare", "clinfo", "configs"])
+    parser.add_argument("mode", choices=["reference", "compare", "clinfo", "launcher", "list-devices", "configs"])
     parser.add_argument("--build")
     parser.add_argument("--work")
     parser.add_argument("--name")
@@ -281,7 +372,8 @@ def main():
     a.build = os.path.abspath(a.build)
     a.work = os.path.abspath(a.work)
     os.makedirs(a.work, exist_ok=True)
-    return {"reference": cmd_reference, "compare": cmd_compare, "clinfo": cmd_clinfo}[a.mode](a)
+    return {"reference": cmd_reference, "compare": cmd_compare, "clinfo": cmd_clinfo, "launcher": cmd_launcher,
+            "list-devices": cmd_list_devices}[a.mode](a)
 
 
 if __name__ == "__main__":

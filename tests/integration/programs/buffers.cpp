@@ -120,6 +120,10 @@ int main() {
   SET_ARG(copyPlus, 1, c);
   SET_ARG(copyPlus, 2, 11);
   CHECK(clEnqueueNDRangeKernel(env.queue, copyPlus, 1, nullptr, &n, nullptr, 0, nullptr, nullptr));
+  // Migrations are hints: contents stay as they are.
+  cl_mem both[2] = {b, c};
+  CHECK(clEnqueueMigrateMemObjects(env.queue, 2, both, CL_MIGRATE_MEM_OBJECT_HOST, 0, nullptr, nullptr));
+  CHECK(clEnqueueMigrateMemObjects(env.queue, 1, &c, 0, 0, nullptr, nullptr));
   CHECK(clEnqueueCopyBuffer(env.queue, c, a, 4, 8, bytes - 8, 0, nullptr, nullptr));
   std::vector<int> outA(n), outB(n), outC(n);
   CHECK(clEnqueueReadBuffer(env.queue, a, CL_FALSE, 0, bytes, outA.data(), 0, nullptr, nullptr));
