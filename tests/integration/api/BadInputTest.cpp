@@ -691,6 +691,7 @@ TEST_CASE("every entry point rejects bad input with the specified error", "[bad_
         return D->clEnqueueNDRangeKernel(q, k, 1, nullptr, global, bad, 0, nullptr, nullptr);
       }()),
       ROW(CL_INVALID_WORK_GROUP_SIZE, D->clEnqueueNDRangeKernel(q, kFixed, 1, nullptr, global, local, 0, nullptr, nullptr)),
+      ROW(CL_INVALID_WORK_GROUP_SIZE, D->clEnqueueNDRangeKernel(q, kFixed, 1, nullptr, global, nullptr, 0, nullptr, nullptr)),
       ROW(CL_INVALID_KERNEL_ARGS, D->clEnqueueNDRangeKernel(q, kUnset, 1, nullptr, global, nullptr, 0, nullptr, nullptr)),
       ROW(CL_INVALID_EVENT_WAIT_LIST, D->clEnqueueNDRangeKernel(q, k, 1, nullptr, global, nullptr, 1, &badEvent, nullptr)),
       ROW(CL_INVALID_CONTEXT, D->clEnqueueNDRangeKernel(q, k, 1, nullptr, global, nullptr, 1, &uev2, nullptr)),

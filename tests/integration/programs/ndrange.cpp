@@ -49,6 +49,12 @@ kernel void simpleIds(global int* gid, global int* sizes, global int* offsets, g
                   get_num_groups(0) * get_local_size(0) == get_global_size(0) &&
                   get_num_groups(1) * get_local_size(1) == get_global_size(1) && get_work_dim() <= 2;
 }
+__attribute__((reqd_work_group_size(8, 2, 1)))
+kernel void fixedGroups(global int* out) {
+  size_t i = get_global_id(1) * get_global_size(0) + get_global_id(0);
+  out[i] = (int)(get_local_size(0) * 100 + get_local_size(1) * 10 + get_local_id(0) + get_local_id(1) * 8 +
+                 get_group_id(0) * 1000 + get_group_id(1) * 100000);
+}
 kernel void task(global int* out) { out[0] = (int)(get_global_size(0) * 100 + get_local_size(0)); out[1] = 4242; }
 )CLC";
 
@@ -102,6 +108,7 @@ int main() {
         {"simple 1-D, offset 7, NULL local", 1, {2048, 1, 1}, {7, 0, 0}, {0, 0, 0}},
         {"simple 2-D, offset (5,3), NULL local", 2, {96, 40, 1}, {5, 3, 0}, {0, 0, 0}},
         {"simple 2-D, offset (2,1), local (16,4)", 2, {64, 32, 1}, {2, 1, 0}, {16, 4, 0}},
+        {"simple 1-D, 997 items (prime), offset 3, NULL local", 1, {997, 1, 1}, {3, 0, 0}, {0, 0, 0}},
     };
     for (const auto& r : simpleRanges) {
       size_t items = r.global[0] * r.global[1];
@@ -125,6 +132,24 @@ int main() {
       for (auto m : outs) CHECK(clReleaseMemObject(m));
     }
     CHECK(clReleaseKernel(simple));
+  }
+
+  // reqd_work_group_size: a NULL local size is an error (OpenCL 1.2, clEnqueueNDRangeKernel);
+  // the required size itself works.
+  {
+    cl_kernel fixed = createKernel(program, "fixedGroups");
+    size_t global[2] = {64, 16}, local[2] = {8, 2};
+    cl_mem out = createBuffer(env.context, CL_MEM_READ_WRITE, 64 * 16 * sizeof(int));
+    SET_ARG(fixed, 0, out);
+    expectCode(clEnqueueNDRangeKernel(env.queue, fixed, 2, nullptr, global, nullptr, 0, nullptr, nullptr),
+               CL_INVALID_WORK_GROUP_SIZE, "reqd_work_group_size with a NULL local size");
+    CHECK(clEnqueueNDRangeKernel(env.queue, fixed, 2, nullptr, global, local, 0, nullptr, nullptr));
+    std::vector<int> v(64 * 16);
+    CHECK(clEnqueueReadBuffer(env.queue, out, CL_TRUE, 0, v.size() * sizeof(int), v.data(), 0, nullptr, nullptr));
+    printChecksum("reqd_work_group_size(8,2,1) with that local size", v);
+    printInts("  last", v.data() + v.size() - 4, 4);
+    CHECK(clReleaseMemObject(out));
+    CHECK(clReleaseKernel(fixed));
   }
 
   // A NULL global offset equals zeros; clEnqueueTask is a 1x1 range.
