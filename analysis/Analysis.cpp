@@ -261,14 +261,19 @@ std::string programHash(std::string_view source, std::string_view buildOptions) 
   return sha256({"clsplit program", source, buildOptions});
 }
 
+// The program, the hints (they change the analysis) and the analysis code itself (a hash of its
+// sources, so a changed analyzer never reuses older results).
+std::string analysisCacheKey(std::string_view source, std::string_view buildOptions,
+                             const AnalysisOptions& options) {
+  return sha256({"clsplit analysis", programHash(source, buildOptions),
+                 frontend::hintsDigest(options.hintsDir), CLSPLIT_VERSION, kAnalysisRevision,
+                 CLSPLIT_ANALYSIS_BUILD_ID});
+}
+
 ProgramAnalysis analyzeProgram(std::string_view source, std::string_view buildOptions,
                                const AnalysisOptions& options) {
   try {
-    // The cache key: the program, the hints (they change the analysis) and the analysis code
-    // itself (a hash of its sources, so a changed analyzer never reuses older results).
-    std::string key = sha256({"clsplit analysis", programHash(source, buildOptions),
-                              frontend::hintsDigest(options.hintsDir), CLSPLIT_VERSION,
-                              kAnalysisRevision, CLSPLIT_ANALYSIS_BUILD_ID});
+    std::string key = analysisCacheKey(source, buildOptions, options);
     if (!options.cacheDir.empty()) {
       std::string why;
       if (auto cached = cache::load(options.cacheDir, key, &why)) {

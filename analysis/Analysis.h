@@ -84,5 +84,8 @@ ProgramAnalysis analyzeProgram(std::string_view source, std::string_view buildOp
 
 // Stable hash of (source, options, clsplit version): the cache key and the hint-file name.
 std::string programHash(std::string_view source, std::string_view buildOptions);
+// The analysis cache's key for the program (changes with the hints and the analysis code).
+std::string analysisCacheKey(std::string_view source, std::string_view buildOptions,
+                             const AnalysisOptions& options);
 
 } // namespace clsplit::analysis

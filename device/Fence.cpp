@@ -217,6 +217,18 @@ void HostFence::complete(cl_int finalStatus) {
 
 FenceGroup::FenceGroup(std::vector<FenceRef> parts) : parts_(std::move(parts)) {}
 
+cl_int FenceGroup::status() {
+  cl_int own = HostFence::status();
+  if (own <= CL_COMPLETE) return own;
+  bool allComplete = true;
+  for (auto& p : parts_) {
+    cl_int s = p->status();
+    if (s < 0) return s;
+    allComplete &= s == CL_COMPLETE;
+  }
+  return allComplete ? CL_COMPLETE : own;
+}
+
 bool FenceGroup::profile(uint64_t& start, uint64_t& end) {
   bool any = false;
   for (auto& p : parts_) any |= p->profile(start, end);
@@ -249,7 +261,8 @@ FenceRef allOf(std::vector<FenceRef> parts) {
   if (parts.empty()) return completedFence();
   if (parts.size() == 1) return parts.front();
   auto group = std::make_shared<FenceGroup>(parts);
-  // Count completions; the group completes with the first error seen, if any.
+  // Count completions; the group completes when all parts have, or at the first error: after a
+  // failure some vendors never finish the commands queued behind it (PoCL in-order queues).
   struct Counter {
     std::atomic<size_t> pending;
     std::atomic<cl_int> error{CL_COMPLETE};
@@ -261,7 +274,8 @@ FenceRef allOf(std::vector<FenceRef> parts) {
     p->onComplete([counter, weak](cl_int s) {
       if (s < 0) {
         cl_int expected = CL_COMPLETE;
-        counter->error.compare_exchange_strong(expected, s);
+        if (counter->error.compare_exchange_strong(expected, s))
+          if (auto g = weak.lock()) g->complete(s);
       }
       if (counter->pending.fetch_sub(1) == 1)
         if (auto g = weak.lock()) g->complete(counter->error.load());

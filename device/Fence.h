@@ -102,6 +102,9 @@ private:
 class FenceGroup final : public HostFence {
 public:
   explicit FenceGroup(std::vector<FenceRef> parts);
+  // Also looks at the parts: the group's own completion runs from the parts' callbacks, which
+  // may come after another group on the same parts was already seen complete.
+  cl_int status() override;
   void appendWaitEvents(cl_context context, std::vector<cl_event>& out) override;
   bool profile(uint64_t& start, uint64_t& end) override;
   const std::vector<FenceRef>& parts() const { return parts_; }

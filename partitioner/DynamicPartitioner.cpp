@@ -197,8 +197,18 @@ LaunchPlan DynamicPartitioner::plan(const LaunchRequest& request) {
   std::vector<uint64_t> groups;
   if (!request.splittable) {
     groups.assign(n_, 0);
-    unsigned d = spec_.kind == StrategyKind::Single ? std::min(spec_.singleDevice, n_ - 1)
-                                                     : bestSingleDevice(k, request.groups);
+    unsigned d;
+    if (spec_.kind == StrategyKind::Single) {
+      d = std::min(spec_.singleDevice, n_ - 1);
+    } else if (spec_.kind == StrategyKind::Static) {
+      // The user's ratios say which devices to use: a kernel that runs whole goes to the device
+      // with the largest share (a zero share means "not this device").
+      d = unsigned(std::max_element(spec_.staticRatios.begin(), spec_.staticRatios.end()) -
+                   spec_.staticRatios.begin());
+      d = std::min(d, n_ - 1);
+    } else {
+      d = bestSingleDevice(k, request.groups);
+    }
     groups[d] = request.groups;
   } else {
     groups = ratiosToGroups(decide(request, k, rec.position), request.groups);

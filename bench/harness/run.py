@@ -267,8 +267,10 @@ class Harness:
             # clsplit finds the real vendors itself; keep the caller's choice visible to it.
             if "OCL_ICD_VENDORS" in self.env and "CLSPLIT_VENDORS" not in self.env:
                 env_delta["CLSPLIT_VENDORS"] = self.env["OCL_ICD_VENDORS"]
+            # Both loaders: ocl-icd reads OCL_ICD_VENDORS; the Khronos loader (first on the GPU
+            # machine) needs OCL_ICD_FILENAMES to see clsplit alone - what `clsplit --` sets.
+            env_delta["OCL_ICD_FILENAMES"] = devs.clsplit_library(self.vendors)
             env.update(env_delta)
-            env.pop("OCL_ICD_FILENAMES", None)
             command = [binary, *entry.command_args(iters)]
             record["strategy_value"] = strategy
         record.update(command=command, env=env_delta, iters_run=iters)

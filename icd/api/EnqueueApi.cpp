@@ -33,14 +33,20 @@ struct Command {
 
   // Records `done` as this command's completion; creates the event; blocks if asked.
   void finish(const FenceRef& done, cl_event* event, bool blocking) {
-    FenceRef before = event ? queue->allRecorded() : nullptr;
-    queue->recordCommand(done);
+    // A command whose wait list fails is terminated: its event fails then, even where a vendor
+    // never finishes the real commands queued behind the failure.
+    FenceRef settled = waits.empty() ? done : device::allOf({done, device::allOf(waits)});
+    // In-order semantics: the event, and a blocking call, complete only after every earlier
+    // command of the queue (the real work itself only waits for its data).
+    FenceRef before = event || blocking ? queue->allRecorded() : nullptr;
+    if (!waits.empty() && (event || blocking)) before = device::allOf({before, device::allOf(waits)});
+    queue->recordCommand(settled);
     queue->flush(); // submit now: other queues' commands may depend on this one
     if (event)
       *event = std::make_shared<Event>(queue->contextRef(), queue, type, done, before, queuedNs,
                                        device::hostNowNs())
                    ->publishHandle();
-    if (blocking && done->wait() < 0)
+    if (blocking && (settled->wait() < 0 || (before && before->wait() < 0)))
       throw Error(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST, "the command failed");
   }
 };
@@ -77,11 +83,13 @@ runtime::Rect rect(const size_t* origin, size_t rowPitch, size_t slicePitch, con
 void checkRect(const runtime::Rect& r, const size_t* region, size_t limit, bool isBuffer) {
   require(region && region[0] && region[1] && region[2], CL_INVALID_VALUE, "a region dimension is 0");
   require(r.rowPitch >= region[0], CL_INVALID_VALUE, "row pitch smaller than region[0]");
-  require(r.slicePitch >= region[1] * r.rowPitch && r.slicePitch % r.rowPitch == 0, CL_INVALID_VALUE,
-          "invalid slice pitch");
+  // Overflow-safe: a huge region must be rejected, not wrapped into range.
+  using Wide = unsigned __int128;
+  require(Wide(r.slicePitch) >= Wide(region[1]) * r.rowPitch && r.slicePitch % r.rowPitch == 0,
+          CL_INVALID_VALUE, "invalid slice pitch");
   if (isBuffer) {
-    size_t last = (r.origin[2] + region[2] - 1) * r.slicePitch + (r.origin[1] + region[1] - 1) * r.rowPitch +
-                  r.origin[0] + region[0];
+    Wide last = (Wide(r.origin[2]) + region[2] - 1) * r.slicePitch +
+                (Wide(r.origin[1]) + region[1] - 1) * r.rowPitch + r.origin[0] + region[0];
     require(last <= limit, CL_INVALID_VALUE, "the rectangle is out of the buffer's bounds");
   }
 }
@@ -288,6 +296,8 @@ cl_int clEnqueueNDRangeKernel(cl_command_queue queue, cl_kernel kernel, cl_uint 
         require(local[d] == required[d], CL_INVALID_WORK_GROUP_SIZE,
                 "local_work_size differs from reqd_work_group_size");
   } else {
+    require(k->requiredWorkGroupSize()[0] == 0, CL_INVALID_WORK_GROUP_SIZE,
+            "local_work_size is NULL but the kernel declares reqd_work_group_size");
     for (cl_uint d = 0; d < 3; ++d) range.local[d] = 0;
   }
   FenceRef done = runtime::launchKernel(*c.queue, *k, range, c.waits);
@@ -335,7 +345,13 @@ cl_int clEnqueueBarrier(cl_command_queue queue) {
 }
 
 cl_int clEnqueueWaitForEvents(cl_command_queue queue, cl_uint n, const cl_event* events) {
+  auto q = Queue::from(queue);
   require(n > 0 && events, CL_INVALID_VALUE, "no events");
+  for (cl_uint i = 0; i < n; ++i) { // this entry point names the events' error CL_INVALID_EVENT
+    auto e = Event::tryFrom(events[i]);
+    require(e != nullptr, CL_INVALID_EVENT, "an event in event_list is not valid");
+    require(&e->context() == &q->context(), CL_INVALID_CONTEXT, "an event is from another context");
+  }
   Command c(queue, CL_COMMAND_BARRIER, n, events);
   c.queue->setGate(device::allOf(c.waits));
   return CL_SUCCESS;

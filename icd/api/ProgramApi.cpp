@@ -48,7 +48,9 @@ cl_program clCreateProgramWithBinary(cl_context context, cl_uint num_devices,
     if (binary_status) binary_status[i] = ok ? CL_SUCCESS : CL_INVALID_BINARY;
     require(ok, CL_INVALID_BINARY, "not a clsplit program binary");
   }
-  return std::make_shared<Program>(c, std::move(source), Program::Kind::Binary)->publishHandle();
+  auto program = std::make_shared<Program>(c, std::move(source), Program::Kind::Binary);
+  program->setBinaryOptions(options);
+  return program->publishHandle();
 }
 
 cl_program clCreateProgramWithBuiltInKernels(cl_context context, cl_uint num_devices,

@@ -10,7 +10,9 @@ namespace clsplit::icd {
 
 namespace {
 void CL_CALLBACK forwardNotify(const char* message, const void*, size_t, void* data) {
-  static_cast<Context*>(data)->notify(message ? message : "");
+  // Some vendors (Oclgrind) call this with a NULL user_data: then the message is only logged.
+  if (data) static_cast<Context*>(data)->notify(message ? message : "");
+  else log().warn("context error reported by a device: {}", message ? message : "");
 }
 } // namespace
 

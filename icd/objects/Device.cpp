@@ -174,8 +174,11 @@ Device::Device(const std::vector<const device::RealDevice*>& devices, cl_device_
         }
       first = false;
     }
-    if (rule.param == CL_DEVICE_MAX_PARAMETER_SIZE) // room for the hidden arguments
-      merged = merged > 2 * 32 ? merged - 2 * 32 : merged;
+    // Room for the two hidden ulong4 arguments, but never below the specification's minimum
+    // (1024): a kernel that then exceeds a vendor's limit fails to build partition-ready and
+    // runs unsplit from its original source.
+    if (rule.param == CL_DEVICE_MAX_PARAMETER_SIZE)
+      merged = std::max<uint64_t>(merged > 64 ? merged - 64 : merged, std::min<uint64_t>(merged, 1024));
     info_[rule.param] = makeValue(merged, rule.kind);
     if (rule.param == CL_DEVICE_MAX_WORK_GROUP_SIZE) maxWorkGroupSize_ = merged;
     if (rule.param == CL_DEVICE_MEM_BASE_ADDR_ALIGN) memBaseAddrAlign_ = static_cast<cl_uint>(merged);

@@ -27,6 +27,7 @@ device::FenceRef Event::whole() {
 
 cl_int Event::status() {
   cl_int own = done_->status();
+  if (user_) return own > CL_SUBMITTED ? CL_SUBMITTED : own; // a user event starts CL_SUBMITTED
   if (own < 0 || !before_) return own;
   cl_int prior = before_->status();
   if (prior < 0) return prior;
@@ -89,6 +90,9 @@ cl_int Event::profilingInfo(cl_profiling_info param, size_t size, void* value, s
     if (!done_->profile(start, end)) start = end = submitNs_; // no work was needed
     start = std::max<uint64_t>(start, submitNs_);
     end = std::max(end, start);
+    // In order, the command ends (its event completes) no earlier than the commands before it.
+    uint64_t priorStart = UINT64_MAX, priorEnd = 0;
+    if (before_ && before_->profile(priorStart, priorEnd)) end = std::max(end, priorEnd);
     v = param == CL_PROFILING_COMMAND_START ? start : end;
     break;
   }

@@ -97,6 +97,8 @@ void Kernel::setArg(cl_uint index, size_t size, const void* value) {
   require(index < numArgs_, CL_INVALID_ARG_INDEX, "arg_index is not a kernel argument");
   DeclaredKind kind = declared_[index];
   if (kind == DeclaredKind::Unknown) {
+    // Neither the analysis nor the vendor told what this argument is: infer it from the call.
+    require(value || size > 0, CL_INVALID_ARG_SIZE, "arg_size is 0");
     if (!value && size > 0) kind = DeclaredKind::Local;
     else if (size == sizeof(cl_mem) && value &&
              (*static_cast<const cl_mem*>(value) == nullptr ||
@@ -111,10 +113,12 @@ void Kernel::setArg(cl_uint index, size_t size, const void* value) {
     cl_mem handle = value ? *static_cast<const cl_mem*>(value) : nullptr;
     arg.kind = ArgKind::Mem;
     if (handle) {
-      arg.mem = Mem::tryFrom(handle);
-      require(arg.mem != nullptr, CL_INVALID_MEM_OBJECT, "arg_value is not a valid memory object");
-      require(&arg.mem->context() == &program_->context(), CL_INVALID_MEM_OBJECT,
+      auto mem = Mem::tryFrom(handle);
+      require(mem != nullptr, CL_INVALID_MEM_OBJECT, "arg_value is not a valid memory object");
+      require(&mem->context() == &program_->context(), CL_INVALID_MEM_OBJECT,
               "the memory object belongs to another context");
+      arg.memRef = mem; // a kernel argument does not keep the object alive (OpenCL 1.2 §5.4.1)
+      arg.boundToBuffer = true;
     }
     break;
   }
@@ -154,10 +158,16 @@ void Kernel::setArg(cl_uint index, size_t size, const void* value) {
 
 std::vector<Kernel::Arg> Kernel::snapshotArgs() const {
   std::lock_guard lock(mutex_);
-  for (cl_uint i = 0; i < numArgs_; ++i)
-    require(args_[i].kind != ArgKind::Unset, CL_INVALID_KERNEL_ARGS,
-            "a kernel argument has not been set");
-  return args_;
+  std::vector<Arg> args = args_;
+  for (auto& a : args) {
+    require(a.kind != ArgKind::Unset, CL_INVALID_KERNEL_ARGS, "a kernel argument has not been set");
+    if (a.kind == ArgKind::Mem && a.boundToBuffer) {
+      a.mem = a.memRef.lock();
+      require(a.mem && a.mem->referenceCount() > 0, CL_INVALID_KERNEL_ARGS,
+              "a buffer argument was released");
+    }
+  }
+  return args;
 }
 
 cl_kernel Kernel::realKernel(unsigned slot, const std::vector<Arg>& args) {
@@ -206,11 +216,12 @@ size_t Kernel::maxWorkGroupSize() const {
 }
 
 std::array<size_t, 3> Kernel::requiredWorkGroupSize() const {
-  std::array<size_t, 3> v{0, 0, 0};
-  call(&cl_icd_dispatch::clGetKernelWorkGroupInfo, reference_.get(), program_->context().slot(0).device,
-       cl_kernel_work_group_info(CL_KERNEL_COMPILE_WORK_GROUP_SIZE), sizeof v,
-       static_cast<void*>(v.data()), static_cast<size_t*>(nullptr));
-  return v;
+  std::call_once(requiredOnce_, [this] {
+    call(&cl_icd_dispatch::clGetKernelWorkGroupInfo, reference_.get(), program_->context().slot(0).device,
+         cl_kernel_work_group_info(CL_KERNEL_COMPILE_WORK_GROUP_SIZE), sizeof required_,
+         static_cast<void*>(required_.data()), static_cast<size_t*>(nullptr));
+  });
+  return required_;
 }
 
 cl_int Kernel::info(cl_kernel_info param, size_t size, void* value, size_t* sizeRet) const {
@@ -242,10 +253,11 @@ cl_int Kernel::workGroupInfo(cl_kernel_work_group_info param, size_t size, void*
   const auto& context = program_->context();
   switch (param) {
   case CL_KERNEL_WORK_GROUP_SIZE: return writeInfo(InfoValue::of(maxWorkGroupSize()), size, value, sizeRet);
-  case CL_KERNEL_COMPILE_WORK_GROUP_SIZE:
-    return writeInfo(InfoValue::array(std::vector<size_t>{requiredWorkGroupSize().begin(),
-                                                          requiredWorkGroupSize().end()}),
-                     size, value, sizeRet);
+  case CL_KERNEL_COMPILE_WORK_GROUP_SIZE: {
+    auto required = requiredWorkGroupSize();
+    return writeInfo(InfoValue::array(std::vector<size_t>(required.begin(), required.end())), size,
+                     value, sizeRet);
+  }
   case CL_KERNEL_LOCAL_MEM_SIZE:
   case CL_KERNEL_PRIVATE_MEM_SIZE: {
     cl_ulong most = 0;

@@ -27,7 +27,9 @@ public:
   struct Arg {
     ArgKind kind = ArgKind::Unset;
     std::vector<std::byte> bytes;  // scalar value
-    std::shared_ptr<Mem> mem;      // Mem (null: a NULL buffer)
+    std::weak_ptr<Mem> memRef;     // as set (kernel arguments do not retain memory objects)
+    bool boundToBuffer = false;    // false: a NULL buffer
+    std::shared_ptr<Mem> mem;      // in a launch's snapshot: the object, alive for the launch
     size_t localSize = 0;
   };
   void setArg(cl_uint index, size_t size, const void* value);
@@ -61,6 +63,8 @@ private:
   cl_uint numArgs_ = 0;
   device::RealKernel reference_; // slot 0's real kernel, for queries and argument validation
   mutable std::mutex mutex_;
+  mutable std::once_flag requiredOnce_;
+  mutable std::array<size_t, 3> required_{0, 0, 0}; // reqd_work_group_size, asked once
   std::vector<Arg> args_;
   struct SlotKernel {
     device::RealKernel kernel;

@@ -84,7 +84,7 @@ const analysis::KernelAnalysis* Program::kernelAnalysis(const std::string& name)
 }
 
 void Program::buildOn(unsigned platform, const std::string& source, const std::string& options,
-                      std::string& log, bool& ok) {
+                      std::string& log, cl_int& status) {
   cl_context ctx = platformContext(*context_, platform);
   auto devices = platformDevices(*context_, platform);
   const char* text = source.c_str();
@@ -92,7 +92,7 @@ void Program::buildOn(unsigned platform, const std::string& source, const std::s
   cl_int err = CL_SUCCESS;
   cl_program real = call(&cl_icd_dispatch::clCreateProgramWithSource, ctx, 1u, &text, &length, &err);
   if (err != CL_SUCCESS) {
-    ok = false;
+    status = err;
     log = std::string("clCreateProgramWithSource failed: ") + errorName(err);
     return;
   }
@@ -100,7 +100,8 @@ void Program::buildOn(unsigned platform, const std::string& source, const std::s
   err = call(&cl_icd_dispatch::clBuildProgram, real, static_cast<cl_uint>(devices.size()),
              devices.data(), options.c_str(),
              static_cast<void(CL_CALLBACK*)(cl_program, void*)>(nullptr), static_cast<void*>(nullptr));
-  ok = err == CL_SUCCESS;
+  status = err;
+  const bool ok = err == CL_SUCCESS;
   const auto& rt = runtime::Runtime::get();
   for (cl_device_id d : devices) {
     std::string deviceLog = realBuildLog(real, d);
@@ -116,7 +117,9 @@ void Program::buildOn(unsigned platform, const std::string& source, const std::s
   }
 }
 
-void Program::build(const std::string& options) {
+void Program::build(const std::string& requested) {
+  // A clsplit binary carries the options it was built with; they come first.
+  const std::string options = binaryOptions_.empty() ? requested : binaryOptions_ + " " + requested;
   require(kernels_.load() == 0, CL_INVALID_OPERATION, "kernel objects are attached to the program");
   require(kind_ == Kind::Source || kind_ == Kind::Binary, CL_INVALID_OPERATION,
           "program was not created from source or binary");
@@ -131,7 +134,9 @@ void Program::build(const std::string& options) {
   auto& rt = runtime::Runtime::get();
   std::shared_ptr<const analysis::ProgramAnalysis> result;
   std::string notes;
-  if (rt.settings().value("CLSPLIT_STRATEGY") != "single" && rt.slots().size() > 1) {
+  // Analysed even when nothing will be split (strategy single, one device): the argument
+  // descriptions and precise regions still serve validation and transfers. (Cached on disk.)
+  {
     analysis::AnalysisOptions ao{defaultCacheDir(rt.settings().value("CLSPLIT_CACHE_DIR")),
                                  rt.settings().value("CLSPLIT_HINTS")};
     runtime::HostSpan span("analysis");
@@ -151,32 +156,35 @@ void Program::build(const std::string& options) {
   }
   hash_ = analysis::programHash(source_, options);
 
+  // Builds every platform at once; returns the first vendor error (CL_SUCCESS if none).
   auto compileAll = [&](const std::string& source, std::string& log) {
     auto platforms = platformsOf(*context_);
     std::vector<std::string> logs(platforms.size());
-    std::vector<char> oks(platforms.size(), 0);
+    std::vector<cl_int> statuses(platforms.size(), CL_BUILD_PROGRAM_FAILURE);
     std::vector<std::thread> threads;
     for (size_t i = 0; i < platforms.size(); ++i)
       threads.emplace_back([&, i] {
-        bool ok = false;
         try {
-          buildOn(platforms[i], source, options, logs[i], ok);
+          buildOn(platforms[i], source, options, logs[i], statuses[i]);
         } catch (const std::exception& e) {
           logs[i] = e.what();
         }
-        oks[i] = ok;
       });
     for (auto& t : threads) t.join();
     log.clear();
     for (auto& l : logs)
       if (!l.empty()) log += (log.empty() ? "" : "\n") + l;
-    return std::all_of(oks.begin(), oks.end(), [](char c) { return c != 0; });
+    for (cl_int s : statuses)
+      if (s != CL_SUCCESS) return s;
+    return cl_int(CL_SUCCESS);
   };
 
   std::string buildLog;
   runtime::HostSpan buildSpan("vendor builds");
-  bool ok = compileAll(result ? result->vendorSource : source_, buildLog);
-  if (!ok && result && result->vendorSource != source_) {
+  cl_int status = compileAll(result ? result->vendorSource : source_, buildLog);
+  bool ok = status == CL_SUCCESS;
+  // Invalid options are the application's error whatever the source: report them as such.
+  if (!ok && status != CL_INVALID_BUILD_OPTIONS && result && result->vendorSource != source_) {
     // The partition-ready source must compile wherever the original does: if a vendor rejects
     // it, run this program unsplit rather than fail the application's build.
     std::string rewriteLog = buildLog;
@@ -184,7 +192,8 @@ void Program::build(const std::string& options) {
       std::lock_guard lock(mutex_);
       real_.clear();
     }
-    ok = compileAll(source_, buildLog);
+    status = compileAll(source_, buildLog);
+    ok = status == CL_SUCCESS;
     if (ok) {
       log().warn("the partition-ready source of a program failed to build; its kernels run "
                  "unsplit. Vendor log:\n{}", rewriteLog);
@@ -196,6 +205,7 @@ void Program::build(const std::string& options) {
   log_ = buildLog;
   if (!notes.empty() && ok) log_ += (log_.empty() ? "" : "\n") + notes;
   status_ = ok ? CL_BUILD_SUCCESS : CL_BUILD_ERROR;
+  if (status == CL_INVALID_BUILD_OPTIONS) throw Error(status, "the build options are invalid");
   if (!ok) throw Error(CL_BUILD_PROGRAM_FAILURE, "the program failed to build (see the build log)");
 }
 

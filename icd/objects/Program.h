@@ -19,6 +19,8 @@ public:
   enum class Kind { Source, Binary, Compiled, Linked };
 
   Program(std::shared_ptr<Context> context, std::string source, Kind kind = Kind::Source);
+  // A program from a clsplit binary: its source and the options it was built with.
+  void setBinaryOptions(std::string options) { binaryOptions_ = std::move(options); }
 
   Context& context() const { return *context_; }
   const std::shared_ptr<Context>& contextRef() const { return context_; }
@@ -55,7 +57,7 @@ public:
 
 private:
   void buildOn(unsigned platform, const std::string& source, const std::string& options,
-               std::string& log, bool& ok);
+               std::string& log, cl_int& status);
 
   std::shared_ptr<Context> context_;
   std::string source_;
@@ -63,6 +65,7 @@ private:
   mutable std::mutex mutex_;
   cl_build_status status_ = CL_BUILD_NONE;
   std::string options_;
+  std::string binaryOptions_;
   std::string log_;
   std::string hash_;
   std::shared_ptr<const analysis::ProgramAnalysis> analysis_;

@@ -45,41 +45,47 @@ std::string list(const std::vector<uint64_t>& v) {
 
 RunReport::RunReport(unsigned slots) : slots_(slots), h2d_(slots), d2h_(slots), d2d_(slots) {}
 
-void RunReport::account(Pending& p, uint64_t ns) {
-  kernels_[p.kernel].timeNs[p.slot] += ns;
-  if (p.launch < launches_.size()) launches_[p.launch].timeNs[p.slot] += ns;
+void RunReport::account(const std::string& kernel, unsigned slot, size_t launch, uint64_t ns) {
+  std::lock_guard lock(mutex_);
+  kernels_[kernel].timeNs[slot] += ns;
+  if (launch < launches_.size()) launches_[launch].timeNs[slot] += ns;
+  --inFlight_;
 }
 
 void RunReport::noteLaunch(const std::string& kernel, const std::vector<uint64_t>& groupsPerSlot,
                            bool split, const std::optional<std::string>& fallbackReason,
                            const std::vector<std::pair<unsigned, device::FenceRef>>& subKernels,
                            const buffer::TransferLog& transfers) {
-  std::lock_guard lock(mutex_);
   size_t index = SIZE_MAX;
-  if (launches_.size() < kMaxLaunchRecords) {
-    index = launches_.size();
-    LaunchRecord r{kernel, std::vector<uint64_t>(slots_, 0), std::vector<uint64_t>(slots_, 0),
-                   std::vector<uint64_t>(slots_, 0)};
-    for (unsigned s = 0; s < groupsPerSlot.size() && s < slots_; ++s) r.groups[s] = groupsPerSlot[s];
-    for (const auto& t : transfers)
-      if (t.to >= 0 && static_cast<unsigned>(t.to) < slots_) r.bytesIn[t.to] += t.bytes;
-    launches_.push_back(std::move(r));
+  {
+    std::lock_guard lock(mutex_);
+    if (launches_.size() < kMaxLaunchRecords) {
+      index = launches_.size();
+      LaunchRecord r{kernel, std::vector<uint64_t>(slots_, 0), std::vector<uint64_t>(slots_, 0),
+                     std::vector<uint64_t>(slots_, 0)};
+      for (unsigned s = 0; s < groupsPerSlot.size() && s < slots_; ++s) r.groups[s] = groupsPerSlot[s];
+      for (const auto& t : transfers)
+        if (t.to >= 0 && static_cast<unsigned>(t.to) < slots_) r.bytesIn[t.to] += t.bytes;
+      launches_.push_back(std::move(r));
+    }
+    auto& k = kernels_[kernel];
+    if (k.groups.empty()) {
+      k.groups.assign(slots_, 0);
+      k.timeNs.assign(slots_, 0);
+    }
+    ++k.launches;
+    if (split) ++k.splitLaunches;
+    if (fallbackReason && !k.fallbackReason) k.fallbackReason = fallbackReason;
+    for (unsigned s = 0; s < groupsPerSlot.size() && s < slots_; ++s) k.groups[s] += groupsPerSlot[s];
+    inFlight_ += subKernels.size();
   }
-  auto& k = kernels_[kernel];
-  if (k.groups.empty()) {
-    k.groups.assign(slots_, 0);
-    k.timeNs.assign(slots_, 0);
-  }
-  ++k.launches;
-  if (split) ++k.splitLaunches;
-  if (fallbackReason && !k.fallbackReason) k.fallbackReason = fallbackReason;
-  for (unsigned s = 0; s < groupsPerSlot.size() && s < slots_; ++s) k.groups[s] += groupsPerSlot[s];
-  for (const auto& [slot, fence] : subKernels) pending_.push_back({kernel, slot, fence, index});
-  if (pending_.size() > 256) { // collect what has completed, without waiting
-    std::erase_if(pending_, [&](Pending& p) {
-      if (p.fence->status() > CL_COMPLETE) return false;
-      if (auto* real = dynamic_cast<device::RealEventFence*>(p.fence.get())) account(p, real->durationNs());
-      return true;
+  // Device times are read when each sub-kernel completes (from the vendor's callback), not at
+  // exit: by then a vendor may have torn down its thread-local state (Oclgrind does).
+  for (const auto& [slot, fence] : subKernels) {
+    fence->onComplete([this, kernel, slot = slot, index, fence = fence](cl_int) {
+      uint64_t ns = 0;
+      if (auto* real = dynamic_cast<device::RealEventFence*>(fence.get())) ns = real->durationNs();
+      account(kernel, slot, index, ns);
     });
   }
 }
@@ -96,34 +102,13 @@ void RunReport::noteTransfers(const buffer::TransferLog& log) {
   }
 }
 
-void RunReport::drain(bool wait) {
-  std::vector<Pending> pending;
-  {
-    std::lock_guard lock(mutex_);
-    pending.swap(pending_);
-  }
-  std::vector<Pending> keep;
-  for (auto& p : pending) {
-    if (wait) p.fence->wait();
-    if (p.fence->status() > CL_COMPLETE) {
-      keep.push_back(std::move(p));
-      continue;
-    }
-    uint64_t ns = 0;
-    if (auto* real = dynamic_cast<device::RealEventFence*>(p.fence.get())) ns = real->durationNs();
-    std::lock_guard lock(mutex_);
-    account(p, ns);
-  }
-  std::lock_guard lock(mutex_);
-  pending_.insert(pending_.end(), keep.begin(), keep.end());
-}
-
 std::string RunReport::json(const std::string& partitionerJson) const {
   auto& rt = Runtime::get();
   std::lock_guard lock(mutex_);
   std::ostringstream out;
   out << "{\n  \"clsplit_version\": " << quote(CLSPLIT_VERSION) << ",\n";
   out << "  \"strategy\": " << quote(rt.settings().value("CLSPLIT_STRATEGY")) << ",\n";
+  out << "  \"unmeasured_sub_kernels\": " << inFlight_ << ",\n";
   out << "  \"devices\": [";
   for (const auto& s : rt.slots()) {
     out << (s.slot ? "," : "") << "\n    {\"slot\": " << s.slot << ", \"index\": " << s.device->index
@@ -198,7 +183,7 @@ void installExitReport() {
       const std::string& path = rt.settings().value("CLSPLIT_REPORT");
       bool summary = rt.settings().value("CLSPLIT_SUMMARY") == "1";
       if (path.empty() && !summary) return;
-      rt.report().drain(true);
+      // No vendor calls from here: sub-kernels still running at exit stay unmeasured.
       if (!path.empty()) {
         std::ofstream out(path);
         out << rt.report().json(rt.partitionerJson());

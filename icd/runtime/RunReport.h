@@ -26,9 +26,6 @@ public:
                   const buffer::TransferLog& transfers);
   void noteTransfers(const buffer::TransferLog& log);
 
-  // Collects device times of completed sub-kernels (waits for all when `wait`).
-  void drain(bool wait);
-
   std::string json(const std::string& partitionerJson) const;
   std::string summary() const;
 
@@ -40,12 +37,6 @@ private:
     std::vector<uint64_t> groups;
     std::vector<uint64_t> timeNs;
   };
-  struct Pending {
-    std::string kernel;
-    unsigned slot;
-    device::FenceRef fence;
-    size_t launch; // index into launches_, or SIZE_MAX when not recorded
-  };
   // One launch, in order (for per-iteration plots): groups, device time and bytes received per
   // device.
   struct LaunchRecord {
@@ -54,16 +45,16 @@ private:
   };
   static constexpr size_t kMaxLaunchRecords = 200000;
   std::vector<LaunchRecord> launches_;
-  void account(Pending& p, uint64_t ns);
+  void account(const std::string& kernel, unsigned slot, size_t launch, uint64_t ns);
   unsigned slots_;
   mutable std::mutex mutex_;
   std::map<std::string, KernelStats> kernels_;
-  std::vector<Pending> pending_;
+  size_t inFlight_ = 0; // sub-kernels whose device time has not arrived yet
   std::vector<uint64_t> h2d_, d2h_, d2d_; // bytes by slot (destination for h2d/d2d, source for d2h)
   uint64_t transferCount_ = 0;
 };
 
-// Installs the exit hook that drains measurements and writes CLSPLIT_REPORT / CLSPLIT_SUMMARY.
+// Installs the exit hook that writes CLSPLIT_REPORT / CLSPLIT_SUMMARY.
 void installExitReport();
 
 } // namespace clsplit::icd::runtime

@@ -39,6 +39,10 @@ Runtime::Runtime() : settings_(&Settings::process()) {
     log().info("device slot {}: [{}] {} ({})", s.slot, s.device->index, s.device->name,
                vendors_.platforms()[s.platform].name);
 
+  // A report is written even by a program that launches nothing.
+  if (!settings_->value("CLSPLIT_REPORT").empty() || settings_->value("CLSPLIT_SUMMARY") == "1")
+    report();
+
   const std::string& single = settings_->value("CLSPLIT_SINGLE_DEVICE");
   if (!single.empty()) {
     bool found = false;

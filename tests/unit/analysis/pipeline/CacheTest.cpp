@@ -129,7 +129,7 @@ TEST_CASE("a cached program is answered without any Clang work", "[cache][pipeli
   ProgramAnalysis first = analyzeProgram(kProgram, "-DX=1", options);
   uint64_t afterFirst = frontend::clangInvocationCount();
   CHECK(afterFirst > before);
-  CHECK(fs::exists(cache::cacheFilePath(options.cacheDir, programHash(kProgram, "-DX=1"))));
+  CHECK(fs::exists(cache::cacheFilePath(options.cacheDir, analysisCacheKey(kProgram, "-DX=1", options))));
 
   ProgramAnalysis second = analyzeProgram(kProgram, "-DX=1", options);
   CHECK(frontend::clangInvocationCount() == afterFirst);
@@ -145,13 +145,13 @@ TEST_CASE("a corrupt cache file is ignored and replaced", "[cache][pipeline]") {
   AnalysisOptions options;
   options.cacheDir = dir.path.string();
   ProgramAnalysis reference = analyzeProgram(kProgram, "", options);
-  std::string path = cache::cacheFilePath(options.cacheDir, programHash(kProgram, ""));
+  std::string path = cache::cacheFilePath(options.cacheDir, analysisCacheKey(kProgram, "", options));
   std::ofstream(path, std::ios::trunc) << "CLSPLITA garbage";
   uint64_t before = frontend::clangInvocationCount();
   ProgramAnalysis again = analyzeProgram(kProgram, "", options);
   CHECK(frontend::clangInvocationCount() > before); // recomputed
   checkEqual(reference, again);
-  CHECK(cache::load(options.cacheDir, programHash(kProgram, ""))); // and rewritten valid
+  CHECK(cache::load(options.cacheDir, analysisCacheKey(kProgram, "", options))); // and rewritten valid
   // No temporary files are left behind.
   for (const auto& entry : fs::directory_iterator(dir.path))
     CHECK(entry.path().extension() == ".analysis");
