@@ -1,6 +1,8 @@
 // `clsplit regions`: argument parsing, launch values from the command line, JSON output.
 #include "analysis/cli/RegionsCommand.h"
 
+#include "analysis/cli/KernelReport.h"
+
 #include "analysis/region/Instantiate.h"
 
 #include <algorithm>
@@ -224,25 +226,6 @@ void writeRanges(std::ostream& out, const RangeSet& set, uint64_t size) {
   out << "]";
 }
 
-std::string argNameOf(const KernelAnalysis& k, unsigned i) {
-  return i < k.args.size() && !k.args[i].name.empty() ? k.args[i].name : "arg" + std::to_string(i);
-}
-
-void printSymbolic(std::ostream& out, const KernelAnalysis& k) {
-  out << "kernel " << k.name << "(";
-  for (size_t i = 0; i < k.args.size(); ++i) out << (i ? ", " : "") << argNameOf(k, static_cast<unsigned>(i));
-  out << ")\n";
-  if (k.unsplittableReason) out << "  unsplittable: " << *k.unsplittableReason << "\n";
-  std::string text = toString(k.regions, [&](unsigned i) { return argNameOf(k, i); });
-  std::istringstream lines(text);
-  std::string line;
-  while (std::getline(lines, line)) out << "  " << line << "\n";
-  if (k.regions.statements.empty()) out << "  (no buffer accesses)\n";
-  for (const auto& d : k.imprecisions)
-    out << "  note" << (d.where.line ? " (line " + std::to_string(d.where.line) + ")" : std::string()) << ": "
-        << d.message << "\n";
-}
-
 int run(const Options& o, std::ostream& out, std::ostream& err, const ProgramAnalyzer& analyze) {
   std::ifstream in(o.file, std::ios::binary);
   if (!in) {
@@ -262,7 +245,7 @@ int run(const Options& o, std::ostream& out, std::ostream& err, const ProgramAna
     for (const auto& k : program.kernels) {
       if (!o.kernel.empty() && k.name != o.kernel) continue;
       if (any) out << "\n";
-      printSymbolic(out, k);
+      describeKernel(out, k);
       any = true;
     }
     if (!any) {

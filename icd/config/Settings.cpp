@@ -52,6 +52,11 @@ const std::vector<SettingSpec>& settingSpecs() {
        "Directory of hint files (pragmas for programs whose source you cannot edit), named after "
        "the program hash or the kernel name.",
        "./hints"},
+      {"CLSPLIT_HINTS_DUMP", "",
+       "Directory where each built program's source (<hash>.cl) and the analysis verdict of its "
+       "kernels (<hash>.txt: what defeated the analysis, which hint would help) are written; "
+       "`clsplit hints --dump` sets it.",
+       "./clsplit-hints"},
       {"CLSPLIT_TEST_FORCE_STAGING", "",
        "Testing only: copy between devices of one platform through host memory even when they "
        "share it (as between discrete GPUs), so CPU-only test machines exercise that path.",

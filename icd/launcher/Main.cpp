@@ -7,13 +7,16 @@
 #include "partitioner/Partitioner.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <sstream>
 #include <string>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <vector>
 
@@ -29,6 +32,11 @@ const char* kUsage = R"(usage:
   clsplit --list-settings                  list every CLSPLIT_* setting and its current value
   clsplit regions FILE.cl ...              print a kernel's read/write regions (see --help there)
   clsplit report RUN.json [--out DIR]      plot a run report (CLSPLIT_REPORT) as PNG + text
+  clsplit hints --dump [--dir DIR] [options] -- PROGRAM [ARGS...]
+                                           run PROGRAM and print, per program it builds, the
+                                           hash (hint-file name) and each kernel's verdict;
+                                           the sources and verdicts stay in DIR (default
+                                           ./clsplit-hints)
   clsplit --version | --help
 
 options for running a program (each sets the CLSPLIT_* variable of the same name):
@@ -226,6 +234,59 @@ int run(int argc, char** argv) {
   return 127;
 }
 
+// `hints --dump`: runs the program (in a child, so the dumps can be printed after it) with
+// CLSPLIT_HINTS_DUMP set, then prints the dumps this run wrote.
+int hints(int argc, char** argv) {
+  if (argc < 3 || std::string(argv[2]) != "--dump") {
+    std::cerr << "usage: clsplit hints --dump [--dir DIR] [options] -- PROGRAM [ARGS...]\n";
+    return 2;
+  }
+  std::string dir = "clsplit-hints";
+  int next = 3;
+  if (next < argc && std::string(argv[next]) == "--dir") {
+    if (next + 1 >= argc) {
+      std::cerr << "clsplit: --dir needs a value\n";
+      return 2;
+    }
+    dir = argv[next + 1];
+    next += 2;
+  }
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) {
+    std::cerr << "clsplit: cannot create " << dir << ": " << ec.message() << "\n";
+    return 1;
+  }
+  dir = fs::absolute(dir).string();
+  setenv("CLSPLIT_HINTS_DUMP", dir.c_str(), 1);
+  const auto started = fs::file_time_type::clock::now();
+  std::vector<char*> rest = {argv[0]};
+  rest.insert(rest.end(), argv + next, argv + argc);
+  rest.push_back(nullptr);
+  std::fflush(nullptr);
+  pid_t child = fork();
+  if (child < 0) {
+    std::cerr << "clsplit: fork: " << std::strerror(errno) << "\n";
+    return 1;
+  }
+  if (child == 0) _exit(run(static_cast<int>(rest.size()) - 1, rest.data()));
+  int status = 0;
+  while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
+  }
+  std::vector<fs::path> dumps;
+  for (const auto& entry : fs::directory_iterator(dir, ec))
+    if (entry.path().extension() == ".txt" && entry.last_write_time(ec) >= started - std::chrono::seconds(1))
+      dumps.push_back(entry.path());
+  std::sort(dumps.begin(), dumps.end());
+  std::cout << "clsplit: " << dumps.size() << " program(s) built by this run, dumped into " << dir << "\n";
+  for (const auto& path : dumps) {
+    std::ifstream in(path);
+    std::cout << "\n== " << path.filename().string() << "\n" << in.rdbuf();
+  }
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -244,5 +305,6 @@ int main(int argc, char** argv) {
     return args.size() > 1 && args[1] == "--markdown" ? settingsMarkdown() : listSettings();
   if (args[0] == "regions") return regions({args.begin() + 1, args.end()});
   if (args[0] == "report") return report({args.begin() + 1, args.end()});
+  if (args[0] == "hints") return hints(argc, argv);
   return run(argc, argv);
 }

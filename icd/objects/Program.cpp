@@ -2,6 +2,7 @@
 // (falling back to the original source, unsplit, if a vendor rejects the rewrite).
 #include "icd/objects/Program.h"
 
+#include "analysis/cli/KernelReport.h"
 #include "icd/api/InfoQuery.h"
 #include "icd/objects/Device.h"
 #include "icd/runtime/Runtime.h"
@@ -12,6 +13,7 @@
 #include <cstring>
 #include <sstream>
 #include <filesystem>
+#include <fstream>
 #include <thread>
 
 namespace clsplit::icd {
@@ -117,6 +119,24 @@ void Program::buildOn(unsigned platform, const std::string& source, const std::s
   }
 }
 
+namespace {
+// CLSPLIT_HINTS_DUMP: the program's source and its kernels' verdicts, named after its hash (the
+// name its hint file takes). A failure to write is logged, never the application's problem.
+void dumpForHints(const std::string& dir, const std::string& programSource,
+                  const analysis::ProgramAnalysis& analysis,
+                  const std::string& hash, const std::string& options) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  const std::filesystem::path base = std::filesystem::path(dir) / hash;
+  std::ofstream source(base.string() + ".cl");
+  source << programSource;
+  std::ofstream text(base.string() + ".txt");
+  text << analysis::hintsDump(analysis, hash, options);
+  if (!source || !text) log().warn("cannot write the hint dump of program {} into {}", hash, dir);
+  else log().info("hint dump of program {} written to {}.txt", hash, base.string());
+}
+} // namespace
+
 void Program::build(const std::string& requested) {
   // A clsplit binary carries the options it was built with; they come first.
   const std::string options = binaryOptions_.empty() ? requested : binaryOptions_ + " " + requested;
@@ -147,6 +167,8 @@ void Program::build(const std::string& requested) {
       for (const auto& e : result->errors)
         log += (e.where.file.empty() ? "<source>" : e.where.file) + ":" +
                std::to_string(e.where.line) + ": error: " + e.message + "\n";
+      // Logged too: a closed program may never show its build log.
+      clsplit::log().error("clBuildProgram fails on clsplit pragmas or hint files:\n{}", log);
       std::lock_guard lock(mutex_);
       log_ = log;
       status_ = CL_BUILD_ERROR;
@@ -155,6 +177,8 @@ void Program::build(const std::string& requested) {
     notes = result->buildLogNotes;
   }
   hash_ = analysis::programHash(source_, options);
+  if (const auto& dir = rt.settings().value("CLSPLIT_HINTS_DUMP"); !dir.empty())
+    dumpForHints(dir, source_, *result, hash_, options);
 
   // Builds every platform at once; returns the first vendor error (CL_SUCCESS if none).
   auto compileAll = [&](const std::string& source, std::string& log) {

@@ -107,6 +107,44 @@ def test_report_command():
         check(f.is_file() and f.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", f"{png} missing or not a PNG")
 
 
+def test_hints():
+    """An unsplit kernel of a "closed" program: `clsplit hints --dump` names the program hash and
+    what defeated the analysis; a hint file under that name makes the kernel split, correctly."""
+    import re
+    program = str(BUILD / "tests" / "bin" / "observability_scatter")
+    dump = TMP / "dump"
+    before = TMP / "before.json"
+    env = dict(ENV, CLSPLIT_CACHE_DIR=str(TMP / "cache"))
+    p = subprocess.run([str(BUILD / "bin" / "clsplit"), "hints", "--dump", "--dir", str(dump),
+                        "--strategy", "uniform", "--report", str(before), "--", program, "3"],
+                       env=env, capture_output=True, text=True, timeout=300)
+    check(p.returncode == 0 and "verified=1" in p.stdout, f"dump run failed:\n{p.stdout}\n{p.stderr}")
+    m = re.search(r"^program ([0-9a-f]{64})$", p.stdout, re.M)
+    check(m is not None, f"no program hash in the dump:\n{p.stdout}")
+    digest = m.group(1)
+    check("1 program(s)" in p.stdout, p.stdout)
+    check("kernel scatter(pos, in, out)" in p.stdout and "unsplittable:" in p.stdout, p.stdout)
+    check("opencl_increasing_buffer pos" in p.stdout, "the dump does not suggest the hint")
+    check((dump / f"{digest}.cl").read_text().count("out[pos[i]]") == 1, "the dumped source")
+    check("0 split-ready, 1 run whole" in (dump / f"{digest}.txt").read_text(), "the dump file")
+    k = json.loads(before.read_text())["kernels"]["scatter"]
+    check(k["split_launches"] == 0 and k["fallback_reason"], f"split without a hint: {k}")
+
+    hints = TMP / "hints"
+    hints.mkdir()
+    (hints / f"{digest}.hints").write_text("// written from the dump\n[kernel scatter]\n"
+                                           "#pragma opencl_increasing_buffer pos\n")
+    after = TMP / "after.json"
+    p = subprocess.run([program, "3"], env=dict(env, OCL_ICD_FILENAMES=str(BUILD / "lib" / "libclsplit.so"),
+                                                CLSPLIT_STRATEGY="uniform", CLSPLIT_HINTS=str(hints),
+                                                CLSPLIT_REPORT=str(after)),
+                       capture_output=True, text=True, timeout=300)
+    check(p.returncode == 0 and "verified=1" in p.stdout, f"hinted run failed:\n{p.stdout}\n{p.stderr}")
+    k = json.loads(after.read_text())["kernels"]["scatter"]
+    check(k["split_launches"] == 3 and k["fallback_reason"] is None, f"not split with the hint: {k}")
+    check(all(g > 0 for g in k["groups_per_device"]), f"groups {k['groups_per_device']}")
+
+
 TESTS = {n: f for n, f in globals().items() if n.startswith("test_")}
 if __name__ == "__main__":
     TESTS["test_" + sys.argv[2]]()
