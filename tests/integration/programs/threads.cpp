@@ -1,4 +1,4 @@
-// Several host threads: four threads each with their own queue, buffers and kernels; four
+// Several host threads: eight threads each with their own queue, buffers and kernels; eight
 // threads sharing one queue; and threads creating and releasing objects concurrently.
 // Results are printed in thread order after every thread has joined.
 #include "itest.h"
@@ -17,7 +17,7 @@ kernel void mixIn(global int* a, global const int* b, int k) {
 )CLC";
 
 constexpr size_t n = 1024, kBytes = n * sizeof(int);
-constexpr int kThreads = 4, kRounds = 12;
+constexpr int kThreads = 8, kRounds = 12;
 
 // One thread's work on `queue`: its own buffers and kernel, rounds of write/kernel/read.
 static uint64_t work(const Env& env, cl_program program, cl_command_queue queue, int seed) {
