@@ -18,7 +18,8 @@ hash must be identical.
       stderr, run report, the command that reproduces it) and a summary printed.
 
 A configuration is DEVICES/STRATEGY: DEVICES is pocl2, pocl3 (two or three one-core PoCL pthread
-devices) or oclgrind (one PoCL device and Oclgrind); STRATEGY is a CLSPLIT_STRATEGY value
+devices; with the suffix -staging, copies between them go through host memory as between
+discrete GPUs: CLSPLIT_TEST_FORCE_STAGING=1) or oclgrind (one PoCL device and Oclgrind); STRATEGY is a CLSPLIT_STRATEGY value
 (uniform, static:R0,R1[,R2], adaptive, adaptive-comm). Seeds whose number is divisible by 3
 generate small programs; only those run with Oclgrind.
 
@@ -46,6 +47,7 @@ POCL_ICD = "/etc/OpenCL/vendors/pocl.icd"
 OCLGRIND_LIBRARY = "/usr/lib/oclgrind/liboclgrind-rt-icd.so"
 POCL_DEVICES = {"pocl2": "pthread pthread", "pocl3": "pthread pthread pthread", "oclgrind": "pthread"}
 DEVICE_COUNT = {"pocl2": 2, "pocl3": 3, "oclgrind": 2}
+STAGING_SUFFIX = "-staging"  # CLSPLIT_TEST_FORCE_STAGING=1: copies between devices go through the host
 
 
 def is_small(seed):
@@ -67,6 +69,8 @@ def drawn_configs(seed):
             while sum(1 for r in ratios if r) < 2:
                 ratios[rng.randrange(len(ratios))] = rng.choice([1, 2, 3, 5, 8])
             strategy = "static:" + ",".join(str(r) for r in ratios)
+        if devices != "oclgrind" and rng.random() < 0.25:
+            devices += STAGING_SUFFIX
         config = "%s/%s" % (devices, strategy)
         if config not in configs:
             configs.append(config)
@@ -115,6 +119,9 @@ def run_reference(a, program):
 
 def run_clsplit(a, program, config, report):
     devices, strategy = config.split("/", 1)
+    staging = devices.endswith(STAGING_SUFFIX)
+    if staging:
+        devices = devices[:-len(STAGING_SUFFIX)]
     if devices not in POCL_DEVICES:
         raise SystemExit("unknown devices '%s' in configuration %s" % (devices, config))
     env = base_environment(POCL_DEVICES[devices])
@@ -126,6 +133,8 @@ def run_clsplit(a, program, config, report):
     env["CLSPLIT_STRATEGY"] = strategy
     env["CLSPLIT_CACHE_DIR"] = os.path.join(a.work, "analysis-cache")
     env["CLSPLIT_REPORT"] = report
+    if staging:
+        env["CLSPLIT_TEST_FORCE_STAGING"] = "1"
     return run([a.driver, program], env)
 
 

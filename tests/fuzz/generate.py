@@ -415,6 +415,11 @@ class KernelBuilder:
             self.lines.append("%s[lid] = %s;" % (tname, value))
             self.lines.append("barrier(CLK_LOCAL_MEM_FENCE);")
             self.local_tile = (tname, tsize, tctype)
+        elif rng.random() < 0.15:
+            # An early exit (no barrier follows): the remaining accesses happen only below it.
+            end = l["offset"][0] + rng.randint(1, l["global"][0])
+            n = self.scalar("n", end)
+            self.lines.append("if (%s >= %s) return;" % ("x" if self.dims() == 2 else "j", n))
         statements = rng.randint(1, 2)
         targets = []
         for s in range(statements):
@@ -444,6 +449,11 @@ class KernelBuilder:
         body += self.lines
         body += self.pragmas
         return head + "\n" + "\n".join("  " + line for line in body) + "\n}\n"
+
+
+class Relaunch:
+    def __init__(self, launch, accesses):
+        self.launch, self.accesses = launch, accesses
 
 
 class Generator:
@@ -524,6 +534,21 @@ class Generator:
         launch["has_offset"] = any(launch["offset"]) or rng.random() < 0.1
         return launch
 
+    def sub_launch(self, launch):
+        """A launch of the same kernel over a sub-range of `launch` (whole work-groups, so the
+        accesses are a subset of the checked ones, and the groups' geometry is unchanged)."""
+        rng = self.rng
+        sub = {"dims": launch["dims"], "local": launch["local"], "global": [], "offset": []}
+        for d in range(launch["dims"]):
+            unit = launch["local"][d] if launch["local"] else 1
+            groups = launch["global"][d] // unit
+            first = rng.randint(0, groups - 1)
+            count = rng.randint(1, groups - first)
+            sub["offset"].append(launch["offset"][d] + first * unit)
+            sub["global"].append(count * unit)
+        sub["has_offset"] = any(sub["offset"]) or rng.random() < 0.1
+        return sub
+
     def check(self, kernel):
         """Simulates the launch: in-bounds (non-negative) indices, no write-write or read-write
         race between work-items, no mixing of atomic and plain accesses."""
@@ -583,7 +608,15 @@ class Generator:
                 break
             else:
                 raise RuntimeError("seed %d: no valid kernel after 200 draws" % self.seed)
-        iterations = rng.randint(1, 4)
+        # The launch sequence of one iteration: every kernel in order, and some kernels again
+        # over a sub-range (anywhere in the sequence: an in-order queue keeps them race-free).
+        sequence = [(k, k.launch) for k in kernels]
+        for kernel in kernels:
+            if rng.random() < 0.3:
+                sub = self.sub_launch(kernel.launch)
+                self.check(Relaunch(sub, kernel.accesses))  # a subset of the checked work-items
+                sequence.insert(rng.randint(0, len(sequence)), (kernel, sub))
+        iterations = rng.randint(1, 5)
         readback = 1 if rng.random() < 0.3 else 0
         lines = [FORMAT_HEADER, "seed %d%s" % (self.seed, " small" if self.small else ""),
                  "iterations %d" % iterations, "readback_each %d" % readback]
@@ -600,8 +633,7 @@ class Generator:
                     lines.append("buffer %s %s %d rand %d %d %d" % (
                         b.name, b.ctype, count, rng.randrange(1 << 40), -20 if b.ctype == "float" else -100,
                         100 if b.ctype == "float" else 1000))
-        for kernel in kernels:
-            l = kernel.launch
+        for kernel, l in sequence:
             fmt = lambda v: ",".join(map(str, v))
             lines.append("launch %s %d %s %s %s %s" % (
                 kernel.name, l["dims"], fmt(l["global"]), fmt(l["local"]) if l["local"] else "null",
