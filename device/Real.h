@@ -3,9 +3,14 @@
 
 #include "device/RealCall.h"
 
+#include <atomic>
 #include <utility>
 
 namespace clsplit::device {
+
+// References to real objects clsplit holds right now (tests check that a program which released
+// everything leaves none behind).
+inline std::atomic<long> liveRealReferences{0};
 
 template <class H> struct RealTraits;
 #define CLSPLIT_REAL_TRAITS(H, Retain, Release)                                                 \
@@ -27,16 +32,31 @@ class Real {
 public:
   Real() = default;
   // Takes over one reference the caller owns (what clCreate* returns).
-  static Real adopt(H h) { Real r; r.h_ = h; return r; }
+  static Real adopt(H h) {
+    Real r;
+    r.h_ = h;
+    if (h) ++liveRealReferences;
+    return r;
+  }
   // Adds a reference of our own.
   static Real retainOf(H h) {
     if (h) RealTraits<H>::retain(h);
     return adopt(h);
   }
-  Real(const Real& o) : h_(o.h_) { if (h_) RealTraits<H>::retain(h_); }
+  Real(const Real& o) : h_(o.h_) {
+    if (h_) {
+      RealTraits<H>::retain(h_);
+      ++liveRealReferences;
+    }
+  }
   Real(Real&& o) noexcept : h_(std::exchange(o.h_, nullptr)) {}
   Real& operator=(Real o) noexcept { std::swap(h_, o.h_); return *this; }
-  ~Real() { if (h_) RealTraits<H>::release(h_); }
+  ~Real() {
+    if (h_) {
+      RealTraits<H>::release(h_);
+      --liveRealReferences;
+    }
+  }
 
   H get() const { return h_; }
   explicit operator bool() const { return h_ != nullptr; }

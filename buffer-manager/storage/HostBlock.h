@@ -2,11 +2,15 @@
 // staged cross-vendor copy), or the application's own memory for CL_MEM_USE_HOST_PTR buffers.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdlib>
 #include <memory>
 
 namespace clsplit::buffer {
+
+// Host memory clsplit owns right now, in bytes (tests check that it returns to zero).
+inline std::atomic<size_t> liveHostBytes{0};
 
 class HostBlock {
 public:
@@ -15,6 +19,7 @@ public:
     size_t rounded = (size + 4095) / 4096 * 4096;
     void* p = std::aligned_alloc(4096, rounded ? rounded : 4096);
     if (!p) throw std::bad_alloc();
+    liveHostBytes += size;
     return std::shared_ptr<HostBlock>(new HostBlock(static_cast<std::byte*>(p), size, true));
   }
   // The application's memory (CL_MEM_USE_HOST_PTR): never freed by clsplit.
@@ -22,7 +27,10 @@ public:
     return std::shared_ptr<HostBlock>(new HostBlock(static_cast<std::byte*>(memory), size, false));
   }
   ~HostBlock() {
-    if (owned_) std::free(data_);
+    if (owned_) {
+      std::free(data_);
+      liveHostBytes -= size_;
+    }
   }
   HostBlock(const HostBlock&) = delete;
   HostBlock& operator=(const HostBlock&) = delete;

@@ -89,6 +89,11 @@ void Queue::flush() {
 void Queue::finish() {
   flush();
   allRecorded()->wait();
+  // Let go of what has completed (a completed group still holds its parts' events).
+  std::lock_guard lock(mutex_);
+  std::erase_if(outstanding_, [](const device::FenceRef& f) { return f->status() == CL_COMPLETE; });
+  std::erase_if(hostAccesses_, [](const HostAccess& a) { return a.fence->status() == CL_COMPLETE; });
+  if (gate_ && gate_->status() == CL_COMPLETE) gate_.reset();
 }
 
 cl_int Queue::info(cl_command_queue_info param, size_t size, void* value, size_t* sizeRet) const {

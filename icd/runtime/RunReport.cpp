@@ -43,7 +43,8 @@ std::string list(const std::vector<uint64_t>& v) {
 
 } // namespace
 
-RunReport::RunReport(unsigned slots) : slots_(slots), h2d_(slots), d2h_(slots), d2d_(slots) {}
+RunReport::RunReport(unsigned slots, bool enabled, bool perLaunch)
+    : slots_(slots), enabled_(enabled), perLaunch_(perLaunch), h2d_(slots), d2h_(slots), d2d_(slots) {}
 
 void RunReport::account(const std::string& kernel, unsigned slot, size_t launch, uint64_t ns) {
   std::lock_guard lock(mutex_);
@@ -56,10 +57,11 @@ void RunReport::noteLaunch(const std::string& kernel, const std::vector<uint64_t
                            bool split, const std::optional<std::string>& fallbackReason,
                            const std::vector<std::pair<unsigned, device::FenceRef>>& subKernels,
                            const buffer::TransferLog& transfers) {
+  if (!enabled_) return;
   size_t index = SIZE_MAX;
   {
     std::lock_guard lock(mutex_);
-    if (launches_.size() < kMaxLaunchRecords) {
+    if (perLaunch_ && launches_.size() < kMaxLaunchRecords) {
       index = launches_.size();
       LaunchRecord r{kernel, std::vector<uint64_t>(slots_, 0), std::vector<uint64_t>(slots_, 0),
                      std::vector<uint64_t>(slots_, 0)};
@@ -91,6 +93,7 @@ void RunReport::noteLaunch(const std::string& kernel, const std::vector<uint64_t
 }
 
 void RunReport::noteTransfers(const buffer::TransferLog& log) {
+  if (!enabled_) return;
   std::lock_guard lock(mutex_);
   for (const auto& t : log) {
     ++transferCount_;

@@ -16,7 +16,9 @@ namespace clsplit::icd::runtime {
 
 class RunReport {
 public:
-  explicit RunReport(unsigned slots);
+  // Nothing is recorded unless `enabled` (a report or a summary was asked for); the per-launch
+  // records (JSON only) only when `perLaunch`.
+  RunReport(unsigned slots, bool enabled, bool perLaunch);
 
   // One launch: groups per slot (all zero but one when unsplit), why it was not split (if it
   // was not), and the sub-kernel fences whose device time is accumulated when they complete.
@@ -47,6 +49,7 @@ private:
   std::vector<LaunchRecord> launches_;
   void account(const std::string& kernel, unsigned slot, size_t launch, uint64_t ns);
   unsigned slots_;
+  bool enabled_, perLaunch_;
   mutable std::mutex mutex_;
   std::map<std::string, KernelStats> kernels_;
   size_t inFlight_ = 0; // sub-kernels whose device time has not arrived yet

@@ -74,8 +74,9 @@ partition::Partitioner& Runtime::partitioner() {
       if (partitioner_->loadProfile(profile))
         log().info("warm start: loaded the performance model from {}", profile);
       std::atexit([] { // the model learned by this run, for the next one
+        // Without the measurements still in flight: no vendor calls at exit (a vendor may have
+        // torn down its thread-local state already; Oclgrind has).
         auto& rt = Runtime::get();
-        rt.collectMeasurements(true);
         const std::string& path = rt.settings().value("CLSPLIT_PROFILE");
         if (!rt.partitioner_->saveProfile(path)) log().warn("cannot save the profile to {}", path);
       });
@@ -85,13 +86,14 @@ partition::Partitioner& Runtime::partitioner() {
 }
 
 std::string Runtime::partitionerJson() {
-  collectMeasurements(true);
   return partitioner_ ? partitioner_->reportJson() : std::string();
 }
 
 RunReport& Runtime::report() {
   std::call_once(reportOnce_, [this] {
-    report_ = std::make_unique<RunReport>(static_cast<unsigned>(slots_.size()));
+    bool json = !settings().value("CLSPLIT_REPORT").empty();
+    bool summary = settings().value("CLSPLIT_SUMMARY") == "1";
+    report_ = std::make_unique<RunReport>(static_cast<unsigned>(slots_.size()), json || summary, json);
     installExitReport();
   });
   return *report_;
@@ -105,40 +107,30 @@ void Runtime::recordLaunch(uint64_t launchId,
   for (const auto& t : transfers)
     if (t.to >= 0) // bytes from the host count too (kHostProducer): they favour cheap host links
       p.reportDependencyVolume(launchId, static_cast<unsigned>(t.to), t.producer, t.bytes);
-  {
-    std::lock_guard lock(measurementMutex_);
-    for (const auto& [slot, fence] : subKernels)
-      measurements_.push_back({launchId, slot, groupsPerSlot[slot], 0, 0, fence});
-    for (const auto& t : transfers) {
-      auto direction = t.kind == buffer::TransferKind::HostToDevice   ? partition::Direction::HostToDevice
-                       : t.kind == buffer::TransferKind::DeviceToHost ? partition::Direction::DeviceToHost
-                                                                      : partition::Direction::DeviceToDevice;
-      unsigned slot = static_cast<unsigned>(t.to >= 0 ? t.to : t.from);
-      measurements_.push_back({0, slot, 0, static_cast<int>(direction), t.bytes, t.fence});
-    }
+  // Device times are read as each command completes (from the vendor's callback): nothing is
+  // kept waiting for a later launch, and nothing is left to read at exit.
+  for (const auto& [slot, fence] : subKernels)
+    measureWhenDone(fence, [&p, launchId, slot = slot, groups = groupsPerSlot[slot]](uint64_t ns) {
+      p.reportKernelTime(launchId, slot, groups, ns);
+    });
+  for (const auto& t : transfers) {
+    auto direction = t.kind == buffer::TransferKind::HostToDevice   ? partition::Direction::HostToDevice
+                     : t.kind == buffer::TransferKind::DeviceToHost ? partition::Direction::DeviceToHost
+                                                                    : partition::Direction::DeviceToDevice;
+    unsigned slot = static_cast<unsigned>(t.to >= 0 ? t.to : t.from);
+    measureWhenDone(t.fence, [&p, slot, direction, bytes = t.bytes](uint64_t ns) {
+      p.reportTransfer(slot, direction, bytes, ns);
+    });
   }
-  collectMeasurements(false);
 }
 
-void Runtime::collectMeasurements(bool wait) {
-  if (!partitioner_) return;
-  for (;;) {
-    PendingMeasurement m;
-    {
-      std::lock_guard lock(measurementMutex_);
-      if (measurements_.empty()) return;
-      auto& front = measurements_.front();
-      if (!wait && front.fence->status() > CL_COMPLETE) return; // later ones mostly finish later
-      m = std::move(front);
-      measurements_.pop_front();
-    }
-    if (wait) m.fence->wait();
-    uint64_t ns = 0;
-    if (auto* real = dynamic_cast<device::RealEventFence*>(m.fence.get())) ns = real->durationNs();
-    if (m.fence->status() != CL_COMPLETE || !ns) continue;
-    if (m.launchId) partitioner_->reportKernelTime(m.launchId, m.slot, m.groups, ns);
-    else partitioner_->reportTransfer(m.slot, static_cast<partition::Direction>(m.direction), m.bytes, ns);
-  }
+void Runtime::measureWhenDone(const device::FenceRef& fence, std::function<void(uint64_t)> report) {
+  if (!fence) return;
+  fence->onComplete([fence, report = std::move(report)](cl_int status) {
+    auto* real = dynamic_cast<device::RealEventFence*>(fence.get());
+    uint64_t ns = real && status == CL_COMPLETE ? real->durationNs() : 0;
+    if (ns) report(ns); // host-staged work has no device time
+  });
 }
 
 std::vector<unsigned> Runtime::platformsInUse() const {

@@ -7,7 +7,7 @@
 #include "device/Vendors.h"
 #include "icd/config/Settings.h"
 
-#include <deque>
+#include <functional>
 #include <mutex>
 
 #include <atomic>
@@ -42,17 +42,17 @@ public:
   std::vector<unsigned> platformsInUse() const;
 
   partition::Partitioner& partitioner();
+  // The partitioner's state as JSON (for the run report; measurements still in flight omitted).
   std::string partitionerJson();
   RunReport& report();
 
-  // Feeds the partitioner's models from one launch: device times and transfer times once their
-  // fences complete (collected without blocking on later launches), dependency volumes now.
+  // Feeds the partitioner's models from one launch: device times and transfer times when their
+  // fences complete (from the completion callbacks), dependency volumes now.
   void recordLaunch(uint64_t launchId, const std::vector<std::pair<unsigned, device::FenceRef>>& subKernels,
                     const std::vector<uint64_t>& groupsPerSlot, const buffer::TransferLog& transfers);
-  // Reports every outstanding measurement (waits for them when `wait`).
-  void collectMeasurements(bool wait);
 
 private:
+  static void measureWhenDone(const device::FenceRef& fence, std::function<void(uint64_t)> report);
   Runtime();
   const Settings* settings_;
   device::Vendors vendors_;
@@ -61,16 +61,6 @@ private:
   std::once_flag partitionerOnce_, reportOnce_;
   std::unique_ptr<partition::Partitioner> partitioner_;
   std::unique_ptr<RunReport> report_;
-  struct PendingMeasurement {
-    uint64_t launchId;       // 0 for a transfer
-    unsigned slot;
-    uint64_t groups;         // kernels
-    int direction;           // transfers: partition::Direction
-    uint64_t bytes;          // transfers
-    device::FenceRef fence;
-  };
-  std::mutex measurementMutex_;
-  std::deque<PendingMeasurement> measurements_;
 };
 
 } // namespace clsplit::icd::runtime

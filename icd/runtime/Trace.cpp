@@ -38,14 +38,14 @@ std::string escape(const std::string& s) {
 Trace* makeTrace() {
   const std::string& path = Runtime::get().settings().value("CLSPLIT_TRACE");
   if (path.empty()) return nullptr;
-  static Trace trace;
+  static Trace* trace = new Trace; // never destroyed: nothing of it may run after the vendors
   std::atexit([] {
     const std::string& path = Runtime::get().settings().value("CLSPLIT_TRACE");
     std::ofstream out(path);
-    out << trace.json();
+    out << trace->json();
     if (!out) log().error("cannot write the trace to {}", path);
   });
-  return &trace;
+  return trace;
 }
 
 } // namespace
@@ -71,26 +71,43 @@ std::string Trace::trackName(int track) const {
 
 void Trace::hostSpan(const std::string& name, uint64_t startNs, uint64_t endNs, std::string args) {
   std::lock_guard lock(mutex_);
-  records_.push_back({kHostTrack, name, std::move(args), nullptr, startNs, endNs});
+  records_.push_back({kHostTrack, name, std::move(args), false, startNs, endNs});
 }
 
 void Trace::subKernel(unsigned slot, const std::string& kernel, uint64_t groupBegin,
                       uint64_t groupEnd, const device::FenceRef& fence) {
   std::ostringstream args;
   args << "\"groups\": [" << groupBegin << ", " << groupEnd << "]";
-  std::lock_guard lock(mutex_);
-  records_.push_back({kernelTrack(slot), kernel, args.str(), fence});
+  addDeviceRecord(kernelTrack(slot), kernel, args.str(), fence);
 }
 
 void Trace::transfers(const buffer::TransferLog& log) {
-  std::lock_guard lock(mutex_);
   for (const auto& t : log) {
     std::ostringstream args;
     args << "\"bytes\": " << t.bytes << ", \"from\": \"" << (t.from < 0 ? "host" : "device " + std::to_string(t.from))
          << "\", \"to\": \"" << (t.to < 0 ? "host" : "device " + std::to_string(t.to))
          << "\", \"producer_launch\": " << t.producer;
-    records_.push_back({transferTrack(t), std::to_string(t.bytes) + " B", args.str(), t.fence});
+    addDeviceRecord(transferTrack(t), std::to_string(t.bytes) + " B", args.str(), t.fence);
   }
+}
+
+// The device times are read when the command completes (from the vendor's callback): at exit,
+// when the file is written, a vendor may already have torn down its state.
+void Trace::addDeviceRecord(int track, std::string name, std::string args, const device::FenceRef& fence) {
+  if (!fence) return;
+  size_t index;
+  {
+    std::lock_guard lock(mutex_);
+    index = records_.size();
+    records_.push_back({track, std::move(name), std::move(args), true});
+  }
+  fence->onComplete([this, index, fence](cl_int) {
+    uint64_t start = UINT64_MAX, end = 0;
+    if (!fence->profile(start, end)) return; // no timing (e.g. nothing was needed)
+    std::lock_guard lock(mutex_);
+    records_[index].startNs = start;
+    records_[index].endNs = end;
+  });
 }
 
 std::string Trace::json() {
@@ -105,13 +122,7 @@ std::string Trace::json() {
   std::vector<int> tracks;
   uint64_t origin = UINT64_MAX;
   for (auto& r : records) {
-    if (r.fence) {
-      r.fence->wait();
-      uint64_t start = UINT64_MAX, end = 0;
-      if (!r.fence->profile(start, end)) continue; // no timing (e.g. nothing was needed)
-      r.startNs = start;
-      r.endNs = end;
-    }
+    if (r.onDevice && !r.endNs) continue; // not timed (still running at exit, or no work)
     origin = std::min(origin, r.startNs);
     if (std::find(tracks.begin(), tracks.end(), r.track) == tracks.end()) tracks.push_back(r.track);
   }
@@ -123,7 +134,7 @@ std::string Trace::json() {
         << ", \"args\": {\"sort_index\": " << t << "}}";
   char number[64];
   for (const auto& r : records) {
-    if (r.fence && !r.endNs) continue;
+    if (r.onDevice && !r.endNs) continue;
     std::snprintf(number, sizeof number, "%.3f, \"dur\": %.3f", (r.startNs - origin) / 1e3,
                   (r.endNs >= r.startNs ? r.endNs - r.startNs : 0) / 1e3);
     out << ",\n{\"name\": \"" << escape(r.name) << "\", \"ph\": \"X\", \"pid\": 1, \"tid\": " << r.track

@@ -31,9 +31,10 @@ private:
     int track;              // see trackName()
     std::string name;
     std::string args;       // JSON object body, without braces
-    device::FenceRef fence; // device commands: resolved at the end
+    bool onDevice = false;  // device commands: timed when they complete
     uint64_t startNs = 0, endNs = 0;
   };
+  void addDeviceRecord(int track, std::string name, std::string args, const device::FenceRef& fence);
   std::string trackName(int track) const;
   std::mutex mutex_;
   std::vector<Record> records_;

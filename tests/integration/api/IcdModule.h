@@ -14,6 +14,8 @@ namespace clsplit::test {
 struct IcdModule {
   const cl_icd_dispatch* dispatch = nullptr;
   size_t (*liveHandles)() = nullptr;
+  long (*liveRealReferences)() = nullptr; // references to vendor objects clsplit holds
+  size_t (*liveHostBytes)() = nullptr;    // host memory clsplit owns (staging, host versions)
 };
 
 inline const IcdModule& icdModule() {
@@ -26,7 +28,9 @@ inline const IcdModule& icdModule() {
     }
     auto dispatch = reinterpret_cast<const cl_icd_dispatch* (*)()>(dlsym(library, "clsplitTestDispatch"));
     m.liveHandles = reinterpret_cast<size_t (*)()>(dlsym(library, "clsplitTestLiveHandles"));
-    if (!dispatch || !m.liveHandles) {
+    m.liveRealReferences = reinterpret_cast<long (*)()>(dlsym(library, "clsplitTestLiveRealReferences"));
+    m.liveHostBytes = reinterpret_cast<size_t (*)()>(dlsym(library, "clsplitTestLiveHostBytes"));
+    if (!dispatch || !m.liveHandles || !m.liveRealReferences || !m.liveHostBytes) {
       std::fprintf(stderr, "%s lacks the test entry points\n", CLSPLIT_TEST_ICD_MODULE);
       std::abort();
     }
