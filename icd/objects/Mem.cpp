@@ -43,11 +43,14 @@ Mem::~Mem() {
     std::lock_guard lock(mutex_);
     callbacks.swap(destructorCallbacks_);
   }
-  if (callbacks.empty()) return;
-  // The application may free host_ptr in these callbacks: call them only once no pending
-  // transfer can still touch the memory. (The handle is no longer valid; it is only passed back.)
+  // OpenCL deletes a released memory object only once the commands using it have finished:
+  // the storage (host blocks that enqueued uploads still read, the real buffers) lives until
+  // its pending work completes. The application may free host_ptr in the destructor callbacks,
+  // so they run only then too. (The handle is no longer valid; it is only passed back.)
+  std::vector<device::FenceRef> pending = storage_->pending();
+  if (callbacks.empty() && pending.empty()) return;
   cl_mem h = handle();
-  device::runAfter(storage_->pending(), [callbacks, h, storage = storage_] {
+  device::runAfter(std::move(pending), [callbacks, h, storage = storage_] {
     for (auto it = callbacks.rbegin(); it != callbacks.rend(); ++it) it->first(h, it->second);
   });
 }

@@ -1,5 +1,5 @@
 // Object lifetimes: releasing objects while others (or pending commands) still use them,
-// releasing in unusual orders, memory-object destructor callbacks (reverse registration order,
+// releasing an input buffer right after the launch that reads it, releasing in unusual orders, memory-object destructor callbacks (reverse registration order,
 // after pending work), and releasing everything at the end.
 #include "itest.h"
 
@@ -16,6 +16,10 @@ kernel void fill(global int* a, int k) {
   uint v = (uint)k;
   for (int j = 0; j < 64; ++j) v = v * 3u + (uint)i;   /* some work, so commands stay pending */
   a[i] = (int)v;
+}
+kernel void scale(global const int* in, global int* out) {
+  size_t i = get_global_id(0);
+  out[i] = in[i] * 2 + 1;
 }
 )CLC";
 
@@ -90,6 +94,43 @@ int main() {
     CHECK(clWaitForEvents(1, &read));
     CHECK(clReleaseEvent(read));
     printChecksum("read of a released buffer on a released queue", out);
+  }
+
+  // 2b. An input buffer released right after the launch that reads it (pyopencl frees
+  //     temporaries so): the launch still reads the written contents, even when the queue is
+  //     busy (the upload is still pending at the release) and new buffers reuse freed memory.
+  {
+    constexpr size_t big = 1 << 18;
+    cl_kernel scale = createKernel(program, "scale");
+    cl_mem busy = createBuffer(env.context, CL_MEM_READ_WRITE, big * sizeof(int));
+    cl_mem result = createBuffer(env.context, CL_MEM_READ_WRITE, big * sizeof(int));
+    std::vector<int> data(big), got(big);
+    std::vector<cl_mem> later;
+    bool allRight = true;
+    for (int round = 0; round < 8; ++round) {
+      for (size_t i = 0; i < big; ++i) data[i] = static_cast<int>(i * 7 + round);
+      SET_ARG(kernel, 0, busy);
+      SET_ARG(kernel, 1, round);
+      CHECK(clEnqueueNDRangeKernel(env.queue, kernel, 1, nullptr, &big, nullptr, 0, nullptr, nullptr));
+      cl_mem input = createBuffer(env.context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, big * sizeof(int),
+                                  data.data());
+      SET_ARG(scale, 0, input);
+      SET_ARG(scale, 1, result);
+      CHECK(clEnqueueNDRangeKernel(env.queue, scale, 1, nullptr, &big, nullptr, 0, nullptr, nullptr));
+      CHECK(clReleaseMemObject(input));
+      std::vector<int> garbage(big, -1);
+      later.push_back(createBuffer(env.context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, big * sizeof(int),
+                                   garbage.data()));
+      CHECK(clEnqueueReadBuffer(env.queue, result, CL_TRUE, 0, big * sizeof(int), got.data(), 0, nullptr,
+                                nullptr));
+      for (size_t i = 0; i < big; ++i) allRight = allRight && got[i] == data[i] * 2 + 1;
+    }
+    expect(allRight, "a launch reads its input buffer's contents although the buffer was released");
+    printChecksum("input released after the launch (last round)", got);
+    for (cl_mem m : later) CHECK(clReleaseMemObject(m));
+    CHECK(clReleaseMemObject(busy));
+    CHECK(clReleaseMemObject(result));
+    CHECK(clReleaseKernel(scale));
   }
 
   // 3. Destructor callbacks: called once the object is gone, in reverse registration order.
