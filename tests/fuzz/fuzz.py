@@ -7,7 +7,8 @@ hash must be identical.
       one seed; without --config, the configurations the seed draws (what the campaign runs).
       This is the one command that reproduces a campaign failure.
   fuzz.py file --build B --driver D --program P.desc [--config C ...]
-      a saved program (regressions: the configurations come from its `# config:` lines).
+      a saved program (regressions: the configurations come from its `# config:` lines, each
+      run `# repeat: N` times).
   fuzz.py batch --build B --driver D --first S --count N
       seeds S .. S+N-1, each in its drawn configurations (the CTest batches).
   fuzz.py validate --driver D --first S --count N
@@ -326,11 +327,14 @@ def main():
     elif a.mode == "file":
         if not a.program:
             parser.error("file needs --program")
-        configs = list(a.config or [])
+        configs, repeat = list(a.config or []), 1
         with open(a.program) as f:
             for line in f:
                 if line.startswith("# config:"):
                     configs.append(line.split(":", 1)[1].strip())
+                elif line.startswith("# repeat:"):  # intermittent failures: run each configuration N times
+                    repeat = int(line.split(":", 1)[1])
+        configs = [c for c in configs for _ in range(repeat)]
         if not configs:
             parser.error("no configuration (--config or '# config:' lines)")
         results = check_program(a, a.program, configs, os.path.basename(a.program).split(".")[0], a.failures)
