@@ -46,7 +46,7 @@ CONFIGS = {
     "d3-static": ("pthread pthread pthread", "static:0.2,0.3,0.5", True, 1, None),
     "d2-adaptive-comm": ("pthread pthread", "adaptive-comm", False, 1, None),
     "d2-uniform-cached-binaries": ("pthread pthread", "uniform", True, 2,
-                                   ["elementwise", "user_program", "host_pointers", "copies", "events", "jacobi"]),
+                                   ["user_program", "host_pointers", "jacobi"]),
 }
 
 
