@@ -28,7 +28,7 @@ import subprocess
 import sys
 
 SKIP = 77
-RUN_TIMEOUT_S = 240  # cold PoCL and analysis caches: the generated scan kernels take long to build
+RUN_TIMEOUT_S = 900  # cold PoCL and analysis caches: the generated scan kernels take long to build
 POCL_ICD = "/etc/OpenCL/vendors/pocl.icd"
 HERE = os.path.dirname(os.path.abspath(__file__))
 
