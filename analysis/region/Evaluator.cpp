@@ -682,6 +682,19 @@ Value Evaluator::evalBinary(const Expr& e, Value a, Value b) {
     a.exact = a.exact && exact;
     return a;
   }
+  case ExprKind::Xor: {
+    // x ^ ~0 == -1 - x modulo 2^bits: LLVM writes `n - 1 - i` as `(i ^ -1) + n`, and a reversed
+    // index must stay affine (decreasing) for the slices' regions to stay disjoint.
+    auto allOnes = [&](const Value& v) {
+      return v.isConstant() && (v.c == -1 || v.c == (static_cast<i128>(1) << bits) - 1);
+    };
+    if (allOnes(a) && !allOnes(b)) std::swap(a, b);
+    if (!allOnes(b)) break;
+    Value r = Value::constant(-1);
+    r.exact = b.exact;
+    if (!addInto(r, a, -1, vars_)) return overflow();
+    return r;
+  }
   default: break;
   }
 

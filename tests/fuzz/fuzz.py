@@ -8,7 +8,7 @@ hash must be identical.
       This is the one command that reproduces a campaign failure.
   fuzz.py file --build B --driver D --program P.desc [--config C ...]
       a saved program (regressions: the configurations come from its `# config:` lines, each
-      run `# repeat: N` times).
+      run `# repeat: N` times; `# expect-split: KERNEL...` kernels must be split in every run).
   fuzz.py batch --build B --driver D --first S --count N
       seeds S .. S+N-1, each in its drawn configurations (the CTest batches).
   fuzz.py validate --driver D --first S --count N
@@ -63,7 +63,7 @@ def drawn_configs(seed):
         devices = rng.choice(["pocl2", "pocl3", "oclgrind"] if is_small(seed) else ["pocl2", "pocl2", "pocl3"])
         if devices == "oclgrind" and any(c.startswith("oclgrind") for c in configs):
             devices = "pocl2"
-        strategy = rng.choice(["uniform", "static", "static", "adaptive-comm"])
+        strategy = rng.choice(["uniform", "uniform", "static", "static", "static", "adaptive-comm", "adaptive"])
         if strategy == "static":
             # At least two devices with a share: a static plan with one device tests no split.
             ratios = [rng.choice([0, 1, 2, 3, 5, 8]) for _ in range(DEVICE_COUNT[devices])]
@@ -150,11 +150,13 @@ def read_report(path):
     launches = sum(k.get("launches", 0) for k in kernels.values())
     split = sum(k.get("split_launches", 0) for k in kernels.values())
     reasons = {name: k.get("fallback_reason") for name, k in kernels.items() if k.get("fallback_reason")}
-    return launches, split, reasons
+    split_by_kernel = {name: k.get("split_launches", 0) for name, k in kernels.items()}
+    return launches, split, reasons, split_by_kernel
 
 
-def check_program(a, program, configs, label, keep=None):
-    """Runs one program in its configurations. Returns a list of result dicts."""
+def check_program(a, program, configs, label, keep=None, expect_split=()):
+    """Runs one program in its configurations. Returns a list of result dicts. Kernels named in
+    `expect_split` must be split at least once in every run (precision regressions)."""
     results = []
     rc, reference, err = run_reference(a, program)
     if rc != 0:
@@ -172,8 +174,10 @@ def check_program(a, program, configs, label, keep=None):
         rc, out, err = run_clsplit(a, program, config, report)
         info = read_report(report)
         result = {"label": label, "config": config, "seconds": round(time.time() - started, 2)}
+        split_by_kernel = {}
         if info:
-            result["launches"], result["split_launches"], result["fallbacks"] = info
+            result["launches"], result["split_launches"], result["fallbacks"], split_by_kernel = info
+        unsplit = [k for k in expect_split if not split_by_kernel.get(k)]
         if rc != 0:
             result["status"] = "clsplit-failed"
             result["detail"] = "exit status %s\n%s" % (rc, err[-3000:])
@@ -185,6 +189,10 @@ def check_program(a, program, configs, label, keep=None):
         elif info is None:
             result["status"] = "no-report"
             result["detail"] = err[-3000:]
+        elif unsplit:
+            result["status"] = "not-split"
+            result["detail"] = "expected split launches of %s; fallbacks: %s" % (
+                ", ".join(unsplit), result.get("fallbacks"))
         else:
             result["status"] = "ok"
         if result["status"] != "ok" and keep:
@@ -327,17 +335,20 @@ def main():
     elif a.mode == "file":
         if not a.program:
             parser.error("file needs --program")
-        configs, repeat = list(a.config or []), 1
+        configs, repeat, expect_split = list(a.config or []), 1, []
         with open(a.program) as f:
             for line in f:
                 if line.startswith("# config:"):
                     configs.append(line.split(":", 1)[1].strip())
                 elif line.startswith("# repeat:"):  # intermittent failures: run each configuration N times
                     repeat = int(line.split(":", 1)[1])
+                elif line.startswith("# expect-split:"):  # a kernel that must be split (precision)
+                    expect_split += line.split(":", 1)[1].split()
         configs = [c for c in configs for _ in range(repeat)]
         if not configs:
             parser.error("no configuration (--config or '# config:' lines)")
-        results = check_program(a, a.program, configs, os.path.basename(a.program).split(".")[0], a.failures)
+        results = check_program(a, a.program, configs, os.path.basename(a.program).split(".")[0], a.failures,
+                                expect_split)
         for r in results:
             print_result(r)
     elif a.mode == "batch":
