@@ -36,6 +36,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -79,7 +80,7 @@ def drawn_configs(seed):
 
 
 def write_atomically(path, text):
-    temporary = "%s.%d.tmp" % (path, os.getpid())
+    temporary = "%s.%d.%d.tmp" % (path, os.getpid(), threading.get_ident())  # campaign threads too
     with open(temporary, "w") as f:
         f.write(text)
     os.replace(temporary, path)
