@@ -232,7 +232,10 @@ def generate_program(seed, work):
 
 
 def run_seed(a, seed, configs=None, keep=None):
-    program = generate_program(seed, a.work)
+    try:
+        program = generate_program(seed, a.work)
+    except Exception as e:  # a generator bug must not end a campaign
+        return [{"label": "seed%d" % seed, "config": "generator", "status": "generator-failed", "detail": repr(e)}]
     results = check_program(a, program, configs or drawn_configs(seed), "seed%d" % seed, keep)
     os.remove(program)
     return results
