@@ -689,7 +689,8 @@ Value Evaluator::evalBinary(const Expr& e, Value a, Value b) {
       return v.isConstant() && (v.c == -1 || v.c == (static_cast<i128>(1) << bits) - 1);
     };
     if (allOnes(a) && !allOnes(b)) std::swap(a, b);
-    if (!allOnes(b)) break;
+    // Conditions (i1) and constants keep the bitwise evaluation below: a negated flag stays 0/1.
+    if (bits < 8 || a.isConstant() || !allOnes(b)) break;
     Value r = Value::constant(-1);
     r.exact = b.exact;
     if (!addInto(r, a, -1, vars_)) return overflow();
