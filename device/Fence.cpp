@@ -64,9 +64,9 @@ cl_int RealEventFence::status() {
   return s;
 }
 
-void RealEventFence::appendWaitEvents(cl_context context, std::vector<cl_event>& out) {
+void RealEventFence::appendWaitEvents(cl_context context, std::vector<RealEvent>& out) {
   if (context == context_) {
-    out.push_back(event_.get());
+    out.push_back(event_);
     return;
   }
   if (status() <= CL_COMPLETE) {
@@ -75,14 +75,14 @@ void RealEventFence::appendWaitEvents(cl_context context, std::vector<cl_event>&
       call(&cl_icd_dispatch::clSetUserEventStatus, failed.get(), status());
       std::lock_guard lock(mutex_);
       bridges_.emplace_back(context, failed);
-      out.push_back(failed.get());
+      out.push_back(failed);
     }
     return;
   }
   std::lock_guard lock(mutex_);
   for (auto& [c, bridge] : bridges_)
     if (c == context) {
-      out.push_back(bridge.get());
+      out.push_back(bridge);
       return;
     }
   RealEvent bridge = newUserEvent(context);
@@ -96,7 +96,7 @@ void RealEventFence::appendWaitEvents(cl_context context, std::vector<cl_event>&
     call(&cl_icd_dispatch::clSetUserEventStatus, bridge.get(), cl_int(CL_COMPLETE));
   }
   bridges_.emplace_back(context, bridge);
-  out.push_back(bridge.get());
+  out.push_back(bridge);
 }
 
 void RealEventFence::onComplete(std::function<void(cl_int)> fn) {
@@ -151,19 +151,19 @@ uint64_t RealEventFence::durationNs() {
 
 // --- HostFence ---------------------------------------------------------------------------------
 
-void HostFence::appendWaitEvents(cl_context context, std::vector<cl_event>& out) {
+void HostFence::appendWaitEvents(cl_context context, std::vector<RealEvent>& out) {
   std::lock_guard lock(mutex_);
   cl_int s = status_.load();
   if (s == CL_COMPLETE) return;
   for (auto& [c, bridge] : bridges_)
     if (c == context) {
-      out.push_back(bridge.get());
+      out.push_back(bridge);
       return;
     }
   RealEvent bridge = newUserEvent(context);
   if (s < 0) call(&cl_icd_dispatch::clSetUserEventStatus, bridge.get(), s);
   bridges_.emplace_back(context, bridge);
-  out.push_back(bridge.get());
+  out.push_back(bridge);
 }
 
 void HostFence::onComplete(std::function<void(cl_int)> fn) {
@@ -235,7 +235,7 @@ bool FenceGroup::profile(uint64_t& start, uint64_t& end) {
   return any;
 }
 
-void FenceGroup::appendWaitEvents(cl_context context, std::vector<cl_event>& out) {
+void FenceGroup::appendWaitEvents(cl_context context, std::vector<RealEvent>& out) {
   for (auto& p : parts_) p->appendWaitEvents(context, out);
 }
 
@@ -289,14 +289,16 @@ void WaitList::add(const FenceRef& fence) {
   if (!fence) return;
   if (fence->queue() && fence->queue() == queue_) return; // in-order queue: implied
   if (fence->status() == CL_COMPLETE) return;
-  size_t before = events_.size();
-  fence->appendWaitEvents(context_, events_);
+  size_t before = held_.size();
+  fence->appendWaitEvents(context_, held_);
   // Deduplicate what was appended (wait lists may not repeat events on some drivers).
-  for (size_t i = before; i < events_.size();) {
-    if (std::find(events_.begin(), events_.begin() + i, events_[i]) != events_.begin() + i)
-      events_.erase(events_.begin() + i);
-    else
+  for (size_t i = before; i < held_.size();) {
+    if (std::find(held_.begin(), held_.begin() + i, held_[i]) != held_.begin() + i) {
+      held_.erase(held_.begin() + i);
+    } else {
+      events_.push_back(held_[i].get());
       ++i;
+    }
   }
 }
 

@@ -25,7 +25,7 @@ public:
   bool done() { return status() <= CL_COMPLETE; }
 
   // Appends real events of `context` whose completion implies this fence's completion.
-  virtual void appendWaitEvents(cl_context context, std::vector<cl_event>& out) = 0;
+  virtual void appendWaitEvents(cl_context context, std::vector<RealEvent>& out) = 0;
 
   // Calls fn(final status) once, when complete (at once if already complete). fn may run on a
   // driver thread: it must not block.
@@ -53,7 +53,7 @@ public:
       : event_(std::move(event)), context_(context), queue_(queue), enqueuedAtNs_(enqueuedAtNs) {}
 
   cl_int status() override;
-  void appendWaitEvents(cl_context context, std::vector<cl_event>& out) override;
+  void appendWaitEvents(cl_context context, std::vector<RealEvent>& out) override;
   void onComplete(std::function<void(cl_int)> fn) override;
   cl_command_queue queue() const override { return queue_; }
   cl_int wait() override;
@@ -78,7 +78,7 @@ private:
 class HostFence : public Fence {
 public:
   cl_int status() override { return status_.load(); }
-  void appendWaitEvents(cl_context context, std::vector<cl_event>& out) override;
+  void appendWaitEvents(cl_context context, std::vector<RealEvent>& out) override;
   void onComplete(std::function<void(cl_int)> fn) override;
   cl_int wait() override;
   bool profile(uint64_t& start, uint64_t& end) override;
@@ -105,7 +105,7 @@ public:
   // Also looks at the parts: the group's own completion runs from the parts' callbacks, which
   // may come after another group on the same parts was already seen complete.
   cl_int status() override;
-  void appendWaitEvents(cl_context context, std::vector<cl_event>& out) override;
+  void appendWaitEvents(cl_context context, std::vector<RealEvent>& out) override;
   bool profile(uint64_t& start, uint64_t& end) override;
   const std::vector<FenceRef>& parts() const { return parts_; }
 
@@ -138,7 +138,10 @@ public:
 private:
   cl_context context_;
   cl_command_queue queue_;
-  std::vector<cl_event> events_;
+  // Our own references: a fence may complete, and drop its bridge events, on a driver thread
+  // before the command using this list is enqueued.
+  std::vector<RealEvent> held_;
+  std::vector<cl_event> events_; // the handles of held_, for the enqueue call
 };
 
 } // namespace clsplit::device

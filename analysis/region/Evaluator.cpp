@@ -336,31 +336,7 @@ Value Evaluator::eval(const Expr& e) {
     return r;
   }
   case ExprKind::Seq: return evalSeq(e);
-  case ExprKind::Either: {
-    Value a = eval(*e.operand(0)), b = eval(*e.operand(1));
-    if (a.kind == Value::Kind::Unknown) return a;
-    if (b.kind == Value::Kind::Unknown) return b;
-    if (a.kind == Value::Kind::Empty) return b;
-    if (b.kind == Value::Kind::Empty) return a;
-    if (a.kind == Value::Kind::Float || b.kind == Value::Kind::Float) {
-      if (a.kind != b.kind) return Value::unknown("mixed integer and floating-point values");
-      Value f = Value::floating(std::min(a.flo, b.flo), std::max(a.fhi, b.fhi));
-      f.exact = false;
-      return f;
-    }
-    unsigned bits = e.type().bits;
-    if (!interpret(a, bits, true)) return a;
-    if (!interpret(b, bits, true)) return b;
-    if (a.isConstant() && b.isConstant() && a.c == b.c) return a;
-    i128 alo, ahi, blo, bhi;
-    if (!rangeOf(a, alo, ahi) || !rangeOf(b, blo, bhi)) return Value::unknown("value out of range");
-    Value r;
-    r.exact = false;
-    r.hasResidual = true;
-    r.rlo = std::min(alo, blo);
-    r.rhi = std::max(ahi, bhi);
-    return r;
-  }
+  case ExprKind::Either: return join(eval(*e.operand(0)), eval(*e.operand(1)), e.type().bits);
   case ExprKind::Load: return evalLoad(e);
   case ExprKind::Select: {
     // Decided when the comparison has one outcome for the whole slice (e.g. on arguments).
@@ -378,28 +354,7 @@ Value Evaluator::eval(const Expr& e) {
         }
       }
     }
-    Value a = eval(*e.operand(2)), b = eval(*e.operand(3));
-    if (a.kind == Value::Kind::Unknown) return a;
-    if (b.kind == Value::Kind::Unknown) return b;
-    if (a.kind == Value::Kind::Empty) return b;
-    if (b.kind == Value::Kind::Empty) return a;
-    if (a.kind == Value::Kind::Float || b.kind == Value::Kind::Float) {
-      if (a.kind != b.kind) return Value::unknown("mixed integer and floating-point values");
-      Value f = Value::floating(std::min(a.flo, b.flo), std::max(a.fhi, b.fhi));
-      f.exact = false;
-      return f;
-    }
-    unsigned bits = e.type().bits;
-    if (!interpret(a, bits, true)) return a;
-    if (!interpret(b, bits, true)) return b;
-    i128 alo, ahi, blo, bhi;
-    if (!rangeOf(a, alo, ahi) || !rangeOf(b, blo, bhi)) return Value::unknown("value out of range");
-    Value h;
-    h.exact = false;
-    h.hasResidual = true;
-    h.rlo = std::min(alo, blo);
-    h.rhi = std::max(ahi, bhi);
-    return h;
+    return join(eval(*e.operand(2)), eval(*e.operand(3)), e.type().bits);
   }
   default: break;
   }
@@ -416,6 +371,30 @@ Value Evaluator::eval(const Expr& e) {
     return evalUnary(e, std::move(a));
   }
   return Value::unknown("unsupported expression");
+}
+
+Value Evaluator::join(Value a, Value b, unsigned bits) {
+  if (a.kind == Value::Kind::Unknown) return a;
+  if (b.kind == Value::Kind::Unknown) return b;
+  if (a.kind == Value::Kind::Empty) return b;
+  if (b.kind == Value::Kind::Empty) return a;
+  if (a.kind == Value::Kind::Float || b.kind == Value::Kind::Float) {
+    if (a.kind != b.kind) return Value::unknown("mixed integer and floating-point values");
+    Value f = Value::floating(std::min(a.flo, b.flo), std::max(a.fhi, b.fhi));
+    f.exact = false;
+    return f;
+  }
+  if (!interpret(a, bits, true)) return a;
+  if (!interpret(b, bits, true)) return b;
+  if (a.isConstant() && b.isConstant() && a.c == b.c) return a;
+  i128 alo, ahi, blo, bhi;
+  if (!rangeOf(a, alo, ahi) || !rangeOf(b, blo, bhi)) return Value::unknown("value out of range");
+  Value r;
+  r.exact = false;
+  r.hasResidual = true;
+  r.rlo = std::min(alo, blo);
+  r.rhi = std::max(ahi, bhi);
+  return r;
 }
 
 Value Evaluator::evalArg(const Expr& e) {

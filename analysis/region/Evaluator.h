@@ -122,6 +122,8 @@ private:
   Value evalUnary(const Expr& e, Value a);
   Value evalLoad(const Expr& e);
   Value evalSeq(const Expr& e);
+  // One of two values (either operand of an Either, either arm of a Select): their hull.
+  Value join(Value a, Value b, unsigned bits);
   Value evalArg(const Expr& e);
   Value derived(const Expr* key, i128 lo, i128 hi, uint16_t deps);
   bool interpret(Value& v, unsigned bits, bool isSigned);
