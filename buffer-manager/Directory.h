@@ -51,6 +51,9 @@ public:
 
   // Calls f(ByteRange, const Cell<Token>&) for each run overlapping `r`, clipped to `r`.
   template <class F> void visit(ByteRange r, F&& f) const;
+  // The same for every range of `rs`, in one forward walk over the runs (O(ranges + runs), not
+  // a lookup per range: regions of strided accesses have thousands of ranges).
+  template <class F> void visit(const RangeSet& rs, F&& f) const;
 
   // The bytes of `need` for which `h` holds no valid copy.
   RangeSet missing(const RangeSet& need, Holder h) const;

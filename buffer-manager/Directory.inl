@@ -71,14 +71,35 @@ void Directory<Token>::visit(ByteRange r, F&& f) const {
 }
 
 template <class Token>
+template <class F>
+void Directory<Token>::visit(const RangeSet& rs, F&& f) const {
+  if (rs.empty() || size_ == 0) return;
+  // `it`: a run starting at or before the current range (ranges and runs only move forward).
+  auto it = std::prev(runs_.upper_bound(std::min(rs.begin()->lo, size_ - 1)));
+  for (ByteRange r : rs) {
+    r = detail::clip(r, size_);
+    if (r.empty()) continue;
+    if (auto next = std::next(it); next != runs_.end() && next->first <= r.lo) {
+      auto after = std::next(next); // one step forward is the common case; else look it up
+      it = (after == runs_.end() || after->first > r.lo) ? next : std::prev(runs_.upper_bound(r.lo));
+    }
+    for (auto run = it; run != runs_.end() && run->first < r.hi; ++run) {
+      auto next = std::next(run);
+      uint64_t end = next == runs_.end() ? size_ : next->first;
+      f(ByteRange{std::max(run->first, r.lo), std::min(end, r.hi)}, run->second);
+      it = run;
+    }
+  }
+}
+
+template <class Token>
 RangeSet Directory<Token>::missing(const RangeSet& need, Holder h) const {
   detail::checkHolder(h);
-  RangeSet out;
-  for (const auto& r : need)
-    visit(r, [&](ByteRange piece, const Cell<Token>& cell) {
-      if (!(cell.mask() & bit(h))) out.add(piece); // appended in order: amortised O(1)
-    });
-  return out;
+  std::vector<ByteRange> out;
+  visit(need, [&](ByteRange piece, const Cell<Token>& cell) {
+    if (!(cell.mask() & bit(h))) out.push_back(piece);
+  });
+  return RangeSet::fromRanges(std::move(out));
 }
 
 template <class Token>

@@ -22,10 +22,15 @@ struct PlannedTransfer {
 // holder. An empty function makes every source equally cheap.
 using CostFunction = std::function<double(Holder from, Holder to, uint64_t bytes)>;
 
+// `bridgeBytes`: a transfer also takes along a gap of at most this many bytes up to the next
+// piece it would start from the same source, when the source holds the whole gap: the gap's
+// bytes are valid values, so the destination may hold them too, and one larger transfer beats
+// several small ones (each costs a fixed latency). The gap then belongs to the transfer's range.
 template <class Token>
 std::vector<PlannedTransfer<Token>> planTransfers(const Directory<Token>& directory,
                                                   const RangeSet& need, Holder to,
-                                                  const CostFunction& cost);
+                                                  const CostFunction& cost,
+                                                  uint64_t bridgeBytes = 0);
 
 } // namespace clsplit::buffer
 

@@ -20,11 +20,6 @@ void CL_CALLBACK completeBridge(cl_event, cl_int status, void* data) {
   delete bridge;
 }
 
-void CL_CALLBACK runCallback(cl_event, cl_int status, void* data) {
-  auto* fn = static_cast<std::function<void(cl_int)>*>(data);
-  (*fn)(status < 0 ? status : CL_COMPLETE);
-  delete fn;
-}
 
 RealEvent newUserEvent(cl_context context) {
   cl_int err = CL_SUCCESS;
@@ -36,6 +31,7 @@ RealEvent newUserEvent(cl_context context) {
 } // namespace
 
 cl_int Fence::wait() {
+  flush();
   std::mutex m;
   std::condition_variable cv;
   bool finished = false;
@@ -99,18 +95,52 @@ void RealEventFence::appendWaitEvents(cl_context context, std::vector<RealEvent>
   out.push_back(bridge);
 }
 
+void CL_CALLBACK realEventCompleted(cl_event, cl_int status, void* data) {
+  std::unique_ptr<FenceRef> self(static_cast<FenceRef*>(data)); // kept alive until now
+  static_cast<RealEventFence*>(self->get())->fire(status < 0 ? status : CL_COMPLETE);
+}
+
+void RealEventFence::fire(cl_int finalStatus) {
+  std::vector<std::function<void(cl_int)>> callbacks;
+  {
+    std::lock_guard lock(mutex_);
+    if (finalStatus_.load() > CL_COMPLETE) finalStatus_.store(finalStatus, std::memory_order_release);
+    callbacks.swap(callbacks_);
+  }
+  for (auto& fn : callbacks) fn(finalStatus_.load());
+}
+
 void RealEventFence::onComplete(std::function<void(cl_int)> fn) {
-  cl_int s = status();
-  if (s <= CL_COMPLETE) {
-    fn(s);
+  // Asks the driver once before registering: some (Oclgrind) never call back for an event that
+  // completed before the callback was set.
+  cl_int cached = callbackRegistered_.load() ? finalStatus_.load(std::memory_order_acquire) : status();
+  if (cached <= CL_COMPLETE) {
+    fn(cached);
     return;
   }
-  auto* heap = new std::function<void(cl_int)>(std::move(fn));
-  if (call(&cl_icd_dispatch::clSetEventCallback, event_.get(), cl_int(CL_COMPLETE), &runCallback,
-           static_cast<void*>(heap)) != CL_SUCCESS) {
-    std::unique_ptr<std::function<void(cl_int)>> owned(heap);
-    (*owned)(wait());
+  {
+    std::lock_guard lock(mutex_);
+    cached = finalStatus_.load();
+    if (cached > CL_COMPLETE) {
+      callbacks_.push_back(std::move(fn));
+      if (callbackRegistered_) return;
+      callbackRegistered_ = true;
+    }
   }
+  if (cached <= CL_COMPLETE) { // completed meanwhile (fire() already ran the others)
+    fn(cached);
+    return;
+  }
+  auto* self = new FenceRef(shared_from_this());
+  if (call(&cl_icd_dispatch::clSetEventCallback, event_.get(), cl_int(CL_COMPLETE), &realEventCompleted,
+           static_cast<void*>(self)) != CL_SUCCESS) {
+    delete self;
+    fire(wait());
+  }
+}
+
+void RealEventFence::flush() {
+  if (queue_ && !knownComplete()) call(&cl_icd_dispatch::clFlush, queue_);
 }
 
 cl_int RealEventFence::wait() {
@@ -235,6 +265,17 @@ bool FenceGroup::profile(uint64_t& start, uint64_t& end) {
   return any;
 }
 
+void FenceGroup::flush() {
+  if (knownComplete()) return;
+  std::vector<cl_command_queue> flushed; // each queue once
+  for (auto& p : parts_) {
+    cl_command_queue q = p->queue();
+    if (q && std::find(flushed.begin(), flushed.end(), q) != flushed.end()) continue;
+    if (q) flushed.push_back(q);
+    p->flush();
+  }
+}
+
 void FenceGroup::appendWaitEvents(cl_context context, std::vector<RealEvent>& out) {
   for (auto& p : parts_) p->appendWaitEvents(context, out);
 }
@@ -249,7 +290,7 @@ FenceRef completedFence() {
 }
 
 FenceRef hostOrdered(const FenceRef& fence) {
-  if (!fence || fence->status() == CL_COMPLETE) return nullptr;
+  if (!fence || fence->knownComplete()) return nullptr;
   if (dynamic_cast<HostFence*>(fence.get())) return fence;
   // Completed from clsplit's worker thread, not inside the driver's callback, so the user
   // events it completes are never set re-entrantly from the same vendor's callback thread.
@@ -257,7 +298,7 @@ FenceRef hostOrdered(const FenceRef& fence) {
 }
 
 FenceRef allOf(std::vector<FenceRef> parts) {
-  std::erase_if(parts, [](const FenceRef& f) { return !f || f->status() == CL_COMPLETE; });
+  std::erase_if(parts, [](const FenceRef& f) { return !f || f->knownComplete(); });
   if (parts.empty()) return completedFence();
   if (parts.size() == 1) return parts.front();
   auto group = std::make_shared<FenceGroup>(parts);
@@ -288,7 +329,8 @@ FenceRef allOf(std::vector<FenceRef> parts) {
 void WaitList::add(const FenceRef& fence) {
   if (!fence) return;
   if (fence->queue() && fence->queue() == queue_) return; // in-order queue: implied
-  if (fence->status() == CL_COMPLETE) return;
+  if (fence->knownComplete()) return;
+  fence->flush(); // commands of another queue: submitted before this one waits on them
   size_t before = held_.size();
   fence->appendWaitEvents(context_, held_);
   // Deduplicate what was appended (wait lists may not repeat events on some drivers).

@@ -61,6 +61,7 @@ void execute(const std::shared_ptr<HostFence>& fence, const std::function<void()
 std::shared_ptr<HostFence> runAfter(std::vector<FenceRef> after, std::function<void()> work) {
   auto fence = std::make_shared<HostFence>();
   FenceRef inputs = allOf(std::move(after));
+  inputs->flush(); // the work runs from completion callbacks: the inputs must be submitted
   cl_int s = inputs->status();
   if (s == CL_COMPLETE) {
     execute(fence, work);

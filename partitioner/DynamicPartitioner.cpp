@@ -214,6 +214,10 @@ LaunchPlan DynamicPartitioner::plan(const LaunchRequest& request) {
     groups = ratiosToGroups(decide(request, k, rec.position), request.groups);
   }
   ks.lastGroups = request.groups;
+  if (recentGroupShare_.empty()) recentGroupShare_.assign(n_, 0.0);
+  if (request.groups > 0)
+    for (unsigned d = 0; d < n_; ++d) // a decaying average: recent launches count most
+      recentGroupShare_[d] = 0.75 * recentGroupShare_[d] + 0.25 * double(groups[d]) / double(request.groups);
 
   rec.groups = groups;
   rec.ratios = groupsToRatios(groups);
@@ -225,6 +229,24 @@ LaunchPlan DynamicPartitioner::plan(const LaunchRequest& request) {
   launchOrder_.push_back(id);
   forgetOldLaunches();
   return LaunchPlan{id, std::move(groups)};
+}
+
+unsigned DynamicPartitioner::homeDevice() const {
+  std::lock_guard lock(mutex_);
+  switch (spec_.kind) {
+  case StrategyKind::Single: return std::min(spec_.singleDevice, n_ - 1);
+  case StrategyKind::Static:
+    return std::min(n_ - 1, unsigned(std::max_element(spec_.staticRatios.begin(), spec_.staticRatios.end()) -
+                                     spec_.staticRatios.begin()));
+  default: break;
+  }
+  if (!recentGroupShare_.empty())
+    return unsigned(std::max_element(recentGroupShare_.begin(), recentGroupShare_.end()) -
+                    recentGroupShare_.begin());
+  unsigned best = 0; // before any launch: the fastest device by the priors
+  for (unsigned d = 1; d < n_; ++d)
+    if (itemNs(d) < itemNs(best)) best = d;
+  return best;
 }
 
 void DynamicPartitioner::recordHistory(KernelState& ks, const LaunchRecord& rec) {

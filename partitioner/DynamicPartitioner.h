@@ -30,6 +30,10 @@ public:
   ~DynamicPartitioner() override;
 
   LaunchPlan plan(const LaunchRequest& request) override;
+  unsigned homeDevice() const override;
+  bool usesMeasurements() const override {
+    return n_ > 1 && spec_.kind != StrategyKind::Single && spec_.kind != StrategyKind::Static;
+  }
   void reportKernelTime(uint64_t launchId, unsigned device, uint64_t groups,
                         uint64_t nanoseconds) override;
   void reportTransfer(unsigned device, Direction direction, uint64_t bytes,
@@ -136,6 +140,7 @@ private:
 
   mutable std::mutex mutex_;
   std::unordered_map<std::string, uint32_t> kernelIds_;
+  std::vector<double> recentGroupShare_; // per device, decaying share of recent launches' groups
   std::vector<KernelState> kernels_;
   KernelSequence sequence_;
   SequenceState seq_;

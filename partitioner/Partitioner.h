@@ -89,6 +89,13 @@ public:
 
   // Decides the split of one launch. Called on the application's enqueue path: must be fast.
   virtual LaunchPlan plan(const LaunchRequest& request) = 0;
+  // The device where data the host writes is most likely to be needed next: the one that ran
+  // the most work-groups recently (before any launch: the fastest device by the priors, or the
+  // strategy's own choice). The runtime uploads fresh host data there eagerly.
+  virtual unsigned homeDevice() const = 0;
+  // Whether plans depend on measurements (false for one device, `single` and `static`): the
+  // runtime then spares the per-command completion callbacks that would report them.
+  virtual bool usesMeasurements() const = 0;
 
   // Measurements, reported when the real events complete (possibly long after plan(), in any
   // order, from any thread). Kernel time: preferably from submission to end of the sub-kernel,

@@ -171,7 +171,9 @@ class Harness:
             configs += [Config(f"direct:{d.index}", "direct", device=d) for d in self.devices
                         if self.args.direct_all or d.index in used]
         for chosen, label, value in sets:
-            for strategy in self.strategies:
+            # On one device every strategy runs the same plan: measure it once, as `single`.
+            strategies = self.strategies if len(chosen) > 1 else [s for s in self.strategies if s == "single"]
+            for strategy in strategies:
                 configs.append(Config(f"clsplit[{label}]:{strategy}", "clsplit", device_set=chosen,
                                       set_label=label, clsplit_devices=value, strategy=strategy))
         return configs

@@ -147,4 +147,23 @@ FULL_GPUS = Suite(name="full-gpus", repeat=3, warmup=0, run_timeout=60.0, time_b
 FULL_HETERO = Suite(name="full-hetero", repeat=3, warmup=0, run_timeout=60.0, time_budget=450.0,
                     entries=HETERO_ENTRIES)
 
-SUITES = {s.name: s for s in (SMOKE, MEDIUM, FULL, FULL_GPUS, FULL_HETERO)}
+# A machine with one GPU (nvidia-h200 / nvidia-h100-x1: one GPU + a 16-core CPU through PoCL).
+#  - "gpus" is then the GPU alone: clsplit's cost over a direct run on the same device, at the
+#    full-gpus sizes (only `single` runs: every strategy runs the same plan on one device);
+#  - "all" is the GPU and the CPU (two vendors): sizes where the CPU's half under `uniform` costs
+#    at most a few seconds; the adaptive strategies must learn how little the CPU should get.
+ONE_GPU_ENTRIES = tuple(Entry(e.workload, e.size, e.iters, e.args, e.cpu_iters, e.timeout, ("gpus",))
+                        for e in GPU_ENTRIES)
+ONE_GPU_HETERO_ENTRIES = (
+    Entry("jacobi2d", 2048, 50, device_sets=("all",)),
+    Entry("spmv-skewed", 1 << 18, 50, device_sets=("all",)),
+    Entry("sotl-dynamic", 1 << 18, 20, device_sets=("all",)),
+    Entry("ep", 1 << 18, 10, device_sets=("all",)),
+    Entry("gemm", 1024, 5, device_sets=("all",)),
+)
+ONE_GPU_OVERHEAD = Suite(name="gpu1-overhead", repeat=3, warmup=0, run_timeout=60.0, time_budget=420.0,
+                         entries=ONE_GPU_ENTRIES)
+ONE_GPU_HETERO = Suite(name="gpu1-hetero", repeat=3, warmup=0, run_timeout=60.0, time_budget=420.0,
+                       entries=ONE_GPU_HETERO_ENTRIES)
+
+SUITES = {s.name: s for s in (SMOKE, MEDIUM, FULL, FULL_GPUS, FULL_HETERO, ONE_GPU_OVERHEAD, ONE_GPU_HETERO)}

@@ -22,10 +22,24 @@ FenceRef enqueued(cl_event event, cl_context context, cl_command_queue queue, ui
   return std::make_shared<RealEventFence>(RealEvent::adopt(event), context, queue, at);
 }
 
-void pruneDone(std::vector<FenceRef>& fences) {
-  if (fences.size() > 8)
-    std::erase_if(fences, [](const FenceRef& f) { return f->status() == CL_COMPLETE; });
+// Drops fences known to be complete; past a bound, asks the drivers (rarely: each query may
+// cost microseconds).
+template <class T, class FenceOf>
+void prune(std::vector<T>& items, FenceOf fenceOf) {
+  if (items.size() <= 8) return;
+  std::erase_if(items, [&](const T& x) { return fenceOf(x)->knownComplete(); });
+  if (items.size() > 64) std::erase_if(items, [&](const T& x) { return fenceOf(x)->status() == CL_COMPLETE; });
 }
+
+void pruneDone(std::vector<FenceRef>& fences) {
+  prune(fences, [](const FenceRef& f) { return f; });
+}
+
+// Host-valid bytes a device read may take along rather than start a new piece, and gaps a
+// transfer may bridge (planTransfers): at ~10 GB/s, 64 KiB cost about what one more transfer's
+// fixed latency does on a GPU (~5-10 us).
+constexpr uint64_t kExtendReadBytes = 64 * 1024;
+constexpr uint64_t kBridgeBytes = 64 * 1024;
 
 void addUnique(std::vector<FenceRef>& to, const FenceRef& f) {
   if (f && std::find(to.begin(), to.end(), f) == to.end()) to.push_back(f);
@@ -95,11 +109,18 @@ double BufferStorage::transferCost(Holder from, Holder to, uint64_t bytes) const
 std::vector<FenceRef> BufferStorage::acquire(const RangeSet& need, unsigned slot,
                                              QueueProvider& queues, TransferLog* log) {
   const Holder me = deviceHolder(slot);
+  // The steady state of an iterated kernel: the device already holds all it needs. With many
+  // ranges (strided regions), looking at their hull is far cheaper than at each range; the
+  // fences waited for are then those of the hull (a superset: still correct).
+  if (need.count() > 8) {
+    RangeSet hull{need.hull()};
+    if (directory_.missing(hull, me).empty()) return acquire(hull, slot, queues, log);
+  }
   RangeSet missing = directory_.missing(need, me);
   if (!missing.empty()) {
     auto plan = planTransfers<Version>(
         directory_, missing, me,
-        [this](Holder f, Holder t, uint64_t b) { return transferCost(f, t, b); });
+        [this](Holder f, Holder t, uint64_t b) { return transferCost(f, t, b); }, kBridgeBytes);
     for (const auto& t : plan) {
       if (t.from == kHost) {
         transferFromHost(t.range, slot, queues, log);
@@ -115,10 +136,13 @@ std::vector<FenceRef> BufferStorage::acquire(const RangeSet& need, unsigned slot
     }
   }
   std::vector<FenceRef> waits;
-  for (const auto& r : need)
-    directory_.visit(r, [&](ByteRange, const Cell<Version>& cell) {
-      if (const Version* v = cell.tokenOf(me)) addUnique(waits, v->ready);
-    });
+  const FenceRef* last = nullptr; // runs of one version repeat the same fence: skip the search
+  directory_.visit(need, [&](ByteRange, const Cell<Version>& cell) {
+    if (const Version* v = cell.tokenOf(me); v && (!last || *last != v->ready)) {
+      addUnique(waits, v->ready);
+      last = &v->ready;
+    }
+  });
   return waits;
 }
 
@@ -285,6 +309,17 @@ FenceRef BufferStorage::readToHost(ByteRange range, void* dst, const std::vector
   };
   std::vector<Piece> pieces;
   directory_.visit(range, [&](ByteRange r, const Cell<Version>& cell) {
+    // A device read in progress goes on over a small run that device also holds (a stencil's
+    // border columns, valid on the host too): one transfer instead of one per row.
+    if (!pieces.empty() && pieces.back().from >= 0 && pieces.back().range.hi == r.lo) {
+      auto& last = pieces.back();
+      const Version* same = cell.tokenOf(deviceHolder(static_cast<unsigned>(last.from)));
+      if (same && (r.size() <= kExtendReadBytes || !cell.tokenOf(kHost))) {
+        last.range.hi = r.hi;
+        addUnique(last.ready, same->ready);
+        return;
+      }
+    }
     int from = -1;
     const Version* v = cell.tokenOf(kHost);
     if (!v) {
@@ -364,27 +399,35 @@ FenceRef BufferStorage::readFromSlot(const RangeSet& ranges, unsigned slot, std:
   return device::allOf(std::move(fences));
 }
 
+std::vector<RangeSet> BufferStorage::heldByDevices(ByteRange range) const {
+  std::vector<std::vector<ByteRange>> held(slots_.size());
+  directory_.visit(range, [&](ByteRange piece, const Cell<Version>& cell) {
+    for (const auto& c : cell.copies)
+      if (isDevice(c.holder) && c.token.ready) held[deviceOf(c.holder)].push_back(piece);
+  });
+  std::vector<RangeSet> out;
+  for (auto& h : held) out.push_back(RangeSet::fromRanges(std::move(h)));
+  return out;
+}
+
 HolderMask BufferStorage::holdersOfAll(const RangeSet& ranges) const {
   HolderMask mask = ~HolderMask{0};
-  for (const auto& r : ranges)
-    directory_.visit(r, [&](ByteRange, const Cell<Version>& cell) { mask &= cell.mask(); });
+  directory_.visit(ranges, [&](ByteRange, const Cell<Version>& cell) { mask &= cell.mask(); });
   return mask;
 }
 
 int BufferStorage::bestDeviceHolder(const RangeSet& ranges) const {
   std::vector<uint64_t> bytes(slots_.size(), 0);
-  for (const auto& r : ranges)
-    directory_.visit(r, [&](ByteRange piece, const Cell<Version>& cell) {
-      for (const auto& c : cell.copies)
-        if (isDevice(c.holder)) bytes[deviceOf(c.holder)] += piece.size();
-    });
+  directory_.visit(ranges, [&](ByteRange piece, const Cell<Version>& cell) {
+    for (const auto& c : cell.copies)
+      if (isDevice(c.holder)) bytes[deviceOf(c.holder)] += piece.size();
+  });
   auto best = std::max_element(bytes.begin(), bytes.end());
   return best == bytes.end() || *best == 0 ? -1 : static_cast<int>(best - bytes.begin());
 }
 
 void BufferStorage::retainUntil(const FenceRef& fence, std::shared_ptr<HostBlock> block) {
-  if (retained_.size() > 8)
-    std::erase_if(retained_, [](auto& r) { return r.first->status() == CL_COMPLETE; });
+  prune(retained_, [](const auto& r) { return r.first; });
   retained_.emplace_back(fence, std::move(block));
 }
 

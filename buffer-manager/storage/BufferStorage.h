@@ -101,6 +101,9 @@ public:
                                 const std::vector<device::FenceRef>& after, QueueProvider& queues,
                                 TransferLog* log);
 
+  // Per device slot, the bytes of `range` it holds with defined contents (the bytes of a buffer
+  // created without data are valid everywhere, yet nobody holds them in this sense).
+  std::vector<RangeSet> heldByDevices(ByteRange range) const;
   // Holders valid on every byte of `ranges`.
   HolderMask holdersOfAll(const RangeSet& ranges) const;
   // The device slot holding the most bytes of `ranges` (-1 if no device holds any).

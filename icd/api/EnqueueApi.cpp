@@ -41,7 +41,10 @@ struct Command {
     FenceRef before = event || blocking ? queue->allRecorded() : nullptr;
     if (!waits.empty() && (event || blocking)) before = device::allOf({before, device::allOf(waits)});
     queue->recordCommand(settled);
-    queue->flush(); // submit now: other queues' commands may depend on this one
+    // Submit now when the application can depend on this command from elsewhere (its event in
+    // another queue's wait list, a callback, a wait). Internal dependencies flush what they wait
+    // for (device::Fence::flush); a flush per launch would cost microseconds on some drivers.
+    if (event || blocking) queue->flush();
     if (event)
       *event = std::make_shared<Event>(queue->contextRef(), queue, type, done, before, queuedNs,
                                        device::hostNowNs())

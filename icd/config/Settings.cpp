@@ -57,6 +57,10 @@ const std::vector<SettingSpec>& settingSpecs() {
        "kernels (<hash>.txt: what defeated the analysis, which hint would help) are written; "
        "`clsplit hints --dump` sets it.",
        "./clsplit-hints"},
+      {"CLSPLIT_EAGER_UPLOAD", "1",
+       "Host writes go to the devices at once (1): to those that held the overwritten bytes, or "
+       "else to the device that ran most of the recent work. 0: only when a kernel reads them.",
+       "0"},
       {"CLSPLIT_TEST_FORCE_STAGING", "",
        "Testing only: copy between devices of one platform through host memory even when they "
        "share it (as between discrete GPUs), so CPU-only test machines exercise that path.",

@@ -283,4 +283,10 @@ cl_int Kernel::argInfo(cl_uint index, cl_kernel_arg_info param, size_t size, voi
   return CL_SUCCESS;
 }
 
+std::shared_ptr<void> Kernel::launchState(const std::function<std::shared_ptr<void>()>& make) {
+  std::lock_guard lock(mutex_);
+  if (!launchState_) launchState_ = make();
+  return launchState_;
+}
+
 } // namespace clsplit::icd

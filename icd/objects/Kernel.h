@@ -6,6 +6,7 @@
 #include "icd/objects/Program.h"
 
 #include <array>
+#include <functional>
 #include <mutex>
 #include <vector>
 
@@ -48,6 +49,10 @@ public:
   cl_int info(cl_kernel_info param, size_t size, void* value, size_t* sizeRet) const;
   cl_int workGroupInfo(cl_kernel_work_group_info param, size_t size, void* value, size_t* sizeRet) const;
   cl_int argInfo(cl_uint index, cl_kernel_arg_info param, size_t size, void* value, size_t* sizeRet) const;
+  // State the launch path keeps with this kernel (an icd/runtime type, opaque here), made by
+  // `make` on first use.
+  std::shared_ptr<void> launchState(const std::function<std::shared_ptr<void>()>& make);
+
   // Minimum of CL_KERNEL_WORK_GROUP_SIZE over the devices.
   size_t maxWorkGroupSize() const;
   std::array<size_t, 3> requiredWorkGroupSize() const;
@@ -66,6 +71,7 @@ private:
   mutable std::once_flag requiredOnce_;
   mutable std::array<size_t, 3> required_{0, 0, 0}; // reqd_work_group_size, asked once
   std::vector<Arg> args_;
+  std::shared_ptr<void> launchState_;
   struct SlotKernel {
     device::RealKernel kernel;
     std::vector<cl_mem> boundMem;              // cached real buffers per argument

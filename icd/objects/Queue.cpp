@@ -35,8 +35,12 @@ cl_command_queue Queue::realQueue(unsigned s) {
 
 void Queue::recordCommand(const device::FenceRef& done) {
   std::lock_guard lock(mutex_);
-  if (outstanding_.size() >= 32) // keep the record short: drop what has completed
-    std::erase_if(outstanding_, [](const device::FenceRef& f) { return f->status() == CL_COMPLETE; });
+  // Keep the record short without asking drivers: drop what is known to have completed, and
+  // fold a long tail into one group (whose parts report their own completion).
+  if (outstanding_.size() >= 32) {
+    std::erase_if(outstanding_, [](const device::FenceRef& f) { return f->knownComplete(); });
+    if (outstanding_.size() >= 32) outstanding_.assign(1, device::allOf(std::move(outstanding_)));
+  }
   outstanding_.push_back(done);
 }
 
@@ -54,13 +58,15 @@ void Queue::setGate(const device::FenceRef& gate) {
 
 device::FenceRef Queue::gate() {
   std::lock_guard lock(mutex_);
-  if (gate_ && gate_->status() == CL_COMPLETE) gate_.reset();
+  if (gate_ && gate_->knownComplete()) gate_.reset();
   return gate_;
 }
 
 std::vector<device::FenceRef> Queue::hostHazards(const void* ptr, size_t size, bool writesHost) {
   std::lock_guard lock(mutex_);
-  std::erase_if(hostAccesses_, [](const HostAccess& a) { return a.fence->status() == CL_COMPLETE; });
+  std::erase_if(hostAccesses_, [](const HostAccess& a) { return a.fence->knownComplete(); });
+  if (hostAccesses_.size() > 64) // bound it, asking the drivers (rarely)
+    std::erase_if(hostAccesses_, [](const HostAccess& a) { return a.fence->status() == CL_COMPLETE; });
   auto lo = static_cast<const std::byte*>(ptr), hi = lo + size;
   std::vector<device::FenceRef> fences;
   for (const auto& a : hostAccesses_)
@@ -70,7 +76,7 @@ std::vector<device::FenceRef> Queue::hostHazards(const void* ptr, size_t size, b
 
 void Queue::noteHostAccess(const void* ptr, size_t size, bool writesHost,
                            const device::FenceRef& fence) {
-  if (fence->status() == CL_COMPLETE) return;
+  if (fence->knownComplete()) return;
   std::lock_guard lock(mutex_);
   auto lo = static_cast<const std::byte*>(ptr);
   hostAccesses_.push_back({lo, lo + size, writesHost, fence});

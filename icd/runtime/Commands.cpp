@@ -7,7 +7,9 @@
 #include "icd/runtime/Runtime.h"
 #include "icd/runtime/RunReport.h"
 #include "icd/runtime/Trace.h"
+#include "partitioner/Partitioner.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace clsplit::icd::runtime {
@@ -64,14 +66,38 @@ FenceRef readBuffer(Queue& q, Mem& mem, size_t offset, size_t size, void* ptr,
   return done;
 }
 
+// Write-update rather than write-invalidate: new host bytes go at once to the devices that
+// held the bytes they replace (they are likely to read them again), or, for data no device
+// held, to the partitioner's home device. Waiting for the first kernel that reads them would
+// put the upload on that kernel's critical path; a program that writes its inputs and then
+// calls clFinish expects them on the device, as with any single-device implementation.
+void uploadEagerly(Queue& q, Mem& mem, ByteRange range, const std::vector<RangeSet>& heldBefore) {
+  auto& rt = Runtime::get();
+  if (rt.settings().value("CLSPLIT_EAGER_UPLOAD") == "0") return;
+  buffer::TransferLog log;
+  std::vector<FenceRef> uploads;
+  for (unsigned slot = 0; slot < heldBefore.size(); ++slot)
+    if (!heldBefore[slot].empty()) append(uploads, mem.storage().acquire(heldBefore[slot], slot, q, &log));
+  if (log.empty() && std::all_of(heldBefore.begin(), heldBefore.end(), [](const RangeSet& h) { return h.empty(); })) {
+    unsigned home = rt.partitioner().homeDevice();
+    if (home < mem.storage().slotCount()) append(uploads, mem.storage().acquire(RangeSet{range}, home, q, &log));
+  }
+  // Not part of the write's event (the application's bytes are already copied), but clFinish
+  // waits for it, as it would for the write on a single device.
+  if (!uploads.empty()) q.recordCommand(device::allOf(std::move(uploads)));
+  record(log);
+}
+
 FenceRef writeBuffer(Queue& q, Mem& mem, size_t offset, size_t size, const void* ptr,
                      std::vector<FenceRef> waits) {
   waits = withGate(q, std::move(waits));
   ByteRange range = mem.toRoot(ByteRange{offset, offset + size});
+  auto heldBefore = mem.storage().heldByDevices(range);
   auto hazards = q.hostHazards(ptr, size, false);
   if (hazards.empty()) {
     // The common case: copy the application's bytes now into a new host version.
     mem.storage().writeFromHost(range, ptr, device::allOf(waits));
+    uploadEagerly(q, mem, range, heldBefore);
     return device::allOf(std::move(waits));
   }
   // An earlier command still writes this host memory: copy once it has.
@@ -80,6 +106,7 @@ FenceRef writeBuffer(Queue& q, Mem& mem, size_t offset, size_t size, const void*
   FenceRef done = device::runAfter(waits, [block, ptr, size] { std::memcpy(block->data(), ptr, size); });
   mem.storage().publishHostBlock(RangeSet{range}, block, range.lo, done);
   q.noteHostAccess(ptr, size, false, done);
+  uploadEagerly(q, mem, range, heldBefore);
   return done;
 }
 

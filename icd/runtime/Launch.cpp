@@ -3,6 +3,7 @@
 //   2. decide the split (partitioner)  5. move the missing bytes to each device
 //   3. instantiate each slice's regions 6. enqueue one sub-kernel per device
 //                                      7. publish what each device wrote; record the launch
+// Steps 3-4 live in SlicePlan.cpp (and are remembered for launches that repeat).
 #include "icd/runtime/Launch.h"
 
 #include "buffer-manager/storage/AtomicMerge.h"
@@ -10,6 +11,7 @@
 #include "device/HostExecutor.h"
 #include "icd/runtime/RunReport.h"
 #include "icd/runtime/Runtime.h"
+#include "icd/runtime/SlicePlan.h"
 #include "icd/runtime/Trace.h"
 #include "partitioner/Partitioner.h"
 #include "support/Log.h"
@@ -21,167 +23,10 @@
 
 namespace clsplit::icd::runtime {
 
-using analysis::BufferRegions;
 using analysis::NDRange;
-using analysis::Slice;
 using device::FenceRef;
 
 namespace {
-
-analysis::ScalarValue decode(const std::byte* bytes, analysis::ScalarType type) {
-  using analysis::ScalarType;
-  analysis::ScalarValue v;
-  auto as = [&](auto sample) {
-    decltype(sample) x;
-    std::memcpy(&x, bytes, sizeof x);
-    return x;
-  };
-  switch (type) {
-  case ScalarType::I8: v.i = as(int8_t{}); break;
-  case ScalarType::U8: v.i = as(uint8_t{}); break;
-  case ScalarType::I16: v.i = as(int16_t{}); break;
-  case ScalarType::U16: v.i = as(uint16_t{}); break;
-  case ScalarType::I32: v.i = as(int32_t{}); break;
-  case ScalarType::U32: v.i = as(uint32_t{}); break;
-  case ScalarType::I64: v.i = as(int64_t{}); break;
-  case ScalarType::U64: v.i = static_cast<int64_t>(as(uint64_t{})); break;
-  case ScalarType::F32: v.isFloat = true; v.f = as(float{}); break;
-  case ScalarType::F64: v.isFloat = true; v.f = as(double{}); break;
-  case ScalarType::Unknown: break;
-  }
-  return v;
-}
-
-// The values the region instantiation asks for, read from this launch's arguments.
-class ArgValues final : public analysis::LaunchValues {
-public:
-  ArgValues(const std::vector<Kernel::Arg>& args, Queue& queue) : args_(args), queue_(queue) {}
-
-  std::span<const std::byte> scalarBytes(unsigned arg) const override {
-    if (arg >= args_.size() || args_[arg].kind != Kernel::ArgKind::Scalar) return {};
-    return args_[arg].bytes;
-  }
-  uint64_t bufferSize(unsigned arg) const override {
-    return arg < args_.size() && args_[arg].mem ? args_[arg].mem->size() : 0;
-  }
-  std::optional<analysis::ScalarValue> readElement(unsigned arg, uint64_t offset,
-                                                   analysis::ScalarType type) const override {
-    if (arg >= args_.size() || !args_[arg].mem) return std::nullopt;
-    Mem& mem = *args_[arg].mem;
-    size_t width = analysis::scalarSize(type);
-    if (!width || offset + width > mem.size()) return std::nullopt;
-    std::array<std::byte, 8> bytes{};
-    // An indirection hint: the one place the enqueue waits for devices (two elements).
-    mem.storage().readToHost(mem.toRoot(ByteRange{offset, offset + width}), bytes.data(), {}, queue_, nullptr)->wait();
-    return decode(bytes.data(), type);
-  }
-
-private:
-  const std::vector<Kernel::Arg>& args_;
-  Queue& queue_;
-};
-
-// How one buffer storage is used by one slice, in root-buffer offsets.
-struct StorageUse {
-  buffer::BufferStorage* storage = nullptr;
-  uint64_t bufferId = 0;
-  RangeSet read, write, atomic;
-  bool writeExact = true;
-  analysis::AtomicOp atomicOp = analysis::AtomicOp::None;
-  analysis::ScalarType atomicType = analysis::ScalarType::Unknown;
-  bool atomicMixed = false; // atomics of different ops or types on this buffer
-  RangeSet need() const {
-    RangeSet n = read.united(atomic);
-    if (!writeExact) n.add(write); // unwritten bytes of an over-approximated write stay valid
-    return n;
-  }
-  bool writes() const { return !write.empty() || !atomic.empty(); }
-};
-
-struct SliceWork {
-  unsigned slot;
-  Slice slice;
-  std::vector<StorageUse> uses;
-  StorageUse& use(const Mem& mem) {
-    for (auto& u : uses)
-      if (u.storage == &mem.storage()) return u;
-    uses.push_back({&mem.storage(), mem.id()});
-    return uses.back();
-  }
-};
-
-// Regions of every buffer argument of one slice: from the analysis, or the whole buffer.
-std::vector<StorageUse> regionsOf(const Kernel& kernel, const std::vector<Kernel::Arg>& args,
-                                  const NDRange& range, const Slice& slice, const ArgValues& values) {
-  SliceWork work{0, slice, {}};
-  // Regions are trusted only from a complete analysis: an unsplittable kernel's regions may be
-  // partial, and then every buffer argument counts as wholly read and (unless const) written.
-  std::vector<BufferRegions> regions;
-  if (const auto* a = kernel.analysis(); a && !a->unsplittableReason)
-    regions = analysis::instantiate(*a, range, slice, values);
-  for (cl_uint i = 0; i < args.size(); ++i) {
-    if (args[i].kind != Kernel::ArgKind::Mem || !args[i].mem) continue;
-    const Mem& mem = *args[i].mem;
-    StorageUse& use = work.use(mem);
-    if (i < regions.size()) {
-      const auto& r = regions[i];
-      use.read.add(mem.toRoot(r.read));
-      use.write.add(mem.toRoot(r.write));
-      use.atomic.add(mem.toRoot(r.atomic));
-      use.writeExact = use.writeExact && r.writeExact;
-      if (!r.atomic.empty()) {
-        if (use.atomicOp != analysis::AtomicOp::None &&
-            (use.atomicOp != r.atomicOp || use.atomicType != r.atomicType))
-          use.atomicMixed = true;
-        use.atomicOp = r.atomicOp;
-        use.atomicType = r.atomicType;
-      }
-    } else {
-      RangeSet whole = RangeSet::of(mem.origin(), mem.origin() + mem.size());
-      use.read.add(whole);
-      if (!kernel.argReadOnly(i)) {
-        use.write.add(whole);
-        use.writeExact = false;
-      }
-    }
-  }
-  // Two arguments on one buffer: a byte written through one and read through the other must
-  // be fetched too, which `need()` covers because both are united per storage.
-  return work.uses;
-}
-
-// Bytes that several slices update with the same commutative atomic: merged by a reduction.
-struct AtomicMerge {
-  buffer::BufferStorage* storage;
-  RangeSet region;
-  analysis::AtomicOp op;
-  analysis::ScalarType type;
-};
-
-// Why splitting these slices would be unsafe (empty: safe). Overlapping commutative atomics
-// are safe and listed in `merges`.
-std::string overlapProblem(const std::vector<SliceWork>& slices, std::vector<AtomicMerge>& merges) {
-  merges.clear();
-  for (size_t a = 0; a < slices.size(); ++a)
-    for (size_t b = a + 1; b < slices.size(); ++b)
-      for (const auto& ua : slices[a].uses)
-        for (const auto& ub : slices[b].uses) {
-          if (ua.storage != ub.storage) continue;
-          if (ua.write.intersects(ub.write.united(ub.atomic)) || ua.atomic.intersects(ub.write))
-            return "the write regions of two slices overlap (a buffer's written bytes cannot be "
-                   "attributed to one device)";
-          RangeSet both = ua.atomic.intersected(ub.atomic);
-          if (both.empty()) continue;
-          if (ua.atomicMixed || ub.atomicMixed || ua.atomicOp != ub.atomicOp ||
-              ua.atomicType != ub.atomicType || !buffer::atomicMergeable(ua.atomicOp, ua.atomicType))
-            return "slices update the same bytes with atomics that cannot be merged";
-          auto it = std::find_if(merges.begin(), merges.end(),
-                                 [&](const AtomicMerge& m) { return m.storage == ua.storage; });
-          if (it == merges.end()) merges.push_back({ua.storage, both, ua.atomicOp, ua.atomicType});
-          else it->region.add(both);
-        }
-  return {};
-}
 
 std::array<uint64_t, 3> chooseLocalSize(const NDRange& range, size_t maxGroup,
                                         const std::array<size_t, 3>& required) {
@@ -225,7 +70,17 @@ FenceRef launchKernel(Queue& queue, Kernel& kernel, const NDRange& appRange, std
   NDRange range = appRange;
   if (!localGiven) range.local = chooseLocalSize(range, kernel.maxWorkGroupSize(), kernel.requiredWorkGroupSize());
   bool splittable = slots > 1 && !fallback && rt.settings().value("CLSPLIT_STRATEGY") != "single";
-  uint32_t dim = splittable ? analysis::chooseSplitDimension(*analysis, range, values) : 0;
+  auto memo = LaunchMemo::of(kernel);
+  const std::string memoKey = LaunchMemo::key(range, args);
+  uint32_t dim = 0;
+  if (splittable) {
+    if (auto known = memo->dimension(memoKey)) {
+      dim = *known;
+    } else {
+      dim = analysis::chooseSplitDimension(*analysis, range, values);
+      if (!values.readBuffers()) memo->rememberDimension(memoKey, dim);
+    }
+  }
 
   partition::LaunchRequest request;
   request.kernel = kernel.identity();
@@ -260,31 +115,23 @@ FenceRef launchKernel(Queue& queue, Kernel& kernel, const NDRange& appRange, std
   HostSpan span("plan launch");
   partition::LaunchPlan decision = rt.partitioner().plan(request);
 
-  // 3. Instantiate each slice's regions.
-  std::vector<SliceWork> slices;
-  auto buildSlices = [&](const std::vector<uint64_t>& groups) {
-    slices.clear();
-    uint64_t begin = 0;
-    for (unsigned s = 0; s < slots && s < groups.size(); ++s) {
-      if (!groups[s]) continue;
-      Slice slice{dim, begin, begin + groups[s]};
-      begin += groups[s];
-      slices.push_back({s, slice, regionsOf(kernel, args, range, slice, values)});
-    }
-  };
-  buildSlices(decision.groups);
-
-  // 4. Check the slices are safe to run apart; if not, run whole on one device.
-  std::vector<AtomicMerge> merges;
-  if (slices.size() > 1) {
-    if (std::string problem = overlapProblem(slices, merges); !problem.empty()) {
-      fallback = problem;
-      std::vector<uint64_t> whole(slots, 0);
-      auto most = std::max_element(decision.groups.begin(), decision.groups.end());
-      whole[most - decision.groups.begin()] = range.groups(dim);
-      buildSlices(whole);
-    }
+  // 3-4. Instantiate each slice's regions; check the slices are safe to run apart (if not,
+  //      the whole range runs on one device).
+  std::vector<uint64_t> groups = decision.groups;
+  groups.resize(slots, 0);
+  auto slicePlan = memo->plan(memoKey, dim, groups);
+  if (!slicePlan) {
+    // A launch that runs whole on one device needs no exact regions: whole buffers are right
+    // (the device then holds all of them) and spare the enqueue a wait for indirection values.
+    bool whole = std::count_if(groups.begin(), groups.end(), [](uint64_t g) { return g > 0; }) <= 1;
+    ArgValues fresh(args, queue, !whole);
+    auto planned = std::make_shared<const SlicePlan>(planSlices(kernel, args, range, dim, groups, fresh));
+    if (!fresh.readBuffers()) memo->rememberPlan(memoKey, dim, groups, planned);
+    slicePlan = std::move(planned);
   }
+  const auto& slices = slicePlan->slices;
+  const auto& merges = slicePlan->merges;
+  if (slicePlan->problem) fallback = slicePlan->problem;
   bool split = slices.size() > 1;
   if (fallback) {
     static std::mutex onceMutex;
@@ -300,7 +147,7 @@ FenceRef launchKernel(Queue& queue, Kernel& kernel, const NDRange& appRange, std
   std::vector<std::vector<FenceRef>> ready(slices.size());
   for (size_t i = 0; i < slices.size(); ++i)
     for (auto& use : slices[i].uses) {
-      auto fences = use.storage->acquire(use.need(), slices[i].slot, queue, &transfers);
+      auto fences = use.storage->acquire(use.need, slices[i].slot, queue, &transfers);
       ready[i].insert(ready[i].end(), fences.begin(), fences.end());
     }
 
@@ -406,12 +253,8 @@ FenceRef launchKernel(Queue& queue, Kernel& kernel, const NDRange& appRange, std
     mergedBlocks.push_back(result);
   }
   for (size_t i = 0; i < slices.size(); ++i)
-    for (const auto& use : slices[i].uses) {
-      RangeSet written = use.write.united(use.atomic);
-      for (const auto& m : merges)
-        if (m.storage == use.storage) written.subtract(m.region);
-      use.storage->publishWrite(written, slices[i].slot, subKernels[i].second, decision.launchId);
-    }
+    for (const auto& use : slices[i].uses)
+      use.storage->publishWrite(use.published, slices[i].slot, subKernels[i].second, decision.launchId);
   for (size_t m = 0; m < merges.size(); ++m) // the merged bytes' only valid copy is on the host
     merges[m].storage->publishHostBlock(merges[m].region, mergedBlocks[m], merges[m].region.hull().lo,
                                         merged[m]);

@@ -104,6 +104,7 @@ void Runtime::recordLaunch(uint64_t launchId,
                            const std::vector<uint64_t>& groupsPerSlot,
                            const buffer::TransferLog& transfers) {
   auto& p = partitioner();
+  if (!p.usesMeasurements()) return;
   for (const auto& t : transfers)
     if (t.to >= 0) // bytes from the host count too (kHostProducer): they favour cheap host links
       p.reportDependencyVolume(launchId, static_cast<unsigned>(t.to), t.producer, t.bytes);

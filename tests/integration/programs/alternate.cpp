@@ -1,7 +1,8 @@
 // A sequence of kernels whose data must move between devices whenever consecutive launches
 // run on different ones (or on different slices): 1-D and 2-D stencils in ping-pong, a kernel
 // reading a whole buffer, a scatter through a permutation, partial writes with a global
-// offset, atomics, a transpose, host reads and writes in between. Each phase prints a
+// offset, atomics, a transpose, a block reversal whose over-approximated writes overlap between
+// slices (computation replication), host reads and writes in between. Each phase prints a
 // checksum. `alternate small` runs tiny sizes (for slow simulators).
 #include "itest.h"
 
@@ -53,6 +54,13 @@ kernel void transpose(global const int* in, global int* out, int w, int h) {
   out[x * h + y] = in[y * w + x];
 }
 
+// Reverses every block of 4: the analysis bounds i - i%4 + 3 - i%4 by [i-3, i+3], so slices'
+// write regions overlap by a few elements; every element still has one writer.
+kernel void reverseBlocks(global const int* in, global int* out) {
+  int i = (int)get_global_id(0);
+  out[i - (i % 4) + 3 - (i % 4)] = in[i] + (i & 7);
+}
+
 kernel void rowSums(global const int* in, global int* sums, int w) {
   int y = (int)get_global_id(0);
   int s = 0;
@@ -77,6 +85,7 @@ int main(int argc, char** argv) {
   cl_kernel stencil2d = createKernel(program, "stencil2d");
   cl_kernel transpose = createKernel(program, "transpose");
   cl_kernel rowSums = createKernel(program, "rowSums");
+  cl_kernel reverseBlocks = createKernel(program, "reverseBlocks");
 
   std::vector<int> init(n), perm(n);
   for (int i = 0; i < n; ++i) {
@@ -215,13 +224,30 @@ int main(int argc, char** argv) {
   CHECK(clEnqueueReadBuffer(env.queue, sums, CL_TRUE, 0, w * sizeof(int), sumOut.data(), 0, nullptr, nullptr));
   printChecksum("row sums of the transpose", sumOut);
 
-  // 7. Back to the 1-D buffers: every one of them, read whole.
+  // 7. Block reversal in ping-pong (replicated work-groups at slice boundaries), then a stencil
+  //    reading its result across the boundaries.
+  for (int it = 0; it < iterations; ++it) {
+    SET_ARG(reverseBlocks, 0, it % 2 ? c : latest);
+    SET_ARG(reverseBlocks, 1, it % 2 ? latest : c);
+    size_t local = 16;
+    CHECK(clEnqueueNDRangeKernel(env.queue, reverseBlocks, 1, nullptr, &global, it % 2 ? &local : nullptr, 0,
+                                 nullptr, nullptr));
+  }
+  cl_mem reversed = iterations % 2 ? c : latest;
+  show("block reversal", reversed);
+  SET_ARG(stencil1d, 0, reversed);
+  SET_ARG(stencil1d, 1, other);
+  SET_ARG(stencil1d, 2, n);
+  CHECK(clEnqueueNDRangeKernel(env.queue, stencil1d, 1, nullptr, &global, nullptr, 0, nullptr, nullptr));
+  show("stencil after the reversal", other);
+
+  // 8. Back to the 1-D buffers: every one of them, read whole.
   show("a at the end", a);
   show("b at the end", b);
   show("c at the end", c);
 
   for (cl_mem m : {a, b, c, p, bins, g0, g1, sums}) CHECK(clReleaseMemObject(m));
-  for (cl_kernel k : {stencil1d, sampleAll, scatter, partial, histogram, stencil2d, transpose, rowSums})
+  for (cl_kernel k : {stencil1d, sampleAll, scatter, partial, histogram, stencil2d, transpose, rowSums, reverseBlocks})
     CHECK(clReleaseKernel(k));
   CHECK(clReleaseProgram(program));
   env.release();

@@ -154,6 +154,26 @@ TEST_CASE("random operations agree with the byte model") {
         REQUIRE(t.tokens.size() == expectedTokens.size()); // distinct
       }
       REQUIRE(planned == model.missing(r, h));
+
+      // Bridged plans: every missing byte once, every moved byte valid at its source, extra
+      // bytes only in gaps of at most the bridge, tokens exactly those of the moved bytes.
+      constexpr uint64_t kBridge = 24;
+      auto bridged = planTransfers(dir, r, h, cost, kBridge);
+      RangeSet moved;
+      for (const auto& t : bridged) {
+        REQUIRE(t.from != h);
+        REQUIRE_FALSE(moved.intersects(RangeSet{t.range}));
+        moved.add(t.range);
+        std::set<int> expectedTokens;
+        for (uint64_t b = t.range.lo; b < t.range.hi; ++b) {
+          REQUIRE(model.bytes[b].count(t.from));
+          expectedTokens.insert(model.bytes[b].at(t.from));
+        }
+        REQUIRE(std::set<int>(t.tokens.begin(), t.tokens.end()) == expectedTokens);
+      }
+      REQUIRE(moved.contains(model.missing(r, h)));
+      REQUIRE(bridged.size() <= plan.size());
+      for (const auto& extra : moved.minus(model.missing(r, h))) REQUIRE(extra.size() <= kBridge);
     }
     checkAgainstModel(dir, model);
   }

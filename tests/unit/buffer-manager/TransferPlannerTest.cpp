@@ -66,6 +66,38 @@ TEST_CASE("pieces separated by needed-and-valid bytes or by gaps stay separate")
   for (const auto& t : plan) CHECK(t.from == kHost);
 }
 
+TEST_CASE("small gaps the source also holds are bridged into one transfer") {
+  Directory<int> dir(100, kHost, 0);
+  dir.addCopy(RangeSet::of(40, 50), kDev1, 1);
+  // Strided need (a stencil's border columns): gaps of 10 bytes, valid on the host.
+  auto plan = planTransfers(dir, RangeSet{{0, 10}, {20, 60}}, kDev1, peerCheaper, 10);
+  REQUIRE(plan.size() == 1);
+  CHECK(plan[0].range == ByteRange{0, 60});
+  CHECK(plan[0].from == kHost);
+  CHECK(plan[0].tokens == std::vector<int>{0});
+  // A gap larger than the bridge stays a gap.
+  plan = planTransfers(dir, RangeSet{{0, 10}, {20, 60}}, kDev1, peerCheaper, 9);
+  REQUIRE(plan.size() == 3);
+}
+
+TEST_CASE("a gap is bridged only when the chosen source holds all of it, and its tokens are kept") {
+  Directory<int> dir(100, kHost, 0);
+  dir.setOnly(RangeSet::of(0, 10), kDev0, 1);
+  dir.setOnly(RangeSet::of(10, 20), kDev2, 2); // the gap lives elsewhere: no bridge
+  dir.setOnly(RangeSet::of(20, 30), kDev0, 3);
+  auto plan = planTransfers(dir, RangeSet{{0, 10}, {20, 30}}, kDev1, peerCheaper, 64);
+  REQUIRE(plan.size() == 2);
+  CHECK(plan[0].range == ByteRange{0, 10});
+  CHECK(plan[1].range == ByteRange{20, 30});
+
+  dir.addCopy(RangeSet::of(10, 20), kDev0, 4); // now dev0 holds the gap too
+  plan = planTransfers(dir, RangeSet{{0, 10}, {20, 30}}, kDev1, peerCheaper, 64);
+  REQUIRE(plan.size() == 1);
+  CHECK(plan[0].range == ByteRange{0, 30});
+  CHECK(plan[0].from == kDev0);
+  CHECK(plan[0].tokens == std::vector<int>{1, 4, 3});
+}
+
 TEST_CASE("a piece switches source when another holder is strictly cheaper") {
   Directory<int> dir(100, kHost, 0);
   dir.addCopy(RangeSet::of(50, 100), kDev0, 4);
