@@ -31,6 +31,11 @@ public:
 
   LaunchPlan plan(const LaunchRequest& request) override;
   unsigned homeDevice() const override;
+  std::optional<unsigned> onlyDevice() const override {
+    if (n_ == 1) return 0u;
+    if (spec_.kind == StrategyKind::Single) return std::min(spec_.singleDevice, n_ - 1);
+    return std::nullopt;
+  }
   bool usesMeasurements() const override {
     return n_ > 1 && spec_.kind != StrategyKind::Single && spec_.kind != StrategyKind::Static;
   }

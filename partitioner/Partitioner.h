@@ -93,6 +93,8 @@ public:
   // the most work-groups recently (before any launch: the fastest device by the priors, or the
   // strategy's own choice). The runtime uploads fresh host data there eagerly.
   virtual unsigned homeDevice() const = 0;
+  // The device every launch runs on, when the strategy fixes one (a single device, `single`).
+  virtual std::optional<unsigned> onlyDevice() const = 0;
   // Whether plans depend on measurements (false for one device, `single` and `static`): the
   // runtime then spares the per-command completion callbacks that would report them.
   virtual bool usesMeasurements() const = 0;

@@ -297,6 +297,26 @@ void BufferStorage::writeFromHost(ByteRange range, const void* src, const FenceR
   publishHostBlock(RangeSet{range}, std::move(block), range.lo, ready);
 }
 
+FenceRef BufferStorage::writeToDevice(ByteRange range, const void* src, unsigned slot,
+                                      const std::vector<FenceRef>& after, QueueProvider& queues,
+                                      TransferLog* log) {
+  cl_command_queue q = queues.queue(slot);
+  WaitList waits(slots_[slot].context, q);
+  waits.add(after);
+  waits.add(writeHazards(slot));
+  cl_event event = nullptr;
+  uint64_t at = device::hostNowNs();
+  device::check(device::call(&cl_icd_dispatch::clEnqueueWriteBuffer, q, deviceBuffer(slot), cl_bool(CL_FALSE),
+                             static_cast<size_t>(range.lo), static_cast<size_t>(range.size()), src,
+                             waits.size(), waits.data(), &event),
+                "clEnqueueWriteBuffer (application data to its device)");
+  FenceRef f = enqueued(event, slots_[slot].context, q, at);
+  noteWrite(slot, f);
+  directory_.setOnly(RangeSet{range}, deviceHolder(slot), Version{f, nullptr, 0, 0});
+  if (log) log->push_back({TransferKind::HostToDevice, -1, static_cast<int>(slot), range.size(), 0, f});
+  return f;
+}
+
 FenceRef BufferStorage::readToHost(ByteRange range, void* dst, const std::vector<FenceRef>& after,
                                    QueueProvider& queues, TransferLog* log) {
   struct Piece {

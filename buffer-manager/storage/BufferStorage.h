@@ -89,6 +89,12 @@ public:
                         const device::FenceRef& ready);
   // Convenience: a new host version of `range` copied from `src` now.
   void writeFromHost(ByteRange range, const void* src, const device::FenceRef& ready);
+  // The application's bytes straight into `slot`'s copy, after `after`, with no host version
+  // (`src` must stay valid until the returned fence completes): what a single-device
+  // implementation does, for when one device runs everything.
+  device::FenceRef writeToDevice(ByteRange range, const void* src, unsigned slot,
+                                 const std::vector<device::FenceRef>& after, QueueProvider& queues,
+                                 TransferLog* log);
 
   // Copies `range` into `dst`: host versions by host work, device copies by reads enqueued on
   // their slots, all after `after`. Returns the fence of the whole copy.

@@ -8,6 +8,7 @@
 #include "icd/objects/Queue.h"
 #include "icd/runtime/Commands.h"
 #include "icd/runtime/Launch.h"
+#include "icd/runtime/Trace.h"
 
 namespace clsplit::icd::api {
 
@@ -49,8 +50,11 @@ struct Command {
       *event = std::make_shared<Event>(queue->contextRef(), queue, type, done, before, queuedNs,
                                        device::hostNowNs())
                    ->publishHandle();
-    if (blocking && (settled->wait() < 0 || (before && before->wait() < 0)))
-      throw Error(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST, "the command failed");
+    if (blocking) {
+      runtime::HostSpan span("blocking wait");
+      if (settled->wait() < 0 || (before && before->wait() < 0))
+        throw Error(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST, "the command failed");
+    }
   }
 };
 
@@ -99,6 +103,7 @@ void checkRect(const runtime::Rect& r, const size_t* region, size_t limit, bool 
 
 template <class Plan>
 FenceRef planned(Command& c, Plan&& plan) {
+  runtime::HostSpan span("plan command"); // the trace's host track: what each command costs
   std::lock_guard lock(c.queue->context().planMutex());
   return plan();
 }

@@ -1,5 +1,6 @@
 // Entry points about command queues.
 #include "icd/api/Api.h"
+#include "icd/runtime/Trace.h"
 #include "icd/objects/Device.h"
 #include "icd/objects/Queue.h"
 
@@ -50,6 +51,7 @@ cl_int clFlush(cl_command_queue queue) {
 }
 
 cl_int clFinish(cl_command_queue queue) {
+  runtime::HostSpan span("clFinish");
   Queue::from(queue)->finish();
   return CL_SUCCESS;
 }

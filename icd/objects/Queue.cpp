@@ -44,6 +44,12 @@ void Queue::recordCommand(const device::FenceRef& done) {
   outstanding_.push_back(done);
 }
 
+void Queue::recordBackground(const device::FenceRef& done) {
+  std::lock_guard lock(mutex_);
+  std::erase_if(background_, [](const device::FenceRef& f) { return f->knownComplete(); });
+  background_.push_back(done);
+}
+
 device::FenceRef Queue::allRecorded() {
   std::lock_guard lock(mutex_);
   auto all = device::allOf(outstanding_);
@@ -95,6 +101,12 @@ void Queue::flush() {
 void Queue::finish() {
   flush();
   allRecorded()->wait();
+  std::vector<device::FenceRef> background;
+  {
+    std::lock_guard lock(mutex_);
+    background.swap(background_);
+  }
+  device::allOf(std::move(background))->wait();
   // Let go of what has completed (a completed group still holds its parts' events).
   std::lock_guard lock(mutex_);
   std::erase_if(outstanding_, [](const device::FenceRef& f) { return f->status() == CL_COMPLETE; });

@@ -32,6 +32,9 @@ public:
 
   // Records the completion fence of a command just planned on this queue.
   void recordCommand(const device::FenceRef& done);
+  // Work clsplit starts on its own behalf (eager uploads): clFinish waits for it, but it is no
+  // command of the application, so events and blocking calls do not.
+  void recordBackground(const device::FenceRef& done);
   // The fence that completes when every command recorded so far has completed.
   device::FenceRef allRecorded();
 
@@ -63,6 +66,7 @@ private:
   std::mutex mutex_;
   std::vector<device::RealQueue> realQueues_;   // by slot; empty handle until first use
   std::vector<device::FenceRef> outstanding_;  // commands not known to be complete
+  std::vector<device::FenceRef> background_;   // clsplit's own work not known to be complete
   device::FenceRef gate_;
   std::vector<HostAccess> hostAccesses_;
 };

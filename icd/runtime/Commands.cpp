@@ -84,7 +84,7 @@ void uploadEagerly(Queue& q, Mem& mem, ByteRange range, const std::vector<RangeS
   }
   // Not part of the write's event (the application's bytes are already copied), but clFinish
   // waits for it, as it would for the write on a single device.
-  if (!uploads.empty()) q.recordCommand(device::allOf(std::move(uploads)));
+  if (!uploads.empty()) q.recordBackground(device::allOf(std::move(uploads)));
   record(log);
 }
 
@@ -92,8 +92,19 @@ FenceRef writeBuffer(Queue& q, Mem& mem, size_t offset, size_t size, const void*
                      std::vector<FenceRef> waits) {
   waits = withGate(q, std::move(waits));
   ByteRange range = mem.toRoot(ByteRange{offset, offset + size});
-  auto heldBefore = mem.storage().heldByDevices(range);
   auto hazards = q.hostHazards(ptr, size, false);
+  auto& rt = Runtime::get();
+  if (auto only = rt.partitioner().onlyDevice(); only && hazards.empty() && !mem.storage().useHostPtr() &&
+                                                 rt.settings().value("CLSPLIT_EAGER_UPLOAD") != "0") {
+    // One device runs everything: no host version, the bytes go where they will be used (the
+    // caller waits for this fence when the write blocks, so `ptr` is read before it returns).
+    buffer::TransferLog log;
+    FenceRef done = mem.storage().writeToDevice(range, ptr, *only, waits, q, &log);
+    q.noteHostAccess(ptr, size, false, done);
+    record(log);
+    return done;
+  }
+  auto heldBefore = mem.storage().heldByDevices(range);
   if (hazards.empty()) {
     // The common case: copy the application's bytes now into a new host version.
     mem.storage().writeFromHost(range, ptr, device::allOf(waits));

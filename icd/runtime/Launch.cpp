@@ -56,7 +56,6 @@ FenceRef launchKernel(Queue& queue, Kernel& kernel, const NDRange& appRange, std
 
   // 1. Snapshot the arguments.
   std::vector<Kernel::Arg> args = kernel.snapshotArgs();
-  ArgValues values(args, queue);
 
   // 2. Decide the split.
   const auto* analysis = kernel.analysis();
@@ -77,8 +76,11 @@ FenceRef launchKernel(Queue& queue, Kernel& kernel, const NDRange& appRange, std
     if (auto known = memo->dimension(memoKey)) {
       dim = *known;
     } else {
-      dim = analysis::chooseSplitDimension(*analysis, range, values);
-      if (!values.readBuffers()) memo->rememberDimension(memoKey, dim);
+      // Without resolving indirections: a dimension is chosen before the partitioner says
+      // whether this launch is split at all, and an unsplit launch must not wait for a device.
+      ArgValues shallow(args, queue, /*readContents=*/false);
+      dim = analysis::chooseSplitDimension(*analysis, range, shallow);
+      memo->rememberDimension(memoKey, dim);
     }
   }
 
