@@ -45,7 +45,9 @@ DynamicPartitioner::DynamicPartitioner(std::vector<DeviceInfo> devices, Strategy
 }
 
 DynamicPartitioner::~DynamicPartitioner() {
-  if (solver_) solver_->run([this] { lp_.reset(); });
+  if (!solver_) return;
+  quiesce(); // no solve may outlive the LP or this object
+  solver_->run([this] { lp_.reset(); });
 }
 
 uint32_t DynamicPartitioner::intern(const std::string& kernel) {
@@ -378,43 +380,94 @@ double DynamicPartitioner::noiseLevel() const {
   return count ? sum / count : 0;
 }
 
+struct DynamicPartitioner::SolveJob {
+  uint64_t generation = 0;
+  CostModel model;
+  bool search = false;      // the active-set search (several LPs), else one LP on `active`
+  ActiveSet active;         // the devices in use (for a fixed solve, or to start the search)
+  bool haveActive = false;
+  double lastSearchPredictedNs = -1;
+};
+
 void DynamicPartitioner::solveSequence(bool force) {
   if (seq_.kernels.empty() || n_ == 0 || !solver_) return;
-  CostModel model = buildCostModel();
+  if (options_.asyncSolve && solveInFlight_) { // solved again once that one is applied
+    solveRequested_ = true;
+    return;
+  }
+  SolveJob job;
+  job.generation = seq_.generation;
+  job.model = buildCostModel();
   // "Unchanged" means within the measurement noise (at least 1 %): noise alone is no reason to
   // solve again.
   const double tolerance = std::max(0.01, noiseLevel());
-  if (!force && seq_.solvedModel && model.closeTo(*seq_.solvedModel, tolerance)) {
+  if (!force && seq_.solvedModel && job.model.closeTo(*seq_.solvedModel, tolerance)) {
     ++skippedSolves_;
     return;
   }
-  auto t0 = std::chrono::steady_clock::now();
   // The active-set search (which devices take part) costs several LP solves: it runs when the
   // structure is new, every few solves, or when the prediction moved a lot; otherwise the LP is
   // re-solved for the devices already chosen.
+  job.search = force || !seq_.haveSolution || !seq_.solvedModel ||
+               !job.model.sameStructure(*seq_.solvedModel) || seq_.solvesSinceSearch >= 8;
+  job.active = seq_.active;
+  job.haveActive = seq_.haveSolution;
+  job.lastSearchPredictedNs = seq_.lastSearchPredictedNs;
+  if (!options_.asyncSolve) {
+    auto t0 = std::chrono::steady_clock::now();
+    auto result = solver_->run([&] { return runSolve(job); });
+    applySolve(job, std::move(result),
+               std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count());
+    return;
+  }
+  solveInFlight_ = true;
+  solver_->submit([this, job = std::move(job)] {
+    auto t0 = std::chrono::steady_clock::now();
+    auto result = runSolve(job);
+    double ns = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count();
+    std::lock_guard lock(mutex_);
+    solveInFlight_ = false;
+    applySolve(job, std::move(result), ns);
+    if (solveRequested_) { // measurements came in meanwhile
+      solveRequested_ = false;
+      solveSequence(false);
+    }
+  });
+}
+
+// Runs on the solver thread; touches only the LP and the job.
+SequenceLp::Result DynamicPartitioner::runSolve(const SolveJob& job) {
   SequenceLp::Result result;
-  bool search = force || !seq_.haveSolution || !seq_.solvedModel ||
-                !model.sameStructure(*seq_.solvedModel) || seq_.solvesSinceSearch >= 8;
+  if (!lp_) return result;
+  bool search = job.search;
   if (!search) {
-    result = solver_->run([&] { return lp_->solveFixed(model, seq_.active); });
-    double previous = seq_.lastSearchPredictedNs;
+    result = lp_->solveFixed(job.model, job.active);
+    // A failed fixed solve, or a prediction far from the last search's: search now.
+    double previous = job.lastSearchPredictedNs;
     search = !result.ok || previous <= 0 || std::abs(result.predictedNs - previous) > 0.05 * previous;
-    ++seq_.solvesSinceSearch;
   }
   if (search) {
     unsigned fixedRuns = result.solves;
-    ActiveSet start = seq_.haveSolution ? seq_.active : ActiveSet{};
-    result = solver_->run([&] { return lp_->solve(model, start); });
+    result = lp_->solve(job.model, job.haveActive ? job.active : ActiveSet{});
     result.solves += fixedRuns;
-    seq_.solvesSinceSearch = 0;
-    if (result.ok) seq_.lastSearchPredictedNs = result.predictedNs;
   }
-  double ns = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count();
+  result.searched = search;
+  return result;
+}
+
+void DynamicPartitioner::applySolve(const SolveJob& job, SequenceLp::Result result, double ns) {
   ++solves_;
   simplexRuns_ += result.solves;
   solveNsTotal_ += ns;
   solveNsMax_ = std::max(solveNsMax_, ns);
+  if (job.generation != seq_.generation) return; // a new sequence started meanwhile
+  if (!job.search) ++seq_.solvesSinceSearch;
+  if (result.searched) {
+    seq_.solvesSinceSearch = 0;
+    if (result.ok) seq_.lastSearchPredictedNs = result.predictedNs;
+  }
   if (!result.ok) return;
+  const CostModel& model = job.model;
   seq_.solvedModel = model;
   seq_.iterations[sequence_.iterations() + 1].solved = true;
 
@@ -451,6 +504,15 @@ void DynamicPartitioner::solveSequence(bool force) {
     seq_.currentPredictedNs = b.total();
     seq_.currentPredictedComputeNs = b.computeNs;
     ++planChanges_;
+  }
+}
+
+void DynamicPartitioner::quiesce() {
+  if (!solver_) return;
+  for (;;) {
+    solver_->run([] {}); // after every job submitted so far (and what they submitted)
+    std::lock_guard lock(mutex_);
+    if (!solveInFlight_) return;
   }
 }
 

@@ -31,6 +31,7 @@ public:
 
   LaunchPlan plan(const LaunchRequest& request) override;
   unsigned homeDevice() const override;
+  void quiesce() override;
   std::optional<unsigned> onlyDevice() const override {
     if (n_ == 1) return 0u;
     if (spec_.kind == StrategyKind::Single) return std::min(spec_.singleDevice, n_ - 1);
@@ -133,6 +134,11 @@ private:
   void onIterationMeasured();
   CostModel buildCostModel() const;
   void solveSequence(bool force);
+  // The solve itself, on the solver thread (no lock held), then its result applied under the
+  // lock unless the sequence changed meanwhile.
+  struct SolveJob;
+  SequenceLp::Result runSolve(const SolveJob& job);
+  void applySolve(const SolveJob& job, SequenceLp::Result result, double ns);
   double noiseLevel() const;
   void recordHistory(KernelState& kernel, const LaunchRecord& record);
   LaunchRecord* find(uint64_t id);
@@ -151,6 +157,8 @@ private:
   SequenceState seq_;
   // The LP lives on the solver thread (created, used and destroyed there); adaptive-comm only.
   std::unique_ptr<SolverThread> solver_;
+  bool solveInFlight_ = false;    // asyncSolve: a solve was submitted and not applied yet
+  bool solveRequested_ = false;   // asyncSolve: new measurements arrived during that solve
   std::unique_ptr<SequenceLp> lp_;
   TransferModel transfers_;
   std::vector<LaunchLatency> launchLatency_;

@@ -81,6 +81,10 @@ struct PartitionerOptions {
   unsigned maxSequenceLength = 64;
   // Ratio history kept per kernel for reportJson() (oldest entries dropped beyond it).
   unsigned maxHistory = 4096;
+  // adaptive-comm: solve the LP on the solver thread while plan() goes on with the ratios in use
+  // (a solve takes up to a millisecond; kernels of a few microseconds should not wait for it).
+  // Off, every solve finishes before the call that triggered it returns (deterministic: tests).
+  bool asyncSolve = false;
 };
 
 class Partitioner {
@@ -109,6 +113,9 @@ public:
   // Bytes moved to `device` before launch `launchId` that were produced by `producerLaunchId`.
   virtual void reportDependencyVolume(uint64_t launchId, unsigned device,
                                       uint64_t producerLaunchId, uint64_t bytes) = 0;
+
+  // Waits until no solve started by earlier calls is still running (asyncSolve).
+  virtual void quiesce() = 0;
 
   // Warm start (CLSPLIT_PROFILE): the learned model, saved at exit and loaded at start.
   virtual bool saveProfile(const std::string& path) const = 0;

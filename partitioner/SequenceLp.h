@@ -33,6 +33,7 @@ public:
     double predictedNs = 0;      // CostModel prediction of `ratios`
     double lpObjectiveNs = 0;    // the LP's own objective for the chosen active set
     unsigned solves = 0;         // simplex runs, local search included
+    bool searched = false;       // set by the caller: the active-set search ran
   };
 
   // Solves for `model`, starting the active-set search at `start` (empty: every allowed pair).

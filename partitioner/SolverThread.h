@@ -30,6 +30,8 @@ public:
     post([&task] { task(); });
     return result.get();
   }
+  // Runs f() on the solver thread later; returns at once.
+  void submit(std::function<void()> f) { post(std::move(f)); }
 
 private:
   void post(std::function<void()> task);

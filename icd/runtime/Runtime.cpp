@@ -68,7 +68,9 @@ partition::Partitioner& Runtime::partitioner() {
     for (const auto& s : slots_)
       devices.push_back({s.device->name, (s.device->type & CL_DEVICE_TYPE_GPU) != 0,
                          s.device->computeUnits, s.platform});
-    partitioner_ = partition::makePartitioner(std::move(devices), *spec);
+    partition::PartitionerOptions options;
+    options.asyncSolve = true; // kernels of a few microseconds must not wait for an LP solve
+    partitioner_ = partition::makePartitioner(std::move(devices), *spec, options);
     const std::string& profile = settings_->value("CLSPLIT_PROFILE");
     if (!profile.empty()) {
       if (partitioner_->loadProfile(profile))

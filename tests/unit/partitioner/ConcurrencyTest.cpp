@@ -17,7 +17,9 @@ using namespace clsplit::partition;
 TEST_CASE("concurrent plan() and reports keep plans well formed") {
   std::vector<DeviceInfo> devices(3);
   for (unsigned d = 0; d < 3; ++d) devices[d].name = "dev" + std::to_string(d);
-  auto p = makePartitioner(devices, StrategySpec{});
+  PartitionerOptions options;
+  options.asyncSolve = GENERATE(false, true); // solves inline, or on the solver thread
+  auto p = makePartitioner(devices, StrategySpec{}, options);
 
   struct Pending {
     uint64_t launch;
@@ -83,6 +85,7 @@ TEST_CASE("concurrent plan() and reports keep plans well formed") {
   b.join();
   CHECK(wellFormed);
   CHECK(reported == 4000);
+  p->quiesce();
   // It still learned: device 0 is measured fastest, so it gets the largest share.
   LaunchRequest req;
   req.kernel = "k:stencil";
