@@ -3,9 +3,11 @@
 #pragma once
 
 #include "device/Error.h"
+#include "device/FaultInjection.h"
 #include "device/OpenCL.h"
 
 #include <string>
+#include <type_traits>
 
 namespace clsplit::device {
 
@@ -19,6 +21,8 @@ template <class Slot, class... A>
 auto invoke(const void* owner, Slot cl_icd_dispatch::*slot, A... args) {
   auto fn = dispatchOf(owner).*slot;
   if (!fn) throw Error(CL_INVALID_OPERATION, "the vendor does not implement this entry point");
+  if constexpr (std::is_same_v<decltype(fn(args...)), cl_int>)
+    if (faultInjected(slot, owner)) return cl_int(CL_OUT_OF_RESOURCES);
   return fn(args...);
 }
 

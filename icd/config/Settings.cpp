@@ -65,6 +65,11 @@ const std::vector<SettingSpec>& settingSpecs() {
        "Testing only: copy between devices of one platform through host memory even when they "
        "share it (as between discrete GPUs), so CPU-only test machines exercise that path.",
        "1"},
+      {"CLSPLIT_TEST_FAULTS", "",
+       "Testing only: make real enqueue calls fail on a device (CALL@DEVICE:N fails the N-th, "
+       "CALL@DEVICE:N+ that one and all later ones; CALL: clEnqueueNDRangeKernel, "
+       "clEnqueueReadBuffer, clEnqueueWriteBuffer, clEnqueueCopyBuffer).",
+       "clEnqueueNDRangeKernel@1:3"},
       {"CLSPLIT_CONFIG", "",
        "Config file to read (KEY=VALUE lines). Empty: ~/.config/clsplit/clsplit.conf, else "
        "/etc/clsplit.conf.",

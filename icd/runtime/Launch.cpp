@@ -131,54 +131,51 @@ FenceRef launchKernel(Queue& queue, Kernel& kernel, const NDRange& appRange, std
     if (!fresh.readBuffers()) memo->rememberPlan(memoKey, dim, groups, planned);
     slicePlan = std::move(planned);
   }
-  const auto& slices = slicePlan->slices;
-  const auto& merges = slicePlan->merges;
   if (slicePlan->problem) fallback = slicePlan->problem;
-  bool split = slices.size() > 1;
-  if (fallback) {
-    static std::mutex onceMutex;
-    static std::set<std::string> logged;
-    std::lock_guard lock(onceMutex);
-    if (logged.insert(kernel.identity()).second)
-      log().info("kernel {} runs unsplit: {}", kernel.name(), *fallback);
-  }
 
   // 5. Move the missing bytes to each device (all transfers before any sub-kernel, so a
   //    transfer reading a device's old bytes is never overtaken by that device's kernel).
+  // 6. Enqueue one sub-kernel per device.
+  // A device that fails a transfer, or rejects its sub-kernel while no other sub-kernel was
+  // accepted, has run nothing of this launch: it is planned again, whole, on another device.
+  // A device that rejects its sub-kernel after others were accepted: its slice runs on an
+  // accepting device when that slice reads nothing the accepted sub-kernels write (their
+  // devices' copies are being overwritten) and no atomics are merged; otherwise the launch has
+  // partly run, which the directory records before the error reaches the application.
   buffer::TransferLog transfers;
-  std::vector<std::vector<FenceRef>> ready(slices.size());
-  for (size_t i = 0; i < slices.size(); ++i)
-    for (auto& use : slices[i].uses) {
-      auto fences = use.storage->acquire(use.need, slices[i].slot, queue, &transfers);
-      ready[i].insert(ready[i].end(), fences.begin(), fences.end());
-    }
-
-  // Atomic merges start from the values before the kernel (the reads are noted, so no
-  // sub-kernel overwrites them first).
+  std::vector<unsigned> failedSlots;
   struct MergeState {
     std::shared_ptr<buffer::HostBlock> base;
     uint64_t origin;
     FenceRef baseRead;
   };
   std::vector<MergeState> mergeStates;
-  for (const auto& m : merges) {
-    ByteRange hull = m.region.hull();
-    auto block = buffer::HostBlock::allocate(hull.size());
-    std::vector<FenceRef> reads;
-    for (const auto& r : m.region)
-      reads.push_back(m.storage->readToHost(r, block->data() + (r.lo - hull.lo), {}, queue, &transfers));
-    mergeStates.push_back({block, hull.lo, device::allOf(std::move(reads))});
-  }
-
-  // 6. Enqueue one sub-kernel per device.
-  std::vector<std::pair<unsigned, FenceRef>> subKernels;
-  for (size_t i = 0; i < slices.size(); ++i) {
-    const auto& work = slices[i];
-    unsigned slot = work.slot;
+  std::vector<unsigned> ranOn;
+  std::vector<FenceRef> kernelFence;
+  cl_int rejection = CL_SUCCESS;
+  bool partial = false;
+  auto wholeOnAnother = [&](cl_int err, const char* what) {
+    unsigned home = rt.partitioner().homeDevice();
+    std::optional<unsigned> other;
+    for (unsigned s = 0; s < slots && !other; ++s) {
+      unsigned candidate = (home + s) % slots;
+      if (std::find(failedSlots.begin(), failedSlots.end(), candidate) == failedSlots.end()) other = candidate;
+    }
+    if (!other) throw Error(err, std::string(what) + " failed on every device");
+    log().warn("kernel {}: {} failed on device slot {} ({}); the launch runs whole on slot {}", kernel.name(),
+               what, failedSlots.back(), errorName(err), *other);
+    std::vector<uint64_t> whole(slots, 0);
+    whole[*other] = range.groups(dim);
+    ArgValues shallow(args, queue, /*readContents=*/false);
+    slicePlan = std::make_shared<const SlicePlan>(planSlices(kernel, args, range, dim, whole, shallow));
+    fallback = "a device failed (" + std::string(errorName(err)) + "); the launch ran whole on another";
+  };
+  auto enqueueSlice = [&](const SliceWork& work, size_t i, unsigned slot,
+                          const std::vector<FenceRef>& inputs, bool split) -> cl_int {
     cl_command_queue real = queue.realQueue(slot);
     device::WaitList wl(queue.slot(slot).context, real);
     wl.add(waits);
-    wl.add(ready[i]);
+    wl.add(inputs);
     for (const auto& use : work.uses)
       if (use.writes()) wl.add(use.storage->writeHazards(slot));
 
@@ -206,7 +203,7 @@ FenceRef launchKernel(Queue& queue, Kernel& kernel, const NDRange& appRange, std
     if (err != CL_SUCCESS) {
       log().warn("clEnqueueNDRangeKernel({}) failed on {}: {}", kernel.name(),
                  rt.slots()[slot].device->name, errorName(err));
-      throw Error(err, "the device rejected the kernel launch");
+      return err;
     }
     FenceRef f = std::make_shared<device::RealEventFence>(device::RealEvent::adopt(event),
                                                           queue.slot(slot).context, real, at);
@@ -214,7 +211,87 @@ FenceRef launchKernel(Queue& queue, Kernel& kernel, const NDRange& appRange, std
       use.storage->noteRead(slot, f);
       if (use.writes()) use.storage->noteWrite(slot, f);
     }
-    subKernels.emplace_back(slot, f);
+    ranOn[i] = slot;
+    kernelFence[i] = f;
+    return CL_SUCCESS;
+  };
+  for (;;) {
+    const SlicePlan& current = *slicePlan;
+    const size_t n = current.slices.size();
+    std::vector<std::vector<FenceRef>> ready(n);
+    unsigned acquiring = 0;
+    try {
+      for (size_t i = 0; i < n; ++i)
+        for (auto& use : current.slices[i].uses) {
+          acquiring = current.slices[i].slot;
+          auto fences = use.storage->acquire(use.need, acquiring, queue, &transfers);
+          ready[i].insert(ready[i].end(), fences.begin(), fences.end());
+        }
+    } catch (const Error& e) {
+      if (slots < 2) throw;
+      failedSlots.push_back(acquiring);
+      wholeOnAnother(e.code(), "a transfer");
+      continue;
+    }
+
+    // Atomic merges start from the values before the kernel (the reads are noted, so no
+    // sub-kernel overwrites them first).
+    mergeStates.clear();
+    for (const auto& m : current.merges) {
+      ByteRange hull = m.region.hull();
+      auto block = buffer::HostBlock::allocate(hull.size());
+      std::vector<FenceRef> reads;
+      for (const auto& r : m.region)
+        reads.push_back(m.storage->readToHost(r, block->data() + (r.lo - hull.lo), {}, queue, &transfers));
+      mergeStates.push_back({block, hull.lo, device::allOf(std::move(reads))});
+    }
+
+    ranOn.assign(n, 0);
+    kernelFence.assign(n, nullptr);
+    std::vector<size_t> rejected;
+    for (size_t i = 0; i < n; ++i)
+      if (cl_int err = enqueueSlice(current.slices[i], i, current.slices[i].slot, ready[i], n > 1); err != CL_SUCCESS) {
+        rejected.push_back(i);
+        rejection = err;
+      }
+    if (!rejected.empty() && rejected.size() == n) {
+      if (slots < 2) throw Error(rejection, "the device rejected the kernel launch");
+      for (size_t i : rejected) failedSlots.push_back(current.slices[i].slot);
+      wholeOnAnother(rejection, "the kernel launch");
+      continue;
+    }
+    for (size_t i : rejected) {
+      size_t host = 0;
+      while (!kernelFence[host]) ++host; // a slice whose device accepted its sub-kernel
+      bool safe = current.merges.empty();
+      for (const auto& use : current.slices[i].uses)
+        for (size_t j = 0; j < n && safe; ++j)
+          if (kernelFence[j])
+            for (const auto& other : current.slices[j].uses)
+              if (other.storage == use.storage && use.need.intersects(other.write.united(other.published)))
+                safe = false;
+      if (safe) {
+        std::vector<FenceRef> inputs;
+        for (const auto& use : current.slices[i].uses)
+          for (auto& f : use.storage->acquire(use.need, ranOn[host], queue, &transfers)) inputs.push_back(f);
+        safe = enqueueSlice(current.slices[i], i, ranOn[host], inputs, n > 1) == CL_SUCCESS;
+      }
+      if (safe)
+        log().warn("kernel {}: the slice of slot {} ran on slot {}", kernel.name(), current.slices[i].slot, ranOn[host]);
+      else
+        partial = true;
+    }
+    break;
+  }
+  const auto& slices = slicePlan->slices;
+  const auto& merges = slicePlan->merges;
+  bool split = slices.size() > 1;
+  if (fallback) {
+    static std::mutex onceMutex;
+    static std::set<std::string> logged;
+    std::lock_guard lock(onceMutex);
+    if (logged.insert(kernel.identity()).second)
+      log().info("kernel {} runs unsplit: {}", kernel.name(), *fallback);
   }
 
   // 7. Publish what each device wrote (merging overlapping atomics on the host); record the
@@ -233,8 +310,8 @@ FenceRef launchKernel(Queue& queue, Kernel& kernel, const NDRange& appRange, std
         RangeSet mine = merge.region.intersected(use.atomic);
         if (mine.empty()) continue;
         auto block = buffer::HostBlock::allocate(hull.size());
-        inputs.push_back(use.storage->readFromSlot(mine, slices[i].slot, block->data(), hull.lo,
-                                                   {subKernels[i].second}, queue, &transfers));
+        inputs.push_back(use.storage->readFromSlot(mine, ranOn[i], block->data(), hull.lo,
+                                                   {kernelFence[i]}, queue, &transfers));
         partials.emplace_back(block, mine);
       }
     auto result = buffer::HostBlock::allocate(hull.size());
@@ -254,27 +331,36 @@ FenceRef launchKernel(Queue& queue, Kernel& kernel, const NDRange& appRange, std
     merged.push_back(done);
     mergedBlocks.push_back(result);
   }
-  for (size_t i = 0; i < slices.size(); ++i)
+  // Slices whose sub-kernel ran (all, unless the launch only partly ran).
+  std::vector<std::pair<unsigned, FenceRef>> subKernels;
+  for (size_t i = 0; i < slices.size(); ++i) {
+    if (!kernelFence[i]) continue;
+    subKernels.emplace_back(ranOn[i], kernelFence[i]);
     for (const auto& use : slices[i].uses)
-      use.storage->publishWrite(use.published, slices[i].slot, subKernels[i].second, decision.launchId);
+      use.storage->publishWrite(use.published, ranOn[i], kernelFence[i], decision.launchId);
+  }
   for (size_t m = 0; m < merges.size(); ++m) // the merged bytes' only valid copy is on the host
     merges[m].storage->publishHostBlock(merges[m].region, mergedBlocks[m], merges[m].region.hull().lo,
                                         merged[m]);
   if (auto* trace = Trace::active()) {
     for (size_t i = 0; i < slices.size(); ++i)
-      trace->subKernel(slices[i].slot, kernel.name(), slices[i].slice.groupBegin, slices[i].slice.groupEnd,
-                       subKernels[i].second);
+      if (kernelFence[i])
+        trace->subKernel(ranOn[i], kernel.name(), slices[i].slice.groupBegin, slices[i].slice.groupEnd,
+                         kernelFence[i]);
     trace->transfers(transfers);
     span.setArgs("\"kernel\": \"" + kernel.name() + "\", \"split\": " + (split ? "true" : "false"));
   }
   plan.unlock();
 
   std::vector<uint64_t> groupsPerSlot(slots, 0);
-  for (const auto& s : slices) groupsPerSlot[s.slot] = s.slice.groupEnd - s.slice.groupBegin;
+  for (size_t i = 0; i < slices.size(); ++i)
+    if (kernelFence[i]) groupsPerSlot[ranOn[i]] += slices[i].slice.groupEnd - slices[i].slice.groupBegin;
   rt.report().noteTransfers(transfers);
   rt.report().noteLaunch(kernel.name(), groupsPerSlot, split, fallback, subKernels, transfers);
   rt.recordLaunch(decision.launchId, subKernels, groupsPerSlot, transfers);
 
+  if (partial) // the directory knows what ran; the application learns that the launch failed
+    throw Error(rejection, "a device rejected its part of the kernel launch after others had started theirs");
   std::vector<FenceRef> fences = merged;
   for (auto& [slot, f] : subKernels) fences.push_back(f);
   return device::allOf(std::move(fences));

@@ -1,6 +1,7 @@
 // Runtime initialisation and device selection.
 #include "icd/runtime/Runtime.h"
 
+#include "device/FaultInjection.h"
 #include "icd/config/DeviceSelection.h"
 #include "icd/runtime/RunReport.h"
 #include "partitioner/Partitioner.h"
@@ -22,6 +23,12 @@ Runtime::Runtime() : settings_(&Settings::process()) {
   for (const auto& s : settings_->nonDefaults()) log().info("setting {}", s);
 
   vendors_ = device::Vendors::load(settings_->value("CLSPLIT_VENDORS"));
+  if (const std::string& faults = settings_->value("CLSPLIT_TEST_FAULTS"); !faults.empty()) {
+    std::vector<cl_device_id> handles;
+    for (const auto& d : vendors_.devices()) handles.push_back(d.handle);
+    std::string error;
+    if (!device::configureFaults(faults, handles, &error)) log().warn("CLSPLIT_TEST_FAULTS: {}", error);
+  }
   std::vector<std::string> problems;
   auto chosen = selectDevices(settings_->value("CLSPLIT_DEVICES"), vendors_.devices(), problems);
   for (const auto& p : problems) log().warn("{}", p);
