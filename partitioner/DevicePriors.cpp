@@ -22,7 +22,8 @@ TransferPrior priorTransfer(const DeviceInfo& device, Direction direction) {
 
 double priorNsPerWorkItem(const DeviceInfo& device) {
   const double lanes = double(std::max(1u, device.computeUnits)) * (device.isGpu ? 64.0 : 4.0);
-  return 20.0 / lanes; // 20 ns of one lane per work-item
+  const double simulated = device.simulator ? 1000.0 : 1.0;
+  return simulated * 20.0 / lanes; // 20 ns of one lane per work-item
 }
 
 } // namespace clsplit::partition

@@ -403,13 +403,21 @@ void DynamicPartitioner::solveSequence(bool force) {
   const double tolerance = std::max(0.01, noiseLevel());
   if (!force && seq_.solvedModel && job.model.closeTo(*seq_.solvedModel, tolerance)) {
     ++skippedSolves_;
+    // Nothing new to solve, but a better plan the noise held back may be adopted now that
+    // the noise estimate has settled.
+    if (seq_.heldBack) {
+      SequenceLp::Result held = *seq_.heldBack;
+      adoptIfBetter(job.model, std::move(held));
+    }
     return;
   }
   // The active-set search (which devices take part) costs several LP solves: it runs when the
   // structure is new, every few solves, or when the prediction moved a lot; otherwise the LP is
   // re-solved for the devices already chosen.
+  // A model far from the last one solved (the load moved) may want other devices: search too.
   job.search = force || !seq_.haveSolution || !seq_.solvedModel ||
-               !job.model.sameStructure(*seq_.solvedModel) || seq_.solvesSinceSearch >= 8;
+               !job.model.sameStructure(*seq_.solvedModel) || seq_.solvesSinceSearch >= 8 ||
+               !job.model.closeTo(*seq_.solvedModel, 0.25);
   job.active = seq_.active;
   job.haveActive = seq_.haveSolution;
   job.lastSearchPredictedNs = seq_.lastSearchPredictedNs;
@@ -470,7 +478,11 @@ void DynamicPartitioner::applySolve(const SolveJob& job, SequenceLp::Result resu
   const CostModel& model = job.model;
   seq_.solvedModel = model;
   seq_.iterations[sequence_.iterations() + 1].solved = true;
+  adoptIfBetter(model, std::move(result));
+}
 
+void DynamicPartitioner::adoptIfBetter(const CostModel& model, SequenceLp::Result result) {
+  seq_.heldBack.reset();
   bool adopt = !seq_.haveSolution;
   if (!adopt) {
     auto current = model.predict(seq_.current);
@@ -479,6 +491,9 @@ void DynamicPartitioner::applySolve(const SolveJob& job, SequenceLp::Result resu
     if (!adopt) {
       seq_.currentPredictedNs = current.total();
       seq_.currentPredictedComputeNs = current.computeNs;
+      // Better beyond the smallest gain, but within the noise: kept, and looked at again.
+      if (result.predictedNs < current.total() * (1 - options_.minRelativeGain)) seq_.heldBack = std::move(result);
+      return;
     }
   }
   if (adopt) {

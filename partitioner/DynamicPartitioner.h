@@ -112,6 +112,7 @@ private:
     bool haveSolution = false;
     double currentPredictedNs = -1, currentPredictedComputeNs = -1;
     std::optional<CostModel> solvedModel;
+    std::optional<SequenceLp::Result> heldBack; // a better plan not adopted yet (within the noise)
     std::map<uint64_t, IterationRecord> iterations;
     std::chrono::steady_clock::time_point lastIterationStart{};
   };
@@ -139,6 +140,9 @@ private:
   struct SolveJob;
   SequenceLp::Result runSolve(const SolveJob& job);
   void applySolve(const SolveJob& job, SequenceLp::Result result, double ns);
+  // Adopts `result` (relaxed towards it) when it beats the plan in use by more than the noise;
+  // otherwise keeps it as `heldBack` to look at again.
+  void adoptIfBetter(const CostModel& model, SequenceLp::Result result);
   double noiseLevel() const;
   void recordHistory(KernelState& kernel, const LaunchRecord& record);
   LaunchRecord* find(uint64_t id);

@@ -50,17 +50,18 @@ KernelDeviceTime::Observation KernelDeviceTime::observe(uint64_t groups, uint64_
 
   const bool sameSlice = samples_ > 0 && groups == groups_ && offset == offset_;
   if (sameSlice && time_ > 0) {
+    double deviation = std::abs(ns - time_) / time_;
+    // A jump far beyond the usual noise is a change of load, not noise: follow it at once (and
+    // keep it out of the noise estimate, or the next plans would wait for it to fade).
+    bool jump = stableSamples_ >= 2 && deviation > std::max(0.3, 5 * noise_);
     // Noise from second differences of raw samples at this slice: a load drifting linearly
     // does not count as noise (it must be followed, not filtered). For independent noise of
     // standard deviation s, E|t2 - 2 t1 + t0| is about 1.95 s.
-    if (stableSamples_ >= 1 && ns > 0) {
+    if (!jump && stableSamples_ >= 1 && ns > 0) {
       double d2 = std::abs(ns - 2 * raw1_ + raw2_) / ns / 1.95;
       noise_ = noiseSamples_ == 0 ? d2 : 0.8 * noise_ + 0.2 * d2;
       ++noiseSamples_;
     }
-    double deviation = std::abs(ns - time_) / time_;
-    // A jump far beyond the usual noise is a change of load, not noise: follow it at once.
-    bool jump = stableSamples_ >= 2 && deviation > std::max(0.3, 5 * noise_);
     if (jump) {
       time_ = ns;
       stableSamples_ = 0;

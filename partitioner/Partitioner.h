@@ -18,6 +18,9 @@ struct DeviceInfo {
   // Fixed cost of one launch on this device (e.g. the runtime's measured time of an empty
   // kernel), in ns; 0: unknown, a prior by device type is used and refined from measurements.
   uint64_t launchLatencyNs = 0;
+  // Claims every device type at once (Oclgrind): a simulator, assumed far slower than any real
+  // device until measured (programs that never wait plan every launch from these priors).
+  bool simulator = false;
 };
 
 enum class StrategyKind { Single, Uniform, Static, Adaptive, AdaptiveComm };

@@ -9,6 +9,7 @@
 #include "icd/runtime/Trace.h"
 #include "support/Log.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <sstream>
@@ -198,6 +199,10 @@ void Program::build(const std::string& requested) {
     log.clear();
     for (auto& l : logs)
       if (!l.empty()) log += (log.empty() ? "" : "\n") + l;
+    // Vendors answer invalid options differently (NVIDIA: a failed build, PoCL: invalid
+    // options); the application gets the specific answer if any vendor gave it.
+    if (std::find(statuses.begin(), statuses.end(), CL_INVALID_BUILD_OPTIONS) != statuses.end())
+      return cl_int(CL_INVALID_BUILD_OPTIONS);
     for (cl_int s : statuses)
       if (s != CL_SUCCESS) return s;
     return cl_int(CL_SUCCESS);

@@ -72,9 +72,14 @@ partition::Partitioner& Runtime::partitioner() {
     }
     if (spec->kind == partition::StrategyKind::Single) spec->singleDevice = singleSlot_;
     std::vector<partition::DeviceInfo> devices;
-    for (const auto& s : slots_)
-      devices.push_back({s.device->name, (s.device->type & CL_DEVICE_TYPE_GPU) != 0,
-                         s.device->computeUnits, s.platform});
+    for (const auto& s : slots_) {
+      // Device types as the selection reads them: a simulator claims GPU and CPU at once.
+      const bool everyType = (s.device->type & CL_DEVICE_TYPE_GPU) && (s.device->type & CL_DEVICE_TYPE_CPU);
+      partition::DeviceInfo info{s.device->name, (s.device->type & CL_DEVICE_TYPE_GPU) && !everyType,
+                                 s.device->computeUnits, s.platform};
+      info.simulator = everyType;
+      devices.push_back(info);
+    }
     partition::PartitionerOptions options;
     options.asyncSolve = true; // kernels of a few microseconds must not wait for an LP solve
     partitioner_ = partition::makePartitioner(std::move(devices), *spec, options);

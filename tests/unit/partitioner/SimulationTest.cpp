@@ -191,6 +191,37 @@ TEST_CASE("a drifting load is tracked") {
   CHECK(frozenWorst > 1.3);
 }
 
+TEST_CASE("an abrupt move of the load is followed") {
+  // Expensive groups in the front half, then, from iteration 20, in the back half (30:1), on
+  // two equal devices (tests/adaptive runs the same on PoCL).
+  std::vector<SimDevice> devs{device("a", 1), device("b", 1)};
+  SimKernel k = computeKernel("prog:moving", 128, 0);
+  k.work = [](uint64_t g, uint64_t it) {
+    bool front = g < 64;
+    return (front == (it < 20)) ? 3000.0 : 100.0;
+  };
+  for (const char* strategy : {"adaptive", "adaptive-comm"})
+  for (bool async : {false, true}) {
+    Simulator sim(devs, {{4096, 128}});
+    PartitionerOptions options;
+    options.asyncSolve = async;
+    auto p = make(sim, strategy, options);
+    std::vector<double> share;
+    std::vector<double> ratio;
+    for (uint64_t it = 0; it < 40; ++it) {
+      auto r = sim.launch(*p, k, it);
+      p->quiesce();
+      share.push_back(double(r.groups[0]) / 128);
+      ratio.push_back(r.timeNs / bestTwoDeviceSplit(sim, k, it));
+    }
+    INFO(strategy << (async ? " (async)" : "") << ": share of device 0 at 19 " << share[19] << ", at 30 "
+                  << share[30] << ", at 39 " << share[39] << "; time/optimum at 30 " << ratio[30] << ", at 39 "
+                  << ratio[39]);
+    CHECK(share[19] < 0.4);
+    for (size_t it = 28; it < 40; ++it) CHECK(ratio[it] < 1.1); // caught up within 8 iterations
+  }
+}
+
 TEST_CASE("+-5 % noise does not make the ratios oscillate") {
   std::vector<SimDevice> devs{device("a", 3), device("b", 1)};
   std::vector<SimKernel> seq{computeKernel("prog:ep", 512, 1000)};
@@ -421,6 +452,30 @@ TEST_CASE("without any measurement, device priors favour the GPU") {
   CHECK(groupsToRatios(first.groups)[0] > 0.9);
   auto tiny = sim.launch(*p, computeKernel("prog:tiny", 2, 1), 0);
   CHECK(std::max(tiny.groups[0], tiny.groups[1]) == 2);
+}
+
+TEST_CASE("without any measurement, a simulator claiming every device type gets nothing") {
+  // Oclgrind reports GPU and CPU at once; a program that never waits plans every launch from
+  // the priors, so they must not take it for a GPU.
+  std::vector<DeviceInfo> devices(2);
+  devices[0].name = "simulator";
+  devices[0].simulator = true;
+  devices[0].computeUnits = 8;
+  devices[1].name = "cpu";
+  devices[1].computeUnits = 1;
+  for (const char* strategy : {"adaptive", "adaptive-comm"}) {
+    auto spec = StrategySpec::parse(strategy, nullptr);
+    auto p = makePartitioner(devices, *spec);
+    LaunchRequest split;
+    split.kernel = "prog:k";
+    split.groups = 256;
+    CHECK(p->plan(split).groups[0] <= 2); // (almost) nothing
+    LaunchRequest whole = split;
+    whole.kernel = "prog:unsplittable";
+    whole.splittable = false;
+    CHECK(p->plan(whole).groups[1] == 256);
+    CHECK(p->homeDevice() == 1);
+  }
 }
 
 TEST_CASE("a saved profile makes the next run start balanced") {

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Runs on the GPU machine (device tool) from the repository root, with .device/ carried (see
+# scripts/gpu-bundle.sh): every integration program directly on the first GPU (the reference),
+# then through clsplit on all devices (GPUs and the CPU, two vendors) with several strategies;
+# every output byte must match the reference. Prints one line per run and a summary.
+set -uo pipefail
+D=$PWD/.device
+OUT=${OUT:-/tmp/out}
+mkdir -p "$OUT" /tmp/vendors-real /tmp/vendors-gpu "$D/vendors"
+echo "$D/lib/libclsplit.so" > "$D/vendors/clsplit.icd"
+echo libnvidia-opencl.so.1 > /tmp/vendors-real/nvidia.icd
+echo libnvidia-opencl.so.1 > /tmp/vendors-gpu/nvidia.icd
+pocl=$(ls /etc/OpenCL/vendors/*pocl*.icd 2>/dev/null | head -1)
+mkdir -p /tmp/vendors-cpu
+[[ -n $pocl ]] && cp "$pocl" /tmp/vendors-real/ && cp "$pocl" /tmp/vendors-cpu/
+export LD_LIBRARY_PATH=$D/lib:/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+strategies=${STRATEGIES:-"uniform static:0.3,0.7 static:0,1 adaptive-comm"}
+pass=0 fail=0
+for prog in "$D"/itest/itest_*; do
+  name=$(basename "$prog")
+  [[ $name == itest_info ]] && continue # prints the device's properties: differs by design
+  ref=$(OCL_ICD_VENDORS=/tmp/vendors-gpu timeout 120 "$prog" 2>"$OUT/$name.gpu-reference.err"); rc=$?
+  if [[ $rc -ne 0 ]]; then
+    # Some programs check API behaviour that NVIDIA's driver does differently from PoCL's (on
+    # which they were written, e.g. sub-buffer alignment): their reference is the CPU via PoCL.
+    echo "$name: direct run on the GPU failed (rc=$rc: $(tail -1 "$OUT/$name.gpu-reference.err")); reference: the CPU"
+    ref=$(OCL_ICD_VENDORS=/tmp/vendors-cpu timeout 120 "$prog" 2>/dev/null); rc=$?
+    if [[ $rc -ne 0 ]]; then echo "$name reference failed on the CPU too (rc=$rc)"; continue; fi
+  fi
+  for s in $strategies; do
+    err=/tmp/$name.err
+    got=$(OCL_ICD_VENDORS=$D/vendors CLSPLIT_VENDORS=/tmp/vendors-real CLSPLIT_DEVICES=all \
+          CLSPLIT_STRATEGY=$s CLSPLIT_DEVICE_TYPE=gpu timeout 120 "$prog" 2>"$err"); rc=$?
+    if [[ $rc -eq 0 && "$got" == "$ref" ]]; then
+      pass=$((pass + 1)); echo "$name $s: identical"
+    else
+      fail=$((fail + 1)); echo "$name $s: DIFFERENT (rc=$rc)"
+      diff <(echo "$ref") <(echo "$got") | head -5
+      tail -3 "$err"
+    fi
+  done
+done
+echo "integration programs: $pass identical, $fail different"

@@ -1,0 +1,114 @@
+#!/usr/bin/env python3
+"""The adaptive strategies on real devices (PoCL, Oclgrind), read from the run report's ratio
+history: a simulator hundreds of times slower gets (almost) nothing, two equal devices share the
+work evenly, and the split follows a load that moves during the run; results stay those of a
+direct run. Usage: test_adaptive.py <build dir> <test program dir> <test name>."""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+BUILD = Path(sys.argv[1]).resolve()
+PROGRAMS = Path(sys.argv[2]).resolve()
+OCLGRIND_LIBRARY = "/usr/lib/oclgrind/liboclgrind-rt-icd.so"
+TMP = Path(tempfile.mkdtemp(prefix="clsplit-adaptive-"))
+BASE = {k: v for k, v in os.environ.items()
+        if not k.startswith("CLSPLIT_") and k not in ("OCL_ICD_FILENAMES", "OCL_ICD_VENDORS")}
+
+
+def vendors(*icds):
+    d = TMP / ("vendors-" + "-".join(name for name, _ in icds))
+    d.mkdir(exist_ok=True)
+    for name, library in icds:
+        (d / f"{name}.icd").write_text(library + "\n")
+    return d
+
+
+POCL = ("pocl", "libpocl.so.2")
+OCLGRIND = ("0-oclgrind", OCLGRIND_LIBRARY)  # sorts first: device 0
+
+
+def run(command, env, what):
+    p = subprocess.run([str(c) for c in command], env=env, capture_output=True, text=True, timeout=600)
+    if p.returncode != 0:
+        fail(f"{what} failed ({p.returncode}):\n{p.stdout}\n{p.stderr}")
+    return p
+
+
+def through_clsplit(command, strategy, real_vendors, pocl_devices, report, what):
+    env = dict(BASE, POCL_DEVICES=pocl_devices, POCL_MAX_PTHREAD_COUNT="1", OCL_ICD_VENDORS=str(BUILD / "vendors"),
+               CLSPLIT_VENDORS=str(real_vendors), CLSPLIT_DEVICES="all", CLSPLIT_STRATEGY=strategy,
+               CLSPLIT_REPORT=str(report))
+    return run(command, env, what)
+
+
+def history(report, kernel):
+    r = json.loads(Path(report).read_text())
+    for k in r["partitioner"]["kernels"]:
+        if k["kernel"].endswith(":" + kernel):
+            return [entry["ratios"] for entry in k["history"]]
+    fail(f"no history for {kernel} in {report}")
+
+
+def mean_share(entries, device):
+    return sum(e[device] for e in entries) / len(entries)
+
+
+def fail(message):
+    print("FAIL:", message)
+    sys.exit(1)
+
+
+def check(condition, message):
+    if not condition:
+        fail(message)
+
+
+def test_oclgrind_gets_little():
+    if not os.path.exists(OCLGRIND_LIBRARY):
+        print("skipped: no Oclgrind")
+        sys.exit(77)
+    report = TMP / "oclgrind.json"
+    p = through_clsplit([BUILD / "bench" / "bin" / "jacobi1d", "--size", "16384", "--iters", "30"], "adaptive-comm",
+                        vendors(OCLGRIND, POCL), "pthread", report, "jacobi1d on Oclgrind + PoCL")
+    check("verified=1" in p.stdout, p.stdout)
+    late = history(report, "jacobi1d_stencil")[-10:]
+    check(mean_share(late, 0) <= 0.05, f"Oclgrind (device 0) still gets {mean_share(late, 0):.2f}: {late}")
+
+
+def test_equal_devices_share_evenly():
+    report = TMP / "equal.json"
+    p = through_clsplit([BUILD / "bench" / "bin" / "gemm", "--size", "256", "--iters", "30"], "adaptive-comm",
+                        vendors(POCL), "pthread pthread", report, "gemm on two PoCL devices")
+    check("verified=1" in p.stdout, p.stdout)
+    late = history(report, "gemm")[-8:]
+    share = mean_share(late, 0)
+    # Equal devices on a machine shared with other jobs: even within a wide margin.
+    check(0.3 <= share <= 0.7, f"device 0 gets {share:.2f} of two equal devices' work: {late}")
+
+
+def test_split_follows_moving_load():
+    program = PROGRAMS / "shifting_load"
+    direct = run([program, "--iters", "40", "--switch", "20"],
+                 dict(BASE, POCL_DEVICES="pthread", POCL_MAX_PTHREAD_COUNT="1", OCL_ICD_VENDORS=str(vendors(POCL))),
+                 "direct run")
+    for strategy in ("adaptive", "adaptive-comm"):
+        report = TMP / f"moving-{strategy}.json"
+        p = through_clsplit([program, "--iters", "40", "--switch", "20"], strategy, vendors(POCL), "pthread pthread",
+                            report, f"moving load, {strategy}")
+        check(p.stdout == direct.stdout, f"{strategy}: output differs from the direct run: {p.stdout} vs {direct.stdout}")
+        h = history(report, "work")
+        check(len(h) == 40, f"{len(h)} launches in the history")
+        # Heavy work first in the front half: device 0 (the front slice) should get less than
+        # half; after the switch, more (balanced: about 0.26 and 0.74).
+        before, after = mean_share(h[12:20], 0), mean_share(h[32:40], 0)
+        check(before < 0.45 and after > 0.55,
+              f"{strategy}: device 0's share {before:.2f} before the switch, {after:.2f} after: {h[10:]}")
+
+
+TESTS = {n: f for n, f in globals().items() if n.startswith("test_")}
+if __name__ == "__main__":
+    TESTS["test_" + sys.argv[3]]()
+    print("ok")
