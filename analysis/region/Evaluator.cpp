@@ -134,12 +134,7 @@ uint16_t Evaluator::depsOf(const Value& v) const {
 Value Evaluator::toResidual(const Value& v) const {
   i128 lo, hi;
   if (!rangeOf(v, lo, hi)) return Value::unknown("value out of range");
-  Value r;
-  r.exact = false;
-  r.hasResidual = true;
-  r.rlo = lo;
-  r.rhi = hi;
-  return r;
+  return Value::within(lo, hi);
 }
 
 bool Evaluator::interpret(Value& v, unsigned bits, bool isSigned) {
@@ -173,12 +168,7 @@ Value Evaluator::derived(const Expr* key, i128 lo, i128 hi, uint16_t deps) {
     }
   }
   if (nvars_ >= kMaxVars) {
-    Value r;
-    r.exact = false;
-    r.hasResidual = true;
-    r.rlo = lo;
-    r.rhi = hi;
-    return r;
+    return Value::within(lo, hi);
   }
   uint8_t id = static_cast<uint8_t>(nvars_++);
   vars_[id] = {lo, hi, deps};
@@ -328,12 +318,7 @@ Value Evaluator::eval(const Expr& e) {
       return v;
     }
     if (llo > hhi) return Value::empty();
-    Value r;
-    r.exact = false;
-    r.hasResidual = true;
-    r.rlo = llo;
-    r.rhi = hhi;
-    return r;
+    return Value::within(llo, hhi);
   }
   case ExprKind::Seq: return evalSeq(e);
   case ExprKind::Either: return join(eval(*e.operand(0)), eval(*e.operand(1)), e.type().bits);
@@ -389,12 +374,7 @@ Value Evaluator::join(Value a, Value b, unsigned bits) {
   if (a.isConstant() && b.isConstant() && a.c == b.c) return a;
   i128 alo, ahi, blo, bhi;
   if (!rangeOf(a, alo, ahi) || !rangeOf(b, blo, bhi)) return Value::unknown("value out of range");
-  Value r;
-  r.exact = false;
-  r.hasResidual = true;
-  r.rlo = std::min(alo, blo);
-  r.rhi = std::max(ahi, bhi);
-  return r;
+  return Value::within(std::min(alo, blo), std::max(ahi, bhi));
 }
 
 Value Evaluator::evalArg(const Expr& e) {
@@ -514,12 +494,7 @@ Value Evaluator::evalSeq(const Expr& e) {
       return first;
     }
   }
-  Value r;
-  r.exact = false;
-  r.hasResidual = true;
-  r.rlo = std::min(flo, llo);
-  r.rhi = std::max(fhi, lhi);
-  return r;
+  return Value::within(std::min(flo, llo), std::max(fhi, lhi));
 }
 
 std::optional<ScalarValue> Evaluator::element(unsigned arg, uint64_t offset, ScalarType type) {
@@ -646,12 +621,7 @@ Value Evaluator::evalBinary(const Expr& e, Value a, Value b) {
     if (!mulOk(alo, blo, p[0]) || !mulOk(alo, bhi, p[1]) || !mulOk(ahi, blo, p[2]) ||
         !mulOk(ahi, bhi, p[3]))
       return overflow();
-    Value r;
-    r.exact = false;
-    r.hasResidual = true;
-    r.rlo = *std::min_element(p, p + 4);
-    r.rhi = *std::max_element(p, p + 4);
-    return r;
+    return Value::within(*std::min_element(p, p + 4), *std::max_element(p, p + 4));
   }
   case ExprKind::Shl: {
     if (!interpret(b, bits, false)) return b;
@@ -687,12 +657,7 @@ Value Evaluator::evalBinary(const Expr& e, Value a, Value b) {
   if (!rangeOf(a, alo, ahi) || !rangeOf(b, blo, bhi)) return overflow();
   const bool bothExact = a.exact && b.exact;
   auto residual = [&](i128 lo, i128 hi) {
-    Value r;
-    r.exact = false;
-    r.hasResidual = true;
-    r.rlo = lo;
-    r.rhi = hi;
-    return r;
+    return Value::within(lo, hi);
   };
 
   // Division by a constant (shifts are floor divisions by a power of two).
@@ -887,12 +852,7 @@ Value Evaluator::evalUnary(const Expr& e, Value a) {
       v.exact = a.exact;
       return v;
     }
-    Value r;
-    r.exact = false;
-    r.hasResidual = true;
-    r.rlo = static_cast<i128>(lo);
-    r.rhi = static_cast<i128>(hi);
-    return r;
+    return Value::within(static_cast<i128>(lo), static_cast<i128>(hi));
   }
   case ExprKind::SIToFP:
   case ExprKind::UIToFP: {
@@ -939,12 +899,7 @@ Value Evaluator::evalUnary(const Expr& e, Value a) {
       if (!scaleBy(a, -1)) return Value::unknown("value out of range");
       return a;
     }
-    Value r;
-    r.exact = false;
-    r.hasResidual = true;
-    r.rlo = 0;
-    r.rhi = std::max(-lo, hi);
-    return r;
+    return Value::within(0, std::max(-lo, hi));
   }
   default: break;
   }

@@ -81,6 +81,15 @@ struct Value {
     return x;
   }
   static Value floating(double lo, double hi);
+  // Some integer in [lo, hi] (an inexact residual, no terms).
+  static Value within(i128 lo, i128 hi) {
+    Value x;
+    x.exact = false;
+    x.hasResidual = true;
+    x.rlo = lo;
+    x.rhi = hi;
+    return x;
+  }
   bool isInt() const { return kind == Kind::Int; }
   bool isConstant() const { return kind == Kind::Int && nterms == 0 && !hasResidual; }
 };

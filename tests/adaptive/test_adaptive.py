@@ -10,6 +10,9 @@ import sys
 import tempfile
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "support"))
+from endtoend import check, fail, main, vendors_dir  # noqa: E402
+
 BUILD = Path(sys.argv[1]).resolve()
 PROGRAMS = Path(sys.argv[2]).resolve()
 OCLGRIND_LIBRARY = "/usr/lib/oclgrind/liboclgrind-rt-icd.so"
@@ -19,11 +22,7 @@ BASE = {k: v for k, v in os.environ.items()
 
 
 def vendors(*icds):
-    d = TMP / ("vendors-" + "-".join(name for name, _ in icds))
-    d.mkdir(exist_ok=True)
-    for name, library in icds:
-        (d / f"{name}.icd").write_text(library + "\n")
-    return d
+    return vendors_dir(TMP, icds)
 
 
 POCL = ("pocl", "libpocl.so.2")
@@ -54,16 +53,6 @@ def history(report, kernel):
 
 def mean_share(entries, device):
     return sum(e[device] for e in entries) / len(entries)
-
-
-def fail(message):
-    print("FAIL:", message)
-    sys.exit(1)
-
-
-def check(condition, message):
-    if not condition:
-        fail(message)
 
 
 def test_oclgrind_gets_little():
@@ -108,7 +97,5 @@ def test_split_follows_moving_load():
               f"{strategy}: device 0's share {before:.2f} before the switch, {after:.2f} after: {h[10:]}")
 
 
-TESTS = {n: f for n, f in globals().items() if n.startswith("test_")}
 if __name__ == "__main__":
-    TESTS["test_" + sys.argv[3]]()
-    print("ok")
+    main(globals(), sys.argv[3])

@@ -9,6 +9,9 @@ import sys
 import tempfile
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "support"))
+from endtoend import check, fail, main  # noqa: E402
+
 BUILD = Path(sys.argv[1]).resolve()
 ENV = dict(os.environ, POCL_DEVICES="pthread pthread", POCL_MAX_PTHREAD_COUNT="1",
            OCL_ICD_VENDORS=str(BUILD / "vendors"), CLSPLIT_DEVICES="all", CLSPLIT_STRATEGY="uniform")
@@ -23,16 +26,6 @@ def run(program, args, **extra):
     if p.returncode < 0:
         fail(f"{program} died of signal {-p.returncode}:\n{p.stdout}\n{p.stderr}")
     return p
-
-
-def fail(message):
-    print("FAIL:", message)
-    sys.exit(1)
-
-
-def check(condition, message):
-    if not condition:
-        fail(message)
 
 
 def verified(p, what):
@@ -101,7 +94,5 @@ def test_bad_spec():
     check("CLSPLIT_TEST_FAULTS" in p.stderr, f"no warning:\n{p.stderr}")
 
 
-TESTS = {n: f for n, f in globals().items() if n.startswith("test_")}
 if __name__ == "__main__":
-    TESTS["test_" + sys.argv[2]]()
-    print("ok")
+    main(globals(), sys.argv[2])

@@ -9,6 +9,9 @@ import sys
 import tempfile
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "support"))
+from endtoend import check, main, vendors_dir  # noqa: E402
+
 BUILD = Path(sys.argv[1]).resolve()
 ENV = dict(os.environ, POCL_DEVICES="pthread pthread", POCL_MAX_PTHREAD_COUNT="1",
            OCL_ICD_VENDORS=str(BUILD / "vendors"), CLSPLIT_DEVICES="all")
@@ -24,12 +27,6 @@ def run(program, args, **extra):
     assert p.returncode == 0, f"{program} failed ({p.returncode}):\n{p.stdout}\n{p.stderr}"
     assert "verified=1" in p.stdout, p.stdout
     return p
-
-
-def check(condition, message):
-    if not condition:
-        print("FAIL:", message)
-        sys.exit(1)
 
 
 def test_report_volumes():
@@ -151,9 +148,7 @@ def test_replication():
     """A kernel whose over-approximated write regions overlap between slices still splits, by
     running a few work-groups on both devices (thesis 3.1.3); its results are those of one device."""
     program = str(BUILD / "tests" / "integration" / "bin" / "itest_alternate")
-    pocl_only = TMP / "vendors-pocl"
-    pocl_only.mkdir(exist_ok=True)
-    (pocl_only / "pocl.icd").write_text("libpocl.so.2\n")
+    pocl_only = vendors_dir(TMP, [("pocl", "libpocl.so.2")])
     direct = subprocess.run([program], env=dict(ENV, OCL_ICD_VENDORS=str(pocl_only), POCL_DEVICES="pthread"),
                             capture_output=True, text=True, timeout=300)
     check(direct.returncode == 0, f"direct run failed:\n{direct.stdout}\n{direct.stderr}")
@@ -174,7 +169,5 @@ def test_replication():
     check(sum(groups) > 4 * 256 + 4 * 64, f"no replicated work-groups: {groups}")
 
 
-TESTS = {n: f for n, f in globals().items() if n.startswith("test_")}
 if __name__ == "__main__":
-    TESTS["test_" + sys.argv[2]]()
-    print("ok")
+    main(globals(), sys.argv[2])
