@@ -106,6 +106,19 @@ double BufferStorage::transferCost(Holder from, Holder to, uint64_t bytes) const
   return 2.0 * b; // staged through host memory: two hops
 }
 
+template <class Enqueue>
+FenceRef BufferStorage::enqueueOn(unsigned slot, QueueProvider& queues, const std::vector<FenceRef>& after,
+                                  bool overwritesCopy, const char* what, Enqueue&& enqueue) {
+  cl_command_queue q = queues.queue(slot);
+  WaitList waits(slots_[slot].context, q);
+  waits.add(after);
+  if (overwritesCopy) waits.add(writeHazards(slot));
+  cl_event event = nullptr;
+  uint64_t at = device::hostNowNs();
+  device::check(enqueue(q, waits.size(), waits.data(), &event), what);
+  return enqueued(event, slots_[slot].context, q, at);
+}
+
 std::vector<FenceRef> BufferStorage::acquire(const RangeSet& need, unsigned slot,
                                              QueueProvider& queues, TransferLog* log) {
   const Holder me = deviceHolder(slot);
@@ -175,20 +188,14 @@ void BufferStorage::transferFromHost(ByteRange range, unsigned slot, QueueProvid
     directory_.visit(piece.range, [&](ByteRange, const Cell<Version>& cell) {
       addUnique(ready, device::hostOrdered(cell.tokenOf(kHost)->ready));
     });
-    cl_command_queue q = queues.queue(slot);
-    WaitList waits(slots_[slot].context, q);
-    waits.add(ready);
-    waits.add(writeHazards(slot));
     const auto& block = piece.version.block;
-    cl_event event = nullptr;
-    uint64_t at = device::hostNowNs();
-    device::check(device::call(&cl_icd_dispatch::clEnqueueWriteBuffer, q, deviceBuffer(slot),
-                               cl_bool(CL_FALSE), static_cast<size_t>(piece.range.lo),
-                               static_cast<size_t>(piece.range.size()),
-                               static_cast<const void*>(block->data() + (piece.range.lo - piece.version.blockBase)),
-                               waits.size(), waits.data(), &event),
-                  "clEnqueueWriteBuffer (host to device)");
-    FenceRef f = enqueued(event, slots_[slot].context, q, at);
+    const void* source = block->data() + (piece.range.lo - piece.version.blockBase);
+    FenceRef f = enqueueOn(slot, queues, ready, true, "clEnqueueWriteBuffer (host to device)",
+                           [&](cl_command_queue q, cl_uint n, const cl_event* waits, cl_event* event) {
+                             return device::call(&cl_icd_dispatch::clEnqueueWriteBuffer, q, deviceBuffer(slot),
+                                                 cl_bool(CL_FALSE), size_t(piece.range.lo),
+                                                 size_t(piece.range.size()), source, n, waits, event);
+                           });
     noteWrite(slot, f);
     retainUntil(f, block);
     directory_.addCopy(RangeSet{piece.range}, me, Version{f, nullptr, 0, piece.version.producer});
@@ -204,17 +211,11 @@ void BufferStorage::transferFromDevice(ByteRange range, unsigned from, unsigned 
   const size_t offset = static_cast<size_t>(range.lo), bytes = static_cast<size_t>(range.size());
   if (directCopy(from, slot)) {
     // Devices sharing the host's memory: a copy inside the driver, on the destination's queue.
-    cl_command_queue q = queues.queue(slot);
-    WaitList waits(slots_[slot].context, q);
-    waits.add(ready);
-    waits.add(writeHazards(slot));
-    cl_event event = nullptr;
-    uint64_t at = device::hostNowNs();
-    device::check(device::call(&cl_icd_dispatch::clEnqueueCopyBuffer, q, deviceBuffer(from),
-                               deviceBuffer(slot), offset, offset, bytes, waits.size(),
-                               waits.data(), &event),
-                  "clEnqueueCopyBuffer (device to device)");
-    FenceRef f = enqueued(event, slots_[slot].context, q, at);
+    FenceRef f = enqueueOn(slot, queues, ready, true, "clEnqueueCopyBuffer (device to device)",
+                           [&](cl_command_queue q, cl_uint n, const cl_event* waits, cl_event* event) {
+                             return device::call(&cl_icd_dispatch::clEnqueueCopyBuffer, q, deviceBuffer(from),
+                                                 deviceBuffer(slot), offset, offset, bytes, n, waits, event);
+                           });
     noteRead(from, f);
     noteWrite(slot, f);
     directory_.addCopy(RangeSet{range}, me, Version{f, nullptr, 0, producer});
@@ -225,32 +226,24 @@ void BufferStorage::transferFromDevice(ByteRange range, unsigned from, unsigned 
   // Through host memory (across vendors, or between discrete devices); the staged copy is a
   // valid host version too.
   auto block = HostBlock::allocate(bytes);
-  cl_command_queue qf = queues.queue(from);
-  WaitList readWaits(slots_[from].context, qf);
-  readWaits.add(ready);
-  cl_event readEvent = nullptr;
-  uint64_t at = device::hostNowNs();
-  device::check(device::call(&cl_icd_dispatch::clEnqueueReadBuffer, qf, deviceBuffer(from),
-                             cl_bool(CL_FALSE), offset, bytes, static_cast<void*>(block->data()),
-                             readWaits.size(), readWaits.data(), &readEvent),
-                "clEnqueueReadBuffer (device to host staging)");
-  FenceRef staged = enqueued(readEvent, slots_[from].context, qf, at);
+  FenceRef staged = enqueueOn(from, queues, ready, false, "clEnqueueReadBuffer (device to host staging)",
+                              [&](cl_command_queue q, cl_uint n, const cl_event* waits, cl_event* event) {
+                                return device::call(&cl_icd_dispatch::clEnqueueReadBuffer, q, deviceBuffer(from),
+                                                    cl_bool(CL_FALSE), offset, bytes,
+                                                    static_cast<void*>(block->data()), n, waits, event);
+                              });
   noteRead(from, staged);
   retainUntil(staged, block);
   directory_.addCopy(RangeSet{range}, kHost, Version{staged, block, range.lo, producer});
   if (log) log->push_back({TransferKind::DeviceToHost, static_cast<int>(from), -1, range.size(), producer, staged});
 
-  cl_command_queue q = queues.queue(slot);
-  WaitList writeWaits(slots_[slot].context, q);
-  writeWaits.add(device::hostOrdered(staged));
-  writeWaits.add(writeHazards(slot));
-  cl_event writeEvent = nullptr;
-  at = device::hostNowNs();
-  device::check(device::call(&cl_icd_dispatch::clEnqueueWriteBuffer, q, deviceBuffer(slot),
-                             cl_bool(CL_FALSE), offset, bytes, static_cast<const void*>(block->data()),
-                             writeWaits.size(), writeWaits.data(), &writeEvent),
-                "clEnqueueWriteBuffer (host staging to device)");
-  FenceRef f = enqueued(writeEvent, slots_[slot].context, q, at);
+  FenceRef f = enqueueOn(slot, queues, {device::hostOrdered(staged)}, true,
+                         "clEnqueueWriteBuffer (host staging to device)",
+                         [&](cl_command_queue q, cl_uint n, const cl_event* waits, cl_event* event) {
+                           return device::call(&cl_icd_dispatch::clEnqueueWriteBuffer, q, deviceBuffer(slot),
+                                               cl_bool(CL_FALSE), offset, bytes,
+                                               static_cast<const void*>(block->data()), n, waits, event);
+                         });
   noteWrite(slot, f);
   retainUntil(f, block);
   directory_.addCopy(RangeSet{range}, me, Version{f, nullptr, 0, producer});
@@ -300,17 +293,12 @@ void BufferStorage::writeFromHost(ByteRange range, const void* src, const FenceR
 FenceRef BufferStorage::writeToDevice(ByteRange range, const void* src, unsigned slot,
                                       const std::vector<FenceRef>& after, QueueProvider& queues,
                                       TransferLog* log) {
-  cl_command_queue q = queues.queue(slot);
-  WaitList waits(slots_[slot].context, q);
-  waits.add(after);
-  waits.add(writeHazards(slot));
-  cl_event event = nullptr;
-  uint64_t at = device::hostNowNs();
-  device::check(device::call(&cl_icd_dispatch::clEnqueueWriteBuffer, q, deviceBuffer(slot), cl_bool(CL_FALSE),
-                             static_cast<size_t>(range.lo), static_cast<size_t>(range.size()), src,
-                             waits.size(), waits.data(), &event),
-                "clEnqueueWriteBuffer (application data to its device)");
-  FenceRef f = enqueued(event, slots_[slot].context, q, at);
+  FenceRef f = enqueueOn(slot, queues, after, true, "clEnqueueWriteBuffer (application data to its device)",
+                         [&](cl_command_queue q, cl_uint n, const cl_event* waits, cl_event* event) {
+                           return device::call(&cl_icd_dispatch::clEnqueueWriteBuffer, q, deviceBuffer(slot),
+                                               cl_bool(CL_FALSE), size_t(range.lo), size_t(range.size()), src,
+                                               n, waits, event);
+                         });
   noteWrite(slot, f);
   directory_.setOnly(RangeSet{range}, deviceHolder(slot), Version{f, nullptr, 0, 0});
   if (log) log->push_back({TransferKind::HostToDevice, -1, static_cast<int>(slot), range.size(), 0, f});
@@ -377,17 +365,13 @@ FenceRef BufferStorage::readToHost(ByteRange range, void* dst, const std::vector
       continue;
     }
     unsigned slot = static_cast<unsigned>(piece.from);
-    cl_command_queue q = queues.queue(slot);
-    WaitList wl(slots_[slot].context, q);
-    wl.add(waits);
-    cl_event event = nullptr;
-    uint64_t at = device::hostNowNs();
-    device::check(device::call(&cl_icd_dispatch::clEnqueueReadBuffer, q, deviceBuffer(slot),
-                               cl_bool(CL_FALSE), static_cast<size_t>(piece.range.lo),
-                               static_cast<size_t>(piece.range.size()), static_cast<void*>(target),
-                               wl.size(), wl.data(), &event),
-                  "clEnqueueReadBuffer (device to host)");
-    FenceRef f = enqueued(event, slots_[slot].context, q, at);
+    FenceRef f = enqueueOn(slot, queues, waits, false, "clEnqueueReadBuffer (device to host)",
+                           [&](cl_command_queue q, cl_uint n, const cl_event* list, cl_event* event) {
+                             return device::call(&cl_icd_dispatch::clEnqueueReadBuffer, q, deviceBuffer(slot),
+                                                 cl_bool(CL_FALSE), size_t(piece.range.lo),
+                                                 size_t(piece.range.size()), static_cast<void*>(target), n,
+                                                 list, event);
+                           });
     noteRead(slot, f);
     if (log) log->push_back({TransferKind::DeviceToHost, piece.from, -1, piece.range.size(), piece.producer, f});
     done.push_back(f);
@@ -400,18 +384,14 @@ FenceRef BufferStorage::readToHost(ByteRange range, void* dst, const std::vector
 FenceRef BufferStorage::readFromSlot(const RangeSet& ranges, unsigned slot, std::byte* dst,
                                      uint64_t base, const std::vector<FenceRef>& after,
                                      QueueProvider& queues, TransferLog* log) {
-  cl_command_queue q = queues.queue(slot);
   std::vector<FenceRef> fences;
   for (const auto& r : ranges) {
-    WaitList wl(slots_[slot].context, q);
-    wl.add(after);
-    cl_event event = nullptr;
-    uint64_t at = device::hostNowNs();
-    device::check(device::call(&cl_icd_dispatch::clEnqueueReadBuffer, q, deviceBuffer(slot),
-                               cl_bool(CL_FALSE), static_cast<size_t>(r.lo), static_cast<size_t>(r.size()),
-                               static_cast<void*>(dst + (r.lo - base)), wl.size(), wl.data(), &event),
-                  "clEnqueueReadBuffer (atomic partial results)");
-    FenceRef f = enqueued(event, slots_[slot].context, q, at);
+    FenceRef f = enqueueOn(slot, queues, after, false, "clEnqueueReadBuffer (atomic partial results)",
+                           [&](cl_command_queue q, cl_uint n, const cl_event* waits, cl_event* event) {
+                             return device::call(&cl_icd_dispatch::clEnqueueReadBuffer, q, deviceBuffer(slot),
+                                                 cl_bool(CL_FALSE), size_t(r.lo), size_t(r.size()),
+                                                 static_cast<void*>(dst + (r.lo - base)), n, waits, event);
+                           });
     noteRead(slot, f);
     if (log) log->push_back({TransferKind::DeviceToHost, static_cast<int>(slot), -1, r.size(), 0, f});
     fences.push_back(f);

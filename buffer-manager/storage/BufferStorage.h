@@ -127,6 +127,12 @@ private:
     std::vector<device::FenceRef> writers;
   };
   double transferCost(Holder from, Holder to, uint64_t bytes) const;
+  // Enqueues one real command on `slot`'s queue after `after` (and after the earlier readers
+  // and writers of the slot's copy, if it overwrites it) through
+  // enqueue(queue, wait count, wait list, &event); returns its fence.
+  template <class Enqueue>
+  device::FenceRef enqueueOn(unsigned slot, QueueProvider& queues, const std::vector<device::FenceRef>& after,
+                             bool overwritesCopy, const char* what, Enqueue&& enqueue);
   bool directCopy(unsigned from, unsigned to) const;
   void transferFromHost(ByteRange range, unsigned slot, QueueProvider& queues, TransferLog* log);
   void transferFromDevice(ByteRange range, unsigned from, unsigned slot,

@@ -238,7 +238,13 @@ TEST_CASE("10 000 split launches keep clsplit's memory flat", "[resources]") {
   CHECK(f.live() == handles);
   size_t grown = residentBytes() > rss ? residentBytes() - rss : 0;
   INFO("resident memory grew by " << grown << " bytes over 8000 launches");
+#if defined(__SANITIZE_ADDRESS__)
+  // AddressSanitizer keeps freed memory in quarantine (256 MiB by default): resident memory
+  // grows without a leak. The counts above still hold.
+  WARN("resident memory not checked under AddressSanitizer (grew by " << grown << " bytes)");
+#else
   CHECK(grown < 8u << 20);
+#endif
   REQUIRE(D->clEnqueueReadBuffer(q, a, CL_TRUE, 0, bytes, out.data(), 0, nullptr, nullptr) == CL_SUCCESS);
   bool right = true;
   for (size_t i = 0; i < n; ++i) right &= out[i] == static_cast<int>(i) + 10000 * (static_cast<int>((i + 1) % n) & 7);

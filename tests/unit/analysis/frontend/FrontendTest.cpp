@@ -182,7 +182,8 @@ TEST_CASE("errors are reported, never fatal to the process", "[frontend][errors]
 
   CompileResult empty = compile(ctx, "", "");
   CHECK(empty.ok()); // an empty program is valid
-  std::string garbage("\x01\x02\xff\xfe{{{((( __kernel \0 void", 30);
+  static const char kGarbage[] = "\x01\x02\xff\xfe{{{((( __kernel \0 void"; // an embedded NUL too
+  std::string garbage(kGarbage, sizeof kGarbage - 1);
   CHECK_FALSE(compile(ctx, garbage, "").ok());
   std::string deep = "__kernel void k(__global int* A) { A[0] = " + std::string(5000, '(') + "1" +
                      std::string(5000, ')') + "; }";
