@@ -2,6 +2,7 @@
 // which would load clsplit again): the table is the first word of every real handle.
 #pragma once
 
+#include "device/DriverClock.h"
 #include "device/Error.h"
 #include "device/FaultInjection.h"
 #include "device/OpenCL.h"
@@ -23,6 +24,14 @@ auto invoke(const void* owner, Slot cl_icd_dispatch::*slot, A... args) {
   if (!fn) throw Error(CL_INVALID_OPERATION, "the vendor does not implement this entry point");
   if constexpr (std::is_same_v<decltype(fn(args...)), cl_int>)
     if (faultInjected(slot, owner)) return cl_int(CL_OUT_OF_RESOURCES);
+  if constexpr (!std::is_void_v<decltype(fn(args...))>) {
+    if (DriverClock::on()) {
+      uint64_t start = hostNowNs();
+      auto result = fn(args...);
+      DriverClock::spentNs += hostNowNs() - start;
+      return result;
+    }
+  }
   return fn(args...);
 }
 

@@ -37,8 +37,10 @@ public:
     if (spec_.kind == StrategyKind::Single) return std::min(spec_.singleDevice, n_ - 1);
     return std::nullopt;
   }
+  // Fixed strategies (single, uniform, static) learn nothing: their sub-kernels are not timed.
   bool usesMeasurements() const override {
-    return n_ > 1 && spec_.kind != StrategyKind::Single && spec_.kind != StrategyKind::Static;
+    return n_ > 1 && spec_.kind != StrategyKind::Single && spec_.kind != StrategyKind::Static &&
+           spec_.kind != StrategyKind::Uniform;
   }
   void reportKernelTime(uint64_t launchId, unsigned device, uint64_t groups,
                         uint64_t nanoseconds) override;

@@ -5,7 +5,8 @@ Content (icd/runtime/RunReport.cpp): `devices` [{slot, index, name, platform, ty
 `transfers` {count, host_to_device_bytes, device_to_host_bytes, device_to_device_bytes: per-device
 lists}, and `partitioner` (partitioner/RunReport.cpp): `kernels` [{kernel, launches, history:
 [{launch, iteration, ratios}]}], `iterations` [{iteration, predictedNs, measuredKernelNs, ...}],
-`sequence` {kernels, convergedAtIteration, ...}. The reader is lenient about spelling and nesting
+`sequence` {kernels, convergedAtIteration, ...}, and `host_time` [{entry, calls, total_ns, driver_ns}]
+(host time per API entry point on the application's threads, and the part spent in vendor calls). The reader is lenient about spelling and nesting
 (kernels as a list or a name-keyed object, a history inside the kernel entry or in the partitioner
 section) and records what it could not find instead of failing the run.
 """
@@ -48,6 +49,10 @@ class ReportSummary:
     # Per iteration of the detected kernel sequence: {"iteration", "predicted_ns", "measured_ns"}.
     iterations: list[dict] = field(default_factory=list)
     converged_at: int | None = None
+    # clEnqueueNDRangeKernel's host time per call (us): all of it, and clsplit's own (without
+    # the time inside vendor calls).
+    launch_host_us: float | None = None
+    launch_own_us: float | None = None
     problems: list[str] = field(default_factory=list)
 
     @property
@@ -78,6 +83,8 @@ class ReportSummary:
             "kernels": [vars(k) for k in self.kernels],
             "iterations": self.iterations,
             "converged_at": self.converged_at,
+            "launch_host_us": self.launch_host_us,
+            "launch_own_us": self.launch_own_us,
             "problems": self.problems,
         }
 
@@ -178,6 +185,12 @@ def summarize(raw: dict) -> ReportSummary:
         sequence = partitioner.get("sequence")
         if isinstance(sequence, dict) and isinstance(sequence.get("convergedAtIteration"), int):
             summary.converged_at = sequence["convergedAtIteration"]
+    for entry in raw.get("host_time") or []:
+        if isinstance(entry, dict) and entry.get("entry") == "clEnqueueNDRangeKernel" and entry.get("calls"):
+            calls = float(entry["calls"])
+            total, driver = float(entry.get("total_ns", 0)), float(entry.get("driver_ns", 0))
+            summary.launch_host_us = total / calls / 1e3
+            summary.launch_own_us = max(0.0, total - driver) / calls / 1e3
     return summary
 
 

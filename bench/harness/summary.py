@@ -38,6 +38,8 @@ class Aggregate:
     launches: int | None = None
     split_launches: int | None = None
     fallbacks: list[str] = field(default_factory=list)
+    launch_host_us: float | None = None  # host time per clEnqueueNDRangeKernel, and clsplit's own part
+    launch_own_us: float | None = None
     speedup: float | None = None
     ideal: float | None = None
     efficiency: float | None = None
@@ -112,6 +114,8 @@ def aggregate(records: list[dict]) -> list[Aggregate]:
             agg.bytes_h2d = _median_or_none([r.get("bytes_h2d") for r in reports])
             agg.bytes_d2h = _median_or_none([r.get("bytes_d2h") for r in reports])
             agg.bytes_d2d = _median_or_none([r.get("bytes_d2d") for r in reports])
+            agg.launch_host_us = _median_or_none([r.get("launch_host_us") for r in reports])
+            agg.launch_own_us = _median_or_none([r.get("launch_own_us") for r in reports])
             kernels = reports[0].get("kernels", [])
             launches = [k.get("launches") for k in kernels if isinstance(k.get("launches"), int)]
             splits = [k.get("split_launches") for k in kernels if isinstance(k.get("split_launches"), int)]
@@ -210,6 +214,8 @@ def table(aggregates: list[Aggregate]) -> str:
             notes.append(",".join(f"{k}x{v}" for k, v in sorted(bad.items())))
         if a.split_launches is not None and a.launches:
             notes.append(f"split {a.split_launches}/{a.launches}")
+        if a.launch_host_us is not None:
+            notes.append(f"launch {a.launch_host_us:.0f} us host, {a.launch_own_us:.0f} own")
         if a.fallbacks:
             notes.append("fallback: " + " | ".join(a.fallbacks)[:80])
         if a.note:
@@ -224,7 +230,7 @@ def table(aggregates: list[Aggregate]) -> str:
 CSV_FIELDS = ["workload", "size", "iters", "config", "kind", "devices", "strategy", "n", "n_ok",
               "median_s", "min_s", "max_s", "stdev_s", "scaled", "speedup", "ideal_speedup", "efficiency",
               "bytes_h2d", "bytes_d2h", "bytes_d2d", "bytes_total", "launches", "split_launches",
-              "fallbacks", "statuses", "note"]
+              "launch_host_us", "launch_own_us", "fallbacks", "statuses", "note"]
 
 
 def _row(a: Aggregate) -> dict:
@@ -235,6 +241,7 @@ def _row(a: Aggregate) -> dict:
         "scaled": a.scaled, "speedup": a.speedup, "ideal_speedup": a.ideal, "efficiency": a.efficiency,
         "bytes_h2d": a.bytes_h2d, "bytes_d2h": a.bytes_d2h, "bytes_d2d": a.bytes_d2d,
         "bytes_total": a.bytes_total, "launches": a.launches, "split_launches": a.split_launches,
+        "launch_host_us": a.launch_host_us, "launch_own_us": a.launch_own_us,
         "fallbacks": " | ".join(a.fallbacks), "statuses": json.dumps(a.statuses, sort_keys=True),
         "note": a.note,
     }

@@ -5,10 +5,12 @@
 
 #include "device/Error.h"
 #include "icd/api/OpenCL.h"
+#include "icd/runtime/HostTime.h"
 #include "support/Log.h"
 
 #include <atomic>
 #include <new>
+#include <optional>
 #include <tuple>
 #include <type_traits>
 
@@ -47,6 +49,8 @@ struct Entry;
 template <class R, class... A, R (*Impl)(A...), class Tag>
 struct Entry<Impl, Tag> {
   static R CL_API_CALL call(A... args) noexcept {
+    std::optional<runtime::EntryTimer> timer; // the run report's host_time
+    if (runtime::HostTime::on()) timer.emplace(runtime::HostTime::of<Tag>());
     try {
       if constexpr (std::is_void_v<R>) {
         Impl(args...);

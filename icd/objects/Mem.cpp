@@ -5,6 +5,7 @@
 #include "icd/api/InfoQuery.h"
 
 #include <atomic>
+#include <mutex>
 
 namespace clsplit::icd {
 
@@ -49,6 +50,16 @@ Mem::~Mem() {
   // so they run only then too. (The handle is no longer valid; it is only passed back.)
   std::vector<device::FenceRef> pending = storage_->pending();
   if (callbacks.empty() && pending.empty()) return;
+  // A command terminated because its wait list failed may still be run by its vendor later
+  // (PoCL runs it and reads the host block it was given: found by TSan), so after a failure the
+  // storage is kept until exit rather than freed under it.
+  device::allOf(pending)->onComplete([storage = storage_](cl_int status) {
+    if (status >= 0) return;
+    static std::mutex keptMutex;
+    static auto* kept = new std::vector<std::shared_ptr<buffer::BufferStorage>>; // never freed
+    std::lock_guard lock(keptMutex);
+    kept->push_back(storage);
+  });
   cl_mem h = handle();
   device::runAfter(std::move(pending), [callbacks, h, storage = storage_] {
     for (auto it = callbacks.rbegin(); it != callbacks.rend(); ++it) it->first(h, it->second);

@@ -2,11 +2,14 @@
 #include "icd/runtime/RunReport.h"
 
 #include "device/RealCall.h"
+#include "icd/runtime/HostTime.h"
 #include "icd/runtime/Runtime.h"
 #include "partitioner/Partitioner.h"
 #include "support/Log.h"
 
+#include <algorithm>
 #include <cstdio>
+#include <string_view>
 #include <fstream>
 #include <sstream>
 
@@ -138,6 +141,17 @@ std::string RunReport::json(const std::string& partitionerJson) const {
   out << "\n  ],\n  \"transfers\": {\"count\": " << transferCount_
       << ", \"host_to_device_bytes\": " << list(h2d_) << ", \"device_to_host_bytes\": " << list(d2h_)
       << ", \"device_to_device_bytes\": " << list(d2d_) << "},\n";
+  // Per entry point: calls, host time on the application's threads, and how much of it was
+  // spent inside vendor calls; clsplit's own time is the difference.
+  out << "  \"host_time\": [";
+  auto times = HostTime::snapshot();
+  for (size_t i = 0; i < times.size(); ++i) {
+    const auto& t = times[i];
+    out << (i ? "," : "") << "\n    {\"entry\": " << quote(t.entry) << ", \"calls\": " << t.calls
+        << ", \"total_ns\": " << t.totalNs << ", \"driver_ns\": " << t.driverNs
+        << ", \"own_ns_per_call\": " << (t.totalNs - std::min(t.totalNs, t.driverNs)) / t.calls << "}";
+  }
+  out << "\n  ],\n";
   out << "  \"partitioner\": " << (partitionerJson.empty() ? "null" : partitionerJson) << "\n}\n";
   return out.str();
 }
@@ -173,6 +187,12 @@ std::string RunReport::summary() const {
                 static_cast<unsigned long long>(h2d), static_cast<unsigned long long>(d2h),
                 static_cast<unsigned long long>(d2d));
   out << line;
+  for (const auto& t : HostTime::snapshot())
+    if (std::string_view(t.entry) == "clEnqueueNDRangeKernel") {
+      std::snprintf(line, sizeof line, "  host time per launch: %.1f us (%.1f us in vendor calls)\n",
+                    t.totalNs / 1e3 / t.calls, t.driverNs / 1e3 / t.calls);
+      out << line;
+    }
   return out.str();
 }
 

@@ -3,6 +3,7 @@
 
 #include "device/FaultInjection.h"
 #include "icd/config/DeviceSelection.h"
+#include "icd/runtime/HostTime.h"
 #include "icd/runtime/RunReport.h"
 #include "partitioner/Partitioner.h"
 #include "support/Log.h"
@@ -108,6 +109,7 @@ RunReport& Runtime::report() {
     bool json = !settings().value("CLSPLIT_REPORT").empty();
     bool summary = settings().value("CLSPLIT_SUMMARY") == "1";
     report_ = std::make_unique<RunReport>(static_cast<unsigned>(slots_.size()), json || summary, json);
+    if (json || summary) HostTime::enable();
     installExitReport();
   });
   return *report_;

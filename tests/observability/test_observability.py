@@ -61,6 +61,14 @@ def test_report_volumes():
     # point it also holds (valid on the host too) rather than start another transfer.
     moved = sum(t["device_to_host_bytes"])
     check((n - 2) * 4 <= moved <= n * 4, f"read-back moved {t['device_to_host_bytes']}")
+    # Host time per entry point: every launch counted, vendor time a part of the total.
+    times = {e["entry"]: e for e in r["host_time"]}
+    launch = times.get("clEnqueueNDRangeKernel")
+    check(launch is not None and launch["calls"] == 2 * iters, f"host_time of launches: {launch}")
+    check(0 < launch["driver_ns"] < launch["total_ns"], f"vendor time not within the total: {launch}")
+    check(launch["own_ns_per_call"] == (launch["total_ns"] - launch["driver_ns"]) // launch["calls"],
+          f"own time per call inconsistent: {launch}")
+    check("clEnqueueReadBuffer" in times and "clBuildProgram" in times, f"entries: {sorted(times)}")
 
 
 def test_report_fallback_reason():
