@@ -280,6 +280,40 @@ void FenceGroup::appendWaitEvents(cl_context context, std::vector<RealEvent>& ou
   for (auto& p : parts_) p->appendWaitEvents(context, out);
 }
 
+void FenceGroup::arm() {
+  std::call_once(armed_, [this] {
+    // Count completions; the group completes when all parts have, or at the first error: after
+    // a failure some vendors never finish the commands queued behind it (PoCL in-order queues).
+    struct Counter {
+      std::atomic<size_t> pending;
+      std::atomic<cl_int> error{CL_COMPLETE};
+    };
+    auto counter = std::make_shared<Counter>();
+    counter->pending = parts_.size();
+    std::weak_ptr<FenceGroup> weak = std::static_pointer_cast<FenceGroup>(shared_from_this());
+    for (auto& p : parts_)
+      p->onComplete([counter, weak](cl_int s) {
+        if (s < 0) {
+          cl_int expected = CL_COMPLETE;
+          if (counter->error.compare_exchange_strong(expected, s))
+            if (auto g = weak.lock()) g->complete(s);
+        }
+        if (counter->pending.fetch_sub(1) == 1)
+          if (auto g = weak.lock()) g->complete(counter->error.load());
+      });
+  });
+}
+
+void FenceGroup::onComplete(std::function<void(cl_int)> fn) {
+  arm();
+  HostFence::onComplete(std::move(fn));
+}
+
+cl_int FenceGroup::wait() {
+  arm();
+  return HostFence::wait();
+}
+
 FenceRef completedFence() {
   static FenceRef done = [] {
     auto f = std::make_shared<HostFence>();
@@ -301,27 +335,7 @@ FenceRef allOf(std::vector<FenceRef> parts) {
   std::erase_if(parts, [](const FenceRef& f) { return !f || f->knownComplete(); });
   if (parts.empty()) return completedFence();
   if (parts.size() == 1) return parts.front();
-  auto group = std::make_shared<FenceGroup>(parts);
-  // Count completions; the group completes when all parts have, or at the first error: after a
-  // failure some vendors never finish the commands queued behind it (PoCL in-order queues).
-  struct Counter {
-    std::atomic<size_t> pending;
-    std::atomic<cl_int> error{CL_COMPLETE};
-  };
-  auto counter = std::make_shared<Counter>();
-  counter->pending = parts.size();
-  std::weak_ptr<FenceGroup> weak = group;
-  for (auto& p : parts)
-    p->onComplete([counter, weak](cl_int s) {
-      if (s < 0) {
-        cl_int expected = CL_COMPLETE;
-        if (counter->error.compare_exchange_strong(expected, s))
-          if (auto g = weak.lock()) g->complete(s);
-      }
-      if (counter->pending.fetch_sub(1) == 1)
-        if (auto g = weak.lock()) g->complete(counter->error.load());
-    });
-  return group;
+  return std::make_shared<FenceGroup>(std::move(parts));
 }
 
 // --- WaitList ----------------------------------------------------------------------------------
@@ -330,7 +344,19 @@ void WaitList::add(const FenceRef& fence) {
   if (!fence) return;
   if (fence->queue() && fence->queue() == queue_) return; // in-order queue: implied
   if (fence->knownComplete()) return;
-  fence->flush(); // commands of another queue: submitted before this one waits on them
+  if (auto* group = dynamic_cast<FenceGroup*>(fence.get())) { // each part as itself
+    for (const auto& part : group->parts()) add(part);
+    return;
+  }
+  // Commands of another queue: submitted before this one waits on them.
+  if (cl_command_queue q = fence->queue()) {
+    if (std::find(flushed_.begin(), flushed_.end(), q) == flushed_.end()) {
+      flushed_.push_back(q);
+      fence->flush();
+    }
+  } else {
+    fence->flush();
+  }
   size_t before = held_.size();
   fence->appendWaitEvents(context_, held_);
   // Deduplicate what was appended (wait lists may not repeat events on some drivers).

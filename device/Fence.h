@@ -124,12 +124,18 @@ public:
   // may come after another group on the same parts was already seen complete.
   cl_int status() override;
   void appendWaitEvents(cl_context context, std::vector<RealEvent>& out) override;
+  // The parts' callbacks are registered when something first waits for the group, not when it
+  // is made: a callback costs microseconds, and an eventless part would need a marker for it.
+  void onComplete(std::function<void(cl_int)> fn) override;
+  cl_int wait() override;
   void flush() override;
   bool profile(uint64_t& start, uint64_t& end) override;
   const std::vector<FenceRef>& parts() const { return parts_; }
 
 private:
+  void arm();
   std::vector<FenceRef> parts_;
+  std::once_flag armed_;
 };
 
 // A fence that is already complete.
@@ -161,6 +167,7 @@ private:
   // before the command using this list is enqueued.
   std::vector<RealEvent> held_;
   std::vector<cl_event> events_; // the handles of held_, for the enqueue call
+  std::vector<cl_command_queue> flushed_; // each queue is flushed once (microseconds per flush)
 };
 
 } // namespace clsplit::device

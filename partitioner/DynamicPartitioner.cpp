@@ -15,6 +15,11 @@ namespace {
 
 constexpr size_t kLaunchMemory = 8192; // launch records kept for late reports
 constexpr double kSettledChange = 0.02;
+// A kernel whose split has not changed for this many launches, and that runs whole on one
+// device, is timed once in kSampleEvery launches: enough to notice a change of speed, without
+// an event and a callback per launch.
+constexpr uint64_t kSettledLaunches = 8;
+constexpr uint64_t kSampleEvery = 8;
 
 uint64_t volumeKey(uint64_t launch, unsigned device) { return launch * 256 + device; }
 
@@ -174,6 +179,14 @@ LaunchPlan DynamicPartitioner::plan(const LaunchRequest& request) {
   const uint32_t k = intern(request.kernel);
   auto& ks = kernels_[k];
   ks.groupSize = std::max<uint64_t>(1, request.groupSize);
+  if (!usesMeasurements()) {
+    // A fixed split learns nothing from the launch: no record of it, no dependency or sequence
+    // bookkeeping (this runs on every launch, on the application's thread).
+    std::vector<uint64_t> groups = fixedGroups(request, k);
+    noteGroups(ks, groups, request.groups);
+    recordHistory(ks, groupsToRatios(groups), std::nullopt, 0);
+    return LaunchPlan{id, std::move(groups)};
+  }
 
   LaunchRecord rec;
   rec.kernel = k;
@@ -199,38 +212,29 @@ LaunchPlan DynamicPartitioner::plan(const LaunchRequest& request) {
   std::vector<uint64_t> groups;
   if (!request.splittable) {
     groups.assign(n_, 0);
-    unsigned d;
-    if (spec_.kind == StrategyKind::Single) {
-      d = std::min(spec_.singleDevice, n_ - 1);
-    } else if (spec_.kind == StrategyKind::Static) {
-      // The user's ratios say which devices to use: a kernel that runs whole goes to the device
-      // with the largest share (a zero share means "not this device").
-      d = unsigned(std::max_element(spec_.staticRatios.begin(), spec_.staticRatios.end()) -
-                   spec_.staticRatios.begin());
-      d = std::min(d, n_ - 1);
-    } else {
-      d = bestSingleDevice(k, request.groups);
-    }
-    groups[d] = request.groups;
+    groups[bestSingleDevice(k, request.groups)] = request.groups;
   } else {
     groups = ratiosToGroups(decide(request, k, rec.position), request.groups);
   }
-  ks.lastGroups = request.groups;
-  if (recentGroupShare_.empty()) recentGroupShare_.assign(n_, 0.0);
-  if (request.groups > 0)
-    for (unsigned d = 0; d < n_; ++d) // a decaying average: recent launches count most
-      recentGroupShare_[d] = 0.75 * recentGroupShare_[d] + 0.25 * double(groups[d]) / double(request.groups);
+  noteGroups(ks, groups, request.groups);
 
   rec.groups = groups;
   rec.ratios = groupsToRatios(groups);
   rec.measuredNs.assign(n_, -1.0);
   rec.expected = unsigned(std::count_if(groups.begin(), groups.end(), [](uint64_t g) { return g > 0; }));
-  recordHistory(ks, rec);
+  recordHistory(ks, rec.ratios, rec.position, rec.iteration);
+  // Inside the kernel sequence, whole iterations are sampled (their measured times stay whole).
+  auto settledKernel = [](const KernelState& k) { return k.launches >= k.settledAfter + kSettledLaunches; };
+  bool settled = settledKernel(ks);
+  if (rec.position)
+    for (uint32_t other : seq_.kernels) settled = settled && settledKernel(kernels_[other]);
+  const uint64_t tick = rec.position ? rec.iteration : ks.launches;
+  const bool measure = rec.expected > 1 || !settled || tick % kSampleEvery == 0;
 
   launches_.emplace(id, std::move(rec));
   launchOrder_.push_back(id);
   forgetOldLaunches();
-  return LaunchPlan{id, std::move(groups)};
+  return LaunchPlan{id, std::move(groups), measure};
 }
 
 unsigned DynamicPartitioner::homeDevice() const {
@@ -251,11 +255,44 @@ unsigned DynamicPartitioner::homeDevice() const {
   return best;
 }
 
-void DynamicPartitioner::recordHistory(KernelState& ks, const LaunchRecord& rec) {
-  if (!ks.lastRatios.empty() && maxAbsDiff(ks.lastRatios, rec.ratios) > kSettledChange)
+std::vector<uint64_t> DynamicPartitioner::fixedGroups(const LaunchRequest& request, uint32_t kernel) const {
+  if (request.splittable) {
+    std::vector<double> r(n_, 0.0);
+    if (spec_.kind == StrategyKind::Uniform) r.assign(n_, 1.0 / n_);
+    else if (spec_.kind == StrategyKind::Static)
+      for (unsigned d = 0; d < n_ && d < spec_.staticRatios.size(); ++d) r[d] = spec_.staticRatios[d];
+    else r[std::min(spec_.singleDevice, n_ - 1)] = 1;
+    return ratiosToGroups(r, request.groups);
+  }
+  std::vector<uint64_t> groups(n_, 0);
+  unsigned d = std::min(spec_.singleDevice, n_ - 1);
+  if (spec_.kind == StrategyKind::Static) {
+    // The user's ratios say which devices to use: a kernel that runs whole goes to the device
+    // with the largest share (a zero share means "not this device").
+    d = unsigned(std::max_element(spec_.staticRatios.begin(), spec_.staticRatios.end()) -
+                 spec_.staticRatios.begin());
+    d = std::min(d, n_ - 1);
+  } else if (spec_.kind == StrategyKind::Uniform) {
+    d = bestSingleDevice(kernel, request.groups);
+  }
+  groups[d] = request.groups;
+  return groups;
+}
+
+void DynamicPartitioner::noteGroups(KernelState& ks, const std::vector<uint64_t>& groups, uint64_t total) {
+  ks.lastGroups = total;
+  if (recentGroupShare_.empty()) recentGroupShare_.assign(n_, 0.0);
+  if (total > 0)
+    for (unsigned d = 0; d < n_; ++d) // a decaying average: recent launches count most
+      recentGroupShare_[d] = 0.75 * recentGroupShare_[d] + 0.25 * double(groups[d]) / double(total);
+}
+
+void DynamicPartitioner::recordHistory(KernelState& ks, const std::vector<double>& ratios,
+                                       const std::optional<unsigned>& position, uint64_t iteration) {
+  if (!ks.lastRatios.empty() && maxAbsDiff(ks.lastRatios, ratios) > kSettledChange)
     ks.settledAfter = ks.launches;
-  ks.lastRatios = rec.ratios;
-  ks.history.push_back({ks.launches, rec.position ? int64_t(rec.iteration) : -1, rec.ratios});
+  ks.lastRatios = ratios;
+  ks.history.push_back({ks.launches, position ? int64_t(iteration) : -1, ratios});
   while (ks.history.size() > options_.maxHistory) ks.history.pop_front();
   ++ks.launches;
 }

@@ -146,7 +146,12 @@ private:
   // otherwise keeps it as `heldBack` to look at again.
   void adoptIfBetter(const CostModel& model, SequenceLp::Result result);
   double noiseLevel() const;
-  void recordHistory(KernelState& kernel, const LaunchRecord& record);
+  void recordHistory(KernelState& kernel, const std::vector<double>& ratios,
+                     const std::optional<unsigned>& position, uint64_t iteration);
+  // The split of a fixed strategy (single, uniform, static).
+  std::vector<uint64_t> fixedGroups(const LaunchRequest& request, uint32_t kernel) const;
+  // Notes a launch's split (the home device follows recent launches).
+  void noteGroups(KernelState& kernel, const std::vector<uint64_t>& groups, uint64_t total);
   LaunchRecord* find(uint64_t id);
   void forgetOldLaunches();
 

@@ -61,6 +61,9 @@ struct LaunchRequest {
 struct LaunchPlan {
   uint64_t launchId = 0;        // >= 1; unique per partitioner
   std::vector<uint64_t> groups; // per device; sums to request.groups
+  // Whether the partitioner wants this launch's device and transfer times (timing a command
+  // costs the host an event and a callback; a settled launch on one device is sampled).
+  bool measure = false;
 };
 
 // producerLaunchId for bytes that came from the host (application writes), not from a launch.

@@ -97,6 +97,10 @@ def aggregate(records: list[dict]) -> list[Aggregate]:
             agg = groups[key] = Aggregate(
                 workload=rec["workload"], size=rec["size"], iters=rec["iters"], config=rec["config"],
                 kind=rec["kind"], devices=rec.get("devices", ""), strategy=rec.get("strategy"))
+        if rec.get("report_run"):  # its report is used below; its time (report on) is not
+            if rec["status"] != "ok":
+                agg.statuses[rec["status"]] = agg.statuses.get(rec["status"], 0) + 1
+            continue
         agg.n += 1
         agg.statuses[rec["status"]] = agg.statuses.get(rec["status"], 0) + 1
         if rec["status"] == "ok" and rec.get("seconds") is not None:

@@ -3,6 +3,7 @@
 
 #include "buffer-manager/TransferPlanner.h"
 #include "device/Clock.h"
+#include "device/Enqueue.h"
 #include "device/HostExecutor.h"
 
 #include <algorithm>
@@ -11,16 +12,9 @@
 namespace clsplit::buffer {
 
 using device::FenceRef;
-using device::RealEvent;
-using device::RealEventFence;
 using device::WaitList;
 
 namespace {
-
-// Wraps the event of a command just enqueued on `queue`.
-FenceRef enqueued(cl_event event, cl_context context, cl_command_queue queue, uint64_t at) {
-  return std::make_shared<RealEventFence>(RealEvent::adopt(event), context, queue, at);
-}
 
 // Drops fences known to be complete; past a bound, asks the drivers (rarely: each query may
 // cost microseconds).
@@ -113,10 +107,14 @@ FenceRef BufferStorage::enqueueOn(unsigned slot, QueueProvider& queues, const st
   WaitList waits(slots_[slot].context, q);
   waits.add(after);
   if (overwritesCopy) waits.add(writeHazards(slot));
-  cl_event event = nullptr;
-  uint64_t at = device::hostNowNs();
-  device::check(enqueue(q, waits.size(), waits.data(), &event), what);
-  return enqueued(event, slots_[slot].context, q, at);
+  FenceRef fence;
+  device::check(device::enqueueCommand(q, slots_[slot].context, waits, queues.timesCommands(),
+                                       [&](cl_uint n, const cl_event* list, cl_event* event) {
+                                         return enqueue(q, n, list, event);
+                                       },
+                                       fence),
+                what);
+  return fence;
 }
 
 std::vector<FenceRef> BufferStorage::acquire(const RangeSet& need, unsigned slot,

@@ -32,6 +32,9 @@ class QueueProvider {
 public:
   virtual ~QueueProvider() = default;
   virtual cl_command_queue queue(unsigned slot) = 0;
+  // Whether commands need events of their own (profiling, measurements); without, they may be
+  // enqueued eventless (device/Enqueue.h).
+  virtual bool timesCommands() { return true; }
 };
 
 enum class TransferKind { HostToDevice, DeviceToHost, DeviceToDevice };

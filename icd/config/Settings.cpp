@@ -61,6 +61,11 @@ const std::vector<SettingSpec>& settingSpecs() {
        "Host writes go to the devices at once (1): to those that held the overwritten bytes, or "
        "else to the device that ran most of the recent work. 0: only when a kernel reads them.",
        "0"},
+      {"CLSPLIT_EVENTLESS", "1",
+       "Real commands that nothing times (no run report, trace, adaptive strategy or profiling "
+       "queue) are enqueued without an event (1); a marker stands in for their events when "
+       "something waits on them. 0: an event per real command.",
+       "0"},
       {"CLSPLIT_TEST_FORCE_STAGING", "",
        "Testing only: copy between devices of one platform through host memory even when they "
        "share it (as between discrete GPUs), so CPU-only test machines exercise that path.",

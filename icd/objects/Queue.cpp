@@ -3,6 +3,7 @@
 
 #include "icd/api/InfoQuery.h"
 #include "icd/objects/Device.h"
+#include "icd/runtime/Runtime.h"
 
 namespace clsplit::icd {
 
@@ -31,6 +32,10 @@ cl_command_queue Queue::realQueue(unsigned s) {
     q = device::RealQueue::adopt(real);
   }
   return q.get();
+}
+
+bool Queue::timesCommands() {
+  return profiling() || measuring_.load(std::memory_order_relaxed) || runtime::Runtime::get().commandsTimed();
 }
 
 void Queue::recordCommand(const device::FenceRef& done) {

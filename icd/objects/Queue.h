@@ -7,6 +7,7 @@
 #include "device/Fence.h"
 #include "icd/objects/Context.h"
 
+#include <atomic>
 #include <mutex>
 #include <vector>
 
@@ -28,6 +29,10 @@ public:
   // The real queue of device slot `slot` (created on first use).
   cl_command_queue realQueue(unsigned slot);
   cl_command_queue queue(unsigned slot) override { return realQueue(slot); }
+  // The application profiles this queue's commands, or clsplit times them (all of them, or
+  // those of the launch being enqueued while measuring() is on).
+  bool timesCommands() override;
+  void setMeasuring(bool on) { measuring_.store(on, std::memory_order_relaxed); }
   const SlotContext& slot(unsigned s) const { return context_->slot(s); }
 
   // Records the completion fence of a command just planned on this queue.
@@ -68,6 +73,7 @@ private:
   std::vector<device::FenceRef> outstanding_;  // commands not known to be complete
   std::vector<device::FenceRef> background_;   // clsplit's own work not known to be complete
   device::FenceRef gate_;
+  std::atomic<bool> measuring_{false};
   std::vector<HostAccess> hostAccesses_;
 };
 

@@ -3,6 +3,7 @@
 #include "icd/runtime/Commands.h"
 
 #include "device/Clock.h"
+#include "device/Enqueue.h"
 #include "device/HostExecutor.h"
 #include "icd/runtime/Runtime.h"
 #include "icd/runtime/RunReport.h"
@@ -15,14 +16,26 @@
 namespace clsplit::icd::runtime {
 
 using buffer::HostBlock;
-using device::RealEvent;
-using device::RealEventFence;
 using device::WaitList;
 
 namespace {
 
-FenceRef enqueued(cl_event event, const SlotContext& slot, cl_command_queue queue, uint64_t at) {
-  return std::make_shared<RealEventFence>(RealEvent::adopt(event), slot.context, queue, at);
+// Enqueues one real command on `slot`'s queue after `waits`, through
+// enqueue(real queue, wait count, wait list, &event or null); returns its fence.
+template <class Enqueue>
+FenceRef enqueueOn(Queue& q, unsigned slot, const std::vector<FenceRef>& waits, const char* what,
+                   Enqueue&& enqueue) {
+  cl_command_queue real = q.realQueue(slot);
+  WaitList wl(q.slot(slot).context, real);
+  wl.add(waits);
+  FenceRef fence;
+  device::check(device::enqueueCommand(real, q.slot(slot).context, wl, q.timesCommands(),
+                                       [&](cl_uint n, const cl_event* list, cl_event* event) {
+                                         return enqueue(real, n, list, event);
+                                       },
+                                       fence),
+                what);
+  return fence;
 }
 
 void append(std::vector<FenceRef>& to, const std::vector<FenceRef>& more) {
@@ -140,16 +153,13 @@ FenceRef copyBuffer(Queue& q, Mem& src, Mem& dst, size_t srcOffset, size_t dstOf
   unsigned slot = static_cast<unsigned>(best);
   append(waits, src.storage().acquire(RangeSet{from}, slot, q, &log));
   append(waits, dst.storage().writeHazards(slot));
-  cl_command_queue real = q.realQueue(slot);
-  WaitList wl(q.slot(slot).context, real);
-  wl.add(waits);
-  cl_event event = nullptr;
-  uint64_t at = device::hostNowNs();
-  device::check(device::call(&cl_icd_dispatch::clEnqueueCopyBuffer, real, src.storage().deviceBuffer(slot),
-                             dst.storage().deviceBuffer(slot), static_cast<size_t>(from.lo),
-                             static_cast<size_t>(to.lo), size, wl.size(), wl.data(), &event),
-                "clEnqueueCopyBuffer");
-  FenceRef done = enqueued(event, q.slot(slot), real, at);
+  FenceRef done = enqueueOn(q, slot, waits, "clEnqueueCopyBuffer",
+                            [&](cl_command_queue real, cl_uint n, const cl_event* list, cl_event* event) {
+                              return device::call(&cl_icd_dispatch::clEnqueueCopyBuffer, real,
+                                                  src.storage().deviceBuffer(slot), dst.storage().deviceBuffer(slot),
+                                                  static_cast<size_t>(from.lo), static_cast<size_t>(to.lo), size,
+                                                  n, list, event);
+                            });
   src.storage().noteRead(slot, done);
   dst.storage().noteWrite(slot, done);
   dst.storage().publishWrite(RangeSet{to}, slot, done, 0);
@@ -170,17 +180,14 @@ FenceRef fillBuffer(Queue& q, Mem& mem, const void* pattern, size_t patternSize,
   if (slots.empty()) slots.push_back(defaultSlot());
   std::vector<FenceRef> fences;
   for (unsigned slot : slots) {
-    cl_command_queue real = q.realQueue(slot);
-    WaitList wl(q.slot(slot).context, real);
-    wl.add(waits);
-    wl.add(storage.writeHazards(slot));
-    cl_event event = nullptr;
-    uint64_t at = device::hostNowNs();
-    device::check(device::call(&cl_icd_dispatch::clEnqueueFillBuffer, real, storage.deviceBuffer(slot),
-                               pattern, patternSize, static_cast<size_t>(range.lo), size, wl.size(),
-                               wl.data(), &event),
-                  "clEnqueueFillBuffer");
-    FenceRef f = enqueued(event, q.slot(slot), real, at);
+    std::vector<FenceRef> after = waits;
+    append(after, storage.writeHazards(slot));
+    FenceRef f = enqueueOn(q, slot, after, "clEnqueueFillBuffer",
+                           [&](cl_command_queue real, cl_uint n, const cl_event* list, cl_event* event) {
+                             return device::call(&cl_icd_dispatch::clEnqueueFillBuffer, real,
+                                                 storage.deviceBuffer(slot), pattern, patternSize,
+                                                 static_cast<size_t>(range.lo), size, n, list, event);
+                           });
     storage.noteWrite(slot, f);
     if (fences.empty()) storage.publishWrite(RangeSet{range}, slot, f, 0);
     else storage.publishCopy(RangeSet{range}, slot, f, 0);
@@ -215,17 +222,13 @@ FenceRef readBufferRect(Queue& q, Mem& mem, const Rect& buffer, const Rect& host
     int best = storage.bestDeviceHolder(rows);
     unsigned slot = best < 0 ? defaultSlot() : static_cast<unsigned>(best);
     append(waits, storage.acquire(rows, slot, q, &log));
-    cl_command_queue real = q.realQueue(slot);
-    WaitList wl(q.slot(slot).context, real);
-    wl.add(waits);
-    cl_event event = nullptr;
-    uint64_t at = device::hostNowNs();
-    device::check(device::call(&cl_icd_dispatch::clEnqueueReadBufferRect, real, mem.realFor(slot),
-                               cl_bool(CL_FALSE), buffer.origin.data(), host.origin.data(), region.data(),
-                               buffer.rowPitch, buffer.slicePitch, host.rowPitch, host.slicePitch, ptr,
-                               wl.size(), wl.data(), &event),
-                  "clEnqueueReadBufferRect");
-    done = enqueued(event, q.slot(slot), real, at);
+    done = enqueueOn(q, slot, waits, "clEnqueueReadBufferRect",
+                     [&](cl_command_queue real, cl_uint n, const cl_event* list, cl_event* event) {
+                       return device::call(&cl_icd_dispatch::clEnqueueReadBufferRect, real, mem.realFor(slot),
+                                           cl_bool(CL_FALSE), buffer.origin.data(), host.origin.data(),
+                                           region.data(), buffer.rowPitch, buffer.slicePitch, host.rowPitch,
+                                           host.slicePitch, ptr, n, list, event);
+                     });
     storage.noteRead(slot, done);
   }
   q.noteHostAccess(out + hostRows.hull().lo, hostRows.hull().size(), true, done);
@@ -276,17 +279,13 @@ FenceRef copyBufferRect(Queue& q, Mem& src, Mem& dst, const Rect& srcRect, const
   buffer::TransferLog log;
   append(waits, src.storage().acquire(from, slot, q, &log));
   append(waits, dst.storage().writeHazards(slot));
-  cl_command_queue real = q.realQueue(slot);
-  WaitList wl(q.slot(slot).context, real);
-  wl.add(waits);
-  cl_event event = nullptr;
-  uint64_t at = device::hostNowNs();
-  device::check(device::call(&cl_icd_dispatch::clEnqueueCopyBufferRect, real, src.realFor(slot),
-                             dst.realFor(slot), srcRect.origin.data(), dstRect.origin.data(),
-                             region.data(), srcRect.rowPitch, srcRect.slicePitch, dstRect.rowPitch,
-                             dstRect.slicePitch, wl.size(), wl.data(), &event),
-                "clEnqueueCopyBufferRect");
-  FenceRef done = enqueued(event, q.slot(slot), real, at);
+  FenceRef done = enqueueOn(q, slot, waits, "clEnqueueCopyBufferRect",
+                            [&](cl_command_queue real, cl_uint n, const cl_event* list, cl_event* event) {
+                              return device::call(&cl_icd_dispatch::clEnqueueCopyBufferRect, real, src.realFor(slot),
+                                                  dst.realFor(slot), srcRect.origin.data(), dstRect.origin.data(),
+                                                  region.data(), srcRect.rowPitch, srcRect.slicePitch,
+                                                  dstRect.rowPitch, dstRect.slicePitch, n, list, event);
+                            });
   src.storage().noteRead(slot, done);
   dst.storage().noteWrite(slot, done);
   dst.storage().publishWrite(to, slot, done, 0);

@@ -8,6 +8,7 @@
 
 #include "buffer-manager/storage/AtomicMerge.h"
 #include "device/Clock.h"
+#include "device/Enqueue.h"
 #include "device/HostExecutor.h"
 #include "icd/runtime/RunReport.h"
 #include "icd/runtime/Runtime.h"
@@ -116,6 +117,13 @@ FenceRef launchKernel(Queue& queue, Kernel& kernel, const NDRange& appRange, std
   std::unique_lock plan(context.planMutex());
   HostSpan span("plan launch");
   partition::LaunchPlan decision = rt.partitioner().plan(request);
+  // The launch's commands get events of their own when the partitioner measures it.
+  struct Measuring {
+    Queue& queue;
+    explicit Measuring(Queue& q, bool on) : queue(q) { queue.setMeasuring(on); }
+    ~Measuring() { queue.setMeasuring(false); }
+  };
+  std::optional<Measuring> measuring(std::in_place, queue, decision.measure);
 
   // 3-4. Instantiate each slice's regions; check the slices are safe to run apart (if not,
   //      the whole range runs on one device).
@@ -194,19 +202,20 @@ FenceRef launchKernel(Queue& queue, Kernel& kernel, const NDRange& appRange, std
       global[dim] = (work.slice.groupEnd - work.slice.groupBegin) * range.local[dim];
     }
     bool passLocal = localGiven || split;
-    cl_event event = nullptr;
-    uint64_t at = device::hostNowNs();
-    cl_int err = device::call(&cl_icd_dispatch::clEnqueueNDRangeKernel, real, k, cl_uint(range.dims),
+    FenceRef f;
+    cl_int err = device::enqueueCommand(
+        real, queue.slot(slot).context, wl, queue.timesCommands(),
+        [&](cl_uint n, const cl_event* list, cl_event* event) {
+          return device::call(&cl_icd_dispatch::clEnqueueNDRangeKernel, real, k, cl_uint(range.dims),
                               static_cast<const size_t*>(offset), static_cast<const size_t*>(global),
-                              passLocal ? static_cast<const size_t*>(local) : nullptr, wl.size(),
-                              wl.data(), &event);
+                              passLocal ? static_cast<const size_t*>(local) : nullptr, n, list, event);
+        },
+        f);
     if (err != CL_SUCCESS) {
       log().warn("clEnqueueNDRangeKernel({}) failed on {}: {}", kernel.name(),
                  rt.slots()[slot].device->name, errorName(err));
       return err;
     }
-    FenceRef f = std::make_shared<device::RealEventFence>(device::RealEvent::adopt(event),
-                                                          queue.slot(slot).context, real, at);
     for (const auto& use : work.uses) {
       use.storage->noteRead(slot, f);
       if (use.writes()) use.storage->noteWrite(slot, f);
@@ -350,6 +359,7 @@ FenceRef launchKernel(Queue& queue, Kernel& kernel, const NDRange& appRange, std
     trace->transfers(transfers);
     span.setArgs("\"kernel\": \"" + kernel.name() + "\", \"split\": " + (split ? "true" : "false"));
   }
+  measuring.reset();
   plan.unlock();
 
   std::vector<uint64_t> groupsPerSlot(slots, 0);
@@ -357,7 +367,7 @@ FenceRef launchKernel(Queue& queue, Kernel& kernel, const NDRange& appRange, std
     if (kernelFence[i]) groupsPerSlot[ranOn[i]] += slices[i].slice.groupEnd - slices[i].slice.groupBegin;
   rt.report().noteTransfers(transfers);
   rt.report().noteLaunch(kernel.name(), groupsPerSlot, split, fallback, subKernels, transfers);
-  rt.recordLaunch(decision.launchId, subKernels, groupsPerSlot, transfers);
+  rt.recordLaunch(decision.launchId, decision.measure, subKernels, groupsPerSlot, transfers);
 
   if (partial) // the directory knows what ran; the application learns that the launch failed
     throw Error(rejection, "a device rejected its part of the kernel launch after others had started theirs");

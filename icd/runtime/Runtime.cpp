@@ -1,10 +1,12 @@
 // Runtime initialisation and device selection.
 #include "icd/runtime/Runtime.h"
 
+#include "device/Enqueue.h"
 #include "device/FaultInjection.h"
 #include "icd/config/DeviceSelection.h"
 #include "icd/runtime/HostTime.h"
 #include "icd/runtime/RunReport.h"
+#include "icd/runtime/Trace.h"
 #include "partitioner/Partitioner.h"
 #include "support/Log.h"
 
@@ -24,6 +26,7 @@ Runtime::Runtime() : settings_(&Settings::process()) {
   for (const auto& s : settings_->nonDefaults()) log().info("setting {}", s);
 
   vendors_ = device::Vendors::load(settings_->value("CLSPLIT_VENDORS"));
+  device::setEventlessCommands(settings_->value("CLSPLIT_EVENTLESS") != "0");
   if (const std::string& faults = settings_->value("CLSPLIT_TEST_FAULTS"); !faults.empty()) {
     std::vector<cl_device_id> handles;
     for (const auto& d : vendors_.devices()) handles.push_back(d.handle);
@@ -104,6 +107,14 @@ std::string Runtime::partitionerJson() {
   return partitioner_ ? partitioner_->reportJson() : std::string();
 }
 
+bool Runtime::commandsTimed() {
+  std::call_once(timedOnce_, [this] {
+    bool reporting = !settings_->value("CLSPLIT_REPORT").empty() || settings_->value("CLSPLIT_SUMMARY") == "1";
+    commandsTimed_ = reporting || Trace::active();
+  });
+  return commandsTimed_;
+}
+
 RunReport& Runtime::report() {
   std::call_once(reportOnce_, [this] {
     bool json = !settings().value("CLSPLIT_REPORT").empty();
@@ -115,12 +126,14 @@ RunReport& Runtime::report() {
   return *report_;
 }
 
-void Runtime::recordLaunch(uint64_t launchId,
+void Runtime::recordLaunch(uint64_t launchId, bool measured,
                            const std::vector<std::pair<unsigned, device::FenceRef>>& subKernels,
                            const std::vector<uint64_t>& groupsPerSlot,
                            const buffer::TransferLog& transfers) {
   auto& p = partitioner();
-  if (!p.usesMeasurements()) return;
+  // An unmeasured launch tells nothing, volumes included (their zero observations come with
+  // the kernel times).
+  if (!p.usesMeasurements() || !measured) return;
   for (const auto& t : transfers)
     if (t.to >= 0) // bytes from the host count too (kHostProducer): they favour cheap host links
       p.reportDependencyVolume(launchId, static_cast<unsigned>(t.to), t.producer, t.bytes);

@@ -45,10 +45,16 @@ public:
   // The partitioner's state as JSON (for the run report; measurements still in flight omitted).
   std::string partitionerJson();
   RunReport& report();
+  // Whether every real command needs an event of its own for clsplit's sake (the run report's
+  // device times, the trace); otherwise commands may go without one (device/Enqueue.h), except
+  // those of launches the partitioner measures (LaunchPlan::measure).
+  bool commandsTimed();
 
   // Feeds the partitioner's models from one launch: device times and transfer times when their
   // fences complete (from the completion callbacks), dependency volumes now.
-  void recordLaunch(uint64_t launchId, const std::vector<std::pair<unsigned, device::FenceRef>>& subKernels,
+  // Times are fed only for a launch the partitioner asked to measure.
+  void recordLaunch(uint64_t launchId, bool measured,
+                    const std::vector<std::pair<unsigned, device::FenceRef>>& subKernels,
                     const std::vector<uint64_t>& groupsPerSlot, const buffer::TransferLog& transfers);
 
 private:
@@ -58,7 +64,8 @@ private:
   device::Vendors vendors_;
   std::vector<DeviceSlot> slots_;
   unsigned singleSlot_ = 0;
-  std::once_flag partitionerOnce_, reportOnce_;
+  std::once_flag partitionerOnce_, reportOnce_, timedOnce_;
+  bool commandsTimed_ = true;
   std::unique_ptr<partition::Partitioner> partitioner_;
   std::unique_ptr<RunReport> report_;
 };

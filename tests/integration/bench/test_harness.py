@@ -192,7 +192,11 @@ class FakeClsplitTest(unittest.TestCase):
             self.assertEqual(uniform["env"]["CLSPLIT_STRATEGY"], "uniform")
             self.assertEqual(uniform["env"]["CLSPLIT_DEVICES"], "all")
             self.assertNotIn("--platform", uniform["command"])  # the program picks its device itself
-            self.assertEqual(uniform["note"], "no clsplit report written")
+            self.assertNotIn("CLSPLIT_REPORT", uniform["env"])  # timed runs do not pay for a report
+            report_runs = [r for r in records if r["config"] == "clsplit[0,1]:uniform" and r.get("report_run")]
+            self.assertEqual(len(report_runs), 1)
+            self.assertIn("CLSPLIT_REPORT", report_runs[0]["env"])
+            self.assertEqual(report_runs[0]["note"], "no clsplit report written")
             self.assertEqual(by_config["clsplit[0,1]:oracle"]["status"], "not-run")
             shutil.rmtree(out)
 

@@ -1,0 +1,151 @@
+// Commands without events: a queue's tail of such commands, the marker that stands in for
+// their events once something waits on one of them, and their fences.
+#include "device/Enqueue.h"
+
+#include "device/Clock.h"
+#include "support/Log.h"
+
+#include <atomic>
+#include <mutex>
+#include <unordered_map>
+
+namespace clsplit::device {
+
+namespace {
+
+std::atomic<bool> eventlessAllowed{true};
+
+// Commands enqueued without an event since the queue's last marker or evented command: the
+// first fence of them that is waited on gets the marker, which every one of them then shares.
+struct Batch {
+  std::atomic<bool> closed{false};
+  FenceRef marker; // set once, before `closed`
+};
+
+// One real in-order queue as seen by its eventless commands (kept alive by their fences; it
+// holds a reference to the queue so that the handle is not reused meanwhile).
+class QueueTail : public std::enable_shared_from_this<QueueTail> {
+public:
+  QueueTail(cl_command_queue queue, cl_context context)
+      : queue_(RealQueue::retainOf(queue)), context_(context) {}
+
+  static std::shared_ptr<QueueTail> of(cl_command_queue queue, cl_context context) {
+    static std::mutex registryMutex;
+    static auto* registry = new std::unordered_map<cl_command_queue, std::weak_ptr<QueueTail>>;
+    std::lock_guard lock(registryMutex);
+    auto& entry = (*registry)[queue];
+    if (auto tail = entry.lock()) return tail;
+    if (registry->size() > 256) std::erase_if(*registry, [](const auto& e) { return e.second.expired(); });
+    auto tail = std::make_shared<QueueTail>(queue, context);
+    (*registry)[queue] = tail;
+    return tail;
+  }
+
+  cl_command_queue queue() const { return queue_.get(); }
+
+  cl_int enqueue(const WaitList& waits, bool timed, const EnqueueCall& call, FenceRef& fence);
+
+  // The marker standing for `batch` (enqueued now if it has none yet).
+  FenceRef markerFor(const std::shared_ptr<Batch>& batch) {
+    if (batch->closed.load(std::memory_order_acquire)) return batch->marker;
+    std::lock_guard lock(mutex_);
+    if (!batch->closed.load()) closeWithMarker();
+    return batch->marker;
+  }
+
+private:
+  // Ends the open batch with a marker enqueued now: it completes after every command before it.
+  void closeWithMarker() {
+    cl_event event = nullptr;
+    uint64_t at = hostNowNs();
+    cl_int err = CL_INVALID_OPERATION;
+    try {
+      err = call(&cl_icd_dispatch::clEnqueueMarkerWithWaitList, queue_.get(), 0u,
+                 static_cast<const cl_event*>(nullptr), &event);
+    } catch (const Error&) { // an OpenCL 1.1 vendor
+    }
+    if (err != CL_SUCCESS) err = call(&cl_icd_dispatch::clEnqueueMarker, queue_.get(), &event);
+    FenceRef marker;
+    if (err == CL_SUCCESS) {
+      marker = std::make_shared<RealEventFence>(RealEvent::adopt(event), context_, queue_.get(), at);
+    } else { // no marker: wait for the queue instead (correct, only slower)
+      log().warn("clEnqueueMarker failed ({}): waiting for the queue instead", errorName(err));
+      call(&cl_icd_dispatch::clFinish, queue_.get());
+      marker = completedFence();
+    }
+    close(marker);
+  }
+
+  void close(const FenceRef& marker) {
+    if (!open_) return;
+    open_->marker = marker;
+    open_->closed.store(true, std::memory_order_release);
+    open_.reset();
+  }
+
+  RealQueue queue_;
+  cl_context context_;
+  std::mutex mutex_;
+  std::shared_ptr<Batch> open_; // eventless commands not yet covered by a marker
+};
+
+// The fence of a command enqueued without an event.
+class EventlessFence final : public Fence {
+public:
+  EventlessFence(std::shared_ptr<QueueTail> tail, std::shared_ptr<Batch> batch)
+      : tail_(std::move(tail)), batch_(std::move(batch)) {}
+
+  cl_int status() override { return marker()->status(); }
+  bool knownComplete() override {
+    return batch_->closed.load(std::memory_order_acquire) && batch_->marker->knownComplete();
+  }
+  void appendWaitEvents(cl_context context, std::vector<RealEvent>& out) override {
+    marker()->appendWaitEvents(context, out);
+  }
+  void onComplete(std::function<void(cl_int)> fn) override { marker()->onComplete(std::move(fn)); }
+  cl_command_queue queue() const override { return tail_->queue(); }
+  void flush() override {
+    if (batch_->closed.load(std::memory_order_acquire)) batch_->marker->flush();
+    else call(&cl_icd_dispatch::clFlush, tail_->queue());
+  }
+  cl_int wait() override { return marker()->wait(); }
+  // The marker's times are not the command's: an eventless command has no profile.
+
+private:
+  FenceRef marker() { return tail_->markerFor(batch_); }
+
+  std::shared_ptr<QueueTail> tail_;
+  std::shared_ptr<Batch> batch_;
+};
+
+cl_int QueueTail::enqueue(const WaitList& waits, bool timed, const EnqueueCall& enqueue, FenceRef& fence) {
+  std::lock_guard lock(mutex_);
+  // A marker enqueued later waits for every command before it. Were one of those to wait on
+  // another queue, a user event or host work, a marker asked for by what that waits for would
+  // never complete: the open batch gets its marker before such a command.
+  if (waits.size() > 0 && open_) closeWithMarker();
+  const bool evented = timed || !eventlessAllowed.load(std::memory_order_relaxed);
+  cl_event event = nullptr;
+  uint64_t at = hostNowNs();
+  cl_int err = enqueue(waits.size(), waits.data(), evented ? &event : nullptr);
+  if (err != CL_SUCCESS) return err;
+  if (evented) {
+    fence = std::make_shared<RealEventFence>(RealEvent::adopt(event), context_, queue_.get(), at);
+    close(fence); // in order: this command completes after the open batch's
+    return CL_SUCCESS;
+  }
+  if (!open_) open_ = std::make_shared<Batch>();
+  fence = std::make_shared<EventlessFence>(shared_from_this(), open_);
+  return CL_SUCCESS;
+}
+
+} // namespace
+
+cl_int enqueueCommand(cl_command_queue queue, cl_context context, const WaitList& waits, bool timed,
+                      const EnqueueCall& enqueue, FenceRef& fence) {
+  return QueueTail::of(queue, context)->enqueue(waits, timed, enqueue, fence);
+}
+
+void setEventlessCommands(bool allowed) { eventlessAllowed.store(allowed); }
+
+} // namespace clsplit::device

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Runs on the GPU machine (device tool) with .device/ carried (scripts/gpu-bundle.sh): the host
+# cost of a launch, direct on the first GPU and through clsplit (GPU only: eventless commands on
+# and off; GPU + CPU: split launches), with bench/calls/call_costs.cpp. Medians of REPEAT runs.
+set -uo pipefail
+D=$PWD/.device
+OUT=${OUT:-/tmp/out}
+mkdir -p "$OUT" /tmp/vendors-real /tmp/vendors-gpu "$D/vendors"
+echo "$D/lib/libclsplit.so" > "$D/vendors/clsplit.icd"
+echo libnvidia-opencl.so.1 > /tmp/vendors-real/nvidia.icd
+echo libnvidia-opencl.so.1 > /tmp/vendors-gpu/nvidia.icd
+pocl=$(ls /etc/OpenCL/vendors/*pocl*.icd 2>/dev/null | head -1)
+[[ -n $pocl ]] && cp "$pocl" /tmp/vendors-real/
+export LD_LIBRARY_PATH=$D/lib:/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+export CLSPLIT_VENDORS=/tmp/vendors-real
+gpu=$("$D/bin/clsplit" --list-devices --json | python3 -c "import json,sys; print(next(str(d['index']) for d in json.load(sys.stdin) if d['type']=='GPU'))")
+count=${COUNT:-4000}
+run() { # label, then env assignments; prints the first two rows
+  local label=$1; shift
+  for r in $(seq 1 "${REPEAT:-3}"); do
+    env "$@" "$D/bench/call-costs" --count "$count" | sed -n 2,3p | sed "s/^/$label | /"
+  done
+}
+{
+run "direct GPU" OCL_ICD_VENDORS=/tmp/vendors-gpu
+run "clsplit GPU single, eventless" OCL_ICD_VENDORS=$D/vendors CLSPLIT_DEVICES=$gpu CLSPLIT_EVENTLESS=1
+run "clsplit GPU single, events" OCL_ICD_VENDORS=$D/vendors CLSPLIT_DEVICES=$gpu CLSPLIT_EVENTLESS=0
+run "clsplit GPU+CPU adaptive-comm" OCL_ICD_VENDORS=$D/vendors CLSPLIT_DEVICES=all CLSPLIT_STRATEGY=adaptive-comm
+COUNT=500 run "clsplit GPU+CPU uniform (split)" OCL_ICD_VENDORS=$D/vendors CLSPLIT_DEVICES=all CLSPLIT_STRATEGY=uniform
+} 2>&1 | tee "$OUT/call-costs.log"
