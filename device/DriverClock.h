@@ -13,6 +13,7 @@ namespace clsplit::device {
 struct DriverClock {
   static inline std::atomic<bool> enabled{false};
   static inline thread_local uint64_t spentNs = 0; // this thread's time inside vendor calls
+  static inline thread_local uint64_t calls = 0;   // and their number
 
   static bool on() { return enabled.load(std::memory_order_relaxed); }
 };

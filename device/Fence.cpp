@@ -250,13 +250,18 @@ FenceGroup::FenceGroup(std::vector<FenceRef> parts) : parts_(std::move(parts)) {
 cl_int FenceGroup::status() {
   cl_int own = HostFence::status();
   if (own <= CL_COMPLETE) return own;
-  bool allComplete = true;
+  // Stops at the first part still running (groups nest: a queue folds its record into them),
+  // and remembers a final status, so that asking again costs nothing.
   for (auto& p : parts_) {
     cl_int s = p->status();
-    if (s < 0) return s;
-    allComplete &= s == CL_COMPLETE;
+    if (s < 0) {
+      complete(s);
+      return s;
+    }
+    if (s != CL_COMPLETE) return own;
   }
-  return allComplete ? CL_COMPLETE : own;
+  complete(CL_COMPLETE);
+  return CL_COMPLETE;
 }
 
 bool FenceGroup::profile(uint64_t& start, uint64_t& end) {

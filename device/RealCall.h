@@ -29,6 +29,7 @@ auto invoke(const void* owner, Slot cl_icd_dispatch::*slot, A... args) {
       uint64_t start = hostNowNs();
       auto result = fn(args...);
       DriverClock::spentNs += hostNowNs() - start;
+      ++DriverClock::calls;
       return result;
     }
   }

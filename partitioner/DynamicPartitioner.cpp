@@ -184,7 +184,12 @@ LaunchPlan DynamicPartitioner::plan(const LaunchRequest& request) {
     // bookkeeping (this runs on every launch, on the application's thread).
     std::vector<uint64_t> groups = fixedGroups(request, k);
     noteGroups(ks, groups, request.groups);
-    recordHistory(ks, groupsToRatios(groups), std::nullopt, 0);
+    if (ks.history.empty() || groups != ks.lastFixedGroups) { // the history only records changes
+      recordHistory(ks, groupsToRatios(groups), std::nullopt, 0);
+      ks.lastFixedGroups = groups;
+    } else {
+      ++ks.launches;
+    }
     return LaunchPlan{id, std::move(groups)};
   }
 

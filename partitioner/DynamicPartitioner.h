@@ -70,6 +70,7 @@ private:
     std::deque<HistoryEntry> history;
     std::vector<double> lastRatios;
     uint64_t settledAfter = 0;  // launches until the last ratio change above 2 %
+    std::vector<uint64_t> lastFixedGroups; // fixed strategies: the split of the last history entry
   };
   struct Producer {
     uint64_t launch;

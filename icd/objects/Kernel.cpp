@@ -207,12 +207,16 @@ void Kernel::setHiddenArgs(unsigned slot, const std::array<uint64_t, 4>& offset,
 }
 
 size_t Kernel::maxWorkGroupSize() const {
-  size_t best = SIZE_MAX;
-  const auto& context = program_->context();
-  for (unsigned i = 0; i < slots_.size(); ++i)
-    best = std::min(best, kernelWorkGroupValue<size_t>(slots_[i].kernel.get(), context.slot(i).device,
-                                                       CL_KERNEL_WORK_GROUP_SIZE));
-  return best;
+  // Asked at every launch without a local size: queried once (a driver query costs microseconds).
+  std::call_once(maxGroupOnce_, [this] {
+    size_t best = SIZE_MAX;
+    const auto& context = program_->context();
+    for (unsigned i = 0; i < slots_.size(); ++i)
+      best = std::min(best, kernelWorkGroupValue<size_t>(slots_[i].kernel.get(), context.slot(i).device,
+                                                         CL_KERNEL_WORK_GROUP_SIZE));
+    maxGroup_ = best;
+  });
+  return maxGroup_;
 }
 
 std::array<size_t, 3> Kernel::requiredWorkGroupSize() const {

@@ -70,6 +70,8 @@ private:
   mutable std::mutex mutex_;
   mutable std::once_flag requiredOnce_;
   mutable std::array<size_t, 3> required_{0, 0, 0}; // reqd_work_group_size, asked once
+  mutable std::once_flag maxGroupOnce_;
+  mutable size_t maxGroup_ = 0; // CL_KERNEL_WORK_GROUP_SIZE, the smallest over the devices
   std::vector<Arg> args_;
   std::shared_ptr<void> launchState_;
   struct SlotKernel {

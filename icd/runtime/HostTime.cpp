@@ -30,7 +30,7 @@ std::vector<HostTime::Snapshot> HostTime::snapshot() {
     std::lock_guard lock(registryMutex);
     for (const auto& e : registry())
       if (uint64_t calls = e.calls.load())
-        out.push_back({e.entry, calls, e.totalNs.load(), e.driverNs.load()});
+        out.push_back({e.entry, calls, e.totalNs.load(), e.driverNs.load(), e.driverCalls.load()});
   }
   std::sort(out.begin(), out.end(), [](const Snapshot& a, const Snapshot& b) { return a.totalNs > b.totalNs; });
   return out;

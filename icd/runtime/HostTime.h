@@ -14,7 +14,7 @@ namespace clsplit::icd::runtime {
 
 struct EntryHostTime {
   const char* entry;
-  std::atomic<uint64_t> calls{0}, totalNs{0}, driverNs{0};
+  std::atomic<uint64_t> calls{0}, totalNs{0}, driverNs{0}, driverCalls{0};
 };
 
 class HostTime {
@@ -31,7 +31,7 @@ public:
 
   struct Snapshot {
     std::string entry;
-    uint64_t calls, totalNs, driverNs;
+    uint64_t calls, totalNs, driverNs, driverCalls;
   };
   // Entry points called at least once, most total time first.
   static std::vector<Snapshot> snapshot();
@@ -45,18 +45,20 @@ private:
 class EntryTimer {
 public:
   explicit EntryTimer(EntryHostTime& counters)
-      : counters_(counters), startNs_(device::hostNowNs()), driverAtStart_(device::DriverClock::spentNs) {}
+      : counters_(counters), startNs_(device::hostNowNs()), driverAtStart_(device::DriverClock::spentNs),
+        callsAtStart_(device::DriverClock::calls) {}
   ~EntryTimer() {
     counters_.calls.fetch_add(1, std::memory_order_relaxed);
     counters_.totalNs.fetch_add(device::hostNowNs() - startNs_, std::memory_order_relaxed);
     counters_.driverNs.fetch_add(device::DriverClock::spentNs - driverAtStart_, std::memory_order_relaxed);
+    counters_.driverCalls.fetch_add(device::DriverClock::calls - callsAtStart_, std::memory_order_relaxed);
   }
   EntryTimer(const EntryTimer&) = delete;
   EntryTimer& operator=(const EntryTimer&) = delete;
 
 private:
   EntryHostTime& counters_;
-  uint64_t startNs_, driverAtStart_;
+  uint64_t startNs_, driverAtStart_, callsAtStart_;
 };
 
 } // namespace clsplit::icd::runtime

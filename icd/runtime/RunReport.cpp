@@ -149,6 +149,7 @@ std::string RunReport::json(const std::string& partitionerJson) const {
     const auto& t = times[i];
     out << (i ? "," : "") << "\n    {\"entry\": " << quote(t.entry) << ", \"calls\": " << t.calls
         << ", \"total_ns\": " << t.totalNs << ", \"driver_ns\": " << t.driverNs
+        << ", \"driver_calls\": " << t.driverCalls
         << ", \"own_ns_per_call\": " << (t.totalNs - std::min(t.totalNs, t.driverNs)) / t.calls << "}";
   }
   out << "\n  ],\n";
@@ -189,8 +190,8 @@ std::string RunReport::summary() const {
   out << line;
   for (const auto& t : HostTime::snapshot())
     if (std::string_view(t.entry) == "clEnqueueNDRangeKernel") {
-      std::snprintf(line, sizeof line, "  host time per launch: %.1f us (%.1f us in vendor calls)\n",
-                    t.totalNs / 1e3 / t.calls, t.driverNs / 1e3 / t.calls);
+      std::snprintf(line, sizeof line, "  host time per launch: %.1f us (%.1f us in %.1f vendor calls)\n",
+                    t.totalNs / 1e3 / t.calls, t.driverNs / 1e3 / t.calls, double(t.driverCalls) / t.calls);
       out << line;
     }
   return out.str();

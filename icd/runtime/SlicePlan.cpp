@@ -237,6 +237,7 @@ SlicePlan planSlices(const Kernel& kernel, const std::vector<Kernel::Arg>& args,
 
 std::string LaunchMemo::key(const NDRange& range, const std::vector<Kernel::Arg>& args) {
   std::string k;
+  k.reserve(sizeof range + args.size() * 32);
   auto put = [&k](const void* p, size_t n) { k.append(static_cast<const char*>(p), n); };
   put(&range.dims, sizeof range.dims);
   put(range.offset.data(), sizeof range.offset);
