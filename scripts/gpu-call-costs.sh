@@ -1,17 +1,9 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine (device tool) with .device/ carried (scripts/gpu-bundle.sh): the host
 # cost of a launch, direct on the first GPU and through clsplit (GPU only: eventless commands on
-# and off; GPU + CPU: split launches), with bench/calls/call_costs.cpp. Medians of REPEAT runs.
+# and off; GPU + CPU: split launches), with bench/calls/call_costs.cpp, REPEAT runs each.
 set -uo pipefail
-D=$PWD/.device
-OUT=${OUT:-/tmp/out}
-mkdir -p "$OUT" /tmp/vendors-real /tmp/vendors-gpu "$D/vendors"
-echo "$D/lib/libclsplit.so" > "$D/vendors/clsplit.icd"
-echo libnvidia-opencl.so.1 > /tmp/vendors-real/nvidia.icd
-echo libnvidia-opencl.so.1 > /tmp/vendors-gpu/nvidia.icd
-pocl=$(ls /etc/OpenCL/vendors/*pocl*.icd 2>/dev/null | head -1)
-[[ -n $pocl ]] && cp "$pocl" /tmp/vendors-real/
-export LD_LIBRARY_PATH=$D/lib:/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+source scripts/gpu-vendors.sh
 export CLSPLIT_VENDORS=/tmp/vendors-real
 gpu=$("$D/bin/clsplit" --list-devices --json | python3 -c "import json,sys; print(next(str(d['index']) for d in json.load(sys.stdin) if d['type']=='GPU'))")
 count=${COUNT:-4000}

@@ -4,16 +4,7 @@
 # then through clsplit on all devices (GPUs and the CPU, two vendors) with several strategies;
 # every output byte must match the reference. Prints one line per run and a summary.
 set -uo pipefail
-D=$PWD/.device
-OUT=${OUT:-/tmp/out}
-mkdir -p "$OUT" /tmp/vendors-real /tmp/vendors-gpu "$D/vendors"
-echo "$D/lib/libclsplit.so" > "$D/vendors/clsplit.icd"
-echo libnvidia-opencl.so.1 > /tmp/vendors-real/nvidia.icd
-echo libnvidia-opencl.so.1 > /tmp/vendors-gpu/nvidia.icd
-pocl=$(ls /etc/OpenCL/vendors/*pocl*.icd 2>/dev/null | head -1)
-mkdir -p /tmp/vendors-cpu
-[[ -n $pocl ]] && cp "$pocl" /tmp/vendors-real/ && cp "$pocl" /tmp/vendors-cpu/
-export LD_LIBRARY_PATH=$D/lib:/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+source scripts/gpu-vendors.sh
 strategies=${STRATEGIES:-"uniform static:0.3,0.7 static:0,1 adaptive-comm"}
 pass=0 fail=0
 for prog in "$D"/itest/itest_*; do

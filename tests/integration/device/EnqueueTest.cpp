@@ -144,3 +144,35 @@ TEST_CASE("with eventless commands off, every command has its event", "[enqueue]
   CHECK(dynamic_cast<RealEventFence*>(f.get()) != nullptr);
   REQUIRE(f->wait() == CL_COMPLETE);
 }
+
+namespace {
+// A host fence that counts how often its status is asked.
+struct CountingFence final : HostFence {
+  int asked = 0;
+  cl_int status() override {
+    ++asked;
+    return HostFence::status();
+  }
+};
+} // namespace
+
+TEST_CASE("a fence group stops at its first running part and remembers its final status", "[fence]") {
+  auto first = std::make_shared<CountingFence>(), second = std::make_shared<CountingFence>();
+  FenceRef group = allOf({first, second});
+  CHECK(group->status() > CL_COMPLETE);
+  CHECK(first->asked == 1);
+  CHECK(second->asked == 0); // not asked while the first is running
+  first->complete(CL_COMPLETE);
+  second->complete(CL_COMPLETE);
+  CHECK(group->status() == CL_COMPLETE);
+  int before = first->asked + second->asked;
+  CHECK(group->status() == CL_COMPLETE);
+  CHECK(group->knownComplete());
+  CHECK(first->asked + second->asked == before); // remembered
+  // A failed part fails the group.
+  auto ok = std::make_shared<CountingFence>(), bad = std::make_shared<CountingFence>();
+  FenceRef failing = allOf({ok, bad});
+  ok->complete(CL_COMPLETE);
+  bad->complete(-5);
+  CHECK(failing->status() == -5);
+}
