@@ -287,6 +287,10 @@ SequenceLp::Result SequenceLp::evaluate(const CostModel& model, const ActiveSet&
   Result r;
   load(model, active);
   if (needCrash_) {
+    // Scaled once per fresh problem (the coefficients span ns-per-group to bytes): the simplex
+    // from the crash basis then takes far fewer steps; later updates keep these factors.
+    glp_term_out(GLP_OFF); // GLPK prints its scaling otherwise, into the application's output
+    glp_scale_prob(lp_, GLP_SF_AUTO);
     crashBasis(model, active);
     needCrash_ = false;
   }
