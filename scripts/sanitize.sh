@@ -30,6 +30,6 @@ fi
 if [[ $what == tsan || $what == all ]]; then
   configure_and_build build-tsan "thread"
   LD_PRELOAD="$(gcc -print-file-name=libtsan.so)" TSAN_OPTIONS="halt_on_error=1 report_signal_unsafe=0" \
-    ctest --test-dir build-tsan -R "integration\.(threads|events|queues|lifetime)\." -j"$jobs" \
+    ctest --test-dir build-tsan -R "integration\.(threads|events|queues|lifetime|device)\." -j"$jobs" \
       --output-on-failure --timeout 900 | tee build-tsan/sanitize.log
 fi
