@@ -15,6 +15,13 @@ namespace {
 
 std::atomic<bool> eventlessAllowed{true};
 
+// Positions of commands in their queues: one counter for all queues, so that they keep growing
+// even when a queue's tail is made anew (taken under the tail's lock: in enqueue order).
+uint64_t nextPosition() {
+  static std::atomic<uint64_t> counter{0};
+  return ++counter;
+}
+
 // Commands enqueued without an event since the queue's last marker or evented command: the
 // first fence of them that is waited on gets the marker, which every one of them then shares.
 struct Batch {
@@ -67,7 +74,7 @@ private:
     if (err != CL_SUCCESS) err = call(&cl_icd_dispatch::clEnqueueMarker, queue_.get(), &event);
     FenceRef marker;
     if (err == CL_SUCCESS) {
-      marker = std::make_shared<RealEventFence>(RealEvent::adopt(event), context_, queue_.get(), at);
+      marker = std::make_shared<RealEventFence>(RealEvent::adopt(event), context_, queue_.get(), at, nextPosition());
     } else { // no marker: wait for the queue instead (correct, only slower)
       log().warn("clEnqueueMarker failed ({}): waiting for the queue instead", errorName(err));
       call(&cl_icd_dispatch::clFinish, queue_.get());
@@ -92,8 +99,8 @@ private:
 // The fence of a command enqueued without an event.
 class EventlessFence final : public Fence {
 public:
-  EventlessFence(std::shared_ptr<QueueTail> tail, std::shared_ptr<Batch> batch)
-      : tail_(std::move(tail)), batch_(std::move(batch)) {}
+  EventlessFence(std::shared_ptr<QueueTail> tail, std::shared_ptr<Batch> batch, uint64_t position)
+      : tail_(std::move(tail)), batch_(std::move(batch)), position_(position) {}
 
   cl_int status() override { return marker()->status(); }
   bool knownComplete() override {
@@ -104,6 +111,7 @@ public:
   }
   void onComplete(std::function<void(cl_int)> fn) override { marker()->onComplete(std::move(fn)); }
   cl_command_queue queue() const override { return tail_->queue(); }
+  uint64_t positionInQueue() const override { return position_; }
   void flush() override {
     if (batch_->closed.load(std::memory_order_acquire)) batch_->marker->flush();
     else call(&cl_icd_dispatch::clFlush, tail_->queue());
@@ -116,6 +124,7 @@ private:
 
   std::shared_ptr<QueueTail> tail_;
   std::shared_ptr<Batch> batch_;
+  uint64_t position_;
 };
 
 cl_int QueueTail::enqueue(const WaitList& waits, bool timed, const EnqueueCall& enqueue, FenceRef& fence) {
@@ -130,12 +139,12 @@ cl_int QueueTail::enqueue(const WaitList& waits, bool timed, const EnqueueCall& 
   cl_int err = enqueue(waits.size(), waits.data(), evented ? &event : nullptr);
   if (err != CL_SUCCESS) return err;
   if (evented) {
-    fence = std::make_shared<RealEventFence>(RealEvent::adopt(event), context_, queue_.get(), at);
+    fence = std::make_shared<RealEventFence>(RealEvent::adopt(event), context_, queue_.get(), at, nextPosition());
     close(fence); // in order: this command completes after the open batch's
     return CL_SUCCESS;
   }
   if (!open_) open_ = std::make_shared<Batch>();
-  fence = std::make_shared<EventlessFence>(shared_from_this(), open_);
+  fence = std::make_shared<EventlessFence>(shared_from_this(), open_, nextPosition());
   return CL_SUCCESS;
 }
 

@@ -38,6 +38,9 @@ public:
   // The real queue this fence's command runs on (commands on the same in-order queue need not
   // wait on it), or nullptr.
   virtual cl_command_queue queue() const { return nullptr; }
+  // The command's position in its queue (increasing with enqueue order; 0: unknown). Of two
+  // fences of one queue, the later one's completion implies the earlier one's.
+  virtual uint64_t positionInQueue() const { return 0; }
 
   // Submits the real commands this fence waits for (clFlush of their queues). Commands are not
   // flushed one by one (a flush costs microseconds on NVIDIA): whoever makes progress depend on
@@ -58,8 +61,9 @@ public:
   // `enqueuedAtNs`: host time taken just before the real enqueue; it maps the device's
   // profiling clock onto the host clock (the device stamps CL_PROFILING_COMMAND_QUEUED then).
   RealEventFence(RealEvent event, cl_context context, cl_command_queue queue,
-                 uint64_t enqueuedAtNs)
-      : event_(std::move(event)), context_(context), queue_(queue), enqueuedAtNs_(enqueuedAtNs) {}
+                 uint64_t enqueuedAtNs, uint64_t position = 0)
+      : event_(std::move(event)), context_(context), queue_(queue), enqueuedAtNs_(enqueuedAtNs),
+        position_(position) {}
 
   cl_int status() override;
   bool knownComplete() override { return finalStatus_.load(std::memory_order_acquire) == CL_COMPLETE; }
@@ -67,6 +71,7 @@ public:
   // One driver callback per event, however many functions wait for it.
   void onComplete(std::function<void(cl_int)> fn) override;
   cl_command_queue queue() const override { return queue_; }
+  uint64_t positionInQueue() const override { return position_; }
   void flush() override;
   cl_int wait() override;
   bool profile(uint64_t& start, uint64_t& end) override;
@@ -81,6 +86,7 @@ private:
   cl_context context_;
   cl_command_queue queue_;
   uint64_t enqueuedAtNs_;
+  uint64_t position_;
   std::atomic<cl_int> finalStatus_{CL_QUEUED}; // cached once <= CL_COMPLETE
   std::mutex mutex_;
   std::vector<std::pair<cl_context, RealEvent>> bridges_;

@@ -44,10 +44,12 @@ std::vector<uint64_t> ratiosToGroups(const std::vector<double>& ratios, uint64_t
   }
   std::vector<size_t> order(n);
   std::iota(order.begin(), order.end(), 0);
-  // Largest remainder first; ties to the larger ratio, then the lower device.
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+  // Largest remainder first; ties to the larger ratio, then the lower device (a total order:
+  // std::sort suffices, and unlike stable_sort it allocates nothing - this runs every launch).
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
     if (remainder[a] != remainder[b]) return remainder[a] > remainder[b];
-    return r[a] > r[b];
+    if (r[a] != r[b]) return r[a] > r[b];
+    return a < b;
   });
   // Fewer groups remain than devices with a positive ratio (up to rounding), so one group each
   // in remainder order; a device with ratio 0 never gets a group.

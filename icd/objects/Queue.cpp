@@ -40,6 +40,22 @@ bool Queue::timesCommands() {
 
 void Queue::recordCommand(const device::FenceRef& done) {
   std::lock_guard lock(mutex_);
+  // The real queues are in order: a command's completion implies that of every earlier command
+  // of its real queue, so the record keeps the latest fence per real queue (and the others).
+  auto keep = [this](const device::FenceRef& f) {
+    if (!f || f->knownComplete()) return;
+    if (cl_command_queue q = f->queue(); q && f->positionInQueue())
+      for (auto& e : outstanding_)
+        if (e->queue() == q && e->positionInQueue()) {
+          if (f->positionInQueue() > e->positionInQueue()) e = f; // else implied by e
+          return;
+        }
+    outstanding_.push_back(f);
+  };
+  if (auto* group = dynamic_cast<device::FenceGroup*>(done.get()))
+    for (const auto& part : group->parts()) keep(part);
+  else
+    keep(done);
   // Keep the record short without asking drivers: drop what is known to have completed, and
   // fold a long tail into one group (whose parts report their own completion).
   if (outstanding_.size() >= 32) {
@@ -52,7 +68,6 @@ void Queue::recordCommand(const device::FenceRef& done) {
       outstanding_.front()->onComplete([](cl_int) {});
     }
   }
-  outstanding_.push_back(done);
 }
 
 void Queue::recordBackground(const device::FenceRef& done) {
