@@ -23,8 +23,13 @@ struct Command {
   std::vector<FenceRef> waits;
   uint64_t queuedNs = device::hostNowNs();
 
-  Command(cl_command_queue q, cl_command_type t, cl_uint n, const cl_event* events)
-      : queue(Queue::from(q)), type(t), waits(waitListFences(queue->context(), n, events)) {}
+  // The application's event of a profiled queue carries the command's device times: its real
+  // commands get events of their own then (otherwise they may go without, device/Enqueue.h).
+  bool profiled = false;
+
+  Command(cl_command_queue q, cl_command_type t, cl_uint n, const cl_event* events, cl_event* event = nullptr)
+      : queue(Queue::from(q)), type(t), waits(waitListFences(queue->context(), n, events)),
+        profiled(event && queue->profiling()) {}
 
   void checkWaitsForBlocking() const {
     for (const auto& f : waits)
@@ -105,6 +110,7 @@ template <class Plan>
 FenceRef planned(Command& c, Plan&& plan) {
   runtime::HostSpan span("plan command"); // the trace's host track: what each command costs
   std::lock_guard lock(c.queue->context().planMutex());
+  Queue::Profiled profiled(*c.queue, c.profiled);
   return plan();
 }
 
@@ -112,7 +118,7 @@ FenceRef planned(Command& c, Plan&& plan) {
 
 cl_int clEnqueueReadBuffer(cl_command_queue queue, cl_mem buffer, cl_bool blocking, size_t offset,
                            size_t size, void* ptr, cl_uint n, const cl_event* waits, cl_event* event) {
-  Command c(queue, CL_COMMAND_READ_BUFFER, n, waits);
+  Command c(queue, CL_COMMAND_READ_BUFFER, n, waits, event);
   auto mem = memOf(c, buffer);
   checkRange(*mem, offset, size);
   require(ptr != nullptr, CL_INVALID_VALUE, "ptr is NULL");
@@ -126,7 +132,7 @@ cl_int clEnqueueReadBuffer(cl_command_queue queue, cl_mem buffer, cl_bool blocki
 cl_int clEnqueueWriteBuffer(cl_command_queue queue, cl_mem buffer, cl_bool blocking, size_t offset,
                             size_t size, const void* ptr, cl_uint n, const cl_event* waits,
                             cl_event* event) {
-  Command c(queue, CL_COMMAND_WRITE_BUFFER, n, waits);
+  Command c(queue, CL_COMMAND_WRITE_BUFFER, n, waits, event);
   auto mem = memOf(c, buffer);
   checkRange(*mem, offset, size);
   require(ptr != nullptr, CL_INVALID_VALUE, "ptr is NULL");
@@ -140,7 +146,7 @@ cl_int clEnqueueWriteBuffer(cl_command_queue queue, cl_mem buffer, cl_bool block
 cl_int clEnqueueCopyBuffer(cl_command_queue queue, cl_mem src, cl_mem dst, size_t srcOffset,
                            size_t dstOffset, size_t size, cl_uint n, const cl_event* waits,
                            cl_event* event) {
-  Command c(queue, CL_COMMAND_COPY_BUFFER, n, waits);
+  Command c(queue, CL_COMMAND_COPY_BUFFER, n, waits, event);
   auto s = memOf(c, src), d = memOf(c, dst);
   checkRange(*s, srcOffset, size);
   checkRange(*d, dstOffset, size);
@@ -158,7 +164,7 @@ cl_int clEnqueueCopyBuffer(cl_command_queue queue, cl_mem src, cl_mem dst, size_
 cl_int clEnqueueFillBuffer(cl_command_queue queue, cl_mem buffer, const void* pattern,
                            size_t patternSize, size_t offset, size_t size, cl_uint n,
                            const cl_event* waits, cl_event* event) {
-  Command c(queue, CL_COMMAND_FILL_BUFFER, n, waits);
+  Command c(queue, CL_COMMAND_FILL_BUFFER, n, waits, event);
   auto mem = memOf(c, buffer);
   require(pattern != nullptr, CL_INVALID_VALUE, "pattern is NULL");
   require(patternSize && (patternSize & (patternSize - 1)) == 0 && patternSize <= 128,
@@ -178,7 +184,7 @@ cl_int clEnqueueReadBufferRect(cl_command_queue queue, cl_mem buffer, cl_bool bl
                                const size_t* region, size_t bufferRowPitch, size_t bufferSlicePitch,
                                size_t hostRowPitch, size_t hostSlicePitch, void* ptr, cl_uint n,
                                const cl_event* waits, cl_event* event) {
-  Command c(queue, CL_COMMAND_READ_BUFFER_RECT, n, waits);
+  Command c(queue, CL_COMMAND_READ_BUFFER_RECT, n, waits, event);
   auto mem = memOf(c, buffer);
   require(bufferOrigin && hostOrigin && region && ptr, CL_INVALID_VALUE, "a pointer argument is NULL");
   auto b = rect(bufferOrigin, bufferRowPitch, bufferSlicePitch, region);
@@ -198,7 +204,7 @@ cl_int clEnqueueWriteBufferRect(cl_command_queue queue, cl_mem buffer, cl_bool b
                                 const size_t* region, size_t bufferRowPitch, size_t bufferSlicePitch,
                                 size_t hostRowPitch, size_t hostSlicePitch, const void* ptr, cl_uint n,
                                 const cl_event* waits, cl_event* event) {
-  Command c(queue, CL_COMMAND_WRITE_BUFFER_RECT, n, waits);
+  Command c(queue, CL_COMMAND_WRITE_BUFFER_RECT, n, waits, event);
   auto mem = memOf(c, buffer);
   require(bufferOrigin && hostOrigin && region && ptr, CL_INVALID_VALUE, "a pointer argument is NULL");
   auto b = rect(bufferOrigin, bufferRowPitch, bufferSlicePitch, region);
@@ -217,7 +223,7 @@ cl_int clEnqueueCopyBufferRect(cl_command_queue queue, cl_mem src, cl_mem dst, c
                                const size_t* dstOrigin, const size_t* region, size_t srcRowPitch,
                                size_t srcSlicePitch, size_t dstRowPitch, size_t dstSlicePitch,
                                cl_uint n, const cl_event* waits, cl_event* event) {
-  Command c(queue, CL_COMMAND_COPY_BUFFER_RECT, n, waits);
+  Command c(queue, CL_COMMAND_COPY_BUFFER_RECT, n, waits, event);
   auto s = memOf(c, src), d = memOf(c, dst);
   require(srcOrigin && dstOrigin && region, CL_INVALID_VALUE, "a pointer argument is NULL");
   auto sr = rect(srcOrigin, srcRowPitch, srcSlicePitch, region);
@@ -236,7 +242,7 @@ cl_int clEnqueueCopyBufferRect(cl_command_queue queue, cl_mem src, cl_mem dst, c
 void* clEnqueueMapBuffer(cl_command_queue queue, cl_mem buffer, cl_bool blocking, cl_map_flags flags,
                          size_t offset, size_t size, cl_uint n, const cl_event* waits, cl_event* event,
                          cl_int*) {
-  Command c(queue, CL_COMMAND_MAP_BUFFER, n, waits);
+  Command c(queue, CL_COMMAND_MAP_BUFFER, n, waits, event);
   auto mem = memOf(c, buffer);
   checkRange(*mem, offset, size);
   require(!(flags & ~cl_map_flags(CL_MAP_READ | CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION)),
@@ -258,7 +264,7 @@ void* clEnqueueMapBuffer(cl_command_queue queue, cl_mem buffer, cl_bool blocking
 
 cl_int clEnqueueUnmapMemObject(cl_command_queue queue, cl_mem memobj, void* mapped, cl_uint n,
                                const cl_event* waits, cl_event* event) {
-  Command c(queue, CL_COMMAND_UNMAP_MEM_OBJECT, n, waits);
+  Command c(queue, CL_COMMAND_UNMAP_MEM_OBJECT, n, waits, event);
   auto mem = memOf(c, memobj);
   require(mapped != nullptr, CL_INVALID_VALUE, "mapped_ptr is NULL");
   auto done = planned(c, [&] { return runtime::unmapBuffer(*c.queue, *mem, mapped, c.waits); });
@@ -269,7 +275,7 @@ cl_int clEnqueueUnmapMemObject(cl_command_queue queue, cl_mem memobj, void* mapp
 cl_int clEnqueueNDRangeKernel(cl_command_queue queue, cl_kernel kernel, cl_uint dims,
                               const size_t* offset, const size_t* global, const size_t* local,
                               cl_uint n, const cl_event* waits, cl_event* event) {
-  Command c(queue, CL_COMMAND_NDRANGE_KERNEL, n, waits);
+  Command c(queue, CL_COMMAND_NDRANGE_KERNEL, n, waits, event);
   auto k = Kernel::from(kernel);
   require(&k->program().context() == &c.queue->context(), CL_INVALID_CONTEXT,
           "the kernel and the queue belong to different contexts");
@@ -308,7 +314,7 @@ cl_int clEnqueueNDRangeKernel(cl_command_queue queue, cl_kernel kernel, cl_uint 
             "local_work_size is NULL but the kernel declares reqd_work_group_size");
     for (cl_uint d = 0; d < 3; ++d) range.local[d] = 0;
   }
-  FenceRef done = runtime::launchKernel(*c.queue, *k, range, c.waits);
+  FenceRef done = runtime::launchKernel(*c.queue, *k, range, c.waits, c.profiled);
   c.finish(done, event, false);
   return CL_SUCCESS;
 }
@@ -328,7 +334,7 @@ cl_int clEnqueueNativeKernel(cl_command_queue queue, void(CL_CALLBACK*)(void*), 
 
 cl_int clEnqueueMarkerWithWaitList(cl_command_queue queue, cl_uint n, const cl_event* waits,
                                    cl_event* event) {
-  Command c(queue, CL_COMMAND_MARKER, n, waits);
+  Command c(queue, CL_COMMAND_MARKER, n, waits, event);
   FenceRef done = c.waits.empty() ? c.queue->allRecorded() : device::allOf(c.waits);
   c.finish(done, event, false);
   return CL_SUCCESS;
@@ -336,7 +342,7 @@ cl_int clEnqueueMarkerWithWaitList(cl_command_queue queue, cl_uint n, const cl_e
 
 cl_int clEnqueueBarrierWithWaitList(cl_command_queue queue, cl_uint n, const cl_event* waits,
                                     cl_event* event) {
-  Command c(queue, CL_COMMAND_BARRIER, n, waits);
+  Command c(queue, CL_COMMAND_BARRIER, n, waits, event);
   FenceRef done = c.waits.empty() ? c.queue->allRecorded() : device::allOf(c.waits);
   c.queue->setGate(done);
   c.finish(done, event, false);
@@ -368,7 +374,7 @@ cl_int clEnqueueWaitForEvents(cl_command_queue queue, cl_uint n, const cl_event*
 cl_int clEnqueueMigrateMemObjects(cl_command_queue queue, cl_uint num, const cl_mem* mems,
                                   cl_mem_migration_flags flags, cl_uint n, const cl_event* waits,
                                   cl_event* event) {
-  Command c(queue, CL_COMMAND_MIGRATE_MEM_OBJECTS, n, waits);
+  Command c(queue, CL_COMMAND_MIGRATE_MEM_OBJECTS, n, waits, event);
   require(num > 0 && mems, CL_INVALID_VALUE, "no memory objects");
   require(!(flags & ~cl_mem_migration_flags(CL_MIGRATE_MEM_OBJECT_HOST |
                                              CL_MIGRATE_MEM_OBJECT_CONTENT_UNDEFINED)),

@@ -62,9 +62,9 @@ const std::vector<SettingSpec>& settingSpecs() {
        "else to the device that ran most of the recent work. 0: only when a kernel reads them.",
        "0"},
       {"CLSPLIT_EVENTLESS", "1",
-       "Real commands that nothing times (no run report, trace, adaptive strategy or profiling "
-       "queue) are enqueued without an event (1); a marker stands in for their events when "
-       "something waits on them. 0: an event per real command.",
+       "Real commands that nothing times (no run report, trace, measured launch of an adaptive "
+       "strategy, or event of a profiling queue) are enqueued without an event (1); a marker "
+       "stands in for their events when something waits on them. 0: an event per real command.",
        "0"},
       {"CLSPLIT_TEST_FORCE_STAGING", "",
        "Testing only: copy between devices of one platform through host memory even when they "

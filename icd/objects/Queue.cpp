@@ -35,16 +35,21 @@ cl_command_queue Queue::realQueue(unsigned s) {
 }
 
 bool Queue::timesCommands() {
-  return profiling() || measuring_.load(std::memory_order_relaxed) || runtime::Runtime::get().commandsTimed();
+  return measuring_.load(std::memory_order_relaxed) || profiled_.load(std::memory_order_relaxed) ||
+         runtime::Runtime::get().commandsTimed();
 }
 
 void Queue::recordCommand(const device::FenceRef& done) {
   std::lock_guard lock(mutex_);
   // The real queues are in order: a command's completion implies that of every earlier command
   // of its real queue, so the record keeps the latest fence per real queue (and the others).
-  auto keep = [this](const device::FenceRef& f) {
-    if (!f || f->knownComplete()) return;
-    if (cl_command_queue q = f->queue(); q && f->positionInQueue())
+  // Not on a profiling queue: there an event's END is no earlier than the END of every command
+  // before it, and the device times of commands of one real queue, mapped onto the host clock
+  // one by one, need not be monotonic.
+  const bool latestOnly = !profiling();
+  auto keep = [this, latestOnly](const device::FenceRef& f) {
+    if (!f) return;
+    if (cl_command_queue q = f->queue(); latestOnly && q && f->positionInQueue())
       for (auto& e : outstanding_)
         if (e->queue() == q && e->positionInQueue()) {
           if (f->positionInQueue() > e->positionInQueue()) e = f; // else implied by e

@@ -29,10 +29,17 @@ public:
   // The real queue of device slot `slot` (created on first use).
   cl_command_queue realQueue(unsigned slot);
   cl_command_queue queue(unsigned slot) override { return realQueue(slot); }
-  // The application profiles this queue's commands, or clsplit times them (all of them, or
-  // those of the launch being enqueued while measuring() is on).
+  // Whether the real commands being enqueued need events of their own: clsplit times every
+  // command (report, trace), the partitioner measures the launch being enqueued
+  // (setMeasuring), or the application will read the command's profiling times (Profiled).
   bool timesCommands() override;
   void setMeasuring(bool on) { measuring_.store(on, std::memory_order_relaxed); }
+  // While planning a command whose event the application gets from a profiling queue.
+  struct Profiled {
+    Queue& queue;
+    Profiled(Queue& q, bool on) : queue(q) { queue.profiled_.store(on, std::memory_order_relaxed); }
+    ~Profiled() { queue.profiled_.store(false, std::memory_order_relaxed); }
+  };
   const SlotContext& slot(unsigned s) const { return context_->slot(s); }
 
   // Records the completion fence of a command just planned on this queue.
@@ -73,7 +80,7 @@ private:
   std::vector<device::FenceRef> outstanding_;  // commands not known to be complete
   std::vector<device::FenceRef> background_;   // clsplit's own work not known to be complete
   device::FenceRef gate_;
-  std::atomic<bool> measuring_{false};
+  std::atomic<bool> measuring_{false}, profiled_{false};
   std::vector<HostAccess> hostAccesses_;
 };
 

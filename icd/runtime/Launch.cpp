@@ -49,7 +49,8 @@ std::array<uint64_t, 3> chooseLocalSize(const NDRange& range, size_t maxGroup,
 
 } // namespace
 
-FenceRef launchKernel(Queue& queue, Kernel& kernel, const NDRange& appRange, std::vector<FenceRef> waits) {
+FenceRef launchKernel(Queue& queue, Kernel& kernel, const NDRange& appRange, std::vector<FenceRef> waits,
+                      bool profiled) {
   auto& rt = Runtime::get();
   Context& context = queue.context();
   const unsigned slots = static_cast<unsigned>(context.slots().size());
@@ -117,13 +118,14 @@ FenceRef launchKernel(Queue& queue, Kernel& kernel, const NDRange& appRange, std
   std::unique_lock plan(context.planMutex());
   HostSpan span("plan launch");
   partition::LaunchPlan decision = rt.partitioner().plan(request);
-  // The launch's commands get events of their own when the partitioner measures it.
+  // The launch's commands get events of their own when the partitioner measures it, or the
+  // application will read its profiling times.
   struct Measuring {
     Queue& queue;
     explicit Measuring(Queue& q, bool on) : queue(q) { queue.setMeasuring(on); }
     ~Measuring() { queue.setMeasuring(false); }
   };
-  std::optional<Measuring> measuring(std::in_place, queue, decision.measure);
+  std::optional<Measuring> measuring(std::in_place, queue, decision.measure || profiled);
 
   // 3-4. Instantiate each slice's regions; check the slices are safe to run apart (if not,
   //      the whole range runs on one device).

@@ -11,8 +11,9 @@
 
 namespace clsplit::icd::runtime {
 
-// `range.local` holds the application's local size, or zeros when it passed NULL.
+// `range.local` holds the application's local size, or zeros when it passed NULL. `profiled`:
+// the application gets this launch's event from a profiling queue (its real commands are timed).
 device::FenceRef launchKernel(Queue& queue, Kernel& kernel, const analysis::NDRange& range,
-                              std::vector<device::FenceRef> waits);
+                              std::vector<device::FenceRef> waits, bool profiled = false);
 
 } // namespace clsplit::icd::runtime
