@@ -37,6 +37,19 @@ public:
       : queue_(RealQueue::retainOf(queue)), context_(context) {}
 
   static std::shared_ptr<QueueTail> of(cl_command_queue queue, cl_context context) {
+    // Every enqueue asks: a thread's last queue is answered without the registry's lock (a live
+    // tail holds its queue, so the handle cannot have been reused meanwhile).
+    thread_local cl_command_queue lastQueue = nullptr;
+    thread_local std::weak_ptr<QueueTail> lastTail;
+    if (queue == lastQueue)
+      if (auto tail = lastTail.lock()) return tail;
+    auto tail = lookUp(queue, context);
+    lastQueue = queue;
+    lastTail = tail;
+    return tail;
+  }
+
+  static std::shared_ptr<QueueTail> lookUp(cl_command_queue queue, cl_context context) {
     static std::mutex registryMutex;
     static auto* registry = new std::unordered_map<cl_command_queue, std::weak_ptr<QueueTail>>;
     std::lock_guard lock(registryMutex);

@@ -110,7 +110,7 @@ template <class Plan>
 FenceRef planned(Command& c, Plan&& plan) {
   runtime::HostSpan span("plan command"); // the trace's host track: what each command costs
   std::lock_guard lock(c.queue->context().planMutex());
-  Queue::Profiled profiled(*c.queue, c.profiled);
+  Queue::TimedCommand timed(*c.queue, c.profiled);
   return plan();
 }
 

@@ -35,8 +35,7 @@ cl_command_queue Queue::realQueue(unsigned s) {
 }
 
 bool Queue::timesCommands() {
-  return measuring_.load(std::memory_order_relaxed) || profiled_.load(std::memory_order_relaxed) ||
-         runtime::Runtime::get().commandsTimed();
+  return timedCommand_.load(std::memory_order_relaxed) || runtime::Runtime::get().commandsTimed();
 }
 
 void Queue::recordCommand(const device::FenceRef& done) {

@@ -30,15 +30,17 @@ public:
   cl_command_queue realQueue(unsigned slot);
   cl_command_queue queue(unsigned slot) override { return realQueue(slot); }
   // Whether the real commands being enqueued need events of their own: clsplit times every
-  // command (report, trace), the partitioner measures the launch being enqueued
-  // (setMeasuring), or the application will read the command's profiling times (Profiled).
+  // command (report, trace), or the command being planned is timed (TimedCommand).
   bool timesCommands() override;
-  void setMeasuring(bool on) { measuring_.store(on, std::memory_order_relaxed); }
-  // While planning a command whose event the application gets from a profiling queue.
-  struct Profiled {
+  // While planning (under the context's planning lock) a command whose real commands must be
+  // timed: a launch the partitioner measures, or a command whose event the application gets
+  // from a profiling queue.
+  struct TimedCommand {
     Queue& queue;
-    Profiled(Queue& q, bool on) : queue(q) { queue.profiled_.store(on, std::memory_order_relaxed); }
-    ~Profiled() { queue.profiled_.store(false, std::memory_order_relaxed); }
+    TimedCommand(Queue& q, bool on) : queue(q) { queue.timedCommand_.store(on, std::memory_order_relaxed); }
+    ~TimedCommand() { queue.timedCommand_.store(false, std::memory_order_relaxed); }
+    TimedCommand(const TimedCommand&) = delete;
+    TimedCommand& operator=(const TimedCommand&) = delete;
   };
   const SlotContext& slot(unsigned s) const { return context_->slot(s); }
 
@@ -80,7 +82,7 @@ private:
   std::vector<device::FenceRef> outstanding_;  // commands not known to be complete
   std::vector<device::FenceRef> background_;   // clsplit's own work not known to be complete
   device::FenceRef gate_;
-  std::atomic<bool> measuring_{false}, profiled_{false};
+  std::atomic<bool> timedCommand_{false};
   std::vector<HostAccess> hostAccesses_;
 };
 

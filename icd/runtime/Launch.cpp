@@ -120,12 +120,7 @@ FenceRef launchKernel(Queue& queue, Kernel& kernel, const NDRange& appRange, std
   partition::LaunchPlan decision = rt.partitioner().plan(request);
   // The launch's commands get events of their own when the partitioner measures it, or the
   // application will read its profiling times.
-  struct Measuring {
-    Queue& queue;
-    explicit Measuring(Queue& q, bool on) : queue(q) { queue.setMeasuring(on); }
-    ~Measuring() { queue.setMeasuring(false); }
-  };
-  std::optional<Measuring> measuring(std::in_place, queue, decision.measure || profiled);
+  std::optional<Queue::TimedCommand> timed(std::in_place, queue, decision.measure || profiled);
 
   // 3-4. Instantiate each slice's regions; check the slices are safe to run apart (if not,
   //      the whole range runs on one device).
@@ -361,7 +356,7 @@ FenceRef launchKernel(Queue& queue, Kernel& kernel, const NDRange& appRange, std
     trace->transfers(transfers);
     span.setArgs("\"kernel\": \"" + kernel.name() + "\", \"split\": " + (split ? "true" : "false"));
   }
-  measuring.reset();
+  timed.reset();
   plan.unlock();
 
   std::vector<uint64_t> groupsPerSlot(slots, 0);
