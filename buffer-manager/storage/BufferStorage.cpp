@@ -34,6 +34,9 @@ void pruneDone(std::vector<FenceRef>& fences) {
 // fixed latency does on a GPU (~5-10 us).
 constexpr uint64_t kExtendReadBytes = 64 * 1024;
 constexpr uint64_t kBridgeBytes = 64 * 1024;
+// Host blocks kept for transfers that may still run, beyond which completion is asked of the
+// drivers (retainUntil).
+constexpr uint64_t kRetainedBytesBeforeQuery = 16 << 20;
 
 void addUnique(std::vector<FenceRef>& to, const FenceRef& f) {
   if (f && std::find(to.begin(), to.end(), f) == to.end()) to.push_back(f);
@@ -42,14 +45,14 @@ void addUnique(std::vector<FenceRef>& to, const FenceRef& f) {
 } // namespace
 
 BufferStorage::BufferStorage(std::vector<StorageSlot> slots, uint64_t size, const void* initial,
-                             void* useHostPtr)
-    : slots_(std::move(slots)), size_(size), useHostPtr_(useHostPtr),
+                             void* useHostPtr, std::shared_ptr<PinnedPool> pinned)
+    : slots_(std::move(slots)), pinned_(std::move(pinned)), size_(size), useHostPtr_(useHostPtr),
       directory_(size, kHost, Version{}), devices_(slots_.size()) {
   RangeSet all = RangeSet::of(0, size);
   if (useHostPtr) {
     directory_.setOnly(all, kHost, Version{nullptr, HostBlock::wrap(useHostPtr, size), 0, 0});
   } else if (initial) {
-    auto block = HostBlock::allocate(size);
+    auto block = allocateHost(size);
     std::memcpy(block->data(), initial, size);
     directory_.setOnly(all, kHost, Version{nullptr, block, 0, 0});
   } else {
@@ -223,7 +226,7 @@ void BufferStorage::transferFromDevice(ByteRange range, unsigned from, unsigned 
   }
   // Through host memory (across vendors, or between discrete devices); the staged copy is a
   // valid host version too.
-  auto block = HostBlock::allocate(bytes);
+  auto block = allocateHost(bytes);
   FenceRef staged = enqueueOn(from, queues, ready, false, "clEnqueueReadBuffer (device to host staging)",
                               [&](cl_command_queue q, cl_uint n, const cl_event* waits, cl_event* event) {
                                 return device::call(&cl_icd_dispatch::clEnqueueReadBuffer, q, deviceBuffer(from),
@@ -283,7 +286,7 @@ void BufferStorage::publishHostBlock(const RangeSet& ranges, std::shared_ptr<Hos
 }
 
 void BufferStorage::writeFromHost(ByteRange range, const void* src, const FenceRef& ready) {
-  auto block = HostBlock::allocate(range.size());
+  auto block = allocateHost(range.size());
   std::memcpy(block->data(), src, range.size());
   publishHostBlock(RangeSet{range}, std::move(block), range.lo, ready);
 }
@@ -426,6 +429,13 @@ int BufferStorage::bestDeviceHolder(const RangeSet& ranges) const {
 
 void BufferStorage::retainUntil(const FenceRef& fence, std::shared_ptr<HostBlock> block) {
   prune(retained_, [](const auto& r) { return r.first; });
+  // Blocks of finished transfers are worth a driver query each once they add up: pageable
+  // memory is freed, and pinned buffers go back to their pool for the next transfer (a new
+  // pinned buffer costs far more than the query).
+  uint64_t held = 0;
+  for (const auto& r : retained_) held += r.second->size();
+  if (held > kRetainedBytesBeforeQuery)
+    std::erase_if(retained_, [](const auto& r) { return r.first->status() == CL_COMPLETE; });
   retained_.emplace_back(fence, std::move(block));
 }
 

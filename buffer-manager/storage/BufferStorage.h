@@ -8,6 +8,7 @@
 #pragma once
 
 #include "buffer-manager/Directory.h"
+#include "buffer-manager/storage/PinnedPool.h"
 #include "buffer-manager/storage/Version.h"
 #include "device/Real.h"
 
@@ -54,7 +55,9 @@ class BufferStorage {
 public:
   // `initial`: bytes to copy in (CL_MEM_COPY_HOST_PTR), or `useHostPtr`: the application memory
   // backing the buffer (CL_MEM_USE_HOST_PTR); neither: contents undefined.
-  BufferStorage(std::vector<StorageSlot> slots, uint64_t size, const void* initial, void* useHostPtr);
+  // Host versions come from `pinned` when given (PinnedPool.h).
+  BufferStorage(std::vector<StorageSlot> slots, uint64_t size, const void* initial, void* useHostPtr,
+                std::shared_ptr<PinnedPool> pinned = nullptr);
   ~BufferStorage();
   BufferStorage(const BufferStorage&) = delete;
   BufferStorage& operator=(const BufferStorage&) = delete;
@@ -63,6 +66,8 @@ public:
   unsigned slotCount() const { return static_cast<unsigned>(slots_.size()); }
   void* useHostPtr() const { return useHostPtr_; }
   const Directory<Version>& directory() const { return directory_; }
+  // Host memory for a new host version of this buffer (pinned when the context pins).
+  std::shared_ptr<HostBlock> allocateHost(size_t size) { return allocateHostBlock(pinned_.get(), size); }
 
   // The real buffer of `slot` (whole buffer), allocated on first use.
   cl_mem deviceBuffer(unsigned slot);
@@ -143,6 +148,7 @@ private:
                           QueueProvider& queues, TransferLog* log);
 
   std::vector<StorageSlot> slots_;
+  std::shared_ptr<PinnedPool> pinned_;
   uint64_t size_;
   void* useHostPtr_;
   Directory<Version> directory_;

@@ -5,6 +5,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdlib>
+#include <functional>
 #include <memory>
 
 namespace clsplit::buffer {
@@ -14,21 +15,25 @@ inline std::atomic<size_t> liveHostBytes{0};
 
 class HostBlock {
 public:
-  // Owned, 4 KiB-aligned memory (page alignment keeps DMA from it efficient).
+  // Owned, 4 KiB-aligned pageable memory (page alignment keeps DMA from it efficient).
   static std::shared_ptr<HostBlock> allocate(size_t size) {
     size_t rounded = (size + 4095) / 4096 * 4096;
     void* p = std::aligned_alloc(4096, rounded ? rounded : 4096);
     if (!p) throw std::bad_alloc();
-    liveHostBytes += size;
-    return std::shared_ptr<HostBlock>(new HostBlock(static_cast<std::byte*>(p), size, true));
+    return std::shared_ptr<HostBlock>(new HostBlock(static_cast<std::byte*>(p), size, [p] { std::free(p); }));
+  }
+  // Memory lent by an allocator (a pinned pool, HostMemory.h): `giveBack` returns it, from
+  // whichever thread drops the last reference, so it must not call into a driver.
+  static std::shared_ptr<HostBlock> lend(std::byte* data, size_t size, std::function<void()> giveBack) {
+    return std::shared_ptr<HostBlock>(new HostBlock(data, size, std::move(giveBack)));
   }
   // The application's memory (CL_MEM_USE_HOST_PTR): never freed by clsplit.
   static std::shared_ptr<HostBlock> wrap(void* memory, size_t size) {
-    return std::shared_ptr<HostBlock>(new HostBlock(static_cast<std::byte*>(memory), size, false));
+    return std::shared_ptr<HostBlock>(new HostBlock(static_cast<std::byte*>(memory), size, nullptr));
   }
   ~HostBlock() {
-    if (owned_) {
-      std::free(data_);
+    if (release_) {
+      release_();
       liveHostBytes -= size_;
     }
   }
@@ -37,13 +42,16 @@ public:
 
   std::byte* data() const { return data_; }
   size_t size() const { return size_; }
-  bool owned() const { return owned_; }
+  bool owned() const { return static_cast<bool>(release_); }
 
 private:
-  HostBlock(std::byte* data, size_t size, bool owned) : data_(data), size_(size), owned_(owned) {}
+  HostBlock(std::byte* data, size_t size, std::function<void()> release)
+      : data_(data), size_(size), release_(std::move(release)) {
+    if (release_) liveHostBytes += size_;
+  }
   std::byte* data_;
   size_t size_;
-  bool owned_;
+  std::function<void()> release_;
 };
 
 } // namespace clsplit::buffer

@@ -66,6 +66,11 @@ const std::vector<SettingSpec>& settingSpecs() {
        "strategy, or event of a profiling queue) are enqueued without an event (1); a marker "
        "stands in for their events when something waits on them. 0: an event per real command.",
        "0"},
+      {"CLSPLIT_PINNED_MB", "1024",
+       "Pinned host memory (MiB) clsplit may hold for host copies of buffers and cross-vendor "
+       "staging when a discrete device (a GPU) is selected: its DMA then reads and writes them "
+       "directly. Buffers are pinned on first need and reused. 0: pageable memory only.",
+       "256"},
       {"CLSPLIT_TEST_FORCE_STAGING", "",
        "Testing only: copy between devices of one platform through host memory even when they "
        "share it (as between discrete GPUs), so CPU-only test machines exercise that path.",

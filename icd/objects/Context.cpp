@@ -6,6 +6,8 @@
 #include "icd/runtime/Runtime.h"
 #include "support/Log.h"
 
+#include <cstdlib>
+
 namespace clsplit::icd {
 
 namespace {
@@ -13,6 +15,15 @@ void CL_CALLBACK forwardNotify(const char* message, const void*, size_t, void* d
   // Some vendors (Oclgrind) call this with a NULL user_data: then the message is only logged.
   if (data) static_cast<Context*>(data)->notify(message ? message : "");
   else log().warn("context error reported by a device: {}", message ? message : "");
+}
+uint64_t pinnedCapacity(const std::string& mib) {
+  char* end = nullptr;
+  unsigned long long value = std::strtoull(mib.c_str(), &end, 10);
+  if (mib.empty() || *end || mib[0] == '-') {
+    log().warn("CLSPLIT_PINNED_MB={} is not a number of MiB; using 1024", mib);
+    value = 1024;
+  }
+  return static_cast<uint64_t>(value) << 20;
 }
 } // namespace
 
@@ -42,6 +53,14 @@ Context::Context(std::vector<cl_context_properties> properties, ContextNotify no
                           forceStaging ? false : device::deviceValue<cl_bool>(s.device->handle, CL_DEVICE_HOST_UNIFIED_MEMORY) != 0});
   }
   std::sort(slots_.begin(), slots_.end(), [](auto& a, auto& b) { return a.slot < b.slot; });
+  // Pinned through the first discrete device: its DMA gains most; other vendors read the same
+  // memory as any host memory.
+  const uint64_t pinnedBytes = pinnedCapacity(rt.settings().value("CLSPLIT_PINNED_MB"));
+  for (const auto& s : slots_)
+    if (!s.hostUnified && pinnedBytes) {
+      pinnedPool_ = std::make_shared<buffer::PinnedPool>(s.context, s.device, pinnedBytes);
+      break;
+    }
 }
 
 Context::~Context() = default;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "icd/objects/Object.h"
+#include "buffer-manager/storage/PinnedPool.h"
 #include "device/Real.h"
 
 #include <atomic>
@@ -35,6 +36,8 @@ public:
   const std::vector<SlotContext>& slots() const { return slots_; }
   const SlotContext& slot(unsigned s) const { return slots_[s]; }
   const std::vector<cl_context_properties>& properties() const { return properties_; }
+  // Where host copies of this context's buffers are pinned (null: no discrete device, or off).
+  const std::shared_ptr<buffer::PinnedPool>& pinnedPool() const { return pinnedPool_; }
 
   // Serialises the planning of commands (directory updates, transfer decisions) in this
   // context; held only while planning, never while waiting for devices.
@@ -52,6 +55,7 @@ private:
   Device* device_;
   std::vector<device::RealContext> realContexts_;
   std::vector<SlotContext> slots_;
+  std::shared_ptr<buffer::PinnedPool> pinnedPool_;
   std::mutex planMutex_;
 };
 

@@ -125,7 +125,7 @@ FenceRef writeBuffer(Queue& q, Mem& mem, size_t offset, size_t size, const void*
     return device::allOf(std::move(waits));
   }
   // An earlier command still writes this host memory: copy once it has.
-  auto block = HostBlock::allocate(size);
+  auto block = mem.storage().allocateHost(size);
   append(waits, hazards);
   FenceRef done = device::runAfter(waits, [block, ptr, size] { std::memcpy(block->data(), ptr, size); });
   mem.storage().publishHostBlock(RangeSet{range}, block, range.lo, done);
@@ -143,7 +143,7 @@ FenceRef copyBuffer(Queue& q, Mem& src, Mem& dst, size_t srcOffset, size_t dstOf
   int best = src.storage().bestDeviceHolder(RangeSet{from});
   if (best < 0) {
     // Only host versions hold the source: the copy is host work into a new host version.
-    auto block = HostBlock::allocate(size);
+    auto block = src.storage().allocateHost(size);
     FenceRef done = src.storage().readToHost(from, block->data(), waits, q, &log);
     dst.storage().publishHostBlock(RangeSet{to}, block, to.lo, done);
     src.storage().retainUntil(done, block);
@@ -243,7 +243,7 @@ FenceRef writeBufferRect(Queue& q, Mem& mem, const Rect& buffer, const Rect& hos
   RangeSet rows = rectRows(buffer, region);
   RangeSet hostRows = rectRows(host, region);
   ByteRange hull = rows.hull();
-  auto block = HostBlock::allocate(hull.size());
+  auto block = mem.storage().allocateHost(hull.size());
   const auto* in = static_cast<const std::byte*>(ptr);
   auto copyRows = [block, buffer, host, region, in, hull] {
     for (size_t z = 0; z < region[2]; ++z)
@@ -310,7 +310,7 @@ void* mapBuffer(Queue& q, Mem& mem, cl_map_flags flags, size_t offset, size_t si
     done = invalidate ? device::allOf(waits)
                       : storage.readToHost(range, mapping.pointer, waits, q, &log);
   } else {
-    mapping.block = HostBlock::allocate(size);
+    mapping.block = storage.allocateHost(size);
     mapping.pointer = mapping.block->data();
     done = invalidate ? device::allOf(waits)
                       : storage.readToHost(range, mapping.pointer, waits, q, &log);

@@ -245,7 +245,7 @@ FenceRef launchKernel(Queue& queue, Kernel& kernel, const NDRange& appRange, std
     mergeStates.clear();
     for (const auto& m : current.merges) {
       ByteRange hull = m.region.hull();
-      auto block = buffer::HostBlock::allocate(hull.size());
+      auto block = m.storage->allocateHost(hull.size());
       std::vector<FenceRef> reads;
       for (const auto& r : m.region)
         reads.push_back(m.storage->readToHost(r, block->data() + (r.lo - hull.lo), {}, queue, &transfers));
@@ -315,12 +315,12 @@ FenceRef launchKernel(Queue& queue, Kernel& kernel, const NDRange& appRange, std
         if (use.storage != merge.storage) continue;
         RangeSet mine = merge.region.intersected(use.atomic);
         if (mine.empty()) continue;
-        auto block = buffer::HostBlock::allocate(hull.size());
+        auto block = use.storage->allocateHost(hull.size());
         inputs.push_back(use.storage->readFromSlot(mine, ranOn[i], block->data(), hull.lo,
                                                    {kernelFence[i]}, queue, &transfers));
         partials.emplace_back(block, mine);
       }
-    auto result = buffer::HostBlock::allocate(hull.size());
+    auto result = merge.storage->allocateHost(hull.size());
     FenceRef done = device::runAfter(std::move(inputs), [merge, state, partials, result, hull] {
       // Each device's partial: its own values where it updated, the base elsewhere.
       std::vector<std::vector<std::byte>> full;

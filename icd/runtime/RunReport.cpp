@@ -1,6 +1,7 @@
 // Run report collection and output.
 #include "icd/runtime/RunReport.h"
 
+#include "buffer-manager/storage/PinnedPool.h"
 #include "device/RealCall.h"
 #include "icd/runtime/HostTime.h"
 #include "icd/runtime/Runtime.h"
@@ -141,6 +142,10 @@ std::string RunReport::json(const std::string& partitionerJson) const {
   out << "\n  ],\n  \"transfers\": {\"count\": " << transferCount_
       << ", \"host_to_device_bytes\": " << list(h2d_) << ", \"device_to_host_bytes\": " << list(d2h_)
       << ", \"device_to_device_bytes\": " << list(d2d_) << "},\n";
+  const auto pinned = buffer::PinnedPool::processTotals();
+  out << "  \"pinned_host\": {\"peak_bytes\": " << pinned.pinnedBytes << ", \"buffers_made\": " << pinned.buffersMade
+      << ", \"lends\": " << pinned.lends << ", \"reuses\": " << pinned.reuses
+      << ", \"refusals\": " << pinned.refusals << "},\n";
   // Per entry point: calls, host time on the application's threads, and how much of it was
   // spent inside vendor calls; clsplit's own time is the difference.
   out << "  \"host_time\": [";

@@ -140,7 +140,8 @@ std::string Trace::json() {
     out << ",\n{\"name\": \"" << escape(r.name) << "\", \"ph\": \"X\", \"pid\": 1, \"tid\": " << r.track
         << ", \"ts\": " << number << ", \"args\": {" << r.args << "}}";
   }
-  out << "\n]}\n";
+  // The host-clock time of ts 0 (steady clock, ns): lines the trace up with other processes.
+  out << "\n], \"otherData\": {\"clsplit_origin_ns\": " << (origin == UINT64_MAX ? 0 : origin) << "}}\n";
   return out.str();
 }
 

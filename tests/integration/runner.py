@@ -40,6 +40,7 @@ CONFIGS = {
     "d2-static-3-7": ("pocl", "pthread pthread", "static:0.3,0.7", None),
     "d2-adaptive": ("pocl", "pthread pthread", "adaptive", None),
     "d2-adaptive-comm": ("pocl", "pthread pthread", "adaptive-comm", None),
+    "d2-staging-static-3-7": ("pocl", "pthread pthread", "static:0.3,0.7", None),
     "d3-uniform": ("pocl", "pthread pthread pthread", "uniform", None),
     "d3-static-0-1-2": ("pocl", "pthread pthread pthread", "static:0,1,2", None),
     "d3-single2": ("pocl", "pthread pthread pthread", "single", "2"),
@@ -54,6 +55,9 @@ CONFIGS = {
 EXTRA_ENVIRONMENT = {
     "nodevice": {"CLSPLIT_DEVICES": "9"},  # selects nothing: the platform has no device
     "d2-as-gpu": {"CLSPLIT_DEVICE_TYPE": "gpu"},  # for programs that ask for GPUs only
+    # Copies between the devices through host memory, as between discrete GPUs, with host
+    # versions pinned from a pool small enough that it evicts and falls back to pageable memory.
+    "d2-staging-static-3-7": {"CLSPLIT_TEST_FORCE_STAGING": "1", "CLSPLIT_PINNED_MB": "2"},
 }
 
 
