@@ -20,6 +20,13 @@ constexpr double kSettledChange = 0.02;
 // an event and a callback per launch.
 constexpr uint64_t kSettledLaunches = 8;
 constexpr uint64_t kSampleEvery = 8;
+// Probes (maybeProbe): the first at a kernel's 16th launch, each later one at 4x the launch
+// count of the previous, only in launches expected to take at least kProbeMinLaunchNs, and only
+// when the probed group is expected to take at most kProbeBudget times the launch.
+constexpr uint64_t kFirstProbe = 16;
+constexpr uint64_t kProbeBackoff = 4;
+constexpr double kProbeMinLaunchNs = 200'000;
+constexpr double kProbeBudget = 2.0;
 
 uint64_t volumeKey(uint64_t launch, unsigned device) { return launch * 256 + device; }
 
@@ -220,6 +227,7 @@ LaunchPlan DynamicPartitioner::plan(const LaunchRequest& request) {
     groups[bestSingleDevice(k, request.groups)] = request.groups;
   } else {
     groups = ratiosToGroups(decide(request, k, rec.position), request.groups);
+    maybeProbe(ks, k, groups);
   }
   noteGroups(ks, groups, request.groups);
 
@@ -290,6 +298,32 @@ void DynamicPartitioner::noteGroups(KernelState& ks, const std::vector<uint64_t>
   if (total > 0)
     for (unsigned d = 0; d < n_; ++d) // a decaying average: recent launches count most
       recentGroupShare_[d] = 0.75 * recentGroupShare_[d] + 0.25 * double(groups[d]) / double(total);
+}
+
+// A device that gets no work on a kernel is never measured on it: one the priors (or an old
+// measurement, from before its load went away) make look slower than it is would stay idle for
+// good. So an idle device gets one group of a long launch now and then, at a rate whose cost
+// vanishes over the run (a probe may at worst stretch one launch by kProbeBudget).
+void DynamicPartitioner::maybeProbe(KernelState& ks, uint32_t kernel, std::vector<uint64_t>& groups) {
+  if (spec_.kind != StrategyKind::Adaptive && spec_.kind != StrategyKind::AdaptiveComm) return;
+  if (ks.nextProbe.empty()) ks.nextProbe.assign(n_, kFirstProbe);
+  double launchNs = 0;
+  unsigned donor = 0;
+  for (unsigned d = 0; d < n_; ++d) {
+    if (groups[d] == 0) continue;
+    launchNs = std::max(launchNs, latency(d) + nsPerGroup(kernel, d) * double(groups[d]));
+    if (groups[d] > groups[donor]) donor = d;
+  }
+  if (launchNs < kProbeMinLaunchNs || groups[donor] < 2) return;
+  for (unsigned d = 0; d < n_; ++d) {
+    if (groups[d] != 0 || ks.launches < ks.nextProbe[d]) continue;
+    ks.nextProbe[d] = std::max(ks.launches * kProbeBackoff, ks.launches + kFirstProbe);
+    if (latency(d) + nsPerGroup(kernel, d) > kProbeBudget * launchNs) continue;
+    groups[d] = 1;
+    --groups[donor];
+    ++ks.probes;
+    return; // one device per launch
+  }
 }
 
 void DynamicPartitioner::recordHistory(KernelState& ks, const std::vector<double>& ratios,

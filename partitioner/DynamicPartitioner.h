@@ -71,6 +71,8 @@ private:
     std::vector<double> lastRatios;
     uint64_t settledAfter = 0;  // launches until the last ratio change above 2 %
     std::vector<uint64_t> lastFixedGroups; // fixed strategies: the split of the last history entry
+    std::vector<uint64_t> nextProbe;       // per device: launch count of its next probe (maybeProbe)
+    uint64_t probes = 0;
   };
   struct Producer {
     uint64_t launch;
@@ -153,6 +155,8 @@ private:
   std::vector<uint64_t> fixedGroups(const LaunchRequest& request, uint32_t kernel) const;
   // Notes a launch's split (the home device follows recent launches).
   void noteGroups(KernelState& kernel, const std::vector<uint64_t>& groups, uint64_t total);
+  // Gives an idle device one work-group of a long launch now and then, so that it is measured.
+  void maybeProbe(KernelState& kernel, uint32_t id, std::vector<uint64_t>& groups);
   LaunchRecord* find(uint64_t id);
   void forgetOldLaunches();
 

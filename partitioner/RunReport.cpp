@@ -58,6 +58,7 @@ std::string DynamicPartitioner::reportJson() const {
     j.key("kernel").value(ks.name);
     j.key("launches").value(ks.launches);
     j.key("settledAfterLaunches").value(ks.settledAfter);
+    j.key("probes").value(ks.probes);
     j.key("nsPerGroup").beginArray();
     for (unsigned d = 0; d < n_; ++d) {
       if (ks.devices[d].known())

@@ -1,23 +1,37 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine (device tool, .device/ carried): "one device slowed during the run".
-# A jacobi2d run split over the GPU and the CPU (adaptive-comm, with a trace); after a second,
-# another process (busy-device) keeps the GPU busy for a few seconds. scripts/slowed_device.py
-# shows each device's share of the work per time window: the split should move to the CPU while
-# the GPU is shared, and back after. Results stay verified (the workload checks them).
+# The application is busy-device with few work-items (latency-bound on the GPU, so the GPU and
+# the CPU are comparable), run through clsplit over both with adaptive-comm and a trace, every
+# result verified. While it runs, first another process keeps the GPU busy, later CPU-bound
+# processes take the CPU's cores. scripts/slowed_device.py shows each device's share of the work
+# per time window: it should move away from whichever device is loaded, and back after.
 set -uo pipefail
 source scripts/gpu-vendors.sh
 export CLSPLIT_VENDORS=/tmp/vendors-real
-size=${SIZE:-2048} iters=${ITERS:-20000} delay=${DELAY:-1} busy=${BUSY_S:-3} kernel_ms=${KERNEL_MS:-5}
-for run in ${RUNS:-1}; do
-  OCL_ICD_VENDORS=$D/vendors CLSPLIT_DEVICES=all CLSPLIT_STRATEGY=adaptive-comm \
-    CLSPLIT_TRACE=$OUT/slowed-$run.trace.json CLSPLIT_REPORT=$OUT/slowed-$run.report.json \
-    timeout 300 "$D/bench/jacobi2d" --size "$size" --iters "$iters" > "$OUT/slowed-$run.log" 2>&1 &
-  app=$!
-  sleep "$delay"
-  OCL_ICD_VENDORS=/tmp/vendors-gpu timeout 120 "$D/bench/busy-device" --seconds "$busy" --kernel-ms "$kernel_ms" \
-    > "$OUT/busy-$run.log" 2>&1
-  wait $app; echo "jacobi2d rc=$?"
-  cat "$OUT/busy-$run.log"; grep -E "VERIFY|RESULT" "$OUT/slowed-$run.log"
-  python3 scripts/slowed_device.py "$OUT/slowed-$run.trace.json" "$OUT/busy-$run.log" --window-ms "${WINDOW_MS:-250}" \
-    | tee "$OUT/slowed-$run.summary.txt"
-done
+items=${ITEMS:-2048} local=${LOCAL:-32} kernel_ms=${KERNEL_MS:-3} busy_s=${BUSY_S:-2}
+cpu_hog() { # seconds: every core spinning, start and end on the steady clock
+  python3 - "$1" <<'PY'
+import multiprocessing, os, sys, time
+def spin(until):
+    while time.monotonic() < until: pass
+until = time.monotonic() + float(sys.argv[1])
+print("cpu-hog: %d processes, start_ns=%d" % (os.cpu_count(), time.monotonic_ns()), flush=True)
+ps = [multiprocessing.Process(target=spin, args=(until,)) for _ in range(os.cpu_count())]
+for p in ps: p.start()
+for p in ps: p.join()
+print("cpu-hog: end_ns=%d" % time.monotonic_ns())
+PY
+}
+OCL_ICD_VENDORS=$D/vendors CLSPLIT_DEVICES=all CLSPLIT_STRATEGY=adaptive-comm \
+  CLSPLIT_TRACE=$OUT/slowed.trace.json CLSPLIT_REPORT=$OUT/slowed.report.json \
+  timeout 120 "$D/bench/busy-device" --items "$items" --local "$local" --kernel-ms "$kernel_ms" \
+  --seconds "$((4 * busy_s + 3))" > "$OUT/slowed-app.log" 2>&1 &
+app=$!
+sleep 3 # build, calibration, convergence
+OCL_ICD_VENDORS=/tmp/vendors-gpu timeout 60 "$D/bench/busy-device" --seconds "$busy_s" --kernel-ms 5 > "$OUT/gpu-load.log" 2>&1
+sleep "$busy_s"
+cpu_hog "$busy_s" > "$OUT/cpu-load.log" 2>&1
+wait $app; echo "application rc=$?"
+cat "$OUT/slowed-app.log" "$OUT/gpu-load.log" "$OUT/cpu-load.log"
+python3 scripts/slowed_device.py "$OUT/slowed.trace.json" --load "gpu-load=$OUT/gpu-load.log" \
+  --load "cpu-load=$OUT/cpu-load.log" --window-ms "${WINDOW_MS:-250}" | tee "$OUT/slowed.summary.txt"

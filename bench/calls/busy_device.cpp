@@ -1,23 +1,37 @@
-// busy-device: keeps the first device of the first platform busy with long kernels for a while -
-// the competing load of the "one device slowed during the run" experiment
-// (scripts/gpu-slowed-device.sh): another process sharing the device, as on a shared machine.
+// busy-device: keeps the first device of the first platform busy with compute-bound kernels for
+// a while. Two uses in the slowed-device experiment (scripts/gpu-slowed-device.sh): the
+// competing load (another process sharing a device), and, with few work-items (--items), the
+// application itself, on which a GPU and a CPU are comparable (long dependent chains per item:
+// latency-bound on the GPU), run through clsplit. Every kernel's output is verified.
 #include <CL/cl.h>
 
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <vector>
 
 namespace {
 
-// A dependent chain per work-item: `rounds` iterations the compiler cannot fold away.
+// A linear congruential chain per work-item: exact integer arithmetic on every device, and no
+// compiler folds the loop.
 const char* kSource = R"(
-__kernel void spin(__global float* out, uint rounds) {
-  float x = (float)get_global_id(0);
-  for (uint r = 0; r < rounds; ++r) x = x * 0.999f + 0.5f;
+__kernel void spin(__global uint* out, uint rounds, uint salt) {
+  uint x = (uint)get_global_id(0) ^ salt;
+  for (uint r = 0; r < rounds; ++r) x = x * 1664525u + 1013904223u;
   out[get_global_id(0)] = x;
 }
 )";
+
+// x -> a x + c applied `rounds` times, by squaring (what the kernel must have computed).
+cl_uint jump(cl_uint x, cl_uint rounds) {
+  cl_uint a = 1664525u, c = 1013904223u, accA = 1, accC = 0;
+  for (; rounds; rounds >>= 1) {
+    if (rounds & 1) accA *= a, accC = accC * a + c;
+    c = c * (a + 1), a *= a;
+  }
+  return accA * x + accC;
+}
 
 void check(cl_int err, const char* what) {
   if (err != CL_SUCCESS) {
@@ -32,14 +46,19 @@ double nowS() { return std::chrono::duration<double>(std::chrono::steady_clock::
 
 int main(int argc, char** argv) {
   double seconds = 5, kernelMs = 10;
+  size_t items = 0, local = 0;
   for (int i = 1; i + 1 < argc; i += 2) {
     if (!std::strcmp(argv[i], "--seconds")) seconds = std::atof(argv[i + 1]);
     if (!std::strcmp(argv[i], "--kernel-ms")) kernelMs = std::atof(argv[i + 1]);
+    if (!std::strcmp(argv[i], "--items")) items = size_t(std::atoll(argv[i + 1]));
+    if (!std::strcmp(argv[i], "--local")) local = size_t(std::atoll(argv[i + 1]));
   }
   cl_platform_id platform;
   check(clGetPlatformIDs(1, &platform, nullptr), "clGetPlatformIDs");
   cl_device_id device;
   check(clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 1, &device, nullptr), "clGetDeviceIDs");
+  char name[256] = {};
+  clGetDeviceInfo(device, CL_DEVICE_NAME, sizeof name, name, nullptr);
   cl_int err;
   cl_context ctx = clCreateContext(nullptr, 1, &device, nullptr, nullptr, &err);
   check(err, "clCreateContext");
@@ -49,36 +68,50 @@ int main(int argc, char** argv) {
   check(clBuildProgram(p, 1, &device, "", nullptr, nullptr), "clBuildProgram");
   cl_kernel k = clCreateKernel(p, "spin", &err);
   check(err, "clCreateKernel");
-  cl_uint units = 1;
-  clGetDeviceInfo(device, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof units, &units, nullptr);
-  const size_t items = size_t(units) * 2048; // enough to occupy every compute unit
-  cl_mem out = clCreateBuffer(ctx, CL_MEM_WRITE_ONLY, items * sizeof(float), nullptr, &err);
+  if (!items) {
+    cl_uint units = 1;
+    clGetDeviceInfo(device, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof units, &units, nullptr);
+    items = size_t(units) * 2048; // enough to occupy every compute unit of a GPU
+  }
+  cl_mem out = clCreateBuffer(ctx, CL_MEM_WRITE_ONLY, items * sizeof(cl_uint), nullptr, &err);
   check(err, "clCreateBuffer");
   check(clSetKernelArg(k, 0, sizeof out, &out), "clSetKernelArg");
-  // Calibrate the rounds for kernels of about kernelMs.
-  cl_uint rounds = 1000;
-  for (;;) {
+  cl_uint salt = 0;
+  auto launch = [&](cl_uint rounds) {
     check(clSetKernelArg(k, 1, sizeof rounds, &rounds), "clSetKernelArg");
+    check(clSetKernelArg(k, 2, sizeof salt, &salt), "clSetKernelArg");
+    check(clEnqueueNDRangeKernel(q, k, 1, nullptr, &items, local ? &local : nullptr, 0, nullptr, nullptr), "enqueue");
+    ++salt;
+  };
+  // Calibrate the rounds for kernels of about kernelMs (after a warm-up: first launches build).
+  cl_uint rounds = 1000;
+  launch(rounds);
+  check(clFinish(q), "clFinish");
+  for (;;) {
     double t0 = nowS();
-    check(clEnqueueNDRangeKernel(q, k, 1, nullptr, &items, nullptr, 0, nullptr, nullptr), "enqueue");
+    launch(rounds);
     check(clFinish(q), "clFinish");
     double ms = (nowS() - t0) * 1e3;
     if (ms >= kernelMs * 0.8 || rounds > (1u << 30)) break;
     rounds = cl_uint(rounds * (ms > 0.05 ? kernelMs / ms : 16.0));
   }
   // The start and end on the steady clock (ns), as clsplit's trace records its times.
-  std::printf("busy-device: %zu items, %u rounds per kernel, for %.1f s, start_ns=%.0f\n", items, rounds,
-              seconds, nowS() * 1e9);
+  std::printf("busy-device: %s, %zu items, %u rounds per kernel, for %.1f s, start_ns=%.0f\n", name, items,
+              rounds, seconds, nowS() * 1e9);
   std::fflush(stdout);
   const double end = nowS() + seconds;
   unsigned kernels = 0;
+  std::vector<cl_uint> result(items);
+  size_t wrong = 0;
   while (nowS() < end) {
-    // Two in flight, so the device never idles between them.
-    check(clEnqueueNDRangeKernel(q, k, 1, nullptr, &items, nullptr, 0, nullptr, nullptr), "enqueue");
-    check(clEnqueueNDRangeKernel(q, k, 1, nullptr, &items, nullptr, 0, nullptr, nullptr), "enqueue");
-    check(clFinish(q), "clFinish");
+    // Two in flight, so the device never idles between them; the second one's output checked.
+    launch(rounds);
+    launch(rounds);
+    check(clEnqueueReadBuffer(q, out, CL_TRUE, 0, items * sizeof(cl_uint), result.data(), 0, nullptr, nullptr),
+          "clEnqueueReadBuffer");
+    for (size_t i = 0; i < items; ++i) wrong += result[i] != jump(cl_uint(i) ^ (salt - 1), rounds);
     kernels += 2;
   }
-  std::printf("busy-device: %u kernels, end_ns=%.0f\n", kernels, nowS() * 1e9);
-  return 0;
+  std::printf("busy-device: %u kernels, %s, end_ns=%.0f\n", kernels, wrong ? "WRONG" : "verified", nowS() * 1e9);
+  return wrong ? 1 : 0;
 }

@@ -326,6 +326,54 @@ TEST_CASE("a much slower CPU does no harm") {
   }
 }
 
+TEST_CASE("an idle device the priors underrate is probed, then used") {
+  // A "CPU" as fast as the GPU: the priors make it 100x slower, so it gets no work (one group
+  // would be 1.6 % of the launch) until a probe measures it.
+  auto cpu = device("cpu", 1);
+  cpu.gpu = false;
+  std::vector<SimDevice> devs{device("gpu", 1), cpu};
+  std::vector<SimKernel> seq{computeKernel("prog:long", 64, 10'000)}; // ~650 us launches
+  for (const char* strategy : {"adaptive", "adaptive-comm"}) {
+    Simulator sim(devs, {{4096, 64}});
+    auto p = make(sim, strategy);
+    auto r = run(sim, *p, seq, 60);
+    INFO(strategy);
+    if (std::string(strategy) == "adaptive-comm") {
+      // The premise: the LP leaves the CPU out (its fixed costs outweigh 1 %) until the probe.
+      CHECK(r.ratios[5][0][1] == 0.0);
+      CHECK(r.times.back() < 0.7 * r.times[5]);
+    }
+    CHECK(r.ratios.back()[0][1] == Approx(0.5).margin(0.1));
+  }
+}
+
+TEST_CASE("probes of a device that really is slow cost little, and only long launches probe") {
+  auto cpu = device("cpu", 100, 30'000);
+  cpu.gpu = false;
+  std::vector<SimDevice> devs{device("gpu", 1), cpu};
+  for (double work : {10'000.0, 500.0}) { // ~650 us launches (probed), ~40 us (never probed)
+    std::vector<SimKernel> seq{computeKernel("prog:k", 64, work)};
+    Simulator sim(devs, {{4096, 64}});
+    auto p = make(sim, "adaptive-comm");
+    auto r = run(sim, *p, seq, 300);
+    const double gpuAlone = fixedTime(devs, {{4096, 64}}, seq, "single");
+    unsigned probed = 0;
+    double total = 0;
+    for (size_t it = 0; it < r.ratios.size(); ++it) {
+      probed += r.ratios[it][0][1] > 0;
+      if (it >= 4) total += r.times[it];
+    }
+    INFO("work per group " << work << ": launches with CPU work " << probed);
+    if (work > 1000) {
+      CHECK(probed >= 2);  // launches 16, 64, 256
+      CHECK(probed <= 3);
+    } else {
+      CHECK(probed == 0);
+    }
+    CHECK(total <= 1.02 * gpuAlone * double(r.times.size() - 4));
+  }
+}
+
 TEST_CASE("Jacobi: adaptive-comm keeps stencil and copy on one split, adaptive does not") {
   std::vector<SimDevice> devs{device("a", 1), device("b", 2)};
   auto seq = jacobi(1024);
