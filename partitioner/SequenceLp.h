@@ -47,7 +47,7 @@ public:
 private:
   bool ensureStructure(const CostModel& model);
   void load(const CostModel& model, const ActiveSet& active);
-  bool simplex();
+  bool simplex(bool fromCrash);
   // The simplex basis (row and column statuses): candidates of the local search start from the
   // best solution's basis, and the problem is left at it for the next warm solve.
   struct Basis {
