@@ -4,6 +4,7 @@
 #pragma once
 
 #include "device/Clock.h"
+#include "device/OpenCL.h"
 
 #include <atomic>
 #include <cstdint>
@@ -16,6 +17,17 @@ struct DriverClock {
   static inline thread_local uint64_t calls = 0;   // and their number
 
   static bool on() { return enabled.load(std::memory_order_relaxed); }
+
+  // Per dispatch-table slot, on every thread: which vendor calls a run makes, and how many.
+  static constexpr size_t kSlots = sizeof(cl_icd_dispatch) / sizeof(void*);
+  static inline std::atomic<uint64_t> callsBySlot[kSlots]{};
+  static inline std::atomic<uint64_t> nsBySlot[kSlots]{};
+  template <class Slot>
+  static size_t slotIndex(Slot cl_icd_dispatch::*slot) {
+    static const cl_icd_dispatch probe{};
+    return size_t(reinterpret_cast<const char*>(&(probe.*slot)) - reinterpret_cast<const char*>(&probe)) /
+           sizeof(void*);
+  }
 };
 
 } // namespace clsplit::device

@@ -6,6 +6,7 @@
 
 #include "device/Real.h"
 
+#include <algorithm>
 #include <atomic>
 #include <functional>
 #include <memory>
@@ -175,5 +176,19 @@ private:
   std::vector<cl_event> events_; // the handles of held_, for the enqueue call
   std::vector<cl_command_queue> flushed_; // each queue is flushed once (microseconds per flush)
 };
+
+// Drops the items whose fence has completed from a list that grows with every command, at an
+// amortised constant cost per item: a pass runs only once the list has doubled since the last
+// one (`pruneAbove` carries that size between calls; start it at 16). Completion known without the drivers is
+// used first; past `askAbove` items the drivers are asked (a query costs microseconds on some
+// vendors, and with work enqueued far ahead none of them may have completed: a pass on every
+// call made enqueueing quadratic, ~700 status queries per launch after 2000 iterations).
+template <class T, class FenceOf>
+void pruneCompleted(std::vector<T>& items, size_t& pruneAbove, FenceOf fenceOf, size_t askAbove = 64) {
+  if (items.size() <= pruneAbove) return;
+  std::erase_if(items, [&](const T& x) { return fenceOf(x)->knownComplete(); });
+  if (items.size() > askAbove) std::erase_if(items, [&](const T& x) { return fenceOf(x)->status() == CL_COMPLETE; });
+  pruneAbove = std::max<size_t>(16, 2 * items.size());
+}
 
 } // namespace clsplit::device

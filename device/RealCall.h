@@ -28,8 +28,12 @@ auto invoke(const void* owner, Slot cl_icd_dispatch::*slot, A... args) {
     if (DriverClock::on()) {
       uint64_t start = hostNowNs();
       auto result = fn(args...);
-      DriverClock::spentNs += hostNowNs() - start;
+      uint64_t ns = hostNowNs() - start;
+      DriverClock::spentNs += ns;
       ++DriverClock::calls;
+      const size_t index = DriverClock::slotIndex(slot);
+      DriverClock::callsBySlot[index].fetch_add(1, std::memory_order_relaxed);
+      DriverClock::nsBySlot[index].fetch_add(ns, std::memory_order_relaxed);
       return result;
     }
   }

@@ -20,13 +20,13 @@ constexpr double kSettledChange = 0.02;
 // an event and a callback per launch.
 constexpr uint64_t kSettledLaunches = 8;
 constexpr uint64_t kSampleEvery = 8;
-// Probes (maybeProbe): the first at a kernel's 16th launch, each later one at 4x the launch
-// count of the previous, only in launches expected to take at least kProbeMinLaunchNs, and only
-// when the probed group is expected to take at most kProbeBudget times the launch.
+// Probes (maybeProbe): from a kernel's 16th launch, in launches expected to take at least
+// kProbeMinLaunchNs, once the probed group's expected time is at most kProbeShare of the
+// kernel's time so far; the next probe of that device waits for 4x as many launches.
 constexpr uint64_t kFirstProbe = 16;
 constexpr uint64_t kProbeBackoff = 4;
 constexpr double kProbeMinLaunchNs = 200'000;
-constexpr double kProbeBudget = 2.0;
+constexpr double kProbeShare = 1.0 / 32;
 
 uint64_t volumeKey(uint64_t launch, unsigned device) { return launch * 256 + device; }
 
@@ -302,8 +302,9 @@ void DynamicPartitioner::noteGroups(KernelState& ks, const std::vector<uint64_t>
 
 // A device that gets no work on a kernel is never measured on it: one the priors (or an old
 // measurement, from before its load went away) make look slower than it is would stay idle for
-// good. So an idle device gets one group of a long launch now and then, at a rate whose cost
-// vanishes over the run (a probe may at worst stretch one launch by kProbeBudget).
+// good. So an idle device gets one group of a long launch now and then, when that group is
+// expected to cost at most kProbeShare of the kernel's time so far: with the backoff, probes
+// cost at most ~4 % of a run even when the estimate that kept the device idle was right.
 void DynamicPartitioner::maybeProbe(KernelState& ks, uint32_t kernel, std::vector<uint64_t>& groups) {
   if (spec_.kind != StrategyKind::Adaptive && spec_.kind != StrategyKind::AdaptiveComm) return;
   if (ks.nextProbe.empty()) ks.nextProbe.assign(n_, kFirstProbe);
@@ -314,11 +315,12 @@ void DynamicPartitioner::maybeProbe(KernelState& ks, uint32_t kernel, std::vecto
     launchNs = std::max(launchNs, latency(d) + nsPerGroup(kernel, d) * double(groups[d]));
     if (groups[d] > groups[donor]) donor = d;
   }
+  ks.spentNs += launchNs;
   if (launchNs < kProbeMinLaunchNs || groups[donor] < 2) return;
   for (unsigned d = 0; d < n_; ++d) {
     if (groups[d] != 0 || ks.launches < ks.nextProbe[d]) continue;
+    if (latency(d) + nsPerGroup(kernel, d) > kProbeShare * ks.spentNs) continue; // not yet
     ks.nextProbe[d] = std::max(ks.launches * kProbeBackoff, ks.launches + kFirstProbe);
-    if (latency(d) + nsPerGroup(kernel, d) > kProbeBudget * launchNs) continue;
     groups[d] = 1;
     --groups[donor];
     ++ks.probes;

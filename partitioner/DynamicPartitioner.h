@@ -73,6 +73,7 @@ private:
     std::vector<uint64_t> lastFixedGroups; // fixed strategies: the split of the last history entry
     std::vector<uint64_t> nextProbe;       // per device: launch count of its next probe (maybeProbe)
     uint64_t probes = 0;
+    double spentNs = 0;                    // expected time of its launches so far (maybeProbe)
   };
   struct Producer {
     uint64_t launch;

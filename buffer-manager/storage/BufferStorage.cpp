@@ -16,19 +16,6 @@ using device::WaitList;
 
 namespace {
 
-// Drops fences known to be complete; past a bound, asks the drivers (rarely: each query may
-// cost microseconds).
-template <class T, class FenceOf>
-void prune(std::vector<T>& items, FenceOf fenceOf) {
-  if (items.size() <= 8) return;
-  std::erase_if(items, [&](const T& x) { return fenceOf(x)->knownComplete(); });
-  if (items.size() > 64) std::erase_if(items, [&](const T& x) { return fenceOf(x)->status() == CL_COMPLETE; });
-}
-
-void pruneDone(std::vector<FenceRef>& fences) {
-  prune(fences, [](const FenceRef& f) { return f; });
-}
-
 // Host-valid bytes a device read may take along rather than start a new piece, and gaps a
 // transfer may bridge (planTransfers): at ~10 GB/s, 64 KiB cost about what one more transfer's
 // fixed latency does on a GPU (~5-10 us).
@@ -259,9 +246,9 @@ std::vector<FenceRef> BufferStorage::writeHazards(unsigned slot) const {
 }
 
 void BufferStorage::noteRead(unsigned slot, const FenceRef& fence) {
-  auto& readers = devices_.at(slot).readers;
-  pruneDone(readers);
-  readers.push_back(fence);
+  auto& copy = devices_.at(slot);
+  device::pruneCompleted(copy.readers, copy.pruneReadersAbove, [](const FenceRef& f) { return f; });
+  copy.readers.push_back(fence);
 }
 
 void BufferStorage::noteWrite(unsigned slot, const FenceRef& fence) {
@@ -428,15 +415,21 @@ int BufferStorage::bestDeviceHolder(const RangeSet& ranges) const {
 }
 
 void BufferStorage::retainUntil(const FenceRef& fence, std::shared_ptr<HostBlock> block) {
-  prune(retained_, [](const auto& r) { return r.first; });
+  retainedBytes_ += block->size();
+  retained_.emplace_back(fence, std::move(block));
   // Blocks of finished transfers are worth a driver query each once they add up: pageable
   // memory is freed, and pinned buffers go back to their pool for the next transfer (a new
   // pinned buffer costs far more than the query).
-  uint64_t held = 0;
-  for (const auto& r : retained_) held += r.second->size();
-  if (held > kRetainedBytesBeforeQuery)
+  // Passes run when the list or its bytes doubled since the last one (amortised O(1)).
+  if (retained_.size() <= pruneRetainedAbove_ && retainedBytes_ <= pruneRetainedBytesAbove_) return;
+  const bool heavy = retainedBytes_ > pruneRetainedBytesAbove_;
+  std::erase_if(retained_, [](const auto& r) { return r.first->knownComplete(); });
+  if (heavy || retained_.size() > 64)
     std::erase_if(retained_, [](const auto& r) { return r.first->status() == CL_COMPLETE; });
-  retained_.emplace_back(fence, std::move(block));
+  retainedBytes_ = 0;
+  for (const auto& r : retained_) retainedBytes_ += r.second->size();
+  pruneRetainedAbove_ = std::max<size_t>(16, 2 * retained_.size());
+  pruneRetainedBytesAbove_ = std::max(kRetainedBytesBeforeQuery, 2 * retainedBytes_);
 }
 
 std::vector<FenceRef> BufferStorage::pending() const {

@@ -132,6 +132,7 @@ private:
     device::RealMem buffer;
     std::map<std::pair<uint64_t, uint64_t>, device::RealMem> views;
     std::vector<device::FenceRef> readers; // since the last write
+    size_t pruneReadersAbove = 16;         // device::pruneCompleted
     std::vector<device::FenceRef> writers;
   };
   double transferCost(Holder from, Holder to, uint64_t bytes) const;
@@ -154,6 +155,9 @@ private:
   Directory<Version> directory_;
   std::vector<DeviceCopy> devices_;
   std::vector<std::pair<device::FenceRef, std::shared_ptr<HostBlock>>> retained_;
+  uint64_t retainedBytes_ = 0;
+  size_t pruneRetainedAbove_ = 16;
+  uint64_t pruneRetainedBytesAbove_ = 16 << 20;
 };
 
 } // namespace clsplit::buffer

@@ -35,6 +35,11 @@ const std::vector<SettingSpec>& settingSpecs() {
        "gpu"},
       {"CLSPLIT_LOG", "warn", "Log level on stderr: off, error, warn, info, debug, trace.", "info"},
       {"CLSPLIT_REPORT", "", "Write a JSON run report to this path at exit.", "run.json"},
+      {"CLSPLIT_REPORT_TIMING", "1",
+       "Whether the run report and summary time every real command (1: device times per kernel "
+       "and device). 0: only what the partitioner times anyway; the report's host_time then "
+       "shows what clsplit costs when nothing asks for times.",
+       "0"},
       {"CLSPLIT_TRACE", "",
        "Write a Chrome trace-event timeline (open in Perfetto) to this path at exit.",
        "trace.json"},

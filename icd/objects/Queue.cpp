@@ -100,9 +100,7 @@ device::FenceRef Queue::gate() {
 
 std::vector<device::FenceRef> Queue::hostHazards(const void* ptr, size_t size, bool writesHost) {
   std::lock_guard lock(mutex_);
-  std::erase_if(hostAccesses_, [](const HostAccess& a) { return a.fence->knownComplete(); });
-  if (hostAccesses_.size() > 64) // bound it, asking the drivers (rarely)
-    std::erase_if(hostAccesses_, [](const HostAccess& a) { return a.fence->status() == CL_COMPLETE; });
+  device::pruneCompleted(hostAccesses_, pruneHostAccessesAbove_, [](const HostAccess& a) { return a.fence; });
   auto lo = static_cast<const std::byte*>(ptr), hi = lo + size;
   std::vector<device::FenceRef> fences;
   for (const auto& a : hostAccesses_)

@@ -84,6 +84,7 @@ private:
   device::FenceRef gate_;
   std::atomic<bool> timedCommand_{false};
   std::vector<HostAccess> hostAccesses_;
+  size_t pruneHostAccessesAbove_ = 16; // device::pruneCompleted
 };
 
 } // namespace clsplit::icd

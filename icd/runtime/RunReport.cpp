@@ -9,6 +9,7 @@
 #include "support/Log.h"
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdio>
 #include <string_view>
 #include <fstream>
@@ -157,6 +158,27 @@ std::string RunReport::json(const std::string& partitionerJson) const {
         << ", \"driver_calls\": " << t.driverCalls
         << ", \"own_ns_per_call\": " << (t.totalNs - std::min(t.totalNs, t.driverNs)) / t.calls << "}";
   }
+  out << "\n  ],\n";
+  // Vendor calls by function, all threads (callbacks and the solver included), most first.
+  struct SlotCalls {
+    const char* name;
+    uint64_t calls, ns;
+  };
+  std::vector<SlotCalls> bySlot;
+#define CLSPLIT_API(name) addSlot(#name, offsetof(cl_icd_dispatch, name));
+#define CLSPLIT_UNSUPPORTED(name, code) addSlot(#name, offsetof(cl_icd_dispatch, name));
+  auto addSlot = [&](const char* name, size_t offset) {
+    const size_t i = offset / sizeof(void*);
+    if (uint64_t n = device::DriverClock::callsBySlot[i].load()) bySlot.push_back({name, n, device::DriverClock::nsBySlot[i].load()});
+  };
+#include "icd/api/ApiTable.def"
+#undef CLSPLIT_API
+#undef CLSPLIT_UNSUPPORTED
+  std::sort(bySlot.begin(), bySlot.end(), [](const SlotCalls& a, const SlotCalls& b) { return a.calls > b.calls; });
+  out << "  \"driver_calls\": [";
+  for (size_t i = 0; i < bySlot.size(); ++i)
+    out << (i ? "," : "") << "\n    {\"function\": " << quote(bySlot[i].name) << ", \"calls\": " << bySlot[i].calls
+        << ", \"ns\": " << bySlot[i].ns << "}";
   out << "\n  ],\n";
   out << "  \"partitioner\": " << (partitionerJson.empty() ? "null" : partitionerJson) << "\n}\n";
   return out.str();

@@ -110,7 +110,7 @@ std::string Runtime::partitionerJson() {
 bool Runtime::commandsTimed() {
   std::call_once(timedOnce_, [this] {
     bool reporting = !settings_->value("CLSPLIT_REPORT").empty() || settings_->value("CLSPLIT_SUMMARY") == "1";
-    commandsTimed_ = reporting || Trace::active();
+    commandsTimed_ = (reporting && settings_->value("CLSPLIT_REPORT_TIMING") != "0") || Trace::active();
   });
   return commandsTimed_;
 }

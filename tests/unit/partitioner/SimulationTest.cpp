@@ -336,7 +336,7 @@ TEST_CASE("an idle device the priors underrate is probed, then used") {
   for (const char* strategy : {"adaptive", "adaptive-comm"}) {
     Simulator sim(devs, {{4096, 64}});
     auto p = make(sim, strategy);
-    auto r = run(sim, *p, seq, 60);
+    auto r = run(sim, *p, seq, 100);
     INFO(strategy);
     if (std::string(strategy) == "adaptive-comm") {
       // The premise: the LP leaves the CPU out (its fixed costs outweigh 1 %) until the probe.
@@ -365,7 +365,7 @@ TEST_CASE("probes of a device that really is slow cost little, and only long lau
     }
     INFO("work per group " << work << ": launches with CPU work " << probed);
     if (work > 1000) {
-      CHECK(probed >= 2);  // launches 16, 64, 256
+      CHECK(probed >= 1);  // ~launch 50 (1 ms against 1/32 of the time so far), then 4x later
       CHECK(probed <= 3);
     } else {
       CHECK(probed == 0);
