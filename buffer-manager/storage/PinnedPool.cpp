@@ -146,7 +146,7 @@ PinnedPool::Stats PinnedPool::processTotals() {
 }
 
 std::shared_ptr<HostBlock> allocateHostBlock(PinnedPool* pool, size_t size) {
-  if (pool)
+  if (pool && size >= kMinPinnedBytes)
     if (auto block = pool->lend(size)) return block;
   return HostBlock::allocate(size);
 }

@@ -57,7 +57,13 @@ private:
   bool warned_ = false;
 };
 
-// A block of `size` bytes: pinned from `pool` when it has one to give, pageable otherwise.
+// Blocks smaller than this stay pageable: their transfers cost the fixed latency whatever the
+// memory, and a program that enqueues far ahead keeps every staging block of its queued halo
+// exchanges alive, so pinning them made one driver allocation per exchange.
+constexpr size_t kMinPinnedBytes = 64 * 1024;
+
+// A block of `size` bytes: pinned from `pool` when it has one to give and the block is large
+// enough to gain from it, pageable otherwise.
 std::shared_ptr<HostBlock> allocateHostBlock(PinnedPool* pool, size_t size);
 
 } // namespace clsplit::buffer

@@ -106,9 +106,13 @@ TEST_CASE("the pool never holds more than its capacity: idle buffers are evicted
   REQUIRE_FALSE(c);
   REQUIRE(pool->stats().refusals == 1);
   // The caller's fallback: pageable memory.
-  auto d = buffer::allocateHostBlock(pool.get(), 4096);
+  auto d = buffer::allocateHostBlock(pool.get(), buffer::kMinPinnedBytes);
   REQUIRE(d);
   REQUIRE(d->owned());
+  REQUIRE(pool->stats().refusals == 2);
+  // Small blocks do not even ask the pool.
+  auto e = buffer::allocateHostBlock(pool.get(), 4096);
+  REQUIRE(e);
   REQUIRE(pool->stats().refusals == 2);
 }
 
