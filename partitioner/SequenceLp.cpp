@@ -249,19 +249,21 @@ void SequenceLp::crashBasis(const CostModel& model, const ActiveSet& active) {
   std::vector<std::vector<double>> y(m_, std::vector<double>(n_, 0.0));
   for (unsigned k = 0; k < m_; ++k) {
     const auto& pos = model.positions[k];
-    // Water-filling over the active devices.
-    std::vector<bool> in(n_);
-    for (unsigned d = 0; d < n_; ++d) in[d] = active[k][d];
-    while (true) {
+    // Water-filling over the active devices: the common finish time t of the devices in `in`
+    // (every device's f * y + L equal, sum y = 1); devices whose latency alone exceeds t drop out.
+    auto work = [&](unsigned d) { return std::max(pos.nsPerGroup[d] * pos.groups, 1e-9); };
+    auto finishTime = [&](const std::vector<bool>& in) {
       double sumInv = 0, sumLat = 0;
       for (unsigned d = 0; d < n_; ++d)
         if (in[d]) {
-          double f = std::max(pos.nsPerGroup[d] * pos.groups, 1e-9);
-          sumInv += 1 / f;
-          sumLat += pos.launchNs[d] / f;
+          sumInv += 1 / work(d);
+          sumLat += pos.launchNs[d] / work(d);
         }
-      if (sumInv == 0) break;
-      double t = (1 + sumLat) / sumInv;
+      return sumInv > 0 ? (1 + sumLat) / sumInv : -1.0;
+    };
+    std::vector<bool> in(n_);
+    for (unsigned d = 0; d < n_; ++d) in[d] = active[k][d];
+    for (double t = finishTime(in); t >= 0; t = finishTime(in)) {
       int worst = -1;
       for (unsigned d = 0; d < n_; ++d)
         if (in[d] && pos.launchNs[d] > t && (worst < 0 || pos.launchNs[d] > pos.launchNs[worst]))
@@ -272,16 +274,9 @@ void SequenceLp::crashBasis(const CostModel& model, const ActiveSet& active) {
     if (std::none_of(in.begin(), in.end(), [](bool b) { return b; }))
       for (unsigned d = 0; d < n_; ++d) in[d] = active[k][d];
     // The balanced split itself (tentative column values, used below to pick the basis).
-    double sumInv = 0, sumLat = 0;
+    const double t = std::max(0.0, finishTime(in));
     for (unsigned d = 0; d < n_; ++d)
-      if (in[d]) {
-        double f = std::max(pos.nsPerGroup[d] * pos.groups, 1e-9);
-        sumInv += 1 / f;
-        sumLat += pos.launchNs[d] / f;
-      }
-    const double t = sumInv > 0 ? (1 + sumLat) / sumInv : 0;
-    for (unsigned d = 0; d < n_; ++d)
-      y[k][d] = in[d] ? std::max(0.0, (t - pos.launchNs[d]) / std::max(pos.nsPerGroup[d] * pos.groups, 1e-9)) : 0.0;
+      y[k][d] = in[d] ? std::max(0.0, (t - pos.launchNs[d]) / work(d)) : 0.0;
 
     glp_set_row_stat(lp_, sumRow(k), GLP_NS);
     glp_set_col_stat(lp_, tCol(k), GLP_BS);

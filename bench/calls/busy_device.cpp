@@ -3,13 +3,15 @@
 // competing load (another process sharing a device), and, with few work-items (--items), the
 // application itself, on which a GPU and a CPU are comparable (long dependent chains per item:
 // latency-bound on the GPU), run through clsplit. Every kernel's output is verified.
-#include <CL/cl.h>
+#include "SingleDevice.h"
 
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <vector>
+
+using clsplit::bench::check;
+using clsplit::bench::nowS;
 
 namespace {
 
@@ -33,15 +35,6 @@ cl_uint jump(cl_uint x, cl_uint rounds) {
   return accA * x + accC;
 }
 
-void check(cl_int err, const char* what) {
-  if (err != CL_SUCCESS) {
-    std::fprintf(stderr, "%s failed: %d\n", what, err);
-    std::exit(3);
-  }
-}
-
-double nowS() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
-
 } // namespace
 
 int main(int argc, char** argv) {
@@ -53,28 +46,17 @@ int main(int argc, char** argv) {
     if (!std::strcmp(argv[i], "--items")) items = size_t(std::atoll(argv[i + 1]));
     if (!std::strcmp(argv[i], "--local")) local = size_t(std::atoll(argv[i + 1]));
   }
-  cl_platform_id platform;
-  check(clGetPlatformIDs(1, &platform, nullptr), "clGetPlatformIDs");
-  cl_device_id device;
-  check(clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 1, &device, nullptr), "clGetDeviceIDs");
-  char name[256] = {};
-  clGetDeviceInfo(device, CL_DEVICE_NAME, sizeof name, name, nullptr);
-  cl_int err;
-  cl_context ctx = clCreateContext(nullptr, 1, &device, nullptr, nullptr, &err);
-  check(err, "clCreateContext");
-  cl_command_queue q = clCreateCommandQueue(ctx, device, 0, &err);
-  check(err, "clCreateCommandQueue");
-  cl_program p = clCreateProgramWithSource(ctx, 1, &kSource, nullptr, &err);
-  check(clBuildProgram(p, 1, &device, "", nullptr, nullptr), "clBuildProgram");
-  cl_kernel k = clCreateKernel(p, "spin", &err);
-  check(err, "clCreateKernel");
+  clsplit::bench::SingleDevice cl(kSource, "spin");
+  cl_device_id device = cl.device;
+  cl_command_queue q = cl.queue;
+  cl_kernel k = cl.kernel;
+  const char* name = cl.name;
   if (!items) {
     cl_uint units = 1;
     clGetDeviceInfo(device, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof units, &units, nullptr);
     items = size_t(units) * 2048; // enough to occupy every compute unit of a GPU
   }
-  cl_mem out = clCreateBuffer(ctx, CL_MEM_WRITE_ONLY, items * sizeof(cl_uint), nullptr, &err);
-  check(err, "clCreateBuffer");
+  cl_mem out = cl.buffer(CL_MEM_WRITE_ONLY, items * sizeof(cl_uint));
   check(clSetKernelArg(k, 0, sizeof out, &out), "clSetKernelArg");
   cl_uint salt = 0;
   auto launch = [&](cl_uint rounds) {

@@ -3,13 +3,15 @@
 // of cross-device traffic - plus the host write before and the read after. Run it unmodified,
 // directly or through clsplit with a split strategy (e.g. static:0.5,0.5 over a GPU and the CPU),
 // to compare CLSPLIT_PINNED_MB settings side by side. Verifies the result exactly.
-#include <CL/cl.h>
+#include "SingleDevice.h"
 
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <vector>
+
+using clsplit::bench::check;
+using clsplit::bench::nowS;
 
 namespace {
 
@@ -22,15 +24,6 @@ __kernel void mirror(__global const uint* in, __global uint* out, uint n) {
 }
 )";
 
-void check(cl_int err, const char* what) {
-  if (err != CL_SUCCESS) {
-    std::fprintf(stderr, "%s failed: %d\n", what, err);
-    std::exit(3);
-  }
-}
-
-double nowS() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
-
 } // namespace
 
 int main(int argc, char** argv) {
@@ -41,25 +34,12 @@ int main(int argc, char** argv) {
   }
   const cl_uint n = cl_uint(size_t(mib) << 20) / sizeof(cl_uint);
   const size_t bytes = size_t(n) * sizeof(cl_uint);
-  cl_platform_id platform;
-  check(clGetPlatformIDs(1, &platform, nullptr), "clGetPlatformIDs");
-  cl_device_id device;
-  check(clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 1, &device, nullptr), "clGetDeviceIDs");
-  char name[256] = {};
-  clGetDeviceInfo(device, CL_DEVICE_NAME, sizeof name, name, nullptr);
-  cl_int err;
-  cl_context ctx = clCreateContext(nullptr, 1, &device, nullptr, nullptr, &err);
-  check(err, "clCreateContext");
-  cl_command_queue q = clCreateCommandQueue(ctx, device, 0, &err);
-  check(err, "clCreateCommandQueue");
-  cl_program p = clCreateProgramWithSource(ctx, 1, &kSource, nullptr, &err);
-  check(clBuildProgram(p, 1, &device, "", nullptr, nullptr), "clBuildProgram");
-  cl_kernel k = clCreateKernel(p, "mirror", &err);
-  check(err, "clCreateKernel");
-  cl_mem a = clCreateBuffer(ctx, CL_MEM_READ_WRITE, bytes, nullptr, &err);
-  check(err, "clCreateBuffer");
-  cl_mem b = clCreateBuffer(ctx, CL_MEM_READ_WRITE, bytes, nullptr, &err);
-  check(err, "clCreateBuffer");
+  clsplit::bench::SingleDevice cl(kSource, "mirror");
+  cl_command_queue q = cl.queue;
+  cl_kernel k = cl.kernel;
+  const char* name = cl.name;
+  cl_mem a = cl.buffer(CL_MEM_READ_WRITE, bytes);
+  cl_mem b = cl.buffer(CL_MEM_READ_WRITE, bytes);
   std::vector<cl_uint> host(n);
   for (cl_uint i = 0; i < n; ++i) host[i] = i * 2654435761u;
   auto run = [&](cl_mem in, cl_mem out) {
