@@ -74,7 +74,8 @@ const std::vector<SettingSpec>& settingSpecs() {
       {"CLSPLIT_PINNED_MB", "1024",
        "Pinned host memory (MiB) clsplit may hold for host copies of buffers and cross-vendor "
        "staging when a discrete device (a GPU) is selected: its DMA then reads and writes them "
-       "directly. Buffers are pinned on first need and reused. 0: pageable memory only.",
+       "directly. Buffers are pinned in the background after a first pageable use and reused. "
+       "0: pageable memory only.",
        "256"},
       {"CLSPLIT_TEST_FORCE_STAGING", "",
        "Testing only: copy between devices of one platform through host memory even when they "
