@@ -15,10 +15,12 @@ inline std::atomic<size_t> liveHostBytes{0};
 
 class HostBlock {
 public:
-  // Owned, 4 KiB-aligned pageable memory (page alignment keeps DMA from it efficient).
+  // Owned pageable memory, page-aligned from 64 KiB on (alignment keeps DMA from it
+  // efficient; below, a transfer costs its latency anyway, and rounding a 4-byte halo up to a
+  // page made a program that enqueues far ahead hold 8 KiB per queued exchange).
   static std::shared_ptr<HostBlock> allocate(size_t size) {
-    size_t rounded = (size + 4095) / 4096 * 4096;
-    void* p = std::aligned_alloc(4096, rounded ? rounded : 4096);
+    void* p = size >= 64 * 1024 ? std::aligned_alloc(4096, (size + 4095) / 4096 * 4096)
+                                : std::malloc(size ? size : 1);
     if (!p) throw std::bad_alloc();
     return std::shared_ptr<HostBlock>(new HostBlock(static_cast<std::byte*>(p), size, [p] { std::free(p); }));
   }
