@@ -379,7 +379,10 @@ void DynamicPartitioner::attachToSequence(LaunchRecord& rec, bool live) {
     const LaunchRecord* prod = find(p.launch);
     if (!prod || prod->generation != seq_.generation || !prod->position) continue;
     EdgeKey key{*prod->position, pos};
-    auto profiled = profileEdges_.find({kernels_[prod->kernel].name, kernels_[rec.kernel].name});
+    // (Runs on every launch: no name pair is built unless a profile was loaded.)
+    auto profiled = profileEdges_.empty()
+                        ? profileEdges_.end()
+                        : profileEdges_.find({kernels_[prod->kernel].name, kernels_[rec.kernel].name});
     auto [edge, inserted] = seq_.edges.try_emplace(key, DependencyVolume(0));
     if (profiled != profileEdges_.end()) {
       if (inserted) edge->second.setPrior(profiled->second);
