@@ -307,6 +307,8 @@ void DynamicPartitioner::noteGroups(KernelState& ks, const std::vector<uint64_t>
 // cost at most ~4 % of a run even when the estimate that kept the device idle was right.
 void DynamicPartitioner::maybeProbe(KernelState& ks, uint32_t kernel, std::vector<uint64_t>& groups) {
   if (spec_.kind != StrategyKind::Adaptive && spec_.kind != StrategyKind::AdaptiveComm) return;
+  // On the enqueue path: nothing to estimate while every device has work.
+  if (std::none_of(groups.begin(), groups.end(), [](uint64_t g) { return g == 0; })) return;
   if (ks.nextProbe.empty()) ks.nextProbe.assign(n_, kFirstProbe);
   double launchNs = 0;
   unsigned donor = 0;
