@@ -56,6 +56,7 @@ struct PinnedPool::Shared {
   std::multimap<size_t, Buffer> idle;
   std::set<size_t> requested; // sizes to pin (each once at a time)
   bool working = false, stopping = false, warned = false;
+  bool finished = false; // the thread has let go of every real object
   Stats stats;
 
   Buffer pin(size_t size);
@@ -129,8 +130,14 @@ void PinnedPool::Shared::run() {
   auto leftovers = std::move(idle);
   idle.clear();
   lock.unlock();
-  if (!exiting)
+  if (!exiting) {
     for (const auto& [size, b] : leftovers) unpin(b);
+    queue = {};
+    context = {};
+  }
+  lock.lock();
+  finished = true;
+  settled.notify_all();
 }
 
 PinnedPool::PinnedPool(cl_context context, cl_device_id device, uint64_t capacity)
@@ -151,9 +158,13 @@ PinnedPool::PinnedPool(cl_context context, cl_device_id device, uint64_t capacit
 }
 
 PinnedPool::~PinnedPool() {
-  std::lock_guard lock(shared_->mutex);
+  std::unique_lock lock(shared_->mutex);
   shared_->stopping = true;
   shared_->wake.notify_all();
+  // With nothing lent the thread unpins and ends now: wait for it, so that the pool's real
+  // objects are gone when the pool is (the context's owner may release it next).
+  if (shared_->stats.lentBytes == 0 && !exiting)
+    shared_->settled.wait(lock, [&] { return shared_->finished; });
 }
 
 std::shared_ptr<HostBlock> PinnedPool::lend(size_t size) {

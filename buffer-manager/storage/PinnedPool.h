@@ -27,7 +27,8 @@ public:
 
   // A pool pinning through `device`'s real `context`, holding at most `capacity` bytes.
   PinnedPool(cl_context context, cl_device_id device, uint64_t capacity);
-  // Does not wait for the pinning thread: it finishes once the lent blocks are back.
+  // With no block lent, waits until the pinning thread has released every pinned buffer and
+  // real object; otherwise returns at once, and the thread finishes once the blocks are back.
   ~PinnedPool();
   PinnedPool(const PinnedPool&) = delete;
   PinnedPool& operator=(const PinnedPool&) = delete;

@@ -145,3 +145,13 @@ TEST_CASE("a lent block outlives its pool; the last block returned releases ever
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   REQUIRE(device::liveRealReferences.load() == before);
 }
+
+TEST_CASE("a pool with nothing lent has released its real objects when its destructor returns") {
+  PoolSetup setup;
+  const long before = device::liveRealReferences.load();
+  auto pool = setup.pool(4 << 20);
+  pinned(*pool, 1 << 20).reset(); // one idle pinned buffer: a real buffer, queue and context ref
+  REQUIRE(device::liveRealReferences.load() > before);
+  pool.reset();
+  REQUIRE(device::liveRealReferences.load() == before);
+}
