@@ -63,7 +63,7 @@ public:
 
   cl_command_queue queue() const { return queue_.get(); }
 
-  cl_int enqueue(const WaitList& waits, bool timed, const EnqueueCall& call, FenceRef& fence);
+  cl_int enqueue(const WaitList& waits, bool timed, EnqueueCall call, FenceRef& fence);
 
   // The marker standing for `batch` (enqueued now if it has none yet).
   FenceRef markerFor(const std::shared_ptr<Batch>& batch) {
@@ -140,7 +140,7 @@ private:
   uint64_t position_;
 };
 
-cl_int QueueTail::enqueue(const WaitList& waits, bool timed, const EnqueueCall& enqueue, FenceRef& fence) {
+cl_int QueueTail::enqueue(const WaitList& waits, bool timed, EnqueueCall enqueue, FenceRef& fence) {
   std::lock_guard lock(mutex_);
   // A marker enqueued later waits for every command before it. Were one of those to wait on
   // another queue, a user event or host work, a marker asked for by what that waits for would
@@ -164,7 +164,7 @@ cl_int QueueTail::enqueue(const WaitList& waits, bool timed, const EnqueueCall& 
 } // namespace
 
 cl_int enqueueCommand(cl_command_queue queue, cl_context context, const WaitList& waits, bool timed,
-                      const EnqueueCall& enqueue, FenceRef& fence) {
+                      EnqueueCall enqueue, FenceRef& fence) {
   return QueueTail::of(queue, context)->enqueue(waits, timed, enqueue, fence);
 }
 

@@ -5,19 +5,19 @@
 #pragma once
 
 #include "device/Fence.h"
-
-#include <functional>
+#include "support/FunctionRef.h"
 
 namespace clsplit::device {
 
-// The real call: enqueue(wait count, wait list, &event or null).
-using EnqueueCall = std::function<cl_int(cl_uint, const cl_event*, cl_event*)>;
+// The real call: enqueue(wait count, wait list, &event or null); called before enqueueCommand
+// returns, never kept.
+using EnqueueCall = FunctionRef<cl_int(cl_uint, const cl_event*, cl_event*)>;
 
 // Enqueues one command on the in-order real queue `queue` of `context`, after `waits`. With
 // `timed`, the command gets an event of its own (profiling, measurements); otherwise it may
 // not. Returns the vendor's status; on success `fence` is the command's.
 cl_int enqueueCommand(cl_command_queue queue, cl_context context, const WaitList& waits, bool timed,
-                      const EnqueueCall& enqueue, FenceRef& fence);
+                      EnqueueCall enqueue, FenceRef& fence);
 
 // Whether commands may be enqueued without events at all (CLSPLIT_EVENTLESS; default on).
 void setEventlessCommands(bool allowed);

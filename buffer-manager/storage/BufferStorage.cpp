@@ -96,7 +96,7 @@ FenceRef BufferStorage::enqueueOn(unsigned slot, QueueProvider& queues, const st
   cl_command_queue q = queues.queue(slot);
   WaitList waits(slots_[slot].context, q);
   waits.add(after);
-  if (overwritesCopy) waits.add(writeHazards(slot));
+  if (overwritesCopy) addWriteHazards(slot, waits);
   FenceRef fence;
   device::check(device::enqueueCommand(q, slots_[slot].context, waits, queues.timesCommands(),
                                        [&](cl_uint n, const cl_event* list, cl_event* event) {
@@ -243,6 +243,12 @@ std::vector<FenceRef> BufferStorage::writeHazards(unsigned slot) const {
   std::vector<FenceRef> fences = copy.writers;
   fences.insert(fences.end(), copy.readers.begin(), copy.readers.end());
   return fences;
+}
+
+void BufferStorage::addWriteHazards(unsigned slot, device::WaitList& waits) const {
+  const auto& copy = devices_.at(slot);
+  for (const auto& f : copy.writers) waits.add(f);
+  for (const auto& f : copy.readers) waits.add(f);
 }
 
 void BufferStorage::noteRead(unsigned slot, const FenceRef& fence) {

@@ -82,6 +82,8 @@ public:
 
   // Fences a command writing `slot`'s real buffer must wait for (earlier readers and writers).
   std::vector<device::FenceRef> writeHazards(unsigned slot) const;
+  // The same, added to `waits` (no list built: this runs for every buffer a launch writes).
+  void addWriteHazards(unsigned slot, device::WaitList& waits) const;
   void noteRead(unsigned slot, const device::FenceRef& fence);
   void noteWrite(unsigned slot, const device::FenceRef& fence);
 

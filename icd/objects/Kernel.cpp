@@ -27,6 +27,7 @@ Kernel::Kernel(std::shared_ptr<Program> program, std::string name)
     : program_(std::move(program)), name_(std::move(name)),
       analysis_(program_->kernelAnalysis(name_)) {
   require(program_->built(), CL_INVALID_PROGRAM_EXECUTABLE, "the program is not built");
+  identity_ = program_->programHash() + ":" + name_;
   const auto& context = program_->context();
   slots_.resize(context.slots().size());
   for (unsigned s = 0; s < slots_.size(); ++s) slots_[s].kernel = device::RealKernel::adopt(createReal(s));

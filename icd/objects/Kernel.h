@@ -22,7 +22,7 @@ public:
   cl_uint numArgs() const { return numArgs_; }
   const analysis::KernelAnalysis* analysis() const { return analysis_; }
   // Identity for the partitioner: program hash + name (stable across handles and runs).
-  std::string identity() const { return program_->programHash() + ":" + name_; }
+  const std::string& identity() const { return identity_; }
 
   enum class ArgKind : uint8_t { Unset, Scalar, Mem, Local };
   struct Arg {
@@ -64,6 +64,7 @@ private:
 
   std::shared_ptr<Program> program_;
   std::string name_;
+  std::string identity_; // built once: asked for on every launch
   const analysis::KernelAnalysis* analysis_;
   cl_uint numArgs_ = 0;
   device::RealKernel reference_; // slot 0's real kernel, for queries and argument validation

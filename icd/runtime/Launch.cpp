@@ -182,7 +182,7 @@ FenceRef launchKernel(Queue& queue, Kernel& kernel, const NDRange& appRange, std
     wl.add(waits);
     wl.add(inputs);
     for (const auto& use : work.uses)
-      if (use.writes()) wl.add(use.storage->writeHazards(slot));
+      if (use.writes()) use.storage->addWriteHazards(slot, wl);
 
     cl_kernel k = kernel.realKernel(slot, args);
     std::array<uint64_t, 4> hiddenOffset{0, 0, 0, 0}, hiddenSize{1, 1, 1, 0};

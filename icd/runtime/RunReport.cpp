@@ -51,10 +51,21 @@ std::string list(const std::vector<uint64_t>& v) {
 RunReport::RunReport(unsigned slots, bool enabled, bool perLaunch)
     : slots_(slots), enabled_(enabled), perLaunch_(perLaunch), h2d_(slots), d2h_(slots), d2d_(slots) {}
 
-void RunReport::account(const std::string& kernel, unsigned slot, size_t launch, uint64_t ns) {
+RunReport::KernelStats& RunReport::statsOf(const std::string& kernel) {
+  auto it = kernels_.find(kernel);
+  if (it == kernels_.end()) {
+    it = kernels_.emplace(kernel, KernelStats{}).first;
+    it->second.name = kernel;
+    it->second.groups.assign(slots_, 0);
+    it->second.timeNs.assign(slots_, 0);
+  }
+  return it->second;
+}
+
+void RunReport::account(KernelStats& kernel, unsigned slot, size_t launch, uint64_t ns) {
   std::lock_guard lock(mutex_);
-  kernels_[kernel].timeNs[slot] += ns;
-  if (launch < launches_.size()) launches_[launch].timeNs[slot] += ns;
+  kernel.timeNs[slot] += ns;
+  if (launch < launchKernels_.size()) launchValues_[(launch * 3 + 1) * slots_ + slot] += ns;
   --inFlight_;
 }
 
@@ -64,21 +75,20 @@ void RunReport::noteLaunch(const std::string& kernel, const std::vector<uint64_t
                            const buffer::TransferLog& transfers) {
   if (!enabled_) return;
   size_t index = SIZE_MAX;
+  KernelStats* stats = nullptr;
   {
     std::lock_guard lock(mutex_);
-    if (perLaunch_ && launches_.size() < kMaxLaunchRecords) {
-      index = launches_.size();
-      LaunchRecord r{kernel, std::vector<uint64_t>(slots_, 0), std::vector<uint64_t>(slots_, 0),
-                     std::vector<uint64_t>(slots_, 0)};
-      for (unsigned s = 0; s < groupsPerSlot.size() && s < slots_; ++s) r.groups[s] = groupsPerSlot[s];
+    auto& k = statsOf(kernel);
+    stats = &k;
+    if (perLaunch_ && launchKernels_.size() < kMaxLaunchRecords) {
+      index = launchKernels_.size();
+      launchKernels_.push_back(&k);
+      launchValues_.resize(launchValues_.size() + 3 * slots_, 0);
+      uint64_t* groups = &launchValues_[index * 3 * slots_];
+      uint64_t* bytesIn = groups + 2 * slots_;
+      for (unsigned s = 0; s < groupsPerSlot.size() && s < slots_; ++s) groups[s] = groupsPerSlot[s];
       for (const auto& t : transfers)
-        if (t.to >= 0 && static_cast<unsigned>(t.to) < slots_) r.bytesIn[t.to] += t.bytes;
-      launches_.push_back(std::move(r));
-    }
-    auto& k = kernels_[kernel];
-    if (k.groups.empty()) {
-      k.groups.assign(slots_, 0);
-      k.timeNs.assign(slots_, 0);
+        if (t.to >= 0 && static_cast<unsigned>(t.to) < slots_) bytesIn[t.to] += t.bytes;
     }
     ++k.launches;
     if (split) ++k.splitLaunches;
@@ -87,12 +97,13 @@ void RunReport::noteLaunch(const std::string& kernel, const std::vector<uint64_t
     inFlight_ += subKernels.size();
   }
   // Device times are read when each sub-kernel completes (from the vendor's callback), not at
-  // exit: by then a vendor may have torn down its thread-local state (Oclgrind does).
+  // exit: by then a vendor may have torn down its thread-local state (Oclgrind does). A real
+  // event's fence keeps itself alive until its callbacks have run, so a plain pointer is enough
+  // (other fences carry no device time, and may be gone when their callbacks run).
   for (const auto& [slot, fence] : subKernels) {
-    fence->onComplete([this, kernel, slot = slot, index, fence = fence](cl_int) {
-      uint64_t ns = 0;
-      if (auto* real = dynamic_cast<device::RealEventFence*>(fence.get())) ns = real->durationNs();
-      account(kernel, slot, index, ns);
+    auto* real = dynamic_cast<device::RealEventFence*>(fence.get());
+    fence->onComplete([this, stats, slot = slot, index, real](cl_int) {
+      account(*stats, slot, index, real ? real->durationNs() : 0);
     });
   }
 }
@@ -135,10 +146,14 @@ std::string RunReport::json(const std::string& partitionerJson) const {
     first = false;
   }
   out << "\n  },\n  \"launches\": [";
-  for (size_t i = 0; i < launches_.size(); ++i) {
-    const auto& l = launches_[i];
-    out << (i ? "," : "") << "\n    {\"kernel\": " << quote(l.kernel) << ", \"groups\": " << list(l.groups)
-        << ", \"time_ns\": " << list(l.timeNs) << ", \"bytes_in\": " << list(l.bytesIn) << "}";
+  auto slotList = [&](const uint64_t* values) {
+    return list(std::vector<uint64_t>(values, values + slots_));
+  };
+  for (size_t i = 0; i < launchKernels_.size(); ++i) {
+    const uint64_t* values = &launchValues_[i * 3 * slots_];
+    out << (i ? "," : "") << "\n    {\"kernel\": " << quote(launchKernels_[i]->name)
+        << ", \"groups\": " << slotList(values) << ", \"time_ns\": " << slotList(values + slots_)
+        << ", \"bytes_in\": " << slotList(values + 2 * slots_) << "}";
   }
   out << "\n  ],\n  \"transfers\": {\"count\": " << transferCount_
       << ", \"host_to_device_bytes\": " << list(h2d_) << ", \"device_to_host_bytes\": " << list(d2h_)

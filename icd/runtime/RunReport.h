@@ -33,25 +33,26 @@ public:
 
 private:
   struct KernelStats {
+    std::string name;
     uint64_t launches = 0;
     uint64_t splitLaunches = 0;
     std::optional<std::string> fallbackReason;
     std::vector<uint64_t> groups;
     std::vector<uint64_t> timeNs;
   };
-  // One launch, in order (for per-iteration plots): groups, device time and bytes received per
-  // device.
-  struct LaunchRecord {
-    std::string kernel;
-    std::vector<uint64_t> groups, timeNs, bytesIn;
-  };
+  // Per-launch records (for per-iteration plots), flat so that a launch allocates nothing:
+  // launch i's kernel is launchKernels_[i], and launchValues_ holds its groups, device time and
+  // bytes received per device, 3 x slots values from i * 3 * slots.
   static constexpr size_t kMaxLaunchRecords = 200000;
-  std::vector<LaunchRecord> launches_;
-  void account(const std::string& kernel, unsigned slot, size_t launch, uint64_t ns);
+  std::vector<const KernelStats*> launchKernels_;
+  std::vector<uint64_t> launchValues_;
+  KernelStats& statsOf(const std::string& kernel); // under mutex_
+  void account(KernelStats& kernel, unsigned slot, size_t launch, uint64_t ns);
   unsigned slots_;
   bool enabled_, perLaunch_;
   mutable std::mutex mutex_;
-  std::map<std::string, KernelStats> kernels_;
+  // Stable addresses: completion callbacks hold a KernelStats*, not a copy of the name.
+  std::map<std::string, KernelStats, std::less<>> kernels_;
   size_t inFlight_ = 0; // sub-kernels whose device time has not arrived yet
   std::vector<uint64_t> h2d_, d2h_, d2d_; // bytes by slot (destination for h2d/d2d, source for d2h)
   uint64_t transferCount_ = 0;
