@@ -10,6 +10,7 @@ size=${SIZE:-1048576} iters=${ITERS:-2000}
 gpu=$(CLSPLIT_VENDORS=/tmp/vendors-real "$D/bin/clsplit" --list-devices --json | python3 -c "import json,sys; print(next(str(d['index']) for d in json.load(sys.stdin) if d['type']=='GPU'))")
 run() { # label, then env assignments
   local label=$1; shift
+  [[ -n ${ONLY:-} && ! $label =~ $ONLY ]] && return # ONLY: a regex on the labels to run
   for r in $(seq 1 "${REPEAT:-3}"); do
     env OCL_ICD_VENDORS=$D/vendors CLSPLIT_REPORT=$OUT/host.json CLSPLIT_REPORT_TIMING=0 "$@" \
       "$D/bench/jacobi1d" --size "$size" --iters "$iters" > "$OUT/host-run.log" 2>&1 || { echo "$label: failed"; tail -3 "$OUT/host-run.log"; continue; }

@@ -94,16 +94,19 @@ void RunReport::noteLaunch(const std::string& kernel, const std::vector<uint64_t
     if (split) ++k.splitLaunches;
     if (fallbackReason && !k.fallbackReason) k.fallbackReason = fallbackReason;
     for (unsigned s = 0; s < groupsPerSlot.size() && s < slots_; ++s) k.groups[s] += groupsPerSlot[s];
-    inFlight_ += subKernels.size();
+    for (const auto& [slot, fence] : subKernels)
+      if (dynamic_cast<device::RealEventFence*>(fence.get())) ++inFlight_;
   }
   // Device times are read when each sub-kernel completes (from the vendor's callback), not at
   // exit: by then a vendor may have torn down its thread-local state (Oclgrind does). A real
-  // event's fence keeps itself alive until its callbacks have run, so a plain pointer is enough
-  // (other fences carry no device time, and may be gone when their callbacks run).
+  // event's fence keeps itself alive until its callbacks have run, so a plain pointer is enough.
+  // A command enqueued without an event has no device time: asking when it completes would
+  // cost a marker and a callback that an ordinary run does not make.
   for (const auto& [slot, fence] : subKernels) {
     auto* real = dynamic_cast<device::RealEventFence*>(fence.get());
+    if (!real) continue;
     fence->onComplete([this, stats, slot = slot, index, real](cl_int) {
-      account(*stats, slot, index, real ? real->durationNs() : 0);
+      account(*stats, slot, index, real->durationNs());
     });
   }
 }
