@@ -156,18 +156,26 @@ std::vector<BufferRegions> instantiate(const KernelAnalysis& kernel, const NDRan
 // counted as this many bytes when comparing dimensions.
 constexpr uint64_t kBytesPerRange = 4096;
 
-uint32_t chooseSplitDimension(const KernelAnalysis& kernel, const NDRange& range,
-                              const LaunchValues& values) {
+uint32_t defaultSplitDimension(const NDRange& range) {
   const unsigned dims = std::clamp<unsigned>(range.dims, 1, 3);
   uint32_t best = dims - 1;
-  unsigned candidates = 0;
   for (unsigned d = 0; d < dims; ++d)
-    if (range.groups(d) >= 2) {
-      ++candidates;
-      best = d;
-    }
-  if (candidates <= 1) return best; // nothing to compare: no instantiation
-  best = dims - 1;
+    if (range.groups(d) >= 2) best = d;
+  return best;
+}
+
+bool splitDimensionIsAChoice(const NDRange& range) {
+  const unsigned dims = std::clamp<unsigned>(range.dims, 1, 3);
+  unsigned candidates = 0;
+  for (unsigned d = 0; d < dims; ++d) candidates += range.groups(d) >= 2;
+  return candidates > 1;
+}
+
+uint32_t chooseSplitDimension(const KernelAnalysis& kernel, const NDRange& range,
+                              const LaunchValues& values) {
+  if (!splitDimensionIsAChoice(range)) return defaultSplitDimension(range); // no instantiation
+  const unsigned dims = std::clamp<unsigned>(range.dims, 1, 3);
+  uint32_t best = dims - 1;
   // (the halves' writes overlap, cost): a 2-way uniform split per candidate dimension; the
   // cost is the bytes both halves read (what neighbours must exchange) plus the fixed cost of
   // the extra ranges a strided region brings. Ties go to the outermost dimension.

@@ -85,5 +85,10 @@ std::vector<BufferRegions> instantiate(const KernelAnalysis& kernel, const NDRan
 // split per dimension, i.e. two instantiate() calls per dimension with at least two groups.
 uint32_t chooseSplitDimension(const KernelAnalysis& kernel, const NDRange& range,
                               const LaunchValues& values);
+// The outermost dimension with at least two groups (the last dimension if none has): what
+// chooseSplitDimension() returns when it has nothing to compare, and its tie-break otherwise.
+uint32_t defaultSplitDimension(const NDRange& range);
+// Whether chooseSplitDimension() would compare dimensions (more than one has two groups).
+bool splitDimensionIsAChoice(const NDRange& range);
 
 } // namespace clsplit::analysis

@@ -4,6 +4,7 @@
 #include "icd/api/InfoQuery.h"
 #include "icd/objects/Device.h"
 #include "icd/runtime/Runtime.h"
+#include "icd/runtime/Trace.h"
 
 namespace clsplit::icd {
 
@@ -128,12 +129,16 @@ void Queue::flush() {
 
 void Queue::finish() {
   flush();
-  allRecorded()->wait();
+  {
+    runtime::HostSpan span("finish: commands");
+    allRecorded()->wait();
+  }
   std::vector<device::FenceRef> background;
   {
     std::lock_guard lock(mutex_);
     background.swap(background_);
   }
+  runtime::HostSpan span("finish: eager uploads");
   device::allOf(std::move(background))->wait();
   // Let go of what has completed (a completed group still holds its parts' events).
   std::lock_guard lock(mutex_);

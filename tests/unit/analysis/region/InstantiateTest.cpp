@@ -604,3 +604,21 @@ TEST_CASE("random multi-statement kernels: merged strided regions equal brute fo
     if (got[0].note.empty()) CHECK(got[0].writeExact);
   }
 }
+
+TEST_CASE("the default split dimension: the outermost with two groups, a choice only among several") {
+  NDRange r;
+  r.dims = 3;
+  r.global = {64, 64, 1};
+  r.local = {8, 8, 1};
+  CHECK(defaultSplitDimension(r) == 1); // dimension 2 has one group
+  CHECK(splitDimensionIsAChoice(r));
+  r.global = {64, 8, 1};
+  CHECK(defaultSplitDimension(r) == 0);
+  CHECK_FALSE(splitDimensionIsAChoice(r));
+  r.global = {8, 8, 8};
+  CHECK(defaultSplitDimension(r) == 2); // nothing to split: the last dimension
+  CHECK_FALSE(splitDimensionIsAChoice(r));
+  r.dims = 2;
+  r.global = {64, 64, 1};
+  CHECK(defaultSplitDimension(r) == 1);
+}
