@@ -154,7 +154,13 @@ std::vector<double> DynamicPartitioner::kernelSplit(uint32_t kernel, uint64_t gr
   bool sizeFits = ks.lastGroups == 0 || groups == 0 ||
                   std::max(groups, ks.lastGroups) <= 1.25 * double(std::min(groups, ks.lastGroups));
   if (!ks.ratios.empty() && sizeFits) return ks.ratios;
-  return balanceKernel(kernelCosts(kernel, groups));
+  if (ks.balancedModel != modelVersion_ || ks.balancedGroups != groups || ks.balancedGroupSize != ks.groupSize) {
+    ks.balanced = balanceKernel(kernelCosts(kernel, groups));
+    ks.balancedModel = modelVersion_;
+    ks.balancedGroups = groups;
+    ks.balancedGroupSize = ks.groupSize;
+  }
+  return ks.balanced;
 }
 
 // --- Planning -------------------------------------------------------------------------------
@@ -638,6 +644,7 @@ void DynamicPartitioner::reportKernelTime(uint64_t launchId, unsigned device, ui
   for (unsigned i = 0; i < device; ++i) offset += rec->groups[i];
 
   const double ns = double(nanoseconds);
+  ++modelVersion_;
   launchLatency_[device].observeTime(ns);
   auto obs = kernels_[rec->kernel].devices[device].observe(g, offset, ns, options_.smoothing);
   if (obs.interceptValid) launchLatency_[device].observeIntercept(rec->kernel, obs.interceptNs);

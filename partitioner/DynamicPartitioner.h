@@ -74,6 +74,10 @@ private:
     std::vector<uint64_t> nextProbe;       // per device: launch count of its next probe (maybeProbe)
     uint64_t probes = 0;
     double spentNs = 0;                    // expected time of its launches so far (maybeProbe)
+    // kernelSplit()'s balanced split, valid while the model, the launch's groups and the group
+    // size are those it was computed for (it runs on every launch until a split is chosen).
+    std::vector<double> balanced;
+    uint64_t balancedModel = UINT64_MAX, balancedGroups = 0, balancedGroupSize = 0;
   };
   struct Producer {
     uint64_t launch;
@@ -179,6 +183,7 @@ private:
   std::unique_ptr<SequenceLp> lp_;
   TransferModel transfers_;
   std::vector<LaunchLatency> launchLatency_;
+  uint64_t modelVersion_ = 0; // bumped whenever a kernel time or latency model changes
 
   uint64_t nextLaunch_ = 1;
   std::unordered_map<uint64_t, LaunchRecord> launches_;

@@ -205,6 +205,7 @@ bool DynamicPartitioner::loadProfile(const std::string& path) {
     for (int i = 0; i < 3; ++i) transfers_.setPrior(unsigned(d), kDirections[i], e.transfers[i]);
   }
   unsigned applied = 0;
+  ++modelVersion_;
   for (const auto& e : kernelEntries) {
     int d = deviceIndex(e.device);
     if (d < 0 || e.groups < 1) continue;
