@@ -130,6 +130,7 @@ FenceRef launchKernel(Queue& queue, Kernel& kernel, const NDRange& appRange, std
     const uint32_t best = analysis::chooseSplitDimension(*analysis, range, shallow);
     memo->rememberDimension(memoKey, best);
     if (best != dim) {
+      log().debug("kernel {}: split along dimension {} rather than {}", kernel.name(), best, dim);
       // The same shares along the chosen dimension. This launch's times are not reported: the
       // partitioner counted it in groups of the other dimension.
       decision.groups = partition::ratiosToGroups(partition::groupsToRatios(decision.groups), range.groups(best));

@@ -56,6 +56,10 @@ kernel void fixedGroups(global int* out) {
                  get_group_id(0) * 1000 + get_group_id(1) * 100000);
 }
 kernel void task(global int* out) { out[0] = (int)(get_global_size(0) * 100 + get_local_size(0)); out[1] = 4242; }
+kernel void columnMajor(global const int* a, global int* b, int h) {
+  size_t x = get_global_id(0), y = get_global_id(1);
+  b[x * h + y] = b[x * h + y] * 3 + a[x * h + y] + (int)y;
+}
 )CLC";
 
 constexpr int kFields = 12;
@@ -163,6 +167,29 @@ int main() {
     printInts("task", values, 2);
     CHECK(clReleaseMemObject(out));
     CHECK(clReleaseKernel(task));
+  }
+
+  // Column-major data: splitting dimension 0 keeps each slice's elements contiguous, so clsplit
+  // chooses it over the default (the outermost dimension) at the first split launch, and maps
+  // that launch's shares onto it.
+  {
+    constexpr int W = 256, H = 64;
+    cl_kernel column = createKernel(program, "columnMajor");
+    std::vector<int> a(W * H), b(W * H, 1);
+    for (int i = 0; i < W * H; ++i) a[i] = i * 7 % 1000;
+    cl_mem da = createBuffer(env.context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, a.size() * sizeof(int), a.data());
+    cl_mem db = createBuffer(env.context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, b.size() * sizeof(int), b.data());
+    SET_ARG(column, 0, da);
+    SET_ARG(column, 1, db);
+    SET_ARG(column, 2, cl_int(H));
+    size_t global[2] = {W, H}, local[2] = {16, 16};
+    for (int it = 0; it < 4; ++it)
+      CHECK(clEnqueueNDRangeKernel(env.queue, column, 2, nullptr, global, local, 0, nullptr, nullptr));
+    CHECK(clEnqueueReadBuffer(env.queue, db, CL_TRUE, 0, b.size() * sizeof(int), b.data(), 0, nullptr, nullptr));
+    printChecksum("column-major 2-D, four launches", b);
+    CHECK(clReleaseMemObject(da));
+    CHECK(clReleaseMemObject(db));
+    CHECK(clReleaseKernel(column));
   }
 
   // Invalid ranges.
