@@ -121,8 +121,10 @@ FenceRef launchKernel(Queue& queue, Kernel& kernel, const NDRange& appRange, std
   std::unique_lock plan(context.planMutex());
   HostSpan span("plan launch");
   partition::LaunchPlan decision = rt.partitioner().plan(request);
-  const bool splitNow = std::count_if(decision.groups.begin(), decision.groups.end(), [](uint64_t g) { return g > 0; }) > 1;
-  if (splittable && !knownDim && splitNow) {
+  auto splitNow = [&] {
+    return std::count_if(decision.groups.begin(), decision.groups.end(), [](uint64_t g) { return g > 0; }) > 1;
+  };
+  if (splittable && !knownDim && splitNow()) {
     // The first split launch with this key: now the dimension is worth choosing. Without
     // resolving indirections (their values would make the enqueue wait for a device).
     HostSpan choose("choose split dimension");
