@@ -14,14 +14,20 @@ run() { # label, then env assignments
   for r in $(seq 1 "${REPEAT:-3}"); do
     env OCL_ICD_VENDORS=$D/vendors CLSPLIT_REPORT=$OUT/host.json CLSPLIT_REPORT_TIMING=0 "$@" \
       "$D/bench/jacobi1d" --size "$size" --iters "$iters" > "$OUT/host-run.log" 2>&1 || { echo "$label: failed"; tail -3 "$OUT/host-run.log"; continue; }
-    python3 - "$label" "$OUT/host.json" <<'PY'
-import json, sys
+    python3 - "$label" "$OUT/host.json" "$OUT/host-run.log" <<'PY'
+import json, re, sys
 r = json.load(open(sys.argv[2]))
+res = dict(re.findall(r"(\w+)=(\S+)", next((l for l in open(sys.argv[3]) if l.startswith("RESULT")), "")))
 h = next(x for x in r["host_time"] if x["entry"] == "clEnqueueNDRangeKernel")
 split = sum(k["split_launches"] for k in r["kernels"].values())
 print("%-34s launches %6d split %6d | own %5.1f us/launch | driver %5.1f us/launch (%4.1f calls)" % (
     sys.argv[1], h["calls"], split, h["own_ns_per_call"] / 1e3, h["driver_ns"] / h["calls"] / 1e3,
     h["driver_calls"] / h["calls"]))
+if "enqueue_ms" in res: # the application thread during its enqueue loop (bench/workloads/jacobi1d)
+    n = h["calls"]
+    print("    enqueue loop: %.1f us/launch wall, %.1f us on a CPU, %.1f us preempted, %.2f timeslices" % (
+        float(res["enqueue_ms"]) * 1e3 / n, float(res["enqueue_cpu_ms"]) * 1e3 / n,
+        float(res["enqueue_preempted_ms"]) * 1e3 / n, float(res["enqueue_timeslices"]) / n))
 print("    vendor calls per launch: " + ", ".join("%s %.1f" % (d["function"], d["calls"] / h["calls"]) for d in r.get("driver_calls", [])[:6]))
 PY
   done

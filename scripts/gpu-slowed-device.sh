@@ -9,6 +9,7 @@ set -uo pipefail
 source scripts/gpu-vendors.sh
 export CLSPLIT_VENDORS=/tmp/vendors-real
 items=${ITEMS:-2048} local=${LOCAL:-32} kernel_ms=${KERNEL_MS:-3} busy_s=${BUSY_S:-2}
+gpu_loads=${GPU_LOADS:-1} # competing processes on the GPU at once
 cpu_hog() { # seconds: every core spinning, start and end on the steady clock
   python3 - "$1" <<'PY'
 import multiprocessing, os, sys, time
@@ -28,7 +29,11 @@ OCL_ICD_VENDORS=$D/vendors CLSPLIT_DEVICES=all CLSPLIT_STRATEGY=adaptive-comm \
   --seconds "$((4 * busy_s + 3))" > "$OUT/slowed-app.log" 2>&1 &
 app=$!
 sleep 3 # build, calibration, convergence
+for ((i = 1; i < gpu_loads; ++i)); do
+  OCL_ICD_VENDORS=/tmp/vendors-gpu timeout 60 "$D/bench/busy-device" --seconds "$busy_s" --kernel-ms 5 > "$OUT/gpu-load$i.log" 2>&1 &
+done
 OCL_ICD_VENDORS=/tmp/vendors-gpu timeout 60 "$D/bench/busy-device" --seconds "$busy_s" --kernel-ms 5 > "$OUT/gpu-load.log" 2>&1
+sleep 0.3 # the other loads, started with it, end with it
 sleep "$busy_s"
 cpu_hog "$busy_s" > "$OUT/cpu-load.log" 2>&1
 wait $app; echo "application rc=$?"

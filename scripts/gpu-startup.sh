@@ -2,7 +2,8 @@
 # Runs on the GPU machine (device tool, .device/ carried): where a short run's time goes with
 # the adaptive strategies. jacobi2d (SIZE, ITERS; default 2048, 50) REPEAT times, the
 # configurations alternated, median of the bench's timed loop (`seconds`): the GPU directly,
-# clsplit `single` over GPU+CPU, adaptive-comm over the GPU alone and over GPU+CPU.
+# clsplit `single` over GPU+CPU, adaptive-comm over the GPU alone and over GPU+CPU; and the
+# median of what comes before it (`total_seconds - seconds`: the initial writes and a clFinish).
 set -uo pipefail
 source scripts/gpu-vendors.sh
 size=${SIZE:-2048} iters=${ITERS:-50}
@@ -16,16 +17,17 @@ declare -A cfg=(
 order=(direct single-gpu+cpu adaptive-comm-gpu adaptive-comm-gpu+cpu)
 for r in $(seq 1 "${REPEAT:-7}"); do
   for c in "${order[@]}"; do
-    t=$(env ${cfg[$c]} "$D/bench/jacobi2d" --size "$size" --iters "$iters" 2>&1 | sed -n 's/^RESULT.* seconds=\([0-9.]*\) .*verified=\([01]\).*/\1 \2/p')
+    t=$(env ${cfg[$c]} "$D/bench/jacobi2d" --size "$size" --iters "$iters" 2>&1 | sed -n 's/^RESULT.* seconds=\([0-9.]*\) total_seconds=\([0-9.]*\) verified=\([01]\).*/\1 \3 \2/p')
     echo "$c $t"
   done
 done | tee "$OUT/startup-runs.log" | python3 -c "
 import sys, statistics, collections
-t = collections.defaultdict(list); bad = 0
+t = collections.defaultdict(list); w = collections.defaultdict(list); bad = 0
 for line in sys.stdin:
     parts = line.split()
-    if len(parts) < 3 or parts[2] != '1': bad += 1; continue
+    if len(parts) < 4 or parts[2] != '1': bad += 1; continue
     t[parts[0]].append(float(parts[1]) * 1e3)
-for c, v in t.items(): print('%-24s median %6.2f ms  (min %6.2f, max %6.2f, %d runs)' % (c, statistics.median(v), min(v), max(v), len(v)))
+    w[parts[0]].append((float(parts[3]) - float(parts[1])) * 1e3)
+for c, v in t.items(): print('%-24s median %6.2f ms  (min %6.2f, max %6.2f, %d runs); writes before it: median %6.2f ms' % (c, statistics.median(v), min(v), max(v), len(v), statistics.median(w[c])))
 print('unverified or failed runs:', bad)
 "

@@ -64,6 +64,16 @@ def test_transfers_fail():
     check(any(r and "device failed" in r for r in reasons), f"no fallback reason recorded: {reasons}")
 
 
+def test_initial_writes_fail():
+    """Writes to device 0 fail, eager uploads on (the default): new data the application writes
+    is kept on the host instead, and launches run whole on device 1."""
+    path = TMP / "initial-writes.json"
+    p = run("jacobi1d", ["--size", "65536", "--iters", "5"], CLSPLIT_TEST_FAULTS="clEnqueueWriteBuffer@0:1+",
+            CLSPLIT_REPORT=str(path))
+    verified(p, "failing writes to device 0")
+    check("kept on the host" in p.stderr, f"no log line on the failed write:\n{p.stderr}")
+
+
 def test_merged_atomics_partial():
     """A rejected sub-kernel of a launch whose atomics are merged cannot be rerun safely: the
     program gets CL_OUT_OF_RESOURCES (exit status 3 of the workloads), and does not crash."""

@@ -2,6 +2,8 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
+#include <cstdio>
 
 namespace clsplit::bench {
 
@@ -15,6 +17,26 @@ public:
 
 private:
   std::chrono::steady_clock::time_point Start;
+};
+
+/// The calling thread's scheduler statistics (Linux /proc/thread-self/schedstat): time on a CPU,
+/// time runnable but waiting for one (preempted), and timeslices. Tells a thread's own cost from
+/// time lost to other threads when a region's wall-clock time grows. All zero elsewhere.
+struct ThreadSchedStat {
+  uint64_t RunNs = 0, WaitNs = 0, Slices = 0;
+  static ThreadSchedStat now() {
+    ThreadSchedStat s;
+    if (std::FILE *f = std::fopen("/proc/thread-self/schedstat", "r")) {
+      unsigned long long run = 0, wait = 0, slices = 0;
+      if (std::fscanf(f, "%llu %llu %llu", &run, &wait, &slices) == 3)
+        s = {run, wait, slices};
+      std::fclose(f);
+    }
+    return s;
+  }
+  ThreadSchedStat operator-(const ThreadSchedStat &o) const {
+    return {RunNs - o.RunNs, WaitNs - o.WaitNs, Slices - o.Slices};
+  }
 };
 
 } // namespace clsplit::bench

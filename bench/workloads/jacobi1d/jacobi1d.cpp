@@ -58,12 +58,21 @@ int run(int argc, char **argv) {
   session.write(bufB, b);
   session.finish();
   Stopwatch timed;
+  // The enqueue loop alone, with this thread's scheduler statistics: how much of its wall-clock
+  // time the thread ran, and how long it was runnable but preempted (scripts/gpu-host-costs.sh).
+  const ThreadSchedStat before = ThreadSchedStat::now();
   for (int t = 0; t < options.Iterations; ++t) {
     session.run(stencil, {n});
     session.run(copy, {n});
   }
+  const double enqueueSeconds = timed.seconds();
+  const ThreadSchedStat enqueue = ThreadSchedStat::now() - before;
   session.read(bufA, result);
   RunResult r;
+  r.Extra = {{"enqueue_ms", std::to_string(enqueueSeconds * 1e3)},
+             {"enqueue_cpu_ms", std::to_string(enqueue.RunNs / 1e6)},
+             {"enqueue_preempted_ms", std::to_string(enqueue.WaitNs / 1e6)},
+             {"enqueue_timeslices", std::to_string(enqueue.Slices)}};
   r.Seconds = timed.seconds();
   r.TotalSeconds = total.seconds();
 
