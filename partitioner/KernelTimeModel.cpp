@@ -13,10 +13,14 @@ void LaunchLatency::observeTime(double ns) {
 }
 
 void LaunchLatency::observeIntercept(uint32_t kernel, double ns) {
-  if (std::isfinite(ns) && ns >= 0) intercepts_[kernel] = ns;
+  if (!std::isfinite(ns) || ns < 0) return;
+  auto [it, added] = intercepts_.try_emplace(kernel, ns);
+  if (!added && it->second == ns) return;
+  it->second = ns;
+  updateMedian();
 }
 
-double LaunchLatency::estimate() const {
+void LaunchLatency::updateMedian() {
   // Median of the prior and one intercept per kernel: an intercept fitted on an irregular
   // kernel (where the per-group cost changes with the slice) can be wrong, so one kernel alone
   // only moves an untrusted prior half-way; several kernels agreeing decide.
@@ -24,7 +28,11 @@ double LaunchLatency::estimate() const {
   for (const auto& [k, v] : intercepts_) votes.push_back(v);
   std::sort(votes.begin(), votes.end());
   const size_t n = votes.size();
-  double l = n % 2 ? votes[n / 2] : 0.5 * (votes[n / 2 - 1] + votes[n / 2]);
+  median_ = n % 2 ? votes[n / 2] : 0.5 * (votes[n / 2 - 1] + votes[n / 2]);
+}
+
+double LaunchLatency::estimate() const {
+  double l = median_;
   if (minTime_ >= 0) l = std::min(l, 0.9 * minTime_);
   return std::max(0.0, l);
 }

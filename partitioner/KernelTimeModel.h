@@ -13,7 +13,7 @@ class LaunchLatency {
 public:
   // `trusted`: the prior was measured by the runtime (it then outweighs three kernels' fits).
   explicit LaunchLatency(double priorNs = 0, bool trusted = false)
-      : prior_(priorNs), priorVotes_(trusted ? 4 : 1) {}
+      : prior_(priorNs), priorVotes_(trusted ? 4 : 1), median_(priorNs) {}
 
   void observeTime(double ns);
   void observeIntercept(uint32_t kernel, double ns);
@@ -22,11 +22,17 @@ public:
   void setPrior(double ns, bool trusted = true) {
     prior_ = ns;
     priorVotes_ = trusted ? 4 : 1;
+    updateMedian();
   }
 
 private:
+  // The vote (see estimate()), kept up to date as votes change: the partitioner asks for the
+  // estimate several times per launch.
+  void updateMedian();
+
   double prior_;
   unsigned priorVotes_;
+  double median_;
   double minTime_ = -1;
   std::map<uint32_t, double> intercepts_; // latest intercept per kernel
 };

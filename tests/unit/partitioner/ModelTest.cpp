@@ -164,6 +164,10 @@ TEST_CASE("launch latency: intercepts from two group counts, bounded by the fast
   LaunchLatency measured(10'000, /*trusted=*/true);
   for (uint32_t k = 0; k < 3; ++k) measured.observeIntercept(k, 50'000);
   CHECK(measured.estimate() == 10'000);
+  measured.setPrior(60'000); // a new measured prior counts at once
+  CHECK(measured.estimate() == 60'000);
+  measured.setPrior(60'000, /*trusted=*/false); // untrusted: three kernels' 50 us outvote it
+  CHECK(measured.estimate() == 50'000);
 }
 
 TEST_CASE("cost model: compute, transfers and host overhead of a split") {
