@@ -64,7 +64,9 @@ const std::vector<SettingSpec>& settingSpecs() {
        "./clsplit-hints"},
       {"CLSPLIT_EAGER_UPLOAD", "1",
        "Host writes go to the devices at once (1): to those that held the overwritten bytes, or "
-       "else to the device that ran most of the recent work. 0: only when a kernel reads them.",
+       "else (bytes no device holds) straight from the application's memory to the device that "
+       "ran most of the recent work. 0: host writes are kept on the host and move only when a "
+       "kernel reads them.",
        "0"},
       {"CLSPLIT_EVENTLESS", "1",
        "Real commands that nothing times (no run report, trace, measured launch of an adaptive "
