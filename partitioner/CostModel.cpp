@@ -2,6 +2,7 @@
 #include "partitioner/CostModel.h"
 
 #include "partitioner/DependencyModel.h"
+#include "partitioner/KernelTimeModel.h"
 
 #include <algorithm>
 #include <cmath>
@@ -41,7 +42,8 @@ double CostModel::computeNs(unsigned p, const std::vector<double>& y) const {
   const auto& pos = positions[p];
   double t = 0;
   for (unsigned d = 0; d < devices; ++d)
-    if (y[d] > kEps) t = std::max(t, pos.launchNs[d] + pos.nsPerGroup[d] * pos.groups * y[d]);
+    if (y[d] > kEps)
+      t = std::max(t, shareTimeNs(pos.launchNs[d], pos.nsPerGroup[d], pos.groups * y[d], pos.floorGroups(d)));
   return t;
 }
 
@@ -85,7 +87,8 @@ bool CostModel::sameStructure(const CostModel& o) const {
     if (edges[i].producer != o.edges[i].producer || edges[i].consumer != o.edges[i].consumer)
       return false;
   for (size_t k = 0; k < positions.size(); ++k)
-    if (positions[k].kernel != o.positions[k].kernel || positions[k].allowed != o.positions[k].allowed)
+    if (positions[k].kernel != o.positions[k].kernel || positions[k].allowed != o.positions[k].allowed ||
+        positions[k].concurrentGroups != o.positions[k].concurrentGroups)
       return false;
   return true;
 }

@@ -18,8 +18,11 @@ struct CostModel {
     double groups = 1;                  // work-groups of the split dimension
     std::vector<double> nsPerGroup;     // f_d
     std::vector<double> launchNs;       // L_d, paid by every device that runs a share
+    std::vector<double> concurrentGroups; // per device: a share takes at least as long as this
+                                          // many groups (see shareTimeNs; empty: none)
     std::vector<bool> allowed;          // devices that may run it
     double hostBytes = 0;               // bytes from the host per unit ratio, every iteration
+    double floorGroups(unsigned d) const { return d < concurrentGroups.size() ? concurrentGroups[d] : 0; }
   };
   struct Edge {
     unsigned producer = 0, consumer = 0; // positions; producer == consumer: previous iteration

@@ -92,7 +92,7 @@ double DynamicPartitioner::itemNs(unsigned d) const {
     std::vector<double> v;
     for (const auto& k : kernels_)
       if (k.devices[dev].known())
-        v.push_back(k.devices[dev].nsPerGroup(latency(dev)) / double(k.groupSize));
+        v.push_back(measuredNsPerGroup(k, dev) / double(k.groupSize));
     return v.empty() ? -1.0 : median(std::move(v));
   };
   double own = measured(d);
@@ -108,17 +108,16 @@ double DynamicPartitioner::itemNs(unsigned d) const {
 
 double DynamicPartitioner::nsPerGroup(uint32_t kernel, unsigned d) const {
   const auto& ks = kernels_[kernel];
-  if (ks.devices[d].known()) return ks.devices[d].nsPerGroup(latency(d));
+  if (ks.devices[d].known()) return measuredNsPerGroup(ks, d);
   // Known on another device: scale by the speed ratio seen on other kernels.
   for (unsigned e = 0; e < n_; ++e) {
     if (e == d || !ks.devices[e].known()) continue;
     std::vector<double> ratios;
     for (const auto& other : kernels_)
       if (other.devices[d].known() && other.devices[e].known())
-        ratios.push_back(other.devices[d].nsPerGroup(latency(d)) /
-                         std::max(other.devices[e].nsPerGroup(latency(e)), 1e-9));
+        ratios.push_back(measuredNsPerGroup(other, d) / std::max(measuredNsPerGroup(other, e), 1e-9));
     double ratio = ratios.empty() ? itemNs(d) / itemNs(e) : median(std::move(ratios));
-    return ks.devices[e].nsPerGroup(latency(e)) * ratio;
+    return measuredNsPerGroup(ks, e) * ratio;
   }
   return double(ks.groupSize) * itemNs(d);
 }
@@ -131,6 +130,7 @@ KernelCosts DynamicPartitioner::kernelCosts(uint32_t kernel, uint64_t groups) co
   for (unsigned d = 0; d < n_; ++d) {
     c.nsPerGroup.push_back(nsPerGroup(kernel, d));
     c.launchNs.push_back(latency(d));
+    c.concurrentGroups.push_back(concurrent(d));
   }
   return c;
 }
@@ -139,7 +139,7 @@ unsigned DynamicPartitioner::bestSingleDevice(uint32_t kernel, uint64_t groups) 
   unsigned best = 0;
   double bestTime = INFINITY;
   for (unsigned d = 0; d < n_; ++d) {
-    double t = latency(d) + nsPerGroup(kernel, d) * double(groups);
+    double t = shareNs(kernel, d, double(groups));
     if (t < bestTime) {
       bestTime = t;
       best = d;
@@ -320,14 +320,14 @@ void DynamicPartitioner::maybeProbe(KernelState& ks, uint32_t kernel, std::vecto
   unsigned donor = 0;
   for (unsigned d = 0; d < n_; ++d) {
     if (groups[d] == 0) continue;
-    launchNs = std::max(launchNs, latency(d) + nsPerGroup(kernel, d) * double(groups[d]));
+    launchNs = std::max(launchNs, shareNs(kernel, d, double(groups[d])));
     if (groups[d] > groups[donor]) donor = d;
   }
   ks.spentNs += launchNs;
   if (launchNs < kProbeMinLaunchNs || groups[donor] < 2) return;
   for (unsigned d = 0; d < n_; ++d) {
     if (groups[d] != 0 || ks.launches < ks.nextProbe[d]) continue;
-    if (latency(d) + nsPerGroup(kernel, d) > kProbeShare * ks.spentNs) continue; // not yet
+    if (shareNs(kernel, d, 1) > kProbeShare * ks.spentNs) continue; // not yet
     ks.nextProbe[d] = std::max(ks.launches * kProbeBackoff, ks.launches + kFirstProbe);
     groups[d] = 1;
     --groups[donor];
@@ -428,6 +428,7 @@ CostModel DynamicPartitioner::buildCostModel() const {
     for (unsigned d = 0; d < n_; ++d) {
       pos.nsPerGroup.push_back(nsPerGroup(pos.kernel, d));
       pos.launchNs.push_back(latency(d));
+      pos.concurrentGroups.push_back(concurrent(d));
     }
     if (!seq_.splittable[k]) {
       // Runs whole where plan() puts it: the LP only accounts for its time and transfers.

@@ -137,6 +137,15 @@ private:
   double nsPerGroup(uint32_t kernel, unsigned device) const;
   double itemNs(unsigned device) const;
   double latency(unsigned device) const { return launchLatency_[device].estimate(); }
+  double concurrent(unsigned device) const { return double(devices_[device].concurrentGroups); }
+  // f_d of a kernel measured on the device (its operating point, latency and concurrency).
+  double measuredNsPerGroup(const KernelState& kernel, unsigned device) const {
+    return kernel.devices[device].nsPerGroup(latency(device), devices_[device].concurrentGroups);
+  }
+  // Predicted time of `groups` groups of a kernel on one device (shareTimeNs).
+  double shareNs(uint32_t kernel, unsigned device, double groups) const {
+    return shareTimeNs(latency(device), nsPerGroup(kernel, device), groups, concurrent(device));
+  }
 
   void startSequence();
   // `live`: planned now (not retro-assigned when the sequence was found).

@@ -1,6 +1,8 @@
 // Water-filling with latencies, greedy device-set choice, Broyden iteration.
 #include "partitioner/KernelBalancer.h"
 
+#include "partitioner/KernelTimeModel.h"
+
 #include <algorithm>
 #include <cmath>
 #include <numeric>
@@ -53,7 +55,8 @@ double predictKernel(const KernelCosts& c, const std::vector<double>& y) {
   for (size_t d = 0; d < y.size(); ++d) {
     if (!(y[d] > 1e-12)) continue;
     ++used;
-    t = std::max(t, c.launchNs[d] + c.nsPerGroup[d] * c.groups * y[d]);
+    const double floor = d < c.concurrentGroups.size() ? c.concurrentGroups[d] : 0;
+    t = std::max(t, shareTimeNs(c.launchNs[d], c.nsPerGroup[d], c.groups * y[d], floor));
   }
   return t + c.hostOverheadNs * used;
 }

@@ -89,11 +89,11 @@ KernelDeviceTime::Observation KernelDeviceTime::observe(uint64_t groups, uint64_
   return obs;
 }
 
-double KernelDeviceTime::nsPerGroup(double launchNs) const {
+double KernelDeviceTime::nsPerGroup(double launchNs, uint64_t concurrentGroups) const {
   if (groups_ == 0) return 0;
   // The latency estimate may be off: never let it eat more than 90 % of a measured time.
   double work = std::max(time_ - launchNs, 0.1 * time_);
-  return work / double(groups_);
+  return work / double(std::max(groups_, concurrentGroups));
 }
 
 void KernelDeviceTime::seed(uint64_t groups, double timeNs) {

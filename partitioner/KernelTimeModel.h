@@ -7,6 +7,13 @@
 
 namespace clsplit::partition {
 
+// Time of `groups` work-groups on a device: its launch latency plus the per-group time, where a
+// device that runs `concurrentGroups` at once takes as long for fewer as for that many (0: no
+// such floor). Every prediction of a device's share goes through this.
+inline double shareTimeNs(double launchNs, double nsPerGroup, double groups, double concurrentGroups) {
+  return launchNs + nsPerGroup * (groups > concurrentGroups ? groups : concurrentGroups);
+}
+
 // The fixed cost of one launch on a device: a prior, refined by intercepts fitted on kernels
 // measured at several group counts, and never above what the fastest launch actually took.
 class LaunchLatency {
@@ -50,8 +57,9 @@ public:
   Observation observe(uint64_t groups, uint64_t offset, double ns, double smoothing);
 
   bool known() const { return samples_ > 0; }
-  // Time per work-group at the last operating point, given the device's launch latency.
-  double nsPerGroup(double launchNs) const;
+  // Time per work-group at the last operating point, given the device's launch latency and the
+  // groups it runs at once (a slice of fewer took as long as that many would have).
+  double nsPerGroup(double launchNs, uint64_t concurrentGroups = 0) const;
   double timeNs() const { return time_; }      // smoothed time at the operating point
   uint64_t groups() const { return groups_; }
   // Relative noise (about one standard deviation) of samples at a fixed slice, from second

@@ -62,7 +62,7 @@ std::string DynamicPartitioner::reportJson() const {
     j.key("nsPerGroup").beginArray();
     for (unsigned d = 0; d < n_; ++d) {
       if (ks.devices[d].known())
-        j.value(ks.devices[d].nsPerGroup(latency(d)));
+        j.value(measuredNsPerGroup(ks, d));
       else
         j.null();
     }

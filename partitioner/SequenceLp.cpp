@@ -3,6 +3,7 @@
 
 #include "partitioner/DependencyModel.h"
 #include "partitioner/GroupSplit.h"
+#include "partitioner/KernelTimeModel.h"
 #include "support/Log.h"
 
 #include <glpk.h>
@@ -93,7 +94,7 @@ bool SequenceLp::ensureStructure(const CostModel& model) {
   needCrash_ = true;
   rowCache_.assign(size_t(glp_get_num_rows(lp_)) + 1, {});
   rowBounds_.assign(size_t(glp_get_num_rows(lp_)) + 1, {-1, 0.0});
-  colBounds_.assign(size_t(glp_get_num_cols(lp_)) + 1, {-1, 0.0});
+  colBounds_.assign(size_t(glp_get_num_cols(lp_)) + 1, {-1.0, 0.0, 0.0});
   return true;
 }
 
@@ -114,11 +115,11 @@ void SequenceLp::setRowBounds(int row, int type, double lb) {
 }
 
 void SequenceLp::setColBounds(int col, int type, double lb, double ub) {
-  // Only y columns change bounds after the build, between [0,1] and fixed at 0.
-  double key = type == GLP_FX ? -1.0 : ub;
-  if (colBounds_[col] == std::pair{type, key}) return;
+  // After the build: y columns between [0,1] and fixed at 0, t columns' lower bounds.
+  const std::array<double, 3> key{double(type), lb, ub};
+  if (colBounds_[col] == key) return;
   glp_set_col_bnds(lp_, col, type, lb, ub);
-  colBounds_[col] = {type, key};
+  colBounds_[col] = key;
 }
 
 void SequenceLp::load(const CostModel& model, const ActiveSet& active) {
@@ -130,6 +131,13 @@ void SequenceLp::load(const CostModel& model, const ActiveSet& active) {
     for (unsigned d = 0; d < n_; ++d) act[d] = active[k][d];
     unsigned used = 0;
     for (unsigned d = 0; d < n_; ++d) used += act[d];
+    // T_k >= L_d + f_d * C_d for active pairs: a device that runs C_d groups at once takes at
+    // least that long for any share (shareTimeNs).
+    double floorNs = 0;
+    for (unsigned d = 0; d < n_; ++d)
+      if (act[d] && pos.floorGroups(d) > 0)
+        floorNs = std::max(floorNs, shareTimeNs(pos.launchNs[d], pos.nsPerGroup[d], 0, pos.floorGroups(d)));
+    setColBounds(tCol(k), GLP_LO, finite(floorNs * kUs), 0.0);
 
     for (unsigned d = 0; d < n_; ++d) {
       setColBounds(yCol(k, d), act[d] ? GLP_DB : GLP_FX, 0.0, act[d] ? 1.0 : 0.0);

@@ -10,6 +10,7 @@
 
 #include "partitioner/CostModel.h"
 
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -80,7 +81,8 @@ private:
   std::vector<unsigned> crossEdges_;                        // model edge index per aux block
   std::vector<std::pair<unsigned, unsigned>> structure_;   // (producer, consumer) of all edges
   std::vector<std::vector<std::pair<int, double>>> rowCache_;
-  std::vector<std::pair<int, double>> rowBounds_, colBounds_;
+  std::vector<std::pair<int, double>> rowBounds_;
+  std::vector<std::array<double, 3>> colBounds_; // type, lower, upper
   unsigned rebuilds_ = 0;
   bool needCrash_ = false;
   unsigned solvesInCall_ = 0;

@@ -82,6 +82,8 @@ partition::Partitioner& Runtime::partitioner() {
       partition::DeviceInfo info{s.device->name, (s.device->type & CL_DEVICE_TYPE_GPU) && !everyType,
                                  s.device->computeUnits, s.platform};
       info.simulator = everyType;
+      // A compute unit runs at least one work-group at a time (GPUs run several: a lower bound).
+      info.concurrentGroups = s.device->computeUnits;
       devices.push_back(info);
     }
     partition::PartitionerOptions options;

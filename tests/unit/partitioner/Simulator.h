@@ -26,6 +26,7 @@ struct SimDevice {
   unsigned platform = 0;
   double nsPerWork = 1;        // time of one unit of work
   double launchNs = 0;         // fixed cost of every launch
+  uint64_t parallelGroups = 0; // groups it runs at once, in waves (0: time linear in the work)
   double h2dPerByte = 0.1, h2dLatency = 10'000;
   double d2hPerByte = 0.1, d2hLatency = 10'000;
   double d2dPerByte = 0.05, d2dLatency = 10'000;
@@ -79,6 +80,7 @@ public:
       info.isGpu = d.gpu;
       info.computeUnits = d.gpu ? 100 : 16;
       info.platform = d.platform;
+      info.concurrentGroups = d.parallelGroups;
       if (tellLatency) info.launchLatencyNs = uint64_t(d.launchNs);
       out.push_back(info);
     }
@@ -237,7 +239,16 @@ private:
       if (plan.groups[d] == 0) continue;
       ++used;
       double work = 0;
-      for (uint64_t g = offsets[d]; g < offsets[d] + plan.groups[d]; ++g) work += k.work(g, it);
+      const uint64_t end = offsets[d] + plan.groups[d], wave = devices_[d].parallelGroups;
+      if (wave == 0) {
+        for (uint64_t g = offsets[d]; g < end; ++g) work += k.work(g, it);
+      } else { // each wave takes as long as its longest group
+        for (uint64_t w = offsets[d]; w < end; w += wave) {
+          double longest = 0;
+          for (uint64_t g = w; g < std::min(end, w + wave); ++g) longest = std::max(longest, k.work(g, it));
+          work += longest;
+        }
+      }
       double factor = d < k.deviceFactor.size() ? k.deviceFactor[d] : 1.0;
       double t = (devices_[d].launchNs + work * devices_[d].nsPerWork * factor) * jitter(rng_);
       r.kernelNs[d] = t;
