@@ -88,6 +88,15 @@ void DynamicPartitioner::forgetOldLaunches() {
 // --- Per-kernel model ----------------------------------------------------------------------
 
 double DynamicPartitioner::itemNs(unsigned d) const {
+  if (itemNsVersion_ != modelVersion_) {
+    itemNsCache_.assign(n_, -1.0);
+    itemNsVersion_ = modelVersion_;
+  }
+  if (itemNsCache_[d] < 0) itemNsCache_[d] = computeItemNs(d);
+  return itemNsCache_[d];
+}
+
+double DynamicPartitioner::computeItemNs(unsigned d) const {
   auto measured = [&](unsigned dev) {
     std::vector<double> v;
     for (const auto& k : kernels_)
@@ -191,7 +200,10 @@ LaunchPlan DynamicPartitioner::plan(const LaunchRequest& request) {
   const uint64_t id = nextLaunch_++;
   const uint32_t k = intern(request.kernel);
   auto& ks = kernels_[k];
-  ks.groupSize = std::max<uint64_t>(1, request.groupSize);
+  if (const uint64_t size = std::max<uint64_t>(1, request.groupSize); size != ks.groupSize) {
+    ks.groupSize = size;
+    ++modelVersion_; // per-item speeds are measured per group
+  }
   if (!usesMeasurements()) {
     // A fixed split learns nothing from the launch: no record of it, no dependency or sequence
     // bookkeeping (this runs on every launch, on the application's thread).

@@ -136,6 +136,7 @@ private:
   KernelCosts kernelCosts(uint32_t kernel, uint64_t groups) const;
   double nsPerGroup(uint32_t kernel, unsigned device) const;
   double itemNs(unsigned device) const;
+  double computeItemNs(unsigned device) const;
   double latency(unsigned device) const { return launchLatency_[device].estimate(); }
   double concurrent(unsigned device) const { return double(devices_[device].concurrentGroups); }
   // f_d of a kernel measured on the device (its operating point, latency and concurrency).
@@ -193,6 +194,10 @@ private:
   TransferModel transfers_;
   std::vector<LaunchLatency> launchLatency_;
   uint64_t modelVersion_ = 0; // bumped whenever a kernel time or latency model changes
+  // itemNs() per device for modelVersion_ (-1: not computed): it walks every kernel, and the
+  // per-launch plan asks for it for each device that has no measurement of the kernel.
+  mutable std::vector<double> itemNsCache_;
+  mutable uint64_t itemNsVersion_ = UINT64_MAX;
 
   uint64_t nextLaunch_ = 1;
   std::unordered_map<uint64_t, LaunchRecord> launches_;
