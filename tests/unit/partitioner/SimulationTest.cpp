@@ -344,6 +344,35 @@ TEST_CASE("a launch with fewer groups than a device runs at once is not split fo
   }
 }
 
+TEST_CASE("a settled kernel on one device is timed ever more sparsely, at least once in 64 launches") {
+  Simulator sim({device("gpu", 1), device("gpu2", 1)}, {{4096, 64}});
+  auto p = make(sim, "adaptive-comm");
+  LaunchRequest req;
+  req.kernel = "prog:serial";
+  req.groups = 64;
+  req.groupSize = 64;
+  req.splittable = false; // runs whole on one device: only sampled once settled
+  std::vector<uint64_t> measured;
+  for (uint64_t i = 0; i < 3000; ++i) {
+    auto plan = p->plan(req);
+    if (!plan.measure) continue;
+    measured.push_back(i);
+    unsigned d = plan.groups[0] > 0 ? 0 : 1;
+    p->reportKernelTime(plan.launchId, d, plan.groups[d], 100'000);
+  }
+  REQUIRE(measured.size() > 8);
+  for (uint64_t i = 0; i < 7; ++i) CHECK(measured[i] == i); // until settled: every launch
+  uint64_t longestGap = 0;
+  for (size_t i = 1; i < measured.size(); ++i) longestGap = std::max(longestGap, measured[i] - measured[i - 1]);
+  CHECK(longestGap <= 64);
+  auto countIn = [&](uint64_t lo, uint64_t hi) {
+    return std::count_if(measured.begin(), measured.end(), [&](uint64_t m) { return m >= lo && m < hi; });
+  };
+  CHECK(countIn(8, 136) >= 16);        // one in 8 at first
+  CHECK(countIn(2000, 3000) <= 17);    // one in 64 once settled for long
+  CHECK(countIn(2000, 3000) >= 15);
+}
+
 TEST_CASE("a much slower CPU does no harm") {
   // A GPU and a CPU 100x slower on another platform (staged transfers): a Jacobi step.
   auto cpu = device("cpu", 100, 30'000);
