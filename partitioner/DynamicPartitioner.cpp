@@ -143,7 +143,7 @@ KernelCosts DynamicPartitioner::kernelCosts(uint32_t kernel, uint64_t groups) co
   for (unsigned d = 0; d < n_; ++d) {
     c.nsPerGroup.push_back(nsPerGroup(kernel, d));
     c.launchNs.push_back(latency(d));
-    c.concurrentGroups.push_back(concurrent(d));
+    c.concurrentGroups.push_back(floorGroups(kernels_[kernel], d));
   }
   return c;
 }
@@ -208,6 +208,10 @@ LaunchPlan DynamicPartitioner::plan(const LaunchRequest& request) {
     ks.groupSize = size;
     ++modelVersion_; // per-item speeds are measured per group
   }
+  if (const uint64_t rows = std::max<uint64_t>(1, request.otherGroups); rows != ks.otherGroups) {
+    ks.otherGroups = rows;
+    ++modelVersion_; // the floor of its time model is counted in groups of the split dimension
+  }
   if (!usesMeasurements()) {
     // A fixed split learns nothing from the launch: no record of it, no dependency or sequence
     // bookkeeping (this runs on every launch, on the application's thread).
@@ -265,7 +269,17 @@ LaunchPlan DynamicPartitioner::plan(const LaunchRequest& request) {
     for (uint32_t other : seq_.kernels) settled = std::min(settled, settledFor(kernels_[other]));
   const uint64_t tick = rec.position ? rec.iteration : ks.launches;
   const uint64_t every = std::clamp<uint64_t>(std::bit_floor(settled / 16), kSampleEvery, kSampleEveryMax);
-  const bool measure = rec.expected > 1 || settled < kSettledLaunches || tick % every == 0;
+  bool timed = settled < kSettledLaunches || tick % every == 0;
+  if (rec.position) {
+    // Decided once per iteration, at its first launch: an iteration is timed whole or not at all
+    // (`settled` moves during it).
+    if (seq_.samplingIteration != rec.iteration) {
+      seq_.samplingIteration = rec.iteration;
+      seq_.timeIteration = timed;
+    }
+    timed = seq_.timeIteration;
+  }
+  const bool measure = rec.expected > 1 || timed;
 
   launches_.emplace(id, std::move(rec));
   launchOrder_.push_back(id);
@@ -445,7 +459,7 @@ CostModel DynamicPartitioner::buildCostModel() const {
     for (unsigned d = 0; d < n_; ++d) {
       pos.nsPerGroup.push_back(nsPerGroup(pos.kernel, d));
       pos.launchNs.push_back(latency(d));
-      pos.concurrentGroups.push_back(concurrent(d));
+      pos.concurrentGroups.push_back(floorGroups(kernels_[pos.kernel], d));
     }
     if (!seq_.splittable[k]) {
       // Runs whole where plan() puts it: the LP only accounts for its time and transfers.
@@ -664,7 +678,8 @@ void DynamicPartitioner::reportKernelTime(uint64_t launchId, unsigned device, ui
   const double ns = double(nanoseconds);
   ++modelVersion_;
   launchLatency_[device].observeTime(ns);
-  auto obs = kernels_[rec->kernel].devices[device].observe(g, offset, ns, options_.smoothing);
+  auto& ks = kernels_[rec->kernel];
+  auto obs = ks.devices[device].observe(g, offset, ns, options_.smoothing, uint64_t(floorGroups(ks, device)));
   if (obs.interceptValid) launchLatency_[device].observeIntercept(rec->kernel, obs.interceptNs);
   rec->measuredNs[device] = ns;
   ++rec->reported;

@@ -61,6 +61,7 @@ private:
   struct KernelState {
     std::string name;
     uint64_t groupSize = 1;
+    uint64_t otherGroups = 1; // work-groups of the other dimensions per group of the split one
     uint64_t lastGroups = 0;
     std::vector<KernelDeviceTime> devices;
     std::vector<double> ratios; // adaptive: split for the next launch (empty: none chosen yet)
@@ -125,6 +126,8 @@ private:
     std::optional<SequenceLp::Result> heldBack; // a better plan not adopted yet (within the noise)
     std::map<uint64_t, IterationRecord> iterations;
     std::chrono::steady_clock::time_point lastIterationStart{};
+    uint64_t samplingIteration = UINT64_MAX; // the iteration timeIteration was decided for
+    bool timeIteration = true;
   };
 
   // Everything below runs with mutex_ held.
@@ -138,14 +141,19 @@ private:
   double itemNs(unsigned device) const;
   double computeItemNs(unsigned device) const;
   double latency(unsigned device) const { return launchLatency_[device].estimate(); }
-  double concurrent(unsigned device) const { return double(devices_[device].concurrentGroups); }
+  // The groups of the split dimension a device runs at once for this kernel: each of them is a
+  // row of otherGroups work-groups, so its concurrent work-groups make fewer rows.
+  double floorGroups(const KernelState& kernel, unsigned device) const {
+    const uint64_t c = devices_[device].concurrentGroups;
+    return c ? double((c + kernel.otherGroups - 1) / kernel.otherGroups) : 0.0;
+  }
   // f_d of a kernel measured on the device (its operating point, latency and concurrency).
   double measuredNsPerGroup(const KernelState& kernel, unsigned device) const {
-    return kernel.devices[device].nsPerGroup(latency(device), devices_[device].concurrentGroups);
+    return kernel.devices[device].nsPerGroup(latency(device), uint64_t(floorGroups(kernel, device)));
   }
   // Predicted time of `groups` groups of a kernel on one device (shareTimeNs).
   double shareNs(uint32_t kernel, unsigned device, double groups) const {
-    return shareTimeNs(latency(device), nsPerGroup(kernel, device), groups, concurrent(device));
+    return shareTimeNs(latency(device), nsPerGroup(kernel, device), groups, floorGroups(kernels_[kernel], device));
   }
 
   void startSequence();

@@ -38,13 +38,16 @@ double LaunchLatency::estimate() const {
 }
 
 KernelDeviceTime::Observation KernelDeviceTime::observe(uint64_t groups, uint64_t offset,
-                                                        double ns, double smoothing) {
+                                                        double ns, double smoothing,
+                                                        uint64_t floorGroups) {
   Observation obs;
   if (groups == 0 || !std::isfinite(ns) || ns < 0) return obs;
 
   // Two samples at clearly different group counts separate latency from per-group time.
   if (lastGroups_ > 0) {
-    double g0 = double(lastGroups_), g1 = double(groups);
+    // Below the floor a slice takes as long as the floor's worth of groups: two such samples
+    // say nothing about the latency (their slope is noise).
+    double g0 = double(std::max(lastGroups_, floorGroups)), g1 = double(std::max(groups, floorGroups));
     if (std::max(g0, g1) >= 1.25 * std::min(g0, g1)) {
       double slope = (ns - lastTime_) / (g1 - g0);
       if (slope > 0) {

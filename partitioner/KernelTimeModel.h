@@ -54,7 +54,10 @@ public:
     bool interceptValid = false;
     double interceptNs = 0;
   };
-  Observation observe(uint64_t groups, uint64_t offset, double ns, double smoothing);
+  // `floorGroups`: the groups the device runs at once (see shareTimeNs): slices of fewer count
+  // as that many when separating latency from per-group time.
+  Observation observe(uint64_t groups, uint64_t offset, double ns, double smoothing,
+                      uint64_t floorGroups = 0);
 
   bool known() const { return samples_ > 0; }
   // Time per work-group at the last operating point, given the device's launch latency and the

@@ -14,10 +14,6 @@ struct DeviceInfo {
   std::string name;
   bool isGpu = false;
   unsigned computeUnits = 1;
-  // Work-groups the device runs at once (at least its compute units): a launch with fewer takes
-  // about as long as one with that many, so a share below it saves that device no time.
-  // 0: unknown (time taken as proportional to the groups).
-  uint64_t concurrentGroups = 0;
   unsigned platform = 0;      // devices of one platform share a context (cheap device copies)
   // Fixed cost of one launch on this device (e.g. the runtime's measured time of an empty
   // kernel), in ns; 0: unknown, a prior by device type is used and refined from measurements.
@@ -25,6 +21,10 @@ struct DeviceInfo {
   // Claims every device type at once (Oclgrind): a simulator, assumed far slower than any real
   // device until measured (programs that never wait plan every launch from these priors).
   bool simulator = false;
+  // Work-groups the device runs at once (at least its compute units): a launch with fewer takes
+  // about as long as one with that many, so a share below it saves that device no time.
+  // 0: unknown (time taken as proportional to the groups).
+  uint64_t concurrentGroups = 0;
 };
 
 enum class StrategyKind { Single, Uniform, Static, Adaptive, AdaptiveComm };

@@ -16,6 +16,8 @@ std::string DynamicPartitioner::reportJson() const {
     j.beginObject();
     j.key("name").value(devices_[d].name);
     j.key("gpu").value(devices_[d].isGpu);
+    j.key("platform").value(devices_[d].platform);
+    j.key("concurrentGroups").value(devices_[d].concurrentGroups);
     j.key("launchLatencyNs").value(latency(d));
     j.endObject();
   }

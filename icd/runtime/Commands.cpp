@@ -85,7 +85,9 @@ FenceRef readBuffer(Queue& q, Mem& mem, size_t offset, size_t size, void* ptr,
 // held, to the partitioner's home device. Waiting for the first kernel that reads them would
 // put the upload on that kernel's critical path; a program that writes its inputs and then
 // calls clFinish expects them on the device, as with any single-device implementation.
-void uploadEagerly(Queue& q, Mem& mem, ByteRange range, const std::vector<RangeSet>& heldBefore) {
+// `toHome`: false when the home device has just failed a write of these bytes.
+void uploadEagerly(Queue& q, Mem& mem, ByteRange range, const std::vector<RangeSet>& heldBefore,
+                   bool toHome = true) {
   auto& rt = Runtime::get();
   if (rt.settings().value("CLSPLIT_EAGER_UPLOAD") == "0") return;
   buffer::TransferLog log;
@@ -101,7 +103,8 @@ void uploadEagerly(Queue& q, Mem& mem, ByteRange range, const std::vector<RangeS
   };
   for (unsigned slot = 0; slot < heldBefore.size(); ++slot)
     if (!heldBefore[slot].empty()) upload(heldBefore[slot], slot);
-  if (log.empty() && std::all_of(heldBefore.begin(), heldBefore.end(), [](const RangeSet& h) { return h.empty(); })) {
+  if (toHome && log.empty() &&
+      std::all_of(heldBefore.begin(), heldBefore.end(), [](const RangeSet& h) { return h.empty(); })) {
     unsigned home = rt.partitioner().homeDevice();
     if (home < mem.storage().slotCount()) upload(RangeSet{range}, home);
   }
@@ -129,6 +132,7 @@ FenceRef writeBuffer(Queue& q, Mem& mem, size_t offset, size_t size, const void*
   }
   auto heldBefore = mem.storage().heldByDevices(range);
   const unsigned home = rt.partitioner().homeDevice();
+  bool homeFailed = false;
   if (hazards.empty() && !mem.storage().useHostPtr() && home < mem.storage().slotCount() &&
       rt.settings().value("CLSPLIT_EAGER_UPLOAD") != "0" &&
       std::all_of(heldBefore.begin(), heldBefore.end(), [](const RangeSet& h) { return h.empty(); })) {
@@ -137,23 +141,23 @@ FenceRef writeBuffer(Queue& q, Mem& mem, size_t offset, size_t size, const void*
     // a copy of every byte before the upload (on the H200 machine, two 16 MiB writes took 12-13
     // ms that way against 4.5-5 ms direct); a device that later runs a slice of them fetches
     // only that slice from the home device.
-    // If that device fails the write, the bytes are kept on the host instead (below).
+    // If that device fails the write, the bytes are kept on the host instead (below). (The
+    // write waits for the device's older commands on the buffer: writeToDevice overwrites a copy.)
     try {
       buffer::TransferLog log;
-      std::vector<FenceRef> after = waits;
-      append(after, mem.storage().writeHazards(home)); // older commands of this device on the buffer
-      FenceRef done = mem.storage().writeToDevice(range, ptr, home, after, q, &log);
+      FenceRef done = mem.storage().writeToDevice(range, ptr, home, waits, q, &log);
       q.noteHostAccess(ptr, size, false, done);
       record(log);
       return done;
     } catch (const Error& e) {
       clsplit::log().warn("writing {} bytes to device slot {} failed ({}): kept on the host", size, home, e.what());
+      homeFailed = true;
     }
   }
   if (hazards.empty()) {
     // The common case: copy the application's bytes now into a new host version.
     mem.storage().writeFromHost(range, ptr, device::allOf(waits));
-    uploadEagerly(q, mem, range, heldBefore);
+    uploadEagerly(q, mem, range, heldBefore, !homeFailed);
     return device::allOf(std::move(waits));
   }
   // An earlier command still writes this host memory: copy once it has.

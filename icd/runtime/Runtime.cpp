@@ -79,8 +79,11 @@ partition::Partitioner& Runtime::partitioner() {
     for (const auto& s : slots_) {
       // Device types as the selection reads them: a simulator claims GPU and CPU at once.
       const bool everyType = (s.device->type & CL_DEVICE_TYPE_GPU) && (s.device->type & CL_DEVICE_TYPE_CPU);
-      partition::DeviceInfo info{s.device->name, (s.device->type & CL_DEVICE_TYPE_GPU) && !everyType,
-                                 s.device->computeUnits, s.platform};
+      partition::DeviceInfo info;
+      info.name = s.device->name;
+      info.isGpu = (s.device->type & CL_DEVICE_TYPE_GPU) && !everyType;
+      info.computeUnits = s.device->computeUnits;
+      info.platform = s.platform;
       info.simulator = everyType;
       // A compute unit runs at least one work-group at a time (GPUs run several: a lower bound).
       info.concurrentGroups = s.device->computeUnits;

@@ -63,6 +63,9 @@ def test_oclgrind_gets_little():
     p = through_clsplit([BUILD / "bench" / "bin" / "jacobi1d", "--size", "16384", "--iters", "30"], "adaptive-comm",
                         vendors(OCLGRIND, POCL), "pthread", report, "jacobi1d on Oclgrind + PoCL")
     check("verified=1" in p.stdout, p.stdout)
+    devices = json.loads(report.read_text())["partitioner"]["devices"]
+    check(devices[0]["platform"] != devices[1]["platform"], f"two vendors, one platform: {devices}")
+    check(all(d["concurrentGroups"] >= 1 for d in devices), f"no compute units: {devices}")
     late = history(report, "jacobi1d_stencil")[-10:]
     check(mean_share(late, 0) <= 0.05, f"Oclgrind (device 0) still gets {mean_share(late, 0):.2f}: {late}")
 
@@ -72,6 +75,8 @@ def test_equal_devices_share_evenly():
     p = through_clsplit([BUILD / "bench" / "bin" / "gemm", "--size", "256", "--iters", "30"], "adaptive-comm",
                         vendors(POCL), "pthread pthread", report, "gemm on two PoCL devices")
     check("verified=1" in p.stdout, p.stdout)
+    devices = json.loads(report.read_text())["partitioner"]["devices"]
+    check(devices[0]["platform"] == devices[1]["platform"], f"two PoCL devices, two platforms: {devices}")
     late = history(report, "gemm")[-8:]
     share = mean_share(late, 0)
     # Equal devices on a machine shared with other jobs: even within a wide margin.
