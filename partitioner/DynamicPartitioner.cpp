@@ -229,6 +229,7 @@ LaunchPlan DynamicPartitioner::plan(const LaunchRequest& request) {
   LaunchRecord rec;
   rec.kernel = k;
   rec.totalGroups = request.groups;
+  rec.otherGroups = std::max<uint64_t>(1, request.otherGroups);
   rec.splittable = request.splittable;
   for (const auto& b : request.buffers)
     if (b.reads)
@@ -679,7 +680,8 @@ void DynamicPartitioner::reportKernelTime(uint64_t launchId, unsigned device, ui
   ++modelVersion_;
   launchLatency_[device].observeTime(ns);
   auto& ks = kernels_[rec->kernel];
-  auto obs = ks.devices[device].observe(g, offset, ns, options_.smoothing, uint64_t(floorGroups(ks, device)));
+  // The floor of the launch reported (the kernel's shape may have changed since).
+  auto obs = ks.devices[device].observe(g, offset, ns, options_.smoothing, floorGroups(rec->otherGroups, device));
   if (obs.interceptValid) launchLatency_[device].observeIntercept(rec->kernel, obs.interceptNs);
   rec->measuredNs[device] = ns;
   ++rec->reported;

@@ -91,6 +91,7 @@ private:
     std::optional<unsigned> position;
     uint64_t iteration = 0;
     uint64_t totalGroups = 0;
+    uint64_t otherGroups = 1;         // work-groups per group of the split dimension
     bool splittable = true;
     std::vector<uint64_t> groups;
     std::vector<double> ratios;
@@ -141,15 +142,17 @@ private:
   double itemNs(unsigned device) const;
   double computeItemNs(unsigned device) const;
   double latency(unsigned device) const { return launchLatency_[device].estimate(); }
-  // The groups of the split dimension a device runs at once for this kernel: each of them is a
-  // row of otherGroups work-groups, so its concurrent work-groups make fewer rows.
+  // The groups of the split dimension a device runs at once for a kernel whose groups are rows
+  // of `otherGroups` work-groups (a fraction of a row when a row holds more than it runs).
+  double floorGroups(uint64_t otherGroups, unsigned device) const {
+    return double(devices_[device].concurrentGroups) / double(std::max<uint64_t>(1, otherGroups));
+  }
   double floorGroups(const KernelState& kernel, unsigned device) const {
-    const uint64_t c = devices_[device].concurrentGroups;
-    return c ? double((c + kernel.otherGroups - 1) / kernel.otherGroups) : 0.0;
+    return floorGroups(kernel.otherGroups, device);
   }
   // f_d of a kernel measured on the device (its operating point, latency and concurrency).
   double measuredNsPerGroup(const KernelState& kernel, unsigned device) const {
-    return kernel.devices[device].nsPerGroup(latency(device), uint64_t(floorGroups(kernel, device)));
+    return kernel.devices[device].nsPerGroup(latency(device), floorGroups(kernel, device));
   }
   // Predicted time of `groups` groups of a kernel on one device (shareTimeNs).
   double shareNs(uint32_t kernel, unsigned device, double groups) const {

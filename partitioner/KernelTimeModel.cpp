@@ -39,7 +39,7 @@ double LaunchLatency::estimate() const {
 
 KernelDeviceTime::Observation KernelDeviceTime::observe(uint64_t groups, uint64_t offset,
                                                         double ns, double smoothing,
-                                                        uint64_t floorGroups) {
+                                                        double floorGroups) {
   Observation obs;
   if (groups == 0 || !std::isfinite(ns) || ns < 0) return obs;
 
@@ -47,7 +47,7 @@ KernelDeviceTime::Observation KernelDeviceTime::observe(uint64_t groups, uint64_
   if (lastGroups_ > 0) {
     // Below the floor a slice takes as long as the floor's worth of groups: two such samples
     // say nothing about the latency (their slope is noise).
-    double g0 = double(std::max(lastGroups_, floorGroups)), g1 = double(std::max(groups, floorGroups));
+    double g0 = std::max(double(lastGroups_), floorGroups), g1 = std::max(double(groups), floorGroups);
     if (std::max(g0, g1) >= 1.25 * std::min(g0, g1)) {
       double slope = (ns - lastTime_) / (g1 - g0);
       if (slope > 0) {
@@ -92,11 +92,11 @@ KernelDeviceTime::Observation KernelDeviceTime::observe(uint64_t groups, uint64_
   return obs;
 }
 
-double KernelDeviceTime::nsPerGroup(double launchNs, uint64_t concurrentGroups) const {
+double KernelDeviceTime::nsPerGroup(double launchNs, double concurrentGroups) const {
   if (groups_ == 0) return 0;
   // The latency estimate may be off: never let it eat more than 90 % of a measured time.
   double work = std::max(time_ - launchNs, 0.1 * time_);
-  return work / double(std::max(groups_, concurrentGroups));
+  return work / std::max(double(groups_), concurrentGroups);
 }
 
 void KernelDeviceTime::seed(uint64_t groups, double timeNs) {

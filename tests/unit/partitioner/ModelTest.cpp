@@ -141,6 +141,24 @@ TEST_CASE("kernel time: a jump well above the noise is followed at once") {
   CHECK(k.timeNs() == 3000);
 }
 
+TEST_CASE("kernel time with a concurrency floor: slices below it count as the floor") {
+  // A device running 16 groups at once: 4 and 8 groups both take one wave (100 us after a 10 us
+  // latency); 32 groups take two.
+  KernelDeviceTime k;
+  CHECK_FALSE(k.observe(4, 0, 110'000, 0.5, 16).interceptValid);
+  auto below = k.observe(8, 0, 110'500, 0.5, 16); // noise, not a slope (it would say 109.5 us)
+  CHECK_FALSE(below.interceptValid);
+  CHECK(k.nsPerGroup(10'000, 16) == Approx(100'500.0 / 16)); // per group at full occupancy
+  CHECK(shareTimeNs(10'000, k.nsPerGroup(10'000, 16), 8, 16) == Approx(110'500)); // any share <= 16
+  auto above = k.observe(32, 0, 211'000, 0.5, 16);
+  REQUIRE(above.interceptValid); // 8 groups count as 16: slope 100.5 us / 16 groups
+  CHECK(above.interceptNs == Approx(10'000).epsilon(0.01));
+  // A fractional floor (rows holding more work-groups than the device runs at once).
+  KernelDeviceTime rows;
+  rows.observe(3, 0, 40'000, 0.5, 0.5);
+  CHECK(rows.nsPerGroup(10'000, 0.5) == Approx(10'000)); // 3 rows above the floor: linear
+}
+
 TEST_CASE("launch latency: intercepts from two group counts, bounded by the fastest launch") {
   KernelDeviceTime k;
   auto first = k.observe(100, 0, 50'000 + 100 * 300, 0.5);
