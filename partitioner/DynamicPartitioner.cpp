@@ -167,11 +167,10 @@ std::vector<double> DynamicPartitioner::kernelSplit(uint32_t kernel, uint64_t gr
   bool sizeFits = ks.lastGroups == 0 || groups == 0 ||
                   std::max(groups, ks.lastGroups) <= 1.25 * double(std::min(groups, ks.lastGroups));
   if (!ks.ratios.empty() && sizeFits) return ks.ratios;
-  if (ks.balancedModel != modelVersion_ || ks.balancedGroups != groups || ks.balancedGroupSize != ks.groupSize) {
+  if (ks.balancedModel != modelVersion_ || ks.balancedGroups != groups) {
     ks.balanced = balanceKernel(kernelCosts(kernel, groups));
     ks.balancedModel = modelVersion_;
     ks.balancedGroups = groups;
-    ks.balancedGroupSize = ks.groupSize;
   }
   return ks.balanced;
 }

@@ -75,10 +75,11 @@ private:
     std::vector<uint64_t> nextProbe;       // per device: launch count of its next probe (maybeProbe)
     uint64_t probes = 0;
     double spentNs = 0;                    // expected time of its launches so far (maybeProbe)
-    // kernelSplit()'s balanced split, valid while the model, the launch's groups and the group
-    // size are those it was computed for (it runs on every launch until a split is chosen).
+    // kernelSplit()'s balanced split, valid while the model and the launch's groups are those it
+    // was computed for (a new group size bumps the model version; it runs on every launch until
+    // a split is chosen).
     std::vector<double> balanced;
-    uint64_t balancedModel = UINT64_MAX, balancedGroups = 0, balancedGroupSize = 0;
+    uint64_t balancedModel = UINT64_MAX, balancedGroups = 0;
   };
   struct Producer {
     uint64_t launch;

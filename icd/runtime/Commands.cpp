@@ -120,35 +120,32 @@ FenceRef writeBuffer(Queue& q, Mem& mem, size_t offset, size_t size, const void*
   ByteRange range = mem.toRoot(ByteRange{offset, offset + size});
   auto hazards = q.hostHazards(ptr, size, false);
   auto& rt = Runtime::get();
-  if (auto only = rt.partitioner().onlyDevice(); only && hazards.empty() && !mem.storage().useHostPtr() &&
-                                                 rt.settings().value("CLSPLIT_EAGER_UPLOAD") != "0") {
-    // One device runs everything: no host version, the bytes go where they will be used (the
-    // caller waits for this fence when the write blocks, so `ptr` is read before it returns).
+  // Straight from the application's memory to one device, no host version (the caller waits for
+  // the fence when the write blocks, so `ptr` is read before it returns; the write waits for the
+  // device's older commands on the buffer, as writeToDevice overwrites a copy).
+  const bool direct = hazards.empty() && !mem.storage().useHostPtr() &&
+                      rt.settings().value("CLSPLIT_EAGER_UPLOAD") != "0";
+  auto writeDirect = [&](unsigned slot) {
     buffer::TransferLog log;
-    FenceRef done = mem.storage().writeToDevice(range, ptr, *only, waits, q, &log);
+    FenceRef done = mem.storage().writeToDevice(range, ptr, slot, waits, q, &log);
     q.noteHostAccess(ptr, size, false, done);
     record(log);
     return done;
-  }
+  };
+  // One device runs everything: the bytes go where they will be used.
+  if (auto only = rt.partitioner().onlyDevice(); only && direct) return writeDirect(*only);
   auto heldBefore = mem.storage().heldByDevices(range);
   const unsigned home = rt.partitioner().homeDevice();
   bool homeFailed = false;
-  if (hazards.empty() && !mem.storage().useHostPtr() && home < mem.storage().slotCount() &&
-      rt.settings().value("CLSPLIT_EAGER_UPLOAD") != "0" &&
+  if (direct && home < mem.storage().slotCount() &&
       std::all_of(heldBefore.begin(), heldBefore.end(), [](const RangeSet& h) { return h.empty(); })) {
-    // Bytes no device holds yet (typically a program's initial data): straight from the
-    // application's memory to the home device, as on a single device. A host version would cost
-    // a copy of every byte before the upload (on the H200 machine, two 16 MiB writes took 12-13
-    // ms that way against 4.5-5 ms direct); a device that later runs a slice of them fetches
-    // only that slice from the home device.
-    // If that device fails the write, the bytes are kept on the host instead (below). (The
-    // write waits for the device's older commands on the buffer: writeToDevice overwrites a copy.)
+    // Bytes no device holds yet (typically a program's initial data) go to the home device, as
+    // on a single device. A host version would cost a copy of every byte before the upload (on
+    // the H200 machine, two 16 MiB writes took 12-13 ms that way against 4.5-5 ms direct); a
+    // device that later runs a slice of them fetches only that slice from the home device. If
+    // the home device fails the write, the bytes are kept on the host instead (below).
     try {
-      buffer::TransferLog log;
-      FenceRef done = mem.storage().writeToDevice(range, ptr, home, waits, q, &log);
-      q.noteHostAccess(ptr, size, false, done);
-      record(log);
-      return done;
+      return writeDirect(home);
     } catch (const Error& e) {
       clsplit::log().warn("writing {} bytes to device slot {} failed ({}): kept on the host", size, home, e.what());
       homeFailed = true;
