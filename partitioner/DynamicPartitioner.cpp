@@ -783,22 +783,8 @@ std::unique_ptr<Partitioner> makePartitioner(std::vector<DeviceInfo> devices, St
                                              PartitionerOptions options) {
   if (devices.empty()) throw std::invalid_argument("partitioner: no devices");
   if (devices.size() > 64) throw std::invalid_argument("partitioner: more than 64 devices");
-  if (spec.kind == StrategyKind::Static) {
-    if (spec.staticRatios.size() != devices.size())
-      throw std::invalid_argument("partitioner: static strategy has " +
-                                  std::to_string(spec.staticRatios.size()) + " ratios for " +
-                                  std::to_string(devices.size()) + " devices");
-    double sum = 0;
-    for (double r : spec.staticRatios) {
-      if (!std::isfinite(r) || r < 0)
-        throw std::invalid_argument("partitioner: static ratios must be finite and >= 0");
-      sum += r;
-    }
-    if (!(sum > 0)) throw std::invalid_argument("partitioner: static ratios are all zero");
-  }
-  if (spec.kind == StrategyKind::Single && spec.singleDevice >= devices.size())
-    throw std::invalid_argument("partitioner: single device " + std::to_string(spec.singleDevice) +
-                                " out of range (" + std::to_string(devices.size()) + " devices)");
+  if (std::string why = spec.mismatch(devices.size()); !why.empty())
+    throw std::invalid_argument("partitioner: " + why);
   return std::make_unique<DynamicPartitioner>(std::move(devices), std::move(spec), options);
 }
 

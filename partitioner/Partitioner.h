@@ -33,10 +33,14 @@ struct StrategySpec {
   StrategyKind kind = StrategyKind::AdaptiveComm;
   std::vector<double> staticRatios; // Static: one ratio per device (normalised on use)
   unsigned singleDevice = 0;        // Single: the device that runs everything
+  bool singleDeviceNamed = false;   // Single: "single:N" named it (else the caller's default)
   bool broyden = false;             // Adaptive: Broyden (secant) updates instead of fixed point
   // Parses "single", "single:N", "uniform", "static:0.5,0.5", "adaptive", "adaptive:broyden",
   // "adaptive-comm". On failure returns nullopt and, if `error` is set, says why.
   static std::optional<StrategySpec> parse(const std::string& text, std::string* error);
+  // Why this strategy cannot run on `devices` devices (a static ratio per device, a single
+  // device that exists), or empty if it can.
+  std::string mismatch(size_t devices) const;
   std::string str() const;
 };
 

@@ -65,6 +65,7 @@ std::optional<StrategySpec> StrategySpec::parse(const std::string& text, std::st
         return std::nullopt;
       }
       spec.singleDevice = static_cast<unsigned>(d);
+      spec.singleDeviceNamed = true;
     }
     return spec;
   }
@@ -97,10 +98,20 @@ std::optional<StrategySpec> StrategySpec::parse(const std::string& text, std::st
   return std::nullopt;
 }
 
+std::string StrategySpec::mismatch(size_t devices) const {
+  if (kind == StrategyKind::Static && staticRatios.size() != devices)
+    return "static gives " + std::to_string(staticRatios.size()) + " ratios for " +
+           std::to_string(devices) + " devices";
+  if (kind == StrategyKind::Single && singleDevice >= devices)
+    return "single device " + std::to_string(singleDevice) + " out of range (" + std::to_string(devices) +
+           " devices)";
+  return {};
+}
+
 std::string StrategySpec::str() const {
   switch (kind) {
   case StrategyKind::Single:
-    return singleDevice == 0 ? "single" : "single:" + std::to_string(singleDevice);
+    return singleDeviceNamed ? "single:" + std::to_string(singleDevice) : "single";
   case StrategyKind::Uniform:
     return "uniform";
   case StrategyKind::Static: {
@@ -122,7 +133,7 @@ std::string StrategySpec::str() const {
 
 std::vector<std::pair<std::string, std::string>> strategyDescriptions() {
   return {
-      {"single", "run every kernel whole on one device (single:N picks device N; default 0)"},
+      {"single", "run every kernel whole on one device (single:N: device N of --list-devices; default: CLSPLIT_SINGLE_DEVICE, else the first selected)"},
       {"uniform", "split every kernel into equal shares, one per device"},
       {"static", "split every kernel by fixed ratios, e.g. static:0.7,0.3 (one per device)"},
       {"adaptive",

@@ -5,7 +5,12 @@
 # every output byte must match the reference. Prints one line per run and a summary.
 set -uo pipefail
 source scripts/gpu-vendors.sh
-strategies=${STRATEGIES:-"uniform static:0.3,0.7 static:0,1 adaptive-comm"}
+# Static ratios need one per device: uneven ones, and all on the last device (the CPU).
+n=$(CLSPLIT_VENDORS=/tmp/vendors-real "$D/bin/clsplit" --list-devices --json | python3 -c "import json,sys; print(len(json.load(sys.stdin)))")
+uneven=$(python3 -c "n=$n; print(','.join('%.2f' % ((i + 1) / (n * (n + 1) / 2)) for i in range(n)))")
+last=$(python3 -c "n=$n; print(','.join(['0'] * (n - 1) + ['1']))")
+strategies=${STRATEGIES:-"uniform static:$uneven static:$last adaptive-comm"}
+echo "$n devices; strategies: $strategies"
 pass=0 fail=0
 for prog in "$D"/itest/itest_*; do
   name=$(basename "$prog")

@@ -74,7 +74,18 @@ partition::Partitioner& Runtime::partitioner() {
       log().error("CLSPLIT_STRATEGY: {}; using adaptive-comm", error);
       spec = partition::StrategySpec{};
     }
-    if (spec->kind == partition::StrategyKind::Single) spec->singleDevice = singleSlot_;
+    if (spec->kind == partition::StrategyKind::Single) {
+      // single:N names a device as `clsplit --list-devices` numbers it, like CLSPLIT_SINGLE_DEVICE.
+      unsigned slot = singleSlot_;
+      if (spec->singleDeviceNamed) {
+        auto named = std::find_if(slots_.begin(), slots_.end(),
+                                  [&](const DeviceSlot& s) { return s.device->index == spec->singleDevice; });
+        if (named != slots_.end()) slot = named->slot;
+        else log().error("CLSPLIT_STRATEGY={}: device {} is not selected; using slot {}", spec->str(),
+                         spec->singleDevice, slot);
+      }
+      spec->singleDevice = slot;
+    }
     std::vector<partition::DeviceInfo> devices;
     for (const auto& s : slots_) {
       // Device types as the selection reads them: a simulator claims GPU and CPU at once.
@@ -88,6 +99,10 @@ partition::Partitioner& Runtime::partitioner() {
       // A compute unit runs at least one work-group at a time (GPUs run several: a lower bound).
       info.concurrentGroups = s.device->computeUnits;
       devices.push_back(info);
+    }
+    if (std::string why = spec->mismatch(devices.size()); !why.empty()) {
+      log().error("CLSPLIT_STRATEGY={}: {}; using adaptive-comm", spec->str(), why);
+      spec = partition::StrategySpec{};
     }
     partition::PartitionerOptions options;
     options.asyncSolve = true; // kernels of a few microseconds must not wait for an LP solve

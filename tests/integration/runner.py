@@ -44,6 +44,8 @@ CONFIGS = {
     "d3-uniform": ("pocl", "pthread pthread pthread", "uniform", None),
     "d3-static-0-1-2": ("pocl", "pthread pthread pthread", "static:0,1,2", None),
     "d3-single2": ("pocl", "pthread pthread pthread", "single", "2"),
+    "d3-single-named1": ("pocl", "pthread pthread pthread", "single:1", None),
+    "d3-static-too-few": ("pocl", "pthread pthread pthread", "static:1,1", None),
     "d3-adaptive-comm": ("pocl", "pthread pthread pthread", "adaptive-comm", None),
     "oclgrind-uniform": ("pocl+oclgrind", "pthread", "uniform", None),
     "oclgrind-single0": ("pocl+oclgrind", "pthread", "single", "0"),
@@ -58,6 +60,10 @@ EXTRA_ENVIRONMENT = {
     # Copies between the devices through host memory, as between discrete GPUs, with host
     # versions pinned from a pool small enough that it evicts and falls back to pageable memory.
     "d2-staging-static-3-7": {"CLSPLIT_TEST_FORCE_STAGING": "1", "CLSPLIT_PINNED_MB": "2"},
+}
+# What stderr must say in some configurations (a misconfiguration is explained, not fatal).
+EXPECTED_LOG = {
+    "d3-static-too-few": "CLSPLIT_STRATEGY=static:1,1: static gives 2 ratios for 3 devices; using adaptive-comm",
 }
 
 
@@ -161,6 +167,8 @@ def check_report(config, report_file):
         return ["no readable run report (%s)" % e], notes
     kernels = report.get("kernels", {})
     _, _, strategy, single = CONFIGS[config]
+    if strategy and strategy.startswith("single:"):
+        strategy, single = strategy.split(":")
     launches = sum(k.get("launches", 0) for k in kernels.values())
     split = sum(k.get("split_launches", 0) for k in kernels.values())
     moved = report.get("transfers", {}).get("device_to_device_bytes", [])
@@ -169,7 +177,7 @@ def check_report(config, report_file):
         groups = k.get("groups_per_device", [])
         used = [i for i, g in enumerate(groups) if g]
         if strategy == "single" and used and used != [int(single)]:
-            problems.append("kernel %s ran on slots %s, not only on CLSPLIT_SINGLE_DEVICE=%s" % (name, used, single))
+            problems.append("kernel %s ran on slots %s, not only on the single device %s" % (name, used, single))
         if strategy and strategy.startswith("static:"):
             ratios = [float(r) for r in strategy[len("static:"):].split(",")]
             for slot in used:
@@ -210,6 +218,10 @@ def cmd_compare(a):
     for p in problems:
         failed = True
         print("FAIL: run report: " + p)
+    expected_log = EXPECTED_LOG.get(a.config)
+    if expected_log and expected_log not in err:
+        failed = True
+        print("FAIL: stderr does not say: " + expected_log)
     for n in notes:
         print("report: " + n)
     if failed or err.strip():

@@ -6,7 +6,7 @@
 using namespace clsplit::partition;
 
 TEST_CASE("every documented strategy parses and prints back") {
-  for (const char* text : {"single", "single:2", "uniform", "static:0.7,0.3", "adaptive",
+  for (const char* text : {"single", "single:0", "single:2", "uniform", "static:0.7,0.3", "adaptive",
                            "adaptive:broyden", "adaptive-comm"}) {
     std::string error;
     auto spec = StrategySpec::parse(text, &error);
@@ -20,6 +20,8 @@ TEST_CASE("every documented strategy parses and prints back") {
   CHECK(s->kind == StrategyKind::Static);
   CHECK(s->staticRatios == std::vector<double>{1, 3, 0});
   CHECK(StrategySpec::parse("single:3", nullptr)->singleDevice == 3);
+  CHECK(StrategySpec::parse("single:0", nullptr)->singleDeviceNamed);
+  CHECK_FALSE(StrategySpec::parse("single", nullptr)->singleDeviceNamed);
   CHECK(StrategySpec::parse("adaptive:fixed-point", nullptr)->broyden == false);
   CHECK(StrategySpec{}.kind == StrategyKind::AdaptiveComm); // the default
 }
@@ -46,6 +48,15 @@ TEST_CASE("descriptions: one line per strategy") {
     CHECK(text.find('\n') == std::string::npos);
   }
   CHECK(names == std::vector<std::string>{"single", "uniform", "static", "adaptive", "adaptive-comm"});
+}
+
+TEST_CASE("a spec says why it does not fit a number of devices") {
+  CHECK(StrategySpec::parse("static:1,2", nullptr)->mismatch(2).empty());
+  CHECK(StrategySpec::parse("static:1,2", nullptr)->mismatch(3) == "static gives 2 ratios for 3 devices");
+  CHECK(StrategySpec::parse("single:2", nullptr)->mismatch(3).empty());
+  CHECK(StrategySpec::parse("single:3", nullptr)->mismatch(3) == "single device 3 out of range (3 devices)");
+  for (const char* any : {"uniform", "adaptive", "adaptive-comm", "single"})
+    CHECK(StrategySpec::parse(any, nullptr)->mismatch(1).empty());
 }
 
 TEST_CASE("makePartitioner rejects specs that do not fit the devices") {
