@@ -212,7 +212,14 @@ void BufferStorage::transferFromDevice(ByteRange range, unsigned from, unsigned 
     return;
   }
   // Through host memory (across vendors, or between discrete devices); the staged copy is a
-  // valid host version too.
+  // valid host version too, which the write to `slot` then copies like any other.
+  stageToHost(range, from, ready, producer, queues, log);
+  transferFromHost(range, slot, queues, log);
+}
+
+void BufferStorage::stageToHost(ByteRange range, unsigned from, const std::vector<FenceRef>& ready,
+                                uint64_t producer, QueueProvider& queues, TransferLog* log) {
+  const size_t offset = static_cast<size_t>(range.lo), bytes = static_cast<size_t>(range.size());
   auto block = allocateHost(bytes);
   FenceRef staged = enqueueOn(from, queues, ready, false, "clEnqueueReadBuffer (device to host staging)",
                               [&](cl_command_queue q, cl_uint n, const cl_event* waits, cl_event* event) {
@@ -224,18 +231,26 @@ void BufferStorage::transferFromDevice(ByteRange range, unsigned from, unsigned 
   retainUntil(staged, block);
   directory_.addCopy(RangeSet{range}, kHost, Version{staged, block, range.lo, producer});
   if (log) log->push_back({TransferKind::DeviceToHost, static_cast<int>(from), -1, range.size(), producer, staged});
+}
 
-  FenceRef f = enqueueOn(slot, queues, {device::hostOrdered(staged)}, true,
-                         "clEnqueueWriteBuffer (host staging to device)",
-                         [&](cl_command_queue q, cl_uint n, const cl_event* waits, cl_event* event) {
-                           return device::call(&cl_icd_dispatch::clEnqueueWriteBuffer, q, deviceBuffer(slot),
-                                               cl_bool(CL_FALSE), offset, bytes,
-                                               static_cast<const void*>(block->data()), n, waits, event);
-                         });
-  noteWrite(slot, f);
-  retainUntil(f, block);
-  directory_.addCopy(RangeSet{range}, me, Version{f, nullptr, 0, producer});
-  if (log) log->push_back({TransferKind::HostToDevice, -1, static_cast<int>(slot), range.size(), producer, f});
+void BufferStorage::stageOut(const RangeSet& need, unsigned slot, QueueProvider& queues, TransferLog* log) {
+  const Holder me = deviceHolder(slot);
+  RangeSet missing = directory_.missing(need.count() > 8 ? RangeSet{need.hull()} : need, me);
+  if (missing.empty()) return;
+  if (need.count() > 8) missing = directory_.missing(need, me);
+  auto plan = planTransfers<Version>(
+      directory_, missing, me, [this](Holder f, Holder t, uint64_t b) { return transferCost(f, t, b); },
+      kBridgeBytes);
+  for (const auto& t : plan) {
+    if (t.from == kHost || directCopy(deviceOf(t.from), slot)) continue;
+    std::vector<FenceRef> ready;
+    uint64_t producer = 0;
+    for (const auto& token : t.tokens) {
+      addUnique(ready, token.ready);
+      producer = std::max(producer, token.producer);
+    }
+    stageToHost(t.range, deviceOf(t.from), ready, producer, queues, log);
+  }
 }
 
 std::vector<FenceRef> BufferStorage::writeHazards(unsigned slot) const {

@@ -79,6 +79,12 @@ public:
   // Returns the fences a command on `slot` that reads `need` must wait for.
   std::vector<device::FenceRef> acquire(const RangeSet& need, unsigned slot, QueueProvider& queues,
                                         TransferLog* log);
+  // The first half of acquire() for bytes that must come through host memory (between
+  // discrete devices or vendors): enqueues their reads from the devices that hold them into host
+  // versions, and nothing on `slot`. A launch stages every slice's inputs this way before any
+  // slice acquires, so that a device's outgoing halo is read right after the kernel that wrote
+  // it, not behind the same device's own incoming transfers (which wait for another device).
+  void stageOut(const RangeSet& need, unsigned slot, QueueProvider& queues, TransferLog* log);
 
   // Fences a command writing `slot`'s real buffer must wait for (earlier readers and writers).
   std::vector<device::FenceRef> writeHazards(unsigned slot) const;
@@ -149,6 +155,9 @@ private:
   void transferFromDevice(ByteRange range, unsigned from, unsigned slot,
                           const std::vector<device::FenceRef>& ready, uint64_t producer,
                           QueueProvider& queues, TransferLog* log);
+  // The device-to-host leg of a staged transfer: a new host version of `range`, read from `from`.
+  void stageToHost(ByteRange range, unsigned from, const std::vector<device::FenceRef>& ready,
+                   uint64_t producer, QueueProvider& queues, TransferLog* log);
 
   std::vector<StorageSlot> slots_;
   std::shared_ptr<PinnedPool> pinned_;

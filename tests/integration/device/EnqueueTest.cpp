@@ -1,6 +1,7 @@
 // Eventless commands (device/Enqueue.h) on a real PoCL queue: their fences complete, one marker
 // serves all commands before it, and a marker is never left behind a command that waits on
 // something the waiter itself may be needed for (no deadlock).
+#include "device/DriverClock.h"
 #include "device/Enqueue.h"
 #include "device/RealCall.h"
 #include "device/Vendors.h"
@@ -132,6 +133,28 @@ TEST_CASE("a wait list skips eventless commands of its own queue", "[enqueue]") 
   WaitList elsewhere(s.context.get(), other.get());
   elsewhere.add(first);
   CHECK(elsewhere.size() == 1); // the marker's event
+  REQUIRE(first->wait() == CL_COMPLETE);
+}
+
+TEST_CASE("a marker made for a waiter is flushed, also after the waiter flushed the queue", "[enqueue]") {
+  // A wait list flushes another queue's command before asking for its events; for an eventless
+  // command, asking makes the marker, which must then be flushed too (NVIDIA submits nothing
+  // unflushed: a halo exchange between two GPUs waited milliseconds on such a marker).
+  RealSetup s;
+  std::vector<unsigned char> a;
+  FenceRef first = s.write(a, 6, false);
+  RealQueue other = RealQueue::adopt(call(&cl_icd_dispatch::clCreateCommandQueue, s.context.get(), s.device,
+                                          cl_command_queue_properties(0), static_cast<cl_int*>(nullptr)));
+  const size_t flush = DriverClock::slotIndex(&cl_icd_dispatch::clFlush);
+  const bool wasOn = DriverClock::on();
+  DriverClock::enabled = true;
+  const uint64_t before = DriverClock::callsBySlot[flush].load();
+  WaitList elsewhere(s.context.get(), other.get());
+  elsewhere.add(first); // flushes, then makes the marker: at least two flushes
+  const uint64_t flushes = DriverClock::callsBySlot[flush].load() - before;
+  DriverClock::enabled = wasOn;
+  CHECK(elsewhere.size() == 1);
+  CHECK(flushes >= 2);
   REQUIRE(first->wait() == CL_COMPLETE);
 }
 
