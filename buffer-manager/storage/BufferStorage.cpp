@@ -92,13 +92,13 @@ double BufferStorage::transferCost(Holder from, Holder to, uint64_t bytes) const
 
 template <class Enqueue>
 FenceRef BufferStorage::enqueueOn(unsigned slot, QueueProvider& queues, const std::vector<FenceRef>& after,
-                                  bool overwritesCopy, const char* what, Enqueue&& enqueue) {
+                                  bool overwritesCopy, const char* what, Enqueue&& enqueue, bool waitedOn) {
   cl_command_queue q = queues.queue(slot);
   WaitList waits(slots_[slot].context, q);
   waits.add(after);
   if (overwritesCopy) addWriteHazards(slot, waits);
   FenceRef fence;
-  device::check(device::enqueueCommand(q, slots_[slot].context, waits, queues.timesCommands(),
+  device::check(device::enqueueCommand(q, slots_[slot].context, waits, queues.timesCommands() || waitedOn,
                                        [&](cl_uint n, const cl_event* list, cl_event* event) {
                                          return enqueue(q, n, list, event);
                                        },
@@ -226,7 +226,7 @@ void BufferStorage::stageToHost(ByteRange range, unsigned from, const std::vecto
                                 return device::call(&cl_icd_dispatch::clEnqueueReadBuffer, q, deviceBuffer(from),
                                                     cl_bool(CL_FALSE), offset, bytes,
                                                     static_cast<void*>(block->data()), n, waits, event);
-                              });
+                              }, /*waitedOn=*/true);
   noteRead(from, staged);
   retainUntil(staged, block);
   directory_.addCopy(RangeSet{range}, kHost, Version{staged, block, range.lo, producer});

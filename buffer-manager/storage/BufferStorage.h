@@ -147,9 +147,11 @@ private:
   // Enqueues one real command on `slot`'s queue after `after` (and after the earlier readers
   // and writers of the slot's copy, if it overwrites it) through
   // enqueue(queue, wait count, wait list, &event); returns its fence.
+  // `waitedOn`: another queue or the host will wait for it at once (staging), so it gets its
+  // own event even where commands go without (a marker made later costs a command and a flush).
   template <class Enqueue>
   device::FenceRef enqueueOn(unsigned slot, QueueProvider& queues, const std::vector<device::FenceRef>& after,
-                             bool overwritesCopy, const char* what, Enqueue&& enqueue);
+                             bool overwritesCopy, const char* what, Enqueue&& enqueue, bool waitedOn = false);
   bool directCopy(unsigned from, unsigned to) const;
   void transferFromHost(ByteRange range, unsigned slot, QueueProvider& queues, TransferLog* log);
   void transferFromDevice(ByteRange range, unsigned from, unsigned slot,
