@@ -105,7 +105,7 @@ double DynamicPartitioner::computeItemNs(unsigned d) const {
     std::vector<double> v;
     for (const auto& k : kernels_)
       if (k.devices[dev].known())
-        v.push_back(measuredNsPerGroup(k, dev) / double(k.groupSize));
+        v.push_back(measuredNsPerGroup(k, dev) / itemsPerRow(k));
     return v.empty() ? -1.0 : median(std::move(v));
   };
   double own = measured(d);
@@ -132,7 +132,7 @@ double DynamicPartitioner::nsPerGroup(uint32_t kernel, unsigned d) const {
     double ratio = ratios.empty() ? itemNs(d) / itemNs(e) : median(std::move(ratios));
     return measuredNsPerGroup(ks, e) * ratio;
   }
-  return double(ks.groupSize) * itemNs(d);
+  return itemsPerRow(ks) * itemNs(d);
 }
 
 KernelCosts DynamicPartitioner::kernelCosts(uint32_t kernel, uint64_t groups) const {
@@ -209,7 +209,7 @@ LaunchPlan DynamicPartitioner::plan(const LaunchRequest& request) {
   }
   if (const uint64_t rows = std::max<uint64_t>(1, request.otherGroups); rows != ks.otherGroups) {
     ks.otherGroups = rows;
-    ++modelVersion_; // the floor of its time model is counted in groups of the split dimension
+    ++modelVersion_; // per-item speeds and the floor of its time model are counted per row
   }
   if (!usesMeasurements()) {
     // A fixed split learns nothing from the launch: no record of it, no dependency or sequence

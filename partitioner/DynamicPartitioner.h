@@ -143,6 +143,8 @@ private:
   double itemNs(unsigned device) const;
   double computeItemNs(unsigned device) const;
   double latency(unsigned device) const { return launchLatency_[device].estimate(); }
+  // Work-items in one group of the split dimension: a row of otherGroups work-groups.
+  static double itemsPerRow(const KernelState& k) { return double(k.groupSize) * double(k.otherGroups); }
   // The groups of the split dimension a device runs at once for a kernel whose groups are rows
   // of `otherGroups` work-groups (a fraction of a row when a row holds more than it runs).
   double floorGroups(uint64_t otherGroups, unsigned device) const {

@@ -344,6 +344,60 @@ TEST_CASE("a launch with fewer groups than a device runs at once is not split fo
   }
 }
 
+TEST_CASE("a 2-D launch whose rows a device runs in several waves is split") {
+  // Two equal GPUs that each run 128 work-groups at once; a 2-D stencil of 64 rows of 8 groups
+  // (1 ms each): one GPU runs it in 4 waves of 16 rows, each half in 2. Counted in rows, the
+  // concurrency floor is 16 rows, not 128: splitting halves the time.
+  std::vector<SimDevice> devs{device("gpu0", 1, 20'000), device("gpu1", 1, 20'000)};
+  for (auto& d : devs) d.parallelGroups = 128, d.d2dLatency = 50'000;
+  SimKernel ab, ba;
+  ab.name = ba.name = "prog:stencil2d";
+  ab.groups = ba.groups = 64;
+  ab.otherGroups = ba.otherGroups = 8;
+  ab.work = ba.work = [](uint64_t, uint64_t) { return 1e6; };
+  ab.reads = {{0, 1}};
+  ab.writes = {{1}};
+  ba.reads = {{1, 1}};
+  ba.writes = {{0}};
+  std::vector<SimKernel> seq{ab, ba};
+  std::vector<SimBuffer> bufs{{65536, 64}, {65536, 64}};
+  double single = fixedTime(devs, bufs, seq, "single");
+  REQUIRE(fixedTime(devs, bufs, seq, "uniform") < 0.6 * single); // the premise
+  for (const char* strategy : {"adaptive-comm", "adaptive"}) {
+    Simulator sim(devs, bufs);
+    auto p = make(sim, strategy);
+    auto r = run(sim, *p, seq, 15);
+    double sum = 0;
+    for (size_t it = 10; it < r.times.size(); ++it) sum += r.times[it];
+    INFO(strategy << " shares " << r.ratios.back()[0][0] << " / " << r.ratios.back()[0][1]);
+    CHECK(sum / 5 <= 0.6 * single);
+  }
+}
+
+TEST_CASE("a 2-D kernel's first launch is judged by all of its work-items") {
+  // No measurement yet: the priors' time per work-item times the work-items of a row of the split
+  // dimension, which holds otherGroups work-groups. 64 rows of 4096 groups of 256 items (67M
+  // items, ~0.2 ms on a GPU by the priors) are worth splitting over two GPUs; the same rows with
+  // one group each (16K items) are not worth a second launch.
+  Simulator sim({device("gpu0", 1), device("gpu1", 1)}, {{4096, 64}});
+  auto firstPlan = [&](uint64_t otherGroups) {
+    auto p = make(sim, "adaptive-comm");
+    LaunchRequest req;
+    req.kernel = "prog:wide";
+    req.groups = 64;
+    req.groupSize = 256;
+    req.otherGroups = otherGroups;
+    req.buffers = {{0, false, true, 4096 * 64}};
+    return p->plan(req).groups;
+  };
+  auto wide = firstPlan(4096);
+  INFO("wide: " << wide[0] << " / " << wide[1]);
+  CHECK(wide[0] > 0);
+  CHECK(wide[1] > 0);
+  auto narrow = firstPlan(1);
+  CHECK((narrow[0] == 0 || narrow[1] == 0));
+}
+
 TEST_CASE("a settled kernel on one device is timed ever more sparsely, at least once in 64 launches") {
   Simulator sim({device("gpu", 1), device("gpu2", 1)}, {{4096, 64}});
   auto p = make(sim, "adaptive-comm");

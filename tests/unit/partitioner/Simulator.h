@@ -42,6 +42,7 @@ struct SimKernel {
   std::string name;
   uint64_t groups = 64;
   uint64_t groupSize = 64;
+  uint64_t otherGroups = 1; // work-groups per row: the other dimensions of a 2-D launch
   // Work units of group g at iteration it.
   std::function<double(uint64_t g, uint64_t it)> work = [](uint64_t, uint64_t) { return 1.0; };
   std::vector<Access> reads, writes;
@@ -96,6 +97,7 @@ public:
     req.kernel = k.name;
     req.groups = k.groups;
     req.groupSize = k.groupSize;
+    req.otherGroups = k.otherGroups;
     req.splittable = k.splittable;
     for (const auto& a : k.reads) req.buffers.push_back({a.buffer, true, false, buffers_[a.buffer].bytes()});
     for (const auto& a : k.writes) req.buffers.push_back({a.buffer, false, true, buffers_[a.buffer].bytes()});
@@ -239,10 +241,14 @@ private:
       if (plan.groups[d] == 0) continue;
       ++used;
       double work = 0;
-      const uint64_t end = offsets[d] + plan.groups[d], wave = devices_[d].parallelGroups;
+      // Rows of the split dimension, each of otherGroups work-groups of the row's work.
+      const uint64_t end = offsets[d] + plan.groups[d];
+      const uint64_t wave = devices_[d].parallelGroups
+                                ? std::max<uint64_t>(1, devices_[d].parallelGroups / k.otherGroups)
+                                : 0;
       if (wave == 0) {
-        for (uint64_t g = offsets[d]; g < end; ++g) work += k.work(g, it);
-      } else { // each wave takes as long as its longest group
+        for (uint64_t g = offsets[d]; g < end; ++g) work += k.work(g, it) * double(k.otherGroups);
+      } else { // each wave of rows takes as long as its longest group
         for (uint64_t w = offsets[d]; w < end; w += wave) {
           double longest = 0;
           for (uint64_t g = w; g < std::min(end, w + wave); ++g) longest = std::max(longest, k.work(g, it));
