@@ -74,6 +74,21 @@ SimDevice device(const std::string& name, double nsPerWork, double launchNs = 10
   return d;
 }
 
+// A Jacobi-like pair: each kernel reads one buffer with a halo of one row and writes the other;
+// `groups` rows of `otherGroups` work-groups, each group `work` units.
+std::vector<SimKernel> pingPongStencil(uint64_t groups, double work, uint64_t otherGroups = 1) {
+  SimKernel ab, ba;
+  ab.name = ba.name = "prog:stencil";
+  ab.groups = ba.groups = groups;
+  ab.otherGroups = ba.otherGroups = otherGroups;
+  ab.work = ba.work = [work](uint64_t, uint64_t) { return work; };
+  ab.reads = {{0, 1}};
+  ab.writes = {{1}};
+  ba.reads = {{1, 1}};
+  ba.writes = {{0}};
+  return {ab, ba};
+}
+
 // The simplest kernel: no inputs, writes its slice of one buffer.
 SimKernel computeKernel(const std::string& name, uint64_t groups, double work) {
   SimKernel k;
@@ -270,19 +285,8 @@ TEST_CASE("small launches run on one device; large ones split") {
   // Two equal GPUs of one platform; ping-pong stencil (a sequence of one kernel).
   std::vector<SimDevice> devs{device("gpu0", 1, 20'000), device("gpu1", 1, 20'000)};
   for (auto& d : devs) d.d2dLatency = 20'000;
-  auto pingPong = [](uint64_t groups, double work) {
-    SimKernel ab, ba;
-    ab.name = ba.name = "prog:stencil";
-    ab.groups = ba.groups = groups;
-    ab.work = ba.work = [work](uint64_t, uint64_t) { return work; };
-    ab.reads = {{0, 1}};
-    ab.writes = {{1}};
-    ba.reads = {{1, 1}};
-    ba.writes = {{0}};
-    return std::vector<SimKernel>{ab, ba};
-  };
   SECTION("16 us of work") {
-    auto seq = pingPong(16, 1000);
+    auto seq = pingPongStencil(16, 1000);
     Simulator sim(devs, {{4096, 16}, {4096, 16}});
     auto p = make(sim, "adaptive-comm");
     auto r = run(sim, *p, seq, 10);
@@ -297,7 +301,7 @@ TEST_CASE("small launches run on one device; large ones split") {
     CHECK(r.times.back() <= 1.02 * single);
   }
   SECTION("16 ms of work") {
-    auto seq = pingPong(4096, 4000);
+    auto seq = pingPongStencil(4096, 4000);
     Simulator sim(devs, {{4096, 4096}, {4096, 4096}});
     auto p = make(sim, "adaptive-comm");
     auto r = run(sim, *p, seq, 10);
@@ -312,15 +316,7 @@ TEST_CASE("a launch with fewer groups than a device runs at once is not split fo
   // any split takes the same kernel time as one GPU alone, plus the halo exchange.
   std::vector<SimDevice> devs{device("gpu0", 1, 20'000), device("gpu1", 1, 20'000)};
   for (auto& d : devs) d.parallelGroups = 128, d.d2dLatency = 50'000;
-  SimKernel ab, ba;
-  ab.name = ba.name = "prog:stencil";
-  ab.groups = ba.groups = 64;
-  ab.work = ba.work = [](uint64_t, uint64_t) { return 1e6; };
-  ab.reads = {{0, 1}};
-  ab.writes = {{1}};
-  ba.reads = {{1, 1}};
-  ba.writes = {{0}};
-  std::vector<SimKernel> seq{ab, ba};
+  auto seq = pingPongStencil(64, 1e6);
   std::vector<SimBuffer> bufs{{65536, 64}, {65536, 64}};
   double single = fixedTime(devs, bufs, seq, "single");
   REQUIRE(fixedTime(devs, bufs, seq, "uniform") > 1.04 * single); // the premise
@@ -350,16 +346,7 @@ TEST_CASE("a 2-D launch whose rows a device runs in several waves is split") {
   // concurrency floor is 16 rows, not 128: splitting halves the time.
   std::vector<SimDevice> devs{device("gpu0", 1, 20'000), device("gpu1", 1, 20'000)};
   for (auto& d : devs) d.parallelGroups = 128, d.d2dLatency = 50'000;
-  SimKernel ab, ba;
-  ab.name = ba.name = "prog:stencil2d";
-  ab.groups = ba.groups = 64;
-  ab.otherGroups = ba.otherGroups = 8;
-  ab.work = ba.work = [](uint64_t, uint64_t) { return 1e6; };
-  ab.reads = {{0, 1}};
-  ab.writes = {{1}};
-  ba.reads = {{1, 1}};
-  ba.writes = {{0}};
-  std::vector<SimKernel> seq{ab, ba};
+  auto seq = pingPongStencil(64, 1e6, /*otherGroups=*/8);
   std::vector<SimBuffer> bufs{{65536, 64}, {65536, 64}};
   double single = fixedTime(devs, bufs, seq, "single");
   REQUIRE(fixedTime(devs, bufs, seq, "uniform") < 0.6 * single); // the premise
