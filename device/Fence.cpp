@@ -380,7 +380,11 @@ void WaitList::add(const FenceRef& fence) {
     for (const auto& part : group->parts()) add(part);
     return;
   }
-  // Commands of another queue: submitted before this one waits on them.
+  size_t before = held_.size();
+  fence->appendWaitEvents(context_, held_);
+  // Commands of another queue: submitted before this one waits on them. Flushed after their
+  // events are known: an eventless command's marker may have been enqueued just now, by this
+  // call or by another thread's enqueue on that queue.
   if (cl_command_queue q = fence->queue()) {
     if (std::find(flushed_.begin(), flushed_.end(), q) == flushed_.end()) {
       flushed_.push_back(q);
@@ -389,8 +393,6 @@ void WaitList::add(const FenceRef& fence) {
   } else {
     fence->flush();
   }
-  size_t before = held_.size();
-  fence->appendWaitEvents(context_, held_);
   // Deduplicate what was appended (wait lists may not repeat events on some drivers).
   for (size_t i = before; i < held_.size();) {
     if (std::find(held_.begin(), held_.begin() + i, held_[i]) != held_.begin() + i) {

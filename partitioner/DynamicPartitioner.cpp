@@ -203,13 +203,16 @@ LaunchPlan DynamicPartitioner::plan(const LaunchRequest& request) {
   const uint64_t id = nextLaunch_++;
   const uint32_t k = intern(request.kernel);
   auto& ks = kernels_[k];
-  if (const uint64_t size = std::max<uint64_t>(1, request.groupSize); size != ks.groupSize) {
+  const uint64_t size = std::max<uint64_t>(1, request.groupSize);
+  const uint64_t rows = std::max<uint64_t>(1, request.otherGroups);
+  if (size != ks.groupSize || rows != ks.otherGroups) {
+    // Its times are counted per group of the split dimension (a row of work-groups): another
+    // work-group size or row width rescales them, and the per-item speeds and the floor change.
+    const double oldItems = itemsPerRow(ks);
     ks.groupSize = size;
-    ++modelVersion_; // per-item speeds are measured per group
-  }
-  if (const uint64_t rows = std::max<uint64_t>(1, request.otherGroups); rows != ks.otherGroups) {
     ks.otherGroups = rows;
-    ++modelVersion_; // per-item speeds and the floor of its time model are counted per row
+    for (auto& t : ks.devices) t.regroup(oldItems / itemsPerRow(ks));
+    ++modelVersion_;
   }
   if (!usesMeasurements()) {
     // A fixed split learns nothing from the launch: no record of it, no dependency or sequence

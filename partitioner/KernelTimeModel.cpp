@@ -99,6 +99,14 @@ double KernelDeviceTime::nsPerGroup(double launchNs, double concurrentGroups) co
   return work / std::max(double(groups_), concurrentGroups);
 }
 
+void KernelDeviceTime::regroup(double oldPerNew) {
+  lastGroups_ = 0;
+  if (samples_ == 0 || !(oldPerNew > 0) || oldPerNew == 1) return;
+  auto scaled = [&](uint64_t g) { return std::max<uint64_t>(1, uint64_t(std::llround(double(g) * oldPerNew))); };
+  groups_ = scaled(groups_);
+  if (offset_ != UINT64_MAX) offset_ = offset_ ? scaled(offset_) : 0;
+}
+
 void KernelDeviceTime::seed(uint64_t groups, double timeNs) {
   if (groups == 0 || !(timeNs > 0)) return;
   groups_ = groups;

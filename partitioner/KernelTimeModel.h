@@ -71,6 +71,10 @@ public:
   unsigned samples() const { return samples_; }
   // Sets the operating point directly (warm start from a profile).
   void seed(uint64_t groups, double timeNs);
+  // The kernel's groups of the split dimension now hold `oldPerNew` times fewer work-items than
+  // before (another work-group size, or another count of work-groups per row): the operating
+  // point is kept, counted in the new groups, and no latency is inferred across the change.
+  void regroup(double oldPerNew);
 
 private:
   double time_ = 0;

@@ -32,8 +32,10 @@ enum class StrategyKind { Single, Uniform, Static, Adaptive, AdaptiveComm };
 struct StrategySpec {
   StrategyKind kind = StrategyKind::AdaptiveComm;
   std::vector<double> staticRatios; // Static: one ratio per device (normalised on use)
-  unsigned singleDevice = 0;        // Single: the device that runs everything
-  bool singleDeviceNamed = false;   // Single: "single:N" named it (else the caller's default)
+  // Single: the device that runs everything. Parsed from "single:N" (singleDeviceNamed), where
+  // N is a device index of `clsplit --list-devices`; the runtime hands the partitioner its slot.
+  unsigned singleDevice = 0;
+  bool singleDeviceNamed = false;
   bool broyden = false;             // Adaptive: Broyden (secant) updates instead of fixed point
   // Parses "single", "single:N", "uniform", "static:0.5,0.5", "adaptive", "adaptive:broyden",
   // "adaptive-comm". On failure returns nullopt and, if `error` is set, says why.

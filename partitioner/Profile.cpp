@@ -3,7 +3,7 @@
 //
 //   clsplit-profile <TAB> 1
 //   device <TAB> key <TAB> latencyNs <TAB> h2d perByte latency <TAB> d2h ... <TAB> d2d ...
-//   kernel <TAB> identity <TAB> device key <TAB> groupSize <TAB> groups <TAB> timeNs
+//   kernel <TAB> identity <TAB> device key <TAB> work-items per group of the split dimension <TAB> groups <TAB> timeNs
 //   edge <TAB> producer identity <TAB> consumer identity <TAB> bytesPerMismatch
 //
 // Device keys are the name plus "#ordinal" among devices of that name (two identical GPUs stay
@@ -112,7 +112,7 @@ bool DynamicPartitioner::saveProfile(const std::string& path) const {
   for (const auto& k : kernels_)
     for (unsigned d = 0; d < n_; ++d)
       if (k.devices[d].known())
-        out << "kernel\t" << escape(k.name) << '\t' << escape(keys[d]) << '\t' << k.groupSize
+        out << "kernel\t" << escape(k.name) << '\t' << escape(keys[d]) << '\t' << uint64_t(itemsPerRow(k))
             << '\t' << k.devices[d].groups() << '\t' << num(k.devices[d].timeNs()) << '\n';
   for (const auto& [key, volume] : seq_.edges) {
     if (key.first >= seq_.kernels.size() || key.second >= seq_.kernels.size()) continue;
@@ -210,7 +210,8 @@ bool DynamicPartitioner::loadProfile(const std::string& path) {
     int d = deviceIndex(e.device);
     if (d < 0 || e.groups < 1) continue;
     auto& ks = kernels_[intern(e.kernel)];
-    ks.groupSize = std::max<uint64_t>(1, uint64_t(e.groupSize));
+    ks.groupSize = std::max<uint64_t>(1, uint64_t(e.groupSize)); // work-items per row (otherGroups 1)
+    ks.otherGroups = 1;
     if (!ks.devices[d].known()) {
       ks.devices[d].seed(uint64_t(e.groups), e.timeNs);
       ++applied;

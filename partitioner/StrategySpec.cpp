@@ -99,9 +99,17 @@ std::optional<StrategySpec> StrategySpec::parse(const std::string& text, std::st
 }
 
 std::string StrategySpec::mismatch(size_t devices) const {
-  if (kind == StrategyKind::Static && staticRatios.size() != devices)
-    return "static gives " + std::to_string(staticRatios.size()) + " ratios for " +
-           std::to_string(devices) + " devices";
+  if (kind == StrategyKind::Static) {
+    if (staticRatios.size() != devices)
+      return "static gives " + std::to_string(staticRatios.size()) + " ratios for " +
+             std::to_string(devices) + " devices";
+    double sum = 0;
+    for (double r : staticRatios) {
+      if (!std::isfinite(r) || r < 0) return "static ratios must be finite and >= 0";
+      sum += r;
+    }
+    if (!(sum > 0)) return "static ratios are all zero";
+  }
   if (kind == StrategyKind::Single && singleDevice >= devices)
     return "single device " + std::to_string(singleDevice) + " out of range (" + std::to_string(devices) +
            " devices)";

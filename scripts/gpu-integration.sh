@@ -27,7 +27,9 @@ for prog in "$D"/itest/itest_*; do
     err=/tmp/$name.err
     got=$(OCL_ICD_VENDORS=$D/vendors CLSPLIT_VENDORS=/tmp/vendors-real CLSPLIT_DEVICES=all \
           CLSPLIT_STRATEGY=$s CLSPLIT_DEVICE_TYPE=gpu timeout 120 "$prog" 2>"$err"); rc=$?
-    if [[ $rc -eq 0 && "$got" == "$ref" ]]; then
+    if grep -q "CLSPLIT_STRATEGY.*using adaptive-comm" "$err"; then # misconfigured: not what was asked
+      fail=$((fail + 1)); echo "$name $s: strategy not applied: $(grep -m1 'using adaptive-comm' "$err")"
+    elif [[ $rc -eq 0 && "$got" == "$ref" ]]; then
       pass=$((pass + 1)); echo "$name $s: identical"
     else
       fail=$((fail + 1)); echo "$name $s: DIFFERENT (rc=$rc)"

@@ -67,7 +67,7 @@ FenceRef launchKernel(Queue& queue, Kernel& kernel, const NDRange& appRange, std
   // 2. Decide the split.
   const auto* analysis = kernel.analysis();
   std::optional<std::string> fallback;
-  if (slots > 1 && rt.settings().value("CLSPLIT_STRATEGY") != "single") {
+  if (slots > 1 && !rt.singleStrategy()) {
     if (!analysis) fallback = "the kernel was not analysed (program built without analysis)";
     else if (analysis->unsplittableReason) fallback = *analysis->unsplittableReason;
     else if (!kernel.partitionReady()) fallback = "the kernel could not be made partition-ready";
@@ -75,7 +75,7 @@ FenceRef launchKernel(Queue& queue, Kernel& kernel, const NDRange& appRange, std
   bool localGiven = appRange.local[0] != 0;
   NDRange range = appRange;
   if (!localGiven) range.local = chooseLocalSize(range, kernel.maxWorkGroupSize(), kernel.requiredWorkGroupSize());
-  bool splittable = slots > 1 && !fallback && rt.settings().value("CLSPLIT_STRATEGY") != "single";
+  bool splittable = slots > 1 && !fallback && !rt.singleStrategy();
   auto memo = LaunchMemo::of(kernel);
   const std::string memoKey = LaunchMemo::key(range, args);
   // The split dimension: remembered per launch key once chosen. Choosing it instantiates the

@@ -64,6 +64,18 @@ Runtime::Runtime() : settings_(&Settings::process()) {
       }
     if (!found) log().warn("CLSPLIT_SINGLE_DEVICE={} is not a selected device; using slot 0", single);
   }
+  // single:N names the device (as `clsplit --list-devices` numbers it) over CLSPLIT_SINGLE_DEVICE.
+  if (auto spec = partition::StrategySpec::parse(settings_->value("CLSPLIT_STRATEGY"), nullptr);
+      spec && spec->kind == partition::StrategyKind::Single) {
+    singleStrategy_ = true;
+    if (spec->singleDeviceNamed) {
+      auto named = std::find_if(slots_.begin(), slots_.end(),
+                                [&](const DeviceSlot& s) { return s.device->index == spec->singleDevice; });
+      if (named != slots_.end()) singleSlot_ = named->slot;
+      else log().error("CLSPLIT_STRATEGY={}: device {} is not selected; using slot {}", spec->str(),
+                       spec->singleDevice, singleSlot_);
+    }
+  }
 }
 
 partition::Partitioner& Runtime::partitioner() {
@@ -74,18 +86,7 @@ partition::Partitioner& Runtime::partitioner() {
       log().error("CLSPLIT_STRATEGY: {}; using adaptive-comm", error);
       spec = partition::StrategySpec{};
     }
-    if (spec->kind == partition::StrategyKind::Single) {
-      // single:N names a device as `clsplit --list-devices` numbers it, like CLSPLIT_SINGLE_DEVICE.
-      unsigned slot = singleSlot_;
-      if (spec->singleDeviceNamed) {
-        auto named = std::find_if(slots_.begin(), slots_.end(),
-                                  [&](const DeviceSlot& s) { return s.device->index == spec->singleDevice; });
-        if (named != slots_.end()) slot = named->slot;
-        else log().error("CLSPLIT_STRATEGY={}: device {} is not selected; using slot {}", spec->str(),
-                         spec->singleDevice, slot);
-      }
-      spec->singleDevice = slot;
-    }
+    if (spec->kind == partition::StrategyKind::Single) spec->singleDevice = singleSlot_; // a slot now
     std::vector<partition::DeviceInfo> devices;
     for (const auto& s : slots_) {
       // Device types as the selection reads them: a simulator claims GPU and CPU at once.

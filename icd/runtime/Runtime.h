@@ -38,6 +38,8 @@ public:
   const std::vector<DeviceSlot>& slots() const { return slots_; }
   // The slot that runs kernels whole (strategy `single`, unsplittable kernels).
   unsigned singleSlot() const { return singleSlot_; }
+  // CLSPLIT_STRATEGY is `single` or `single:N`: nothing is analysed for splitting.
+  bool singleStrategy() const { return singleStrategy_; }
   // Real platforms that have at least one selected device.
   std::vector<unsigned> platformsInUse() const;
 
@@ -64,6 +66,7 @@ private:
   device::Vendors vendors_;
   std::vector<DeviceSlot> slots_;
   unsigned singleSlot_ = 0;
+  bool singleStrategy_ = false;
   std::once_flag partitionerOnce_, reportOnce_, timedOnce_;
   bool commandsTimed_ = true;
   std::unique_ptr<partition::Partitioner> partitioner_;

@@ -44,7 +44,7 @@ CONFIGS = {
     "d3-uniform": ("pocl", "pthread pthread pthread", "uniform", None),
     "d3-static-0-1-2": ("pocl", "pthread pthread pthread", "static:0,1,2", None),
     "d3-single2": ("pocl", "pthread pthread pthread", "single", "2"),
-    "d3-single-named1": ("pocl", "pthread pthread pthread", "single:1", None),
+    "d3-single-named2": ("pocl", "pthread pthread pthread", "single:2", None),
     "d3-static-too-few": ("pocl", "pthread pthread pthread", "static:1,1", None),
     "d3-adaptive-comm": ("pocl", "pthread pthread pthread", "adaptive-comm", None),
     "oclgrind-uniform": ("pocl+oclgrind", "pthread", "uniform", None),
@@ -57,6 +57,7 @@ CONFIGS = {
 EXTRA_ENVIRONMENT = {
     "nodevice": {"CLSPLIT_DEVICES": "9"},  # selects nothing: the platform has no device
     "d2-as-gpu": {"CLSPLIT_DEVICE_TYPE": "gpu"},  # for programs that ask for GPUs only
+    "d3-single-named2": {"CLSPLIT_DEVICES": "1,2"},  # device 2 is slot 1
     # Copies between the devices through host memory, as between discrete GPUs, with host
     # versions pinned from a pool small enough that it evicts and falls back to pageable memory.
     "d2-staging-static-3-7": {"CLSPLIT_TEST_FORCE_STAGING": "1", "CLSPLIT_PINNED_MB": "2"},
@@ -167,8 +168,11 @@ def check_report(config, report_file):
         return ["no readable run report (%s)" % e], notes
     kernels = report.get("kernels", {})
     _, _, strategy, single = CONFIGS[config]
-    if strategy and strategy.startswith("single:"):
+    if strategy and strategy.startswith("single:"):  # a device index: its slot among those selected
         strategy, single = strategy.split(":")
+        selected = EXTRA_ENVIRONMENT.get(config, {}).get("CLSPLIT_DEVICES", "all")
+        if selected != "all":
+            single = str(selected.split(",").index(single))
     launches = sum(k.get("launches", 0) for k in kernels.values())
     split = sum(k.get("split_launches", 0) for k in kernels.values())
     moved = report.get("transfers", {}).get("device_to_device_bytes", [])

@@ -137,9 +137,9 @@ TEST_CASE("a wait list skips eventless commands of its own queue", "[enqueue]") 
 }
 
 TEST_CASE("a marker made for a waiter is flushed, also after the waiter flushed the queue", "[enqueue]") {
-  // A wait list flushes another queue's command before asking for its events; for an eventless
-  // command, asking makes the marker, which must then be flushed too (NVIDIA submits nothing
-  // unflushed: a halo exchange between two GPUs waited milliseconds on such a marker).
+  // For an eventless command, asking for its events makes a marker, which must be flushed too
+  // (NVIDIA submits nothing unflushed: a halo exchange between two GPUs waited milliseconds on
+  // such a marker). Without the flush at the marker's making, only the wait list's flush is left.
   RealSetup s;
   std::vector<unsigned char> a;
   FenceRef first = s.write(a, 6, false);
@@ -150,7 +150,7 @@ TEST_CASE("a marker made for a waiter is flushed, also after the waiter flushed 
   DriverClock::enabled = true;
   const uint64_t before = DriverClock::callsBySlot[flush].load();
   WaitList elsewhere(s.context.get(), other.get());
-  elsewhere.add(first); // flushes, then makes the marker: at least two flushes
+  elsewhere.add(first); // makes the marker (flushed), then flushes that queue: two flushes
   const uint64_t flushes = DriverClock::callsBySlot[flush].load() - before;
   DriverClock::enabled = wasOn;
   CHECK(elsewhere.size() == 1);

@@ -159,6 +159,21 @@ TEST_CASE("kernel time with a concurrency floor: slices below it count as the fl
   CHECK(rows.nsPerGroup(10'000, 0.5) == Approx(10'000)); // 3 rows above the floor: linear
 }
 
+TEST_CASE("kernel time: another group size rescales the operating point, and no latency is inferred across it") {
+  KernelDeviceTime k;
+  k.observe(1024, 0, 110'000, 0.5); // groups of 64 work-items
+  k.regroup(64.0 / 256);             // now groups of 256: the same work is 256 groups
+  CHECK(k.groups() == 256);
+  CHECK(k.timeNs() == 110'000);
+  CHECK(k.nsPerGroup(10'000) == Approx(100'000.0 / 256));
+  // The same launch in the new groups: no slope between 1024 old and 256 new groups.
+  CHECK_FALSE(k.observe(256, 0, 110'000, 0.5).interceptValid);
+  CHECK(k.timeNs() == Approx(110'000)); // the same slice: smoothed, not a new point
+  KernelDeviceTime unmeasured;
+  unmeasured.regroup(4);
+  CHECK_FALSE(unmeasured.known());
+}
+
 TEST_CASE("launch latency: intercepts from two group counts, bounded by the fastest launch") {
   KernelDeviceTime k;
   auto first = k.observe(100, 0, 50'000 + 100 * 300, 0.5);

@@ -8,6 +8,7 @@
 #include "buffer-manager/TransferPlanner.h"
 #include "partitioner/Partitioner.h"
 
+#include <cmath>
 #include <deque>
 #include <functional>
 #include <map>
@@ -241,13 +242,17 @@ private:
       if (plan.groups[d] == 0) continue;
       ++used;
       double work = 0;
-      // Rows of the split dimension, each of otherGroups work-groups of the row's work.
-      const uint64_t end = offsets[d] + plan.groups[d];
-      const uint64_t wave = devices_[d].parallelGroups
-                                ? std::max<uint64_t>(1, devices_[d].parallelGroups / k.otherGroups)
-                                : 0;
+      // Rows of the split dimension, each of otherGroups work-groups of the row's work. A wave
+      // holds parallelGroups work-groups: several rows, or a part of one row.
+      const uint64_t end = offsets[d] + plan.groups[d], parallel = devices_[d].parallelGroups;
+      const uint64_t wave = parallel ? std::max<uint64_t>(1, parallel / k.otherGroups) : 0;
+      const double wavesPerRow = parallel && k.otherGroups > parallel
+                                     ? std::ceil(double(k.otherGroups) / double(parallel))
+                                     : 1.0;
       if (wave == 0) {
         for (uint64_t g = offsets[d]; g < end; ++g) work += k.work(g, it) * double(k.otherGroups);
+      } else if (wavesPerRow > 1) {
+        for (uint64_t g = offsets[d]; g < end; ++g) work += k.work(g, it) * wavesPerRow;
       } else { // each wave of rows takes as long as its longest group
         for (uint64_t w = offsets[d]; w < end; w += wave) {
           double longest = 0;
