@@ -129,7 +129,7 @@ std::string RunReport::json(const std::string& partitionerJson) const {
   std::lock_guard lock(mutex_);
   std::ostringstream out;
   out << "{\n  \"clsplit_version\": " << quote(CLSPLIT_VERSION) << ",\n";
-  out << "  \"strategy\": " << quote(rt.settings().value("CLSPLIT_STRATEGY")) << ",\n";
+  out << "  \"strategy\": " << quote(rt.strategyName()) << ",\n";
   out << "  \"unmeasured_sub_kernels\": " << inFlight_ << ",\n";
   out << "  \"devices\": [";
   for (const auto& s : rt.slots()) {
@@ -205,7 +205,7 @@ std::string RunReport::summary() const {
   auto& rt = Runtime::get();
   std::lock_guard lock(mutex_);
   std::ostringstream out;
-  out << "clsplit summary (strategy " << rt.settings().value("CLSPLIT_STRATEGY") << ")\n";
+  out << "clsplit summary (strategy " << rt.strategyName() << ")\n";
   for (const auto& s : rt.slots())
     out << "  device " << s.slot << ": " << s.device->name << "\n";
   char line[256];

@@ -64,29 +64,41 @@ Runtime::Runtime() : settings_(&Settings::process()) {
       }
     if (!found) log().warn("CLSPLIT_SINGLE_DEVICE={} is not a selected device; using slot 0", single);
   }
-  // single:N names the device (as `clsplit --list-devices` numbers it) over CLSPLIT_SINGLE_DEVICE.
-  if (auto spec = partition::StrategySpec::parse(settings_->value("CLSPLIT_STRATEGY"), nullptr);
-      spec && spec->kind == partition::StrategyKind::Single) {
-    singleStrategy_ = true;
+  chooseStrategy();
+}
+
+void Runtime::chooseStrategy() {
+  const std::string& text = settings_->value("CLSPLIT_STRATEGY");
+  std::string error;
+  auto spec = partition::StrategySpec::parse(text, &error);
+  bool replaced = !spec;
+  if (!spec) {
+    log().error("CLSPLIT_STRATEGY: {}; using adaptive-comm", error);
+    spec = partition::StrategySpec{};
+  }
+  if (spec->kind == partition::StrategyKind::Single) {
+    // single:N names a device as `clsplit --list-devices` numbers it (over CLSPLIT_SINGLE_DEVICE);
+    // the partitioner counts slots.
     if (spec->singleDeviceNamed) {
       auto named = std::find_if(slots_.begin(), slots_.end(),
                                 [&](const DeviceSlot& s) { return s.device->index == spec->singleDevice; });
       if (named != slots_.end()) singleSlot_ = named->slot;
-      else log().error("CLSPLIT_STRATEGY={}: device {} is not selected; using slot {}", spec->str(),
+      else log().error("CLSPLIT_STRATEGY={}: device {} is not selected; using slot {}", text,
                        spec->singleDevice, singleSlot_);
     }
+    spec->singleDevice = singleSlot_;
   }
+  if (std::string why = spec->mismatch(slots_.size()); !why.empty() && !slots_.empty()) {
+    log().error("CLSPLIT_STRATEGY={}: {}; using adaptive-comm", text, why);
+    spec = partition::StrategySpec{};
+    replaced = true;
+  }
+  strategy_ = *spec;
+  strategyName_ = replaced ? partition::StrategySpec{}.str() : text;
 }
 
 partition::Partitioner& Runtime::partitioner() {
   std::call_once(partitionerOnce_, [this] {
-    std::string error;
-    auto spec = partition::StrategySpec::parse(settings_->value("CLSPLIT_STRATEGY"), &error);
-    if (!spec) {
-      log().error("CLSPLIT_STRATEGY: {}; using adaptive-comm", error);
-      spec = partition::StrategySpec{};
-    }
-    if (spec->kind == partition::StrategyKind::Single) spec->singleDevice = singleSlot_; // a slot now
     std::vector<partition::DeviceInfo> devices;
     for (const auto& s : slots_) {
       // Device types as the selection reads them: a simulator claims GPU and CPU at once.
@@ -101,13 +113,9 @@ partition::Partitioner& Runtime::partitioner() {
       info.concurrentGroups = s.device->computeUnits;
       devices.push_back(info);
     }
-    if (std::string why = spec->mismatch(devices.size()); !why.empty()) {
-      log().error("CLSPLIT_STRATEGY={}: {}; using adaptive-comm", spec->str(), why);
-      spec = partition::StrategySpec{};
-    }
     partition::PartitionerOptions options;
     options.asyncSolve = true; // kernels of a few microseconds must not wait for an LP solve
-    partitioner_ = partition::makePartitioner(std::move(devices), *spec, options);
+    partitioner_ = partition::makePartitioner(std::move(devices), strategy_, options);
     const std::string& profile = settings_->value("CLSPLIT_PROFILE");
     if (!profile.empty()) {
       if (partitioner_->loadProfile(profile))

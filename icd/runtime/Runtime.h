@@ -6,6 +6,7 @@
 #include "device/Fence.h"
 #include "device/Vendors.h"
 #include "icd/config/Settings.h"
+#include "partitioner/Partitioner.h"
 
 #include <functional>
 #include <mutex>
@@ -39,7 +40,9 @@ public:
   // The slot that runs kernels whole (strategy `single`, unsplittable kernels).
   unsigned singleSlot() const { return singleSlot_; }
   // CLSPLIT_STRATEGY is `single` or `single:N`: nothing is analysed for splitting.
-  bool singleStrategy() const { return singleStrategy_; }
+  bool singleStrategy() const { return strategy_.kind == partition::StrategyKind::Single; }
+  // The strategy in effect, as the user wrote it (adaptive-comm where the setting was unusable).
+  const std::string& strategyName() const { return strategyName_; }
   // Real platforms that have at least one selected device.
   std::vector<unsigned> platformsInUse() const;
 
@@ -62,11 +65,13 @@ public:
 private:
   static void measureWhenDone(const device::FenceRef& fence, std::function<void(uint64_t)> report);
   Runtime();
+  void chooseStrategy(); // from CLSPLIT_STRATEGY and the selected devices (logs what is unusable)
   const Settings* settings_;
   device::Vendors vendors_;
   std::vector<DeviceSlot> slots_;
   unsigned singleSlot_ = 0;
-  bool singleStrategy_ = false;
+  partition::StrategySpec strategy_; // the device of `single` as a slot
+  std::string strategyName_;
   std::once_flag partitionerOnce_, reportOnce_, timedOnce_;
   bool commandsTimed_ = true;
   std::unique_ptr<partition::Partitioner> partitioner_;

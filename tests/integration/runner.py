@@ -62,10 +62,12 @@ EXTRA_ENVIRONMENT = {
     # versions pinned from a pool small enough that it evicts and falls back to pageable memory.
     "d2-staging-static-3-7": {"CLSPLIT_TEST_FORCE_STAGING": "1", "CLSPLIT_PINNED_MB": "2"},
 }
-# What stderr must say in some configurations (a misconfiguration is explained, not fatal).
+# What stderr must say in some configurations (a misconfiguration is explained, not fatal), and
+# the strategy the run report then names (the one in effect).
 EXPECTED_LOG = {
     "d3-static-too-few": "CLSPLIT_STRATEGY=static:1,1: static gives 2 ratios for 3 devices; using adaptive-comm",
 }
+STRATEGY_IN_EFFECT = {"d3-static-too-few": "adaptive-comm"}
 
 
 def vendors_dir(work, vendor_set):
@@ -168,6 +170,9 @@ def check_report(config, report_file):
         return ["no readable run report (%s)" % e], notes
     kernels = report.get("kernels", {})
     _, _, strategy, single = CONFIGS[config]
+    in_effect = STRATEGY_IN_EFFECT.get(config, strategy or "adaptive-comm")
+    if report.get("strategy") != in_effect:
+        problems.append("the report names strategy %r, not %r" % (report.get("strategy"), in_effect))
     if strategy and strategy.startswith("single:"):  # a device index: its slot among those selected
         strategy, single = strategy.split(":")
         selected = EXTRA_ENVIRONMENT.get(config, {}).get("CLSPLIT_DEVICES", "all")
