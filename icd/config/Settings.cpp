@@ -19,9 +19,9 @@ const std::vector<SettingSpec>& settingSpecs() {
        "0,1,2"},
       {"CLSPLIT_STRATEGY", "adaptive-comm",
        "How each NDRange is split: single, uniform, static:r0,r1,..., adaptive, adaptive-comm "
-       "(`clsplit --list-strategies`). static takes one ratio per selected device, single:N a device "
-       "index of `clsplit --list-devices`; a value that does not fit the devices is logged and "
-       "adaptive-comm runs instead.",
+       "(`clsplit --list-strategies`). static takes one ratio per selected device (otherwise, as for "
+       "an unknown value, an error is logged and adaptive-comm runs); single:N names a device index of "
+       "`clsplit --list-devices` (one not selected: logged, and the default single device runs).",
        "static:0.45,0.45,0.1"},
       {"CLSPLIT_SINGLE_DEVICE", "",
        "For the `single` strategy and for kernels that cannot be split: the device index (from "
