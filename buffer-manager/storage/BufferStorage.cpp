@@ -29,12 +29,28 @@ void addUnique(std::vector<FenceRef>& to, const FenceRef& f) {
   if (f && std::find(to.begin(), to.end(), f) == to.end()) to.push_back(f);
 }
 
+// What a planned transfer's source pieces wait for, and the newest launch that produced them.
+struct SourceState {
+  std::vector<FenceRef> ready;
+  uint64_t producer = 0;
+};
+SourceState sourceOf(const PlannedTransfer<Version>& t) {
+  SourceState s;
+  for (const auto& token : t.tokens) {
+    addUnique(s.ready, token.ready);
+    s.producer = std::max(s.producer, token.producer);
+  }
+  return s;
+}
+
 } // namespace
 
 BufferStorage::BufferStorage(std::vector<StorageSlot> slots, uint64_t size, const void* initial,
                              void* useHostPtr, std::shared_ptr<PinnedPool> pinned)
     : slots_(std::move(slots)), pinned_(std::move(pinned)), size_(size), useHostPtr_(useHostPtr),
       directory_(size, kHost, Version{}), devices_(slots_.size()) {
+  for (unsigned a = 0; a < slots_.size(); ++a)
+    for (unsigned b = 0; b < slots_.size(); ++b) staging_ |= a != b && !directCopy(a, b);
   RangeSet all = RangeSet::of(0, size);
   if (useHostPtr) {
     directory_.setOnly(all, kHost, Version{nullptr, HostBlock::wrap(useHostPtr, size), 0, 0});
@@ -117,23 +133,14 @@ std::vector<FenceRef> BufferStorage::acquire(const RangeSet& need, unsigned slot
     RangeSet hull{need.hull()};
     if (directory_.missing(hull, me).empty()) return acquire(hull, slot, queues, log);
   }
-  RangeSet missing = directory_.missing(need, me);
-  if (!missing.empty()) {
-    auto plan = planTransfers<Version>(
-        directory_, missing, me,
-        [this](Holder f, Holder t, uint64_t b) { return transferCost(f, t, b); }, kBridgeBytes);
-    for (const auto& t : plan) {
+  if (RangeSet missing = directory_.missing(need, me); !missing.empty()) {
+    for (const auto& t : planFor(missing, me)) {
       if (t.from == kHost) {
         transferFromHost(t.range, slot, queues, log);
         continue;
       }
-      std::vector<FenceRef> ready;
-      uint64_t producer = 0;
-      for (const auto& token : t.tokens) {
-        addUnique(ready, token.ready);
-        producer = std::max(producer, token.producer);
-      }
-      transferFromDevice(t.range, deviceOf(t.from), slot, ready, producer, queues, log);
+      auto source = sourceOf(t);
+      transferFromDevice(t.range, deviceOf(t.from), slot, source.ready, source.producer, queues, log);
     }
   }
   std::vector<FenceRef> waits;
@@ -234,23 +241,22 @@ void BufferStorage::stageToHost(ByteRange range, unsigned from, const std::vecto
 }
 
 void BufferStorage::stageOut(const RangeSet& need, unsigned slot, QueueProvider& queues, TransferLog* log) {
+  if (!staging_) return; // every pair of devices copies inside its driver
   const Holder me = deviceHolder(slot);
   RangeSet missing = directory_.missing(need.count() > 8 ? RangeSet{need.hull()} : need, me);
   if (missing.empty()) return;
   if (need.count() > 8) missing = directory_.missing(need, me);
-  auto plan = planTransfers<Version>(
-      directory_, missing, me, [this](Holder f, Holder t, uint64_t b) { return transferCost(f, t, b); },
-      kBridgeBytes);
-  for (const auto& t : plan) {
+  for (const auto& t : planFor(missing, me)) {
     if (t.from == kHost || directCopy(deviceOf(t.from), slot)) continue;
-    std::vector<FenceRef> ready;
-    uint64_t producer = 0;
-    for (const auto& token : t.tokens) {
-      addUnique(ready, token.ready);
-      producer = std::max(producer, token.producer);
-    }
-    stageToHost(t.range, deviceOf(t.from), ready, producer, queues, log);
+    auto source = sourceOf(t);
+    stageToHost(t.range, deviceOf(t.from), source.ready, source.producer, queues, log);
   }
+}
+
+std::vector<PlannedTransfer<Version>> BufferStorage::planFor(const RangeSet& missing, Holder to) const {
+  return planTransfers<Version>(
+      directory_, missing, to, [this](Holder f, Holder t, uint64_t b) { return transferCost(f, t, b); },
+      kBridgeBytes);
 }
 
 std::vector<FenceRef> BufferStorage::writeHazards(unsigned slot) const {

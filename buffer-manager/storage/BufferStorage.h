@@ -8,6 +8,7 @@
 #pragma once
 
 #include "buffer-manager/Directory.h"
+#include "buffer-manager/TransferPlanner.h"
 #include "buffer-manager/storage/PinnedPool.h"
 #include "buffer-manager/storage/Version.h"
 #include "device/Real.h"
@@ -157,11 +158,14 @@ private:
   void transferFromDevice(ByteRange range, unsigned from, unsigned slot,
                           const std::vector<device::FenceRef>& ready, uint64_t producer,
                           QueueProvider& queues, TransferLog* log);
+  // The transfers that make `missing` valid on `to`, each from its cheapest holder.
+  std::vector<PlannedTransfer<Version>> planFor(const RangeSet& missing, Holder to) const;
   // The device-to-host leg of a staged transfer: a new host version of `range`, read from `from`.
   void stageToHost(ByteRange range, unsigned from, const std::vector<device::FenceRef>& ready,
                    uint64_t producer, QueueProvider& queues, TransferLog* log);
 
   std::vector<StorageSlot> slots_;
+  bool staging_ = false; // some pair of devices copies through host memory
   std::shared_ptr<PinnedPool> pinned_;
   uint64_t size_;
   void* useHostPtr_;
