@@ -68,6 +68,8 @@ public:
   void retoken(const RangeSet& r, Holder h, const Token& token);
 
   size_t runCount() const { return runs_.size(); }
+  // Changes whenever a mutation is applied (callers cache what they derive from the runs).
+  uint64_t generation() const { return generation_; }
   // Checks the representation invariants (coverage, non-empty cells, merged runs).
   bool invariantHolds() const;
 
@@ -83,6 +85,7 @@ private:
   // runs_[start] = cell covering [start, next start) (last one up to size_).
   std::map<uint64_t, Cell<Token>> runs_;
   uint64_t size_;
+  uint64_t generation_ = 0;
 };
 
 } // namespace clsplit::buffer

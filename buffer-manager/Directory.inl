@@ -139,6 +139,7 @@ void Directory<Token>::mergeAround(uint64_t lo, uint64_t hi) {
 template <class Token>
 template <class Mutate>
 void Directory<Token>::update(const RangeSet& r, Mutate&& mutate) {
+  ++generation_;
   for (const auto& range : r) {
     ByteRange c = detail::clip(range, size_);
     if (c.empty()) continue;

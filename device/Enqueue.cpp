@@ -63,7 +63,7 @@ public:
 
   cl_command_queue queue() const { return queue_.get(); }
 
-  cl_int enqueue(const WaitList& waits, bool timed, EnqueueCall call, FenceRef& fence);
+  cl_int enqueue(cl_uint waitCount, const cl_event* waitList, bool timed, EnqueueCall call, FenceRef& fence);
 
   // The marker standing for `batch` (enqueued now if it has none yet).
   // Whoever asks waits for it, and may have flushed the queue before the marker existed (an
@@ -150,16 +150,17 @@ private:
   uint64_t position_;
 };
 
-cl_int QueueTail::enqueue(const WaitList& waits, bool timed, EnqueueCall enqueue, FenceRef& fence) {
+cl_int QueueTail::enqueue(cl_uint waitCount, const cl_event* waitList, bool timed, EnqueueCall enqueue,
+                          FenceRef& fence) {
   std::lock_guard lock(mutex_);
   // A marker enqueued later waits for every command before it. Were one of those to wait on
   // another queue, a user event or host work, a marker asked for by what that waits for would
   // never complete: the open batch gets its marker before such a command.
-  if (waits.size() > 0 && open_) closeWithMarker();
+  if (waitCount > 0 && open_) closeWithMarker();
   const bool evented = timed || !eventlessAllowed.load(std::memory_order_relaxed);
   cl_event event = nullptr;
   uint64_t at = hostNowNs();
-  cl_int err = enqueue(waits.size(), waits.data(), evented ? &event : nullptr);
+  cl_int err = enqueue(waitCount, waitList, evented ? &event : nullptr);
   if (err != CL_SUCCESS) return err;
   if (evented) {
     fence = std::make_shared<RealEventFence>(RealEvent::adopt(event), context_, queue_.get(), at, nextPosition());
@@ -175,7 +176,12 @@ cl_int QueueTail::enqueue(const WaitList& waits, bool timed, EnqueueCall enqueue
 
 cl_int enqueueCommand(cl_command_queue queue, cl_context context, const WaitList& waits, bool timed,
                       EnqueueCall enqueue, FenceRef& fence) {
-  return QueueTail::of(queue, context)->enqueue(waits, timed, enqueue, fence);
+  // The wait list gathers its events (which may enqueue markers on other queues) before this
+  // queue's tail is locked: two threads enqueueing on two queues that wait on each other's
+  // commands would otherwise take the two tails' locks in opposite orders.
+  const cl_uint count = waits.size();
+  const cl_event* list = waits.data();
+  return QueueTail::of(queue, context)->enqueue(count, list, timed, enqueue, fence);
 }
 
 void setEventlessCommands(bool allowed) { eventlessAllowed.store(allowed); }

@@ -246,13 +246,15 @@ void HostFence::complete(cl_int finalStatus) {
 
 // --- FenceGroup --------------------------------------------------------------------------------
 
-FenceGroup::FenceGroup(std::vector<FenceRef> parts) : parts_(std::move(parts)) {}
+FenceGroup::FenceGroup(std::vector<FenceRef> parts) : parts_(std::move(parts)) {
+  flattenFences(parts_, SIZE_MAX);
+}
 
 cl_int FenceGroup::status() {
   cl_int own = HostFence::status();
   if (own <= CL_COMPLETE) return own;
-  // Stops at the first part still running (groups nest: a queue folds its record into them),
-  // and remembers a final status, so that asking again costs nothing.
+  // Stops at the first part still running, and remembers a final status, so that asking again
+  // costs nothing.
   for (auto& p : parts_) {
     cl_int s = p->status();
     if (s < 0) {
@@ -363,8 +365,42 @@ FenceRef hostOrdered(const FenceRef& fence) {
   return runAfter({fence}, [] {});
 }
 
+void flattenFences(std::vector<FenceRef>& fences, size_t keepAllUpTo) {
+  bool nested = false;
+  for (const auto& f : fences) nested |= f && f->groupParts() != nullptr;
+  if (nested) {
+    std::vector<FenceRef> flat;
+    flat.reserve(fences.size());
+    for (auto& f : fences) {
+      if (auto* parts = f ? f->groupParts() : nullptr) // parts are leaves
+        flat.insert(flat.end(), parts->begin(), parts->end());
+      else
+        flat.push_back(std::move(f));
+    }
+    fences.swap(flat);
+  }
+  std::erase_if(fences, [](const FenceRef& f) { return !f || f->knownComplete(); });
+  if (fences.size() < 2) return;
+  const bool perQueue = fences.size() > keepAllUpTo;
+  size_t kept = 0;
+  for (size_t i = 0; i < fences.size(); ++i) {
+    FenceRef& f = fences[i];
+    bool dropped = false;
+    for (size_t j = 0; j < kept && !dropped; ++j) {
+      FenceRef& k = fences[j];
+      if (k == f) dropped = true;
+      else if (perQueue && f->queue() && k->queue() == f->queue() && f->positionInQueue() && k->positionInQueue()) {
+        if (f->positionInQueue() > k->positionInQueue()) k = f;
+        dropped = true;
+      }
+    }
+    if (!dropped) fences[kept++] = std::move(f);
+  }
+  fences.resize(kept);
+}
+
 FenceRef allOf(std::vector<FenceRef> parts) {
-  std::erase_if(parts, [](const FenceRef& f) { return !f || f->knownComplete(); });
+  flattenFences(parts);
   if (parts.empty()) return completedFence();
   if (parts.size() == 1) return parts.front();
   return std::make_shared<FenceGroup>(std::move(parts));
@@ -374,32 +410,48 @@ FenceRef allOf(std::vector<FenceRef> parts) {
 
 void WaitList::add(const FenceRef& fence) {
   if (!fence) return;
-  if (fence->queue() && fence->queue() == queue_) return; // in-order queue: implied
-  if (fence->knownComplete()) return;
-  if (auto* group = dynamic_cast<FenceGroup*>(fence.get())) { // each part as itself
-    for (const auto& part : group->parts()) add(part);
+  if (auto* parts = fence->groupParts()) { // flat: each part as itself
+    if (fence->knownComplete()) return;
+    for (const auto& part : *parts) addLeaf(part);
     return;
   }
-  size_t before = held_.size();
-  fence->appendWaitEvents(context_, held_);
-  // Commands of another queue: submitted before this one waits on them. Flushed after their
-  // events are known: an eventless command's marker may have been enqueued just now, by this
-  // call or by another thread's enqueue on that queue.
-  if (cl_command_queue q = fence->queue()) {
-    if (std::find(flushed_.begin(), flushed_.end(), q) == flushed_.end()) {
-      flushed_.push_back(q);
-      fence->flush();
+  addLeaf(fence);
+}
+
+void WaitList::addLeaf(const FenceRef& fence) {
+  if (!fence) return;
+  if (fence->queue() && fence->queue() == queue_) return; // in-order queue: implied
+  if (fence->knownComplete()) return;
+  gathered_ = false;
+  for (auto& kept : fences_) {
+    if (kept == fence) return;
+    if (fence->queue() && kept->queue() == fence->queue() && fence->positionInQueue() && kept->positionInQueue()) {
+      if (fence->positionInQueue() > kept->positionInQueue()) kept = fence;
+      return;
     }
-  } else {
-    fence->flush();
   }
-  // Deduplicate what was appended (wait lists may not repeat events on some drivers).
-  for (size_t i = before; i < held_.size();) {
-    if (std::find(held_.begin(), held_.begin() + i, held_[i]) != held_.begin() + i) {
-      held_.erase(held_.begin() + i);
-    } else {
-      events_.push_back(held_[i].get());
-      ++i;
+  fences_.push_back(fence);
+}
+
+void WaitList::gather() const {
+  if (gathered_) return;
+  gathered_ = true;
+  held_.clear();
+  events_.clear();
+  for (const auto& fence : fences_) {
+    size_t before = held_.size();
+    fence->appendWaitEvents(context_, held_);
+    // Commands of another queue (one fence per queue here): submitted before this one waits on
+    // them, flushed after their events are known (a marker may have been enqueued just now).
+    fence->flush();
+    // Deduplicate what was appended (wait lists may not repeat events on some drivers).
+    for (size_t i = before; i < held_.size();) {
+      if (std::find(held_.begin(), held_.begin() + i, held_[i]) != held_.begin() + i) {
+        held_.erase(held_.begin() + i);
+      } else {
+        events_.push_back(held_[i].get());
+        ++i;
+      }
     }
   }
 }

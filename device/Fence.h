@@ -54,6 +54,9 @@ public:
   // Widens [start, end] (host-clock ns) to cover the execution of this fence's work, if known.
   // Returns whether anything was known.
   virtual bool profile(uint64_t& start, uint64_t& end) { return false; }
+
+  // A group's parts (never groups themselves), or null for any other fence.
+  virtual const std::vector<FenceRef>* groupParts() const { return nullptr; }
 };
 
 // A command running on a real queue.
@@ -123,7 +126,9 @@ private:
 
 // Completes when all parts have completed (with the first error status if any failed). Waiting
 // on it in some context waits directly on the parts' own events there (no bridging needed when
-// they live in that context).
+// they live in that context). A group is flat: its parts are never groups (nested groups are
+// expanded when it is made), so nothing that walks a group recurses, however long the chain of
+// commands that made it.
 class FenceGroup final : public HostFence {
 public:
   explicit FenceGroup(std::vector<FenceRef> parts);
@@ -138,12 +143,19 @@ public:
   void flush() override;
   bool profile(uint64_t& start, uint64_t& end) override;
   const std::vector<FenceRef>& parts() const { return parts_; }
+  const std::vector<FenceRef>* groupParts() const override { return &parts_; }
 
 private:
   void arm();
   std::vector<FenceRef> parts_;
   std::once_flag armed_;
 };
+
+// The fences that stand for "all of these": groups expanded into their parts, nulls and fences
+// known to be complete dropped, duplicates removed. With more than `keepAllUpTo` left, fences
+// of one real in-order queue are reduced to the latest (its completion implies the others'), so
+// the result holds at most one fence per real queue plus the host fences.
+void flattenFences(std::vector<FenceRef>& fences, size_t keepAllUpTo = 16);
 
 // A fence that is already complete.
 FenceRef completedFence();
@@ -157,24 +169,32 @@ FenceRef hostOrdered(const FenceRef& fence);
 // A group of fences, or the single fence, or a completed fence when `parts` is empty.
 FenceRef allOf(std::vector<FenceRef> parts);
 
-// Collects wait events for a command on `queue` in `context`: skips fences already done and
-// fences on the same in-order queue, and deduplicates.
+// Collects the wait events of a command on `queue` in `context`: skips fences already done and
+// fences on the same in-order queue, keeps one fence per other real queue (the latest: in-order
+// queues make it imply the others) and each host fence once. Events are gathered when the list
+// is first read (size(), data()), with the other queues flushed once each after their events are
+// known (an eventless command's marker may be made by that very gathering).
 class WaitList {
 public:
   WaitList(cl_context context, cl_command_queue queue) : context_(context), queue_(queue) {}
   void add(const FenceRef& fence);
   void add(const std::vector<FenceRef>& fences) { for (auto& f : fences) add(f); }
-  cl_uint size() const { return static_cast<cl_uint>(events_.size()); }
-  const cl_event* data() const { return events_.empty() ? nullptr : events_.data(); }
+  cl_uint size() const { gather(); return static_cast<cl_uint>(events_.size()); }
+  const cl_event* data() const { gather(); return events_.empty() ? nullptr : events_.data(); }
+  // Fences kept so far (before gathering), for tests: at most one per real queue.
+  size_t fenceCount() const { return fences_.size(); }
 
 private:
+  void addLeaf(const FenceRef& fence);
+  void gather() const;
   cl_context context_;
   cl_command_queue queue_;
+  std::vector<FenceRef> fences_;
   // Our own references: a fence may complete, and drop its bridge events, on a driver thread
   // before the command using this list is enqueued.
-  std::vector<RealEvent> held_;
-  std::vector<cl_event> events_; // the handles of held_, for the enqueue call
-  std::vector<cl_command_queue> flushed_; // each queue is flushed once (microseconds per flush)
+  mutable std::vector<RealEvent> held_;
+  mutable std::vector<cl_event> events_; // the handles of held_, for the enqueue call
+  mutable bool gathered_ = false;
 };
 
 // Drops the items whose fence has completed from a list that grows with every command, at an

@@ -29,20 +29,6 @@ void addUnique(std::vector<FenceRef>& to, const FenceRef& f) {
   if (f && std::find(to.begin(), to.end(), f) == to.end()) to.push_back(f);
 }
 
-// What a planned transfer's source pieces wait for, and the newest launch that produced them.
-struct SourceState {
-  std::vector<FenceRef> ready;
-  uint64_t producer = 0;
-};
-SourceState sourceOf(const PlannedTransfer<Version>& t) {
-  SourceState s;
-  for (const auto& token : t.tokens) {
-    addUnique(s.ready, token.ready);
-    s.producer = std::max(s.producer, token.producer);
-  }
-  return s;
-}
-
 } // namespace
 
 BufferStorage::BufferStorage(std::vector<StorageSlot> slots, uint64_t size, const void* initial,
@@ -60,7 +46,9 @@ BufferStorage::BufferStorage(std::vector<StorageSlot> slots, uint64_t size, cons
     directory_.setOnly(all, kHost, Version{nullptr, block, 0, 0});
   } else {
     // Undefined contents are valid everywhere: nothing ever needs moving for them.
-    for (unsigned s = 0; s < slots_.size(); ++s) directory_.addCopy(all, deviceHolder(s), Version{});
+    Version undefined;
+    undefined.undefined = true;
+    for (unsigned s = 0; s < slots_.size(); ++s) directory_.addCopy(all, deviceHolder(s), undefined);
   }
 }
 
@@ -139,19 +127,17 @@ std::vector<FenceRef> BufferStorage::acquire(const RangeSet& need, unsigned slot
         transferFromHost(t.range, slot, queues, log);
         continue;
       }
-      auto source = sourceOf(t);
-      transferFromDevice(t.range, deviceOf(t.from), slot, source.ready, source.producer, queues, log);
+      const unsigned from = deviceOf(t.from);
+      transferFromDevice(t.range, from, slot, validAfter(from), devices_[from].producer, queues, log);
     }
   }
-  std::vector<FenceRef> waits;
-  const FenceRef* last = nullptr; // runs of one version repeat the same fence: skip the search
-  directory_.visit(need, [&](ByteRange, const Cell<Version>& cell) {
-    if (const Version* v = cell.tokenOf(me); v && (!last || *last != v->ready)) {
-      addUnique(waits, v->ready);
-      last = &v->ready;
-    }
-  });
-  return waits;
+  return validAfter(slot);
+}
+
+std::vector<FenceRef> BufferStorage::validAfter(unsigned slot) const {
+  const auto& writer = devices_.at(slot).writer;
+  if (!writer || writer->knownComplete()) return {};
+  return {writer};
 }
 
 void BufferStorage::transferFromHost(ByteRange range, unsigned slot, QueueProvider& queues,
@@ -175,7 +161,9 @@ void BufferStorage::transferFromHost(ByteRange range, unsigned slot, QueueProvid
   const Holder me = deviceHolder(slot);
   for (auto& piece : pieces) {
     if (!piece.version.block) { // undefined bytes: nothing to move
-      directory_.addCopy(RangeSet{piece.range}, me, Version{});
+      Version undefined;
+      undefined.undefined = true;
+      directory_.addCopy(RangeSet{piece.range}, me, undefined);
       continue;
     }
     // The block may still be being filled by a device (staging, copies): wait host-side.
@@ -193,7 +181,7 @@ void BufferStorage::transferFromHost(ByteRange range, unsigned slot, QueueProvid
                            });
     noteWrite(slot, f);
     retainUntil(f, block);
-    directory_.addCopy(RangeSet{piece.range}, me, Version{f, nullptr, 0, piece.version.producer});
+    directory_.addCopy(RangeSet{piece.range}, me, Version::device());
     if (log) log->push_back({TransferKind::HostToDevice, -1, static_cast<int>(slot), piece.range.size(),
                              piece.version.producer, f});
   }
@@ -213,7 +201,7 @@ void BufferStorage::transferFromDevice(ByteRange range, unsigned from, unsigned 
                            });
     noteRead(from, f);
     noteWrite(slot, f);
-    directory_.addCopy(RangeSet{range}, me, Version{f, nullptr, 0, producer});
+    directory_.addCopy(RangeSet{range}, me, Version::device());
     if (log) log->push_back({TransferKind::DeviceToDevice, static_cast<int>(from), static_cast<int>(slot),
                              range.size(), producer, f});
     return;
@@ -248,8 +236,8 @@ void BufferStorage::stageOut(const RangeSet& need, unsigned slot, QueueProvider&
   if (need.count() > 8) missing = directory_.missing(need, me);
   for (const auto& t : planFor(missing, me)) {
     if (t.from == kHost || directCopy(deviceOf(t.from), slot)) continue;
-    auto source = sourceOf(t);
-    stageToHost(t.range, deviceOf(t.from), source.ready, source.producer, queues, log);
+    const unsigned from = deviceOf(t.from);
+    stageToHost(t.range, from, validAfter(from), devices_[from].producer, queues, log);
   }
 }
 
@@ -261,37 +249,44 @@ std::vector<PlannedTransfer<Version>> BufferStorage::planFor(const RangeSet& mis
 
 std::vector<FenceRef> BufferStorage::writeHazards(unsigned slot) const {
   const auto& copy = devices_.at(slot);
-  std::vector<FenceRef> fences = copy.writers;
-  fences.insert(fences.end(), copy.readers.begin(), copy.readers.end());
+  std::vector<FenceRef> fences = copy.readers;
+  if (copy.writer) fences.push_back(copy.writer);
   return fences;
 }
 
 void BufferStorage::addWriteHazards(unsigned slot, device::WaitList& waits) const {
   const auto& copy = devices_.at(slot);
-  for (const auto& f : copy.writers) waits.add(f);
+  waits.add(copy.writer);
   for (const auto& f : copy.readers) waits.add(f);
 }
 
 void BufferStorage::noteRead(unsigned slot, const FenceRef& fence) {
-  auto& copy = devices_.at(slot);
-  device::pruneCompleted(copy.readers, copy.pruneReadersAbove, [](const FenceRef& f) { return f; });
-  copy.readers.push_back(fence);
+  auto& readers = devices_.at(slot).readers;
+  std::erase_if(readers, [](const FenceRef& f) { return f->knownComplete(); });
+  for (auto& r : readers)
+    if (r == fence) return;
+    else if (fence->queue() && r->queue() == fence->queue() && fence->positionInQueue() && r->positionInQueue()) {
+      if (fence->positionInQueue() > r->positionInQueue()) r = fence;
+      return;
+    }
+  readers.push_back(fence);
 }
 
 void BufferStorage::noteWrite(unsigned slot, const FenceRef& fence) {
   auto& copy = devices_.at(slot);
   copy.readers.clear();
-  copy.writers.assign(1, fence);
+  copy.writer = fence;
 }
 
-void BufferStorage::publishWrite(const RangeSet& written, unsigned slot, const FenceRef& fence,
+void BufferStorage::publishWrite(const RangeSet& written, unsigned slot, const FenceRef&,
                                  uint64_t producer) {
-  if (!written.empty()) directory_.setOnly(written, deviceHolder(slot), Version{fence, nullptr, 0, producer});
+  if (written.empty()) return;
+  directory_.setOnly(written, deviceHolder(slot), Version::device());
+  devices_.at(slot).producer = producer;
 }
 
-void BufferStorage::publishCopy(const RangeSet& ranges, unsigned slot, const FenceRef& fence,
-                                uint64_t producer) {
-  if (!ranges.empty()) directory_.addCopy(ranges, deviceHolder(slot), Version{fence, nullptr, 0, producer});
+void BufferStorage::publishCopy(const RangeSet& ranges, unsigned slot, const FenceRef&, uint64_t) {
+  if (!ranges.empty()) directory_.addCopy(ranges, deviceHolder(slot), Version::device());
 }
 
 void BufferStorage::publishHostBlock(const RangeSet& ranges, std::shared_ptr<HostBlock> block,
@@ -315,7 +310,7 @@ FenceRef BufferStorage::writeToDevice(ByteRange range, const void* src, unsigned
                                                n, waits, event);
                          });
   noteWrite(slot, f);
-  directory_.setOnly(RangeSet{range}, deviceHolder(slot), Version{f, nullptr, 0, 0});
+  directory_.setOnly(RangeSet{range}, deviceHolder(slot), Version::device());
   if (log) log->push_back({TransferKind::HostToDevice, -1, static_cast<int>(slot), range.size(), 0, f});
   return f;
 }
@@ -339,7 +334,6 @@ FenceRef BufferStorage::readToHost(ByteRange range, void* dst, const std::vector
       const Version* same = cell.tokenOf(deviceHolder(static_cast<unsigned>(last.from)));
       if (same && (r.size() <= kExtendReadBytes || !cell.tokenOf(kHost))) {
         last.range.hi = r.hi;
-        addUnique(last.ready, same->ready);
         return;
       }
     }
@@ -353,12 +347,13 @@ FenceRef BufferStorage::readToHost(ByteRange range, void* dst, const std::vector
       auto& last = pieces.back();
       if (last.range.hi == r.lo && last.from == from && last.block == v->block && last.base == v->blockBase) {
         last.range.hi = r.hi;
-        addUnique(last.ready, v->ready);
+        if (from < 0) addUnique(last.ready, v->ready);
         return;
       }
     }
-    Piece p{r, from, v->block, v->blockBase, v->producer, {}};
-    addUnique(p.ready, v->ready);
+    Piece p{r, from, v->block, v->blockBase, from < 0 ? v->producer : devices_[from].producer, {}};
+    if (from < 0) addUnique(p.ready, v->ready);
+    else p.ready = validAfter(static_cast<unsigned>(from));
     pieces.push_back(std::move(p));
   });
 
@@ -414,11 +409,34 @@ FenceRef BufferStorage::readFromSlot(const RangeSet& ranges, unsigned slot, std:
   return device::allOf(std::move(fences));
 }
 
+const BufferStorage::Summary& BufferStorage::summary() const {
+  if (summary_.generation == directory_.generation()) return summary_;
+  HolderMask everywhere = ~HolderMask{0}, anywhere = 0;
+  directory_.visit(ByteRange{0, size_}, [&](ByteRange, const Cell<Version>& cell) {
+    everywhere &= cell.mask();
+    anywhere |= cell.mask();
+  });
+  summary_ = {directory_.generation(), size_ ? everywhere : 0, anywhere};
+  return summary_;
+}
+
+void BufferStorage::publishWholeOn(unsigned slot, uint64_t producer) {
+  devices_.at(slot).producer = producer;
+  const Holder me = deviceHolder(slot);
+  const auto& s = summary();
+  if (s.everywhere == bit(me) && s.anywhere == bit(me) && directory_.runCount() == 1) {
+    bool defined = true; // undefined bytes become defined once a kernel may have written them
+    directory_.visit(ByteRange{0, size_}, [&](ByteRange, const Cell<Version>& cell) { defined = !cell.copies.front().token.undefined; });
+    if (defined) return;
+  }
+  directory_.setOnly(RangeSet::of(0, size_), me, Version::device());
+}
+
 std::vector<RangeSet> BufferStorage::heldByDevices(ByteRange range) const {
   std::vector<std::vector<ByteRange>> held(slots_.size());
   directory_.visit(range, [&](ByteRange piece, const Cell<Version>& cell) {
     for (const auto& c : cell.copies)
-      if (isDevice(c.holder) && c.token.ready) held[deviceOf(c.holder)].push_back(piece);
+      if (isDevice(c.holder) && !c.token.undefined) held[deviceOf(c.holder)].push_back(piece);
   });
   std::vector<RangeSet> out;
   for (auto& h : held) out.push_back(RangeSet::fromRanges(std::move(h)));

@@ -77,7 +77,8 @@ public:
   bool allocatedOn(unsigned slot) const { return static_cast<bool>(devices_[slot].buffer); }
 
   // Makes `need` valid on `slot`, enqueueing the missing transfers on the provider's queues.
-  // Returns the fences a command on `slot` that reads `need` must wait for.
+  // Returns the fences a command on `slot` that reads `need` must wait for (the copy's latest
+  // writer: the transfers just enqueued, or what last wrote it).
   std::vector<device::FenceRef> acquire(const RangeSet& need, unsigned slot, QueueProvider& queues,
                                         TransferLog* log);
   // The first half of acquire() for bytes that must come through host memory (between
@@ -87,6 +88,9 @@ public:
   // it, not behind the same device's own incoming transfers (which wait for another device).
   void stageOut(const RangeSet& need, unsigned slot, QueueProvider& queues, TransferLog* log);
 
+  // What a command reading `slot`'s copy must wait for: its latest writer (nothing if none or
+  // complete).
+  std::vector<device::FenceRef> validAfter(unsigned slot) const;
   // Fences a command writing `slot`'s real buffer must wait for (earlier readers and writers).
   std::vector<device::FenceRef> writeHazards(unsigned slot) const;
   // The same, added to `waits` (no list built: this runs for every buffer a launch writes).
@@ -124,6 +128,16 @@ public:
                                 const std::vector<device::FenceRef>& after, QueueProvider& queues,
                                 TransferLog* log);
 
+  // Whether `slot` holds a valid copy of every byte (O(1) while the directory is unchanged).
+  bool validEverywhereOn(unsigned slot) const { return summary().everywhere & bit(deviceHolder(slot)); }
+  // Whether no device but `slot` holds a valid copy of any byte (the host may).
+  bool noOtherDeviceHolds(unsigned slot) const {
+    return (summary().anywhere & ~(bit(kHost) | bit(deviceHolder(slot)))) == 0;
+  }
+  // After a command on `slot` that may have written any byte, while `slot` held all of them:
+  // `slot` becomes the only holder of the whole buffer (nothing changes when it already is).
+  void publishWholeOn(unsigned slot, uint64_t producer);
+
   // Per device slot, the bytes of `range` it holds with defined contents (the bytes of a buffer
   // created without data are valid everywhere, yet nobody holds them in this sense).
   std::vector<RangeSet> heldByDevices(ByteRange range) const;
@@ -140,9 +154,13 @@ private:
   struct DeviceCopy {
     device::RealMem buffer;
     std::map<std::pair<uint64_t, uint64_t>, device::RealMem> views;
-    std::vector<device::FenceRef> readers; // since the last write
-    size_t pruneReadersAbove = 16;         // device::pruneCompleted
-    std::vector<device::FenceRef> writers;
+    // Commands reading this copy since its last write: the latest per real queue (in-order
+    // queues: it implies the earlier ones), so the list is as long as the queues, not the reads.
+    std::vector<device::FenceRef> readers;
+    // The latest command writing this copy. Each write waits for the readers and the writer
+    // before it, so its completion implies theirs: the copy's bytes are valid once it completes.
+    device::FenceRef writer;
+    uint64_t producer = 0; // the launch that last wrote this copy (transfer volumes' producer)
   };
   double transferCost(Holder from, Holder to, uint64_t bytes) const;
   // Enqueues one real command on `slot`'s queue after `after` (and after the earlier readers
@@ -160,11 +178,20 @@ private:
                           QueueProvider& queues, TransferLog* log);
   // The transfers that make `missing` valid on `to`, each from its cheapest holder.
   std::vector<PlannedTransfer<Version>> planFor(const RangeSet& missing, Holder to) const;
+
   // The device-to-host leg of a staged transfer: a new host version of `range`, read from `from`.
   void stageToHost(ByteRange range, unsigned from, const std::vector<device::FenceRef>& ready,
                    uint64_t producer, QueueProvider& queues, TransferLog* log);
 
+  // Holders valid on every byte, and on some byte, as of a directory generation.
+  struct Summary {
+    uint64_t generation = ~uint64_t{0};
+    HolderMask everywhere = 0, anywhere = 0;
+  };
+  const Summary& summary() const;
+
   std::vector<StorageSlot> slots_;
+  mutable Summary summary_;
   bool staging_ = false; // some pair of devices copies through host memory
   std::shared_ptr<PinnedPool> pinned_;
   uint64_t size_;

@@ -75,6 +75,16 @@ Kernel::Kernel(std::shared_ptr<Program> program, std::string name)
         readOnly_[i] = true;
     }
   }
+  written_.resize(numArgs_);
+  const bool complete = analysis_ && !analysis_->unsplittableReason;
+  for (cl_uint i = 0; i < numArgs_; ++i) {
+    if (!complete) {
+      written_[i] = !readOnly_[i];
+      continue;
+    }
+    for (const auto& st : analysis_->regions.statements)
+      if (st.arg == i && st.kind != analysis::AccessKind::Read) written_[i] = true;
+  }
   program_->attachKernel();
 }
 
@@ -126,21 +136,21 @@ void Kernel::setArg(cl_uint index, size_t size, const void* value) {
   case DeclaredKind::Local: {
     require(value == nullptr, CL_INVALID_ARG_VALUE, "a __local argument takes a NULL arg_value");
     require(size > 0, CL_INVALID_ARG_SIZE, "a __local argument needs a size");
-    for (auto& s : slots_)
-      device::check(call(&cl_icd_dispatch::clSetKernelArg, s.kernel.get(), index, size,
-                         static_cast<const void*>(nullptr)),
-                    "clSetKernelArg (__local)");
+    // Set (and checked) on the first real kernel now; the others get it before they run.
+    device::check(call(&cl_icd_dispatch::clSetKernelArg, slots_.front().kernel.get(), index, size,
+                       static_cast<const void*>(nullptr)),
+                  "clSetKernelArg (__local)");
     arg.kind = ArgKind::Local;
     arg.localSize = size;
     break;
   }
   default: {
     require(value != nullptr, CL_INVALID_ARG_VALUE, "arg_value is NULL for a by-value argument");
-    // The vendor validates the size against the declared type.
-    for (auto& s : slots_) {
-      cl_int err = call(&cl_icd_dispatch::clSetKernelArg, s.kernel.get(), index, size, value);
-      if (err != CL_SUCCESS) throw Error(err, "clSetKernelArg rejected by the device");
-    }
+    // The vendor validates the size against the declared type, on the first real kernel now;
+    // the others get the value before they run a launch (a program that changes a scalar
+    // before every launch would otherwise pay one vendor call per selected device).
+    cl_int err = call(&cl_icd_dispatch::clSetKernelArg, slots_.front().kernel.get(), index, size, value);
+    if (err != CL_SUCCESS) throw Error(err, "clSetKernelArg rejected by the device");
     arg.kind = ArgKind::Scalar;
     arg.bytes.assign(static_cast<const std::byte*>(value), static_cast<const std::byte*>(value) + size);
     break;
@@ -150,11 +160,32 @@ void Kernel::setArg(cl_uint index, size_t size, const void* value) {
   uint64_t version = ++argVersionCounter;
   args_[index] = std::move(arg);
   argVersion_[index] = version;
-  if (kind != DeclaredKind::Buffer)
-    for (auto& s : slots_) {
-      if (s.scalarVersion.size() < numArgs_) s.scalarVersion.resize(numArgs_, 0);
-      s.scalarVersion[index] = version; // already set on every real kernel above
-    }
+  if (kind != DeclaredKind::Buffer) {
+    auto& first = slots_.front();
+    if (first.scalarVersion.size() < numArgs_) first.scalarVersion.resize(numArgs_, 0);
+    first.scalarVersion[index] = version; // already set above
+    first.appliedUpTo = version; // the first real kernel gets every value at once
+    latestScalar_.store(version, std::memory_order_release);
+  }
+}
+
+void Kernel::applyScalars(unsigned slot) {
+  auto& s = slots_[slot];
+  const uint64_t latest = latestScalar_.load(std::memory_order_acquire);
+  if (s.appliedUpTo >= latest) return;
+  std::lock_guard lock(mutex_);
+  if (s.scalarVersion.size() < numArgs_) s.scalarVersion.resize(numArgs_, 0);
+  for (cl_uint i = 0; i < numArgs_; ++i) {
+    const Arg& a = args_[i];
+    if ((a.kind != ArgKind::Scalar && a.kind != ArgKind::Local) || s.scalarVersion[i] == argVersion_[i]) continue;
+    cl_int err = a.kind == ArgKind::Local
+                     ? call(&cl_icd_dispatch::clSetKernelArg, s.kernel.get(), i, a.localSize, static_cast<const void*>(nullptr))
+                     : call(&cl_icd_dispatch::clSetKernelArg, s.kernel.get(), i, a.bytes.size(),
+                            static_cast<const void*>(a.bytes.data()));
+    device::check(err, "clSetKernelArg (value set earlier on another device's kernel)");
+    s.scalarVersion[i] = argVersion_[i];
+  }
+  s.appliedUpTo = latest;
 }
 
 std::vector<Kernel::Arg> Kernel::snapshotArgs() const {
@@ -171,8 +202,44 @@ std::vector<Kernel::Arg> Kernel::snapshotArgs() const {
   return args;
 }
 
+void Kernel::bindBuffers(std::pmr::vector<std::shared_ptr<Mem>>& out) const {
+  std::lock_guard lock(mutex_);
+  out.resize(args_.size());
+  for (size_t i = 0; i < args_.size(); ++i) {
+    const Arg& a = args_[i];
+    require(a.kind != ArgKind::Unset, CL_INVALID_KERNEL_ARGS, "a kernel argument has not been set");
+    if (a.kind != ArgKind::Mem || !a.boundToBuffer) {
+      out[i] = nullptr;
+      continue;
+    }
+    out[i] = a.memRef.lock();
+    require(out[i] && out[i]->referenceCount() > 0, CL_INVALID_KERNEL_ARGS, "a buffer argument was released");
+  }
+}
+
+cl_kernel Kernel::realKernel(unsigned slot, std::span<const std::shared_ptr<Mem>> buffers) {
+  auto& s = slots_.at(slot);
+  applyScalars(slot);
+  if (s.boundMem.size() < numArgs_) s.boundMem.resize(numArgs_, reinterpret_cast<cl_mem>(~uintptr_t{0}));
+  for (cl_uint i = 0; i < numArgs_; ++i) {
+    if (declared_[i] == DeclaredKind::Local || declared_[i] == DeclaredKind::Value) continue;
+    cl_mem real = buffers[i] ? buffers[i]->realFor(slot) : nullptr;
+    if (s.boundMem[i] == real) continue;
+    {
+      std::lock_guard lock(mutex_); // only buffer arguments are bound here
+      if (args_[i].kind != ArgKind::Mem) continue;
+    }
+    device::check(call(&cl_icd_dispatch::clSetKernelArg, s.kernel.get(), i, sizeof(cl_mem),
+                       static_cast<const void*>(&real)),
+                  "clSetKernelArg (buffer)");
+    s.boundMem[i] = real;
+  }
+  return s.kernel.get();
+}
+
 cl_kernel Kernel::realKernel(unsigned slot, const std::vector<Arg>& args) {
   auto& s = slots_.at(slot);
+  applyScalars(slot);
   if (s.boundMem.size() < numArgs_) s.boundMem.resize(numArgs_, reinterpret_cast<cl_mem>(~uintptr_t{0}));
   for (cl_uint i = 0; i < numArgs_; ++i) {
     if (args[i].kind != ArgKind::Mem) continue;

@@ -6,8 +6,11 @@
 #include "icd/objects/Program.h"
 
 #include <array>
+#include <atomic>
 #include <functional>
+#include <memory_resource>
 #include <mutex>
+#include <span>
 #include <vector>
 
 namespace clsplit::icd {
@@ -38,9 +41,20 @@ public:
   std::vector<Arg> snapshotArgs() const;
   // Whether argument `index` is declared read-only for the device (const or __constant).
   bool argReadOnly(cl_uint index) const;
+  // Whether the kernel may write the buffer behind argument `index` (from the analysed
+  // statements when the analysis is complete, else unless the argument is read-only).
+  bool argWritten(cl_uint index) const { return index < written_.size() && written_[index]; }
+
+  // The memory objects bound to the arguments, alive for one launch (null where an argument is
+  // not a buffer, or a NULL buffer), into `out` (resized to numArgs()). No argument value is
+  // copied: the real kernels already hold the scalars. CL_INVALID_KERNEL_ARGS if an argument is
+  // unset or its buffer was released.
+  void bindBuffers(std::pmr::vector<std::shared_ptr<Mem>>& out) const;
 
   // The real kernel of `slot` with the given arguments set (cached per slot).
   cl_kernel realKernel(unsigned slot, const std::vector<Arg>& args);
+  // The same from bindBuffers()'s list (scalars are set on the real kernels by setArg).
+  cl_kernel realKernel(unsigned slot, std::span<const std::shared_ptr<Mem>> buffers);
   // Sets the hidden arguments of the partition-ready kernel on `slot`.
   void setHiddenArgs(unsigned slot, const std::array<uint64_t, 4>& offset,
                      const std::array<uint64_t, 4>& size);
@@ -79,13 +93,19 @@ private:
     device::RealKernel kernel;
     std::vector<cl_mem> boundMem;              // cached real buffers per argument
     std::vector<uint64_t> scalarVersion;       // argument versions already set
+    uint64_t appliedUpTo = 0;                  // every scalar of version <= this is set
     std::array<uint64_t, 8> hidden{};          // cached hidden-argument values
     bool hiddenSet = false;
   };
   std::vector<SlotKernel> slots_;
   std::vector<uint64_t> argVersion_;
+  // The newest version of a scalar or __local argument (applyScalars catches a slot up to it).
+  std::atomic<uint64_t> latestScalar_{0};
+  // Sets on `slot`'s real kernel the scalar and __local values it has not had yet.
+  void applyScalars(unsigned slot);
   std::vector<DeclaredKind> declared_;
   std::vector<bool> readOnly_;
+  std::vector<bool> written_;
 };
 
 } // namespace clsplit::icd

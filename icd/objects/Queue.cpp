@@ -10,7 +10,10 @@ namespace clsplit::icd {
 
 Queue::Queue(std::shared_ptr<Context> context, cl_command_queue_properties properties)
     : context_(std::move(context)), properties_(properties),
-      realQueues_(context_->slots().size()) {}
+      realQueues_(context_->slots().size()),
+      madeQueues_(new std::atomic<cl_command_queue>[context_->slots().size()]) {
+  for (size_t s = 0; s < realQueues_.size(); ++s) madeQueues_[s].store(nullptr);
+}
 
 Queue::~Queue() = default;
 
@@ -22,6 +25,8 @@ cl_command_queue_properties Queue::setProperties(cl_command_queue_properties whi
 }
 
 cl_command_queue Queue::realQueue(unsigned s) {
+  if (s < realQueues_.size())
+    if (cl_command_queue made = madeQueues_[s].load(std::memory_order_acquire)) return made;
   std::lock_guard lock(mutex_);
   auto& q = realQueues_.at(s);
   if (!q) {
@@ -31,6 +36,7 @@ cl_command_queue Queue::realQueue(unsigned s) {
                                          sc.device, cl_command_queue_properties(CL_QUEUE_PROFILING_ENABLE), &err);
     device::check(err, "clCreateCommandQueue");
     q = device::RealQueue::adopt(real);
+    madeQueues_[s].store(real, std::memory_order_release);
   }
   return q.get();
 }
@@ -41,61 +47,64 @@ bool Queue::timesCommands() {
 
 void Queue::recordCommand(const device::FenceRef& done) {
   std::lock_guard lock(mutex_);
+  addToFrontier(outstanding_, pruneOutstandingAbove_, done, profiling());
+}
+
+void Queue::addToFrontier(std::vector<device::FenceRef>& frontier, size_t& pruneAbove,
+                          const device::FenceRef& done, bool keepEach) {
   // The real queues are in order: a command's completion implies that of every earlier command
-  // of its real queue, so the record keeps the latest fence per real queue (and the others).
-  // Not on a profiling queue: there an event's END is no earlier than the END of every command
-  // before it, and the device times of commands of one real queue, mapped onto the host clock
-  // one by one, need not be monotonic.
-  const bool latestOnly = !profiling();
-  auto keep = [this, latestOnly](const device::FenceRef& f) {
-    if (!f) return;
-    if (cl_command_queue q = f->queue(); latestOnly && q && f->positionInQueue())
-      for (auto& e : outstanding_)
-        if (e->queue() == q && e->positionInQueue()) {
-          if (f->positionInQueue() > e->positionInQueue()) e = f; // else implied by e
-          return;
-        }
-    outstanding_.push_back(f);
+  // of its real queue, so the record keeps the latest fence per real queue, and the fences
+  // clsplit completes itself (host work, user events) until they are known complete. It stays
+  // as long as the number of real queues plus pending host work, however many commands came.
+  // A profiling queue keeps each command until it is known complete (up to kProfiledRecord):
+  // there an event's END is no earlier than the END of every command before it, and the device
+  // times of commands of one real queue, mapped onto the host clock one by one, need not be
+  // monotonic.
+  constexpr size_t kProfiledRecord = 1024;
+  const bool latestOnly = !keepEach || frontier.size() >= kProfiledRecord;
+  auto keep = [&frontier, latestOnly](const device::FenceRef& f) {
+    if (!f || f->knownComplete()) return;
+    for (auto& e : frontier) {
+      if (e == f) return;
+      if (cl_command_queue q = f->queue();
+          latestOnly && q && e->queue() == q && f->positionInQueue() && e->positionInQueue()) {
+        if (f->positionInQueue() > e->positionInQueue()) e = f; // else implied by e
+        return;
+      }
+    }
+    frontier.push_back(f);
   };
-  if (auto* group = dynamic_cast<device::FenceGroup*>(done.get()))
-    for (const auto& part : group->parts()) keep(part);
+  if (!done) return;
+  if (auto* parts = done->groupParts())
+    for (const auto& part : *parts) keep(part); // parts are never groups
   else
     keep(done);
-  // Keep the record short without asking drivers: drop what is known to have completed, and
-  // fold a long tail into one group (whose parts report their own completion).
-  if (outstanding_.size() >= 32) {
-    std::erase_if(outstanding_, [](const device::FenceRef& f) { return f->knownComplete(); });
-    if (outstanding_.size() >= 32) {
-      // The folded group learns of its completion (callbacks; one marker for eventless
-      // commands), so that a later fold drops it: the record stays short in programs that
-      // never wait.
-      outstanding_.assign(1, device::allOf(std::move(outstanding_)));
-      outstanding_.front()->onComplete([](cl_int) {});
-    }
-  }
+  device::pruneCompleted(frontier, pruneAbove, [](const device::FenceRef& f) { return f; });
 }
 
 void Queue::recordBackground(const device::FenceRef& done) {
   std::lock_guard lock(mutex_);
-  std::erase_if(background_, [](const device::FenceRef& f) { return f->knownComplete(); });
-  background_.push_back(done);
+  addToFrontier(background_, pruneBackgroundAbove_, done, false);
 }
 
 device::FenceRef Queue::allRecorded() {
   std::lock_guard lock(mutex_);
-  auto all = device::allOf(outstanding_);
-  outstanding_.assign(1, all);
-  return all;
+  if (profiling() && outstanding_.size() > 1) // every part kept (see addToFrontier)
+    return std::make_shared<device::FenceGroup>(outstanding_);
+  return device::allOf(outstanding_);
 }
 
 void Queue::setGate(const device::FenceRef& gate) {
   std::lock_guard lock(mutex_);
   gate_ = gate;
+  gated_.store(gate_ != nullptr, std::memory_order_release);
 }
 
 device::FenceRef Queue::gate() {
+  if (!gated_.load(std::memory_order_acquire)) return nullptr;
   std::lock_guard lock(mutex_);
   if (gate_ && gate_->knownComplete()) gate_.reset();
+  gated_.store(gate_ != nullptr, std::memory_order_release);
   return gate_;
 }
 
@@ -145,6 +154,7 @@ void Queue::finish() {
   std::erase_if(outstanding_, [](const device::FenceRef& f) { return f->status() == CL_COMPLETE; });
   std::erase_if(hostAccesses_, [](const HostAccess& a) { return a.fence->status() == CL_COMPLETE; });
   if (gate_ && gate_->status() == CL_COMPLETE) gate_.reset();
+  gated_.store(gate_ != nullptr, std::memory_order_release);
 }
 
 cl_int Queue::info(cl_command_queue_info param, size_t size, void* value, size_t* sizeRet) const {

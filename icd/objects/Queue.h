@@ -79,9 +79,18 @@ private:
   cl_command_queue_properties properties_;
   std::mutex mutex_;
   std::vector<device::RealQueue> realQueues_;   // by slot; empty handle until first use
-  std::vector<device::FenceRef> outstanding_;  // commands not known to be complete
-  std::vector<device::FenceRef> background_;   // clsplit's own work not known to be complete
+  // The same handles, read without the lock once made (every command asks).
+  std::unique_ptr<std::atomic<cl_command_queue>[]> madeQueues_;
+  // Adds `done` to a record of what completes everything so far: the latest fence per real
+  // queue (every fence, up to a bound, with `keepEach`) and the pending host fences.
+  static void addToFrontier(std::vector<device::FenceRef>& frontier, size_t& pruneAbove,
+                            const device::FenceRef& done, bool keepEach);
+  std::vector<device::FenceRef> outstanding_;  // commands: latest per real queue, host fences
+  size_t pruneOutstandingAbove_ = 16;          // device::pruneCompleted
+  std::vector<device::FenceRef> background_;   // clsplit's own work, likewise
+  size_t pruneBackgroundAbove_ = 16;
   device::FenceRef gate_;
+  std::atomic<bool> gated_{false}; // gate_ may be set (read without the lock when not)
   std::atomic<bool> timedCommand_{false};
   std::vector<HostAccess> hostAccesses_;
   size_t pruneHostAccessesAbove_ = 16; // device::pruneCompleted

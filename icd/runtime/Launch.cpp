@@ -7,6 +7,7 @@
 #include "icd/runtime/Launch.h"
 
 #include "buffer-manager/storage/AtomicMerge.h"
+#include "icd/runtime/ResidentLaunch.h"
 #include "device/Clock.h"
 #include "device/Enqueue.h"
 #include "device/HostExecutor.h"
@@ -59,6 +60,23 @@ FenceRef launchKernel(Queue& queue, Kernel& kernel, const NDRange& appRange, std
   auto& rt = Runtime::get();
   Context& context = queue.context();
   const unsigned slots = static_cast<unsigned>(context.slots().size());
+
+  // 0. One device runs every launch (one selected, or `single`): when it holds every buffer
+  //    the launch uses, nothing is planned (ResidentLaunch.h).
+  if (auto only = rt.partitioner().onlyDevice()) {
+    LaunchBuffers buffers;
+    kernel.bindBuffers(buffers.mems);
+    std::unique_lock plan(context.planMutex());
+    if (residentOn(kernel, buffers, *only)) {
+      ResidentRecord record;
+      if (rt.reporting() || Trace::active()) { // work-groups along the default split dimension
+        NDRange r = appRange;
+        if (!r.local[0]) r.local = chooseLocalSize(r, kernel.maxWorkGroupSize(), kernel.requiredWorkGroupSize());
+        record.groups = r.groups(analysis::defaultSplitDimension(r));
+      }
+      return launchResident(queue, kernel, appRange, buffers, *only, waits, record, profiled);
+    }
+  }
   if (auto gate = queue.gate()) waits.push_back(gate);
 
   // 1. Snapshot the arguments.
@@ -142,6 +160,19 @@ FenceRef launchKernel(Queue& queue, Kernel& kernel, const NDRange& appRange, std
       decision.groups = partition::ratiosToGroups(partition::groupsToRatios(decision.groups), range.groups(best));
       decision.measure = false;
       dim = best;
+    }
+  }
+  // A launch kept whole on a device that holds every buffer it uses needs no plan.
+  if (std::count_if(decision.groups.begin(), decision.groups.end(), [](uint64_t g) { return g > 0; }) == 1) {
+    const unsigned slot = static_cast<unsigned>(
+        std::find_if(decision.groups.begin(), decision.groups.end(), [](uint64_t g) { return g > 0; }) -
+        decision.groups.begin());
+    LaunchBuffers buffers;
+    for (const auto& a : args) buffers.mems.push_back(a.kind == Kernel::ArgKind::Mem ? a.mem : nullptr);
+    if (slot < slots && residentOn(kernel, buffers, slot)) {
+      span.setArgs("\"kernel\": \"" + kernel.name() + "\", \"split\": false");
+      return launchResident(queue, kernel, appRange, buffers, slot, waits,
+                            ResidentRecord{decision.launchId, decision.measure, decision.groups[slot]}, profiled);
     }
   }
   // The launch's commands get events of their own when the partitioner measures it, or the

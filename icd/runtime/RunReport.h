@@ -19,6 +19,8 @@ public:
   // Nothing is recorded unless `enabled` (a report or a summary was asked for); the per-launch
   // records (JSON only) only when `perLaunch`.
   RunReport(unsigned slots, bool enabled, bool perLaunch);
+  // Whether anything is recorded (callers skip building what would be dropped).
+  bool enabled() const { return enabled_; }
 
   // One launch: groups per slot (all zero but one when unsplit), why it was not split (if it
   // was not), and the sub-kernel fences whose device time is accumulated when they complete.

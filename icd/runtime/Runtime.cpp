@@ -51,8 +51,8 @@ Runtime::Runtime() : settings_(&Settings::process()) {
                vendors_.platforms()[s.platform].name);
 
   // A report is written even by a program that launches nothing.
-  if (!settings_->value("CLSPLIT_REPORT").empty() || settings_->value("CLSPLIT_SUMMARY") == "1")
-    report();
+  reporting_ = !settings_->value("CLSPLIT_REPORT").empty() || settings_->value("CLSPLIT_SUMMARY") == "1";
+  if (reporting_) report();
 
   const std::string& single = settings_->value("CLSPLIT_SINGLE_DEVICE");
   if (!single.empty()) {
@@ -137,9 +137,11 @@ std::string Runtime::partitionerJson() {
 }
 
 bool Runtime::commandsTimed() {
+  if (commandsTimedKnown_.load(std::memory_order_acquire)) return commandsTimed_;
   std::call_once(timedOnce_, [this] {
     bool reporting = !settings_->value("CLSPLIT_REPORT").empty() || settings_->value("CLSPLIT_SUMMARY") == "1";
     commandsTimed_ = (reporting && settings_->value("CLSPLIT_REPORT_TIMING") != "0") || Trace::active();
+    commandsTimedKnown_.store(true, std::memory_order_release);
   });
   return commandsTimed_;
 }

@@ -50,6 +50,8 @@ public:
   // The partitioner's state as JSON (for the run report; measurements still in flight omitted).
   std::string partitionerJson();
   RunReport& report();
+  // Whether a run report or summary was asked for (the report records nothing otherwise).
+  bool reporting() const { return reporting_; }
   // Whether every real command needs an event of its own for clsplit's sake (the run report's
   // device times, the trace); otherwise commands may go without one (device/Enqueue.h), except
   // those of launches the partitioner measures (LaunchPlan::measure).
@@ -74,6 +76,8 @@ private:
   std::string strategyName_;
   std::once_flag partitionerOnce_, reportOnce_, timedOnce_;
   bool commandsTimed_ = true;
+  std::atomic<bool> commandsTimedKnown_{false};
+  bool reporting_ = false;
   std::unique_ptr<partition::Partitioner> partitioner_;
   std::unique_ptr<RunReport> report_;
 };

@@ -1,0 +1,100 @@
+// Fences without a device: groups stay flat and short however long the chain of commands that
+// made them, and a wait list keeps one fence per real queue (the latest), so that nothing a
+// command touches grows with the number of commands before it.
+#include "device/Fence.h"
+
+#include <catch2/catch.hpp>
+
+#include <chrono>
+
+using namespace clsplit::device;
+
+namespace {
+
+// A command of a real in-order queue, completed by the test (stands for a device event).
+struct QueuedFence final : HostFence {
+  QueuedFence(int queue, uint64_t position)
+      : queue_(reinterpret_cast<cl_command_queue>(static_cast<uintptr_t>(0x1000 + queue))), position_(position) {}
+  cl_command_queue queue() const override { return queue_; }
+  uint64_t positionInQueue() const override { return position_; }
+  void appendWaitEvents(cl_context, std::vector<RealEvent>&) override {} // no real events here
+
+  cl_command_queue queue_;
+  uint64_t position_;
+};
+
+FenceRef command(int queue, uint64_t position) { return std::make_shared<QueuedFence>(queue, position); }
+
+} // namespace
+
+TEST_CASE("a chain of groups stays flat and bounded", "[fence]") {
+  // What a program that waits on its previous command's event builds: each command's fence is
+  // the group of its own work and everything before it.
+  FenceRef chain = completedFence();
+  uint64_t position = 0;
+  for (int i = 0; i < 100000; ++i) chain = allOf({chain, command(i % 3, ++position)});
+  const auto* parts = chain->groupParts();
+  REQUIRE(parts != nullptr);
+  CHECK(parts->size() <= 17); // collapsed to the latest per queue once past 16 parts
+  for (const auto& p : *parts) CHECK(p->groupParts() == nullptr); // never nested
+  // The latest command of each queue is kept: its completion implies the others'.
+  bool hasLast = false;
+  for (const auto& p : *parts) hasLast |= p->positionInQueue() == position;
+  CHECK(hasLast);
+}
+
+TEST_CASE("groups flatten their nested parts and drop completed ones", "[fence]") {
+  auto a = std::make_shared<HostFence>(), b = std::make_shared<HostFence>(), c = std::make_shared<HostFence>();
+  FenceRef inner = allOf({a, b});
+  FenceRef outer = allOf({inner, c, a});
+  REQUIRE(outer->groupParts() != nullptr);
+  CHECK(outer->groupParts()->size() == 3); // a, b, c: the duplicate a once
+  b->complete(CL_COMPLETE);
+  FenceRef later = allOf({outer, c});
+  // b is complete: only a and c remain to wait for.
+  REQUIRE(later->groupParts() != nullptr);
+  CHECK(later->groupParts()->size() == 2);
+  a->complete(CL_COMPLETE);
+  c->complete(CL_COMPLETE);
+  CHECK(later->status() == CL_COMPLETE);
+  CHECK(outer->status() == CL_COMPLETE);
+}
+
+TEST_CASE("a group of host fences fails with its failing part", "[fence]") {
+  auto a = std::make_shared<HostFence>(), b = std::make_shared<HostFence>();
+  FenceRef group = allOf({a, b});
+  b->complete(-14);
+  CHECK(group->wait() == -14); // waiting learns of the failure at once (status() stops at a)
+}
+
+TEST_CASE("a wait list keeps the latest fence of each other queue", "[fence]") {
+  const auto own = reinterpret_cast<cl_command_queue>(uintptr_t{0x1000}); // queue 0
+  WaitList waits(nullptr, own);
+  for (uint64_t p = 1; p <= 3000; ++p) waits.add(command(static_cast<int>(p % 4), p));
+  // Queue 0 is the list's own queue (implied by its order); queues 1-3 once each.
+  CHECK(waits.fenceCount() == 3);
+  auto host = std::make_shared<HostFence>();
+  waits.add(host);
+  waits.add(host);
+  CHECK(waits.fenceCount() == 4); // a host fence once
+  auto done = std::make_shared<HostFence>();
+  done->complete(CL_COMPLETE);
+  waits.add(done);
+  CHECK(waits.fenceCount() == 4); // nothing to wait for
+}
+
+TEST_CASE("a wait list walks a long chain of groups without recursion", "[fence]") {
+  // Before groups were flat, a chain of markers over two queues nested groups and a wait list
+  // walked them as a tree: exponential in the chain's length.
+  FenceRef chain = completedFence();
+  uint64_t position = 0;
+  for (int i = 0; i < 2000; ++i) {
+    FenceRef marker = allOf({chain, command(1 + i % 2, ++position)});
+    chain = allOf({marker, command(1 + (i + 1) % 2, ++position), chain});
+  }
+  const auto start = std::chrono::steady_clock::now();
+  WaitList waits(nullptr, nullptr);
+  waits.add(chain);
+  CHECK(waits.fenceCount() == 2);
+  CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(5)); // not a timing test: a hang guard
+}
