@@ -3,7 +3,7 @@
 // factorisation on shrinking ranges, thousands of tiny launches with one clFinish, alternating
 // one-work-group kernels, kernel + marker rounds over two queues, large 2-D launches, and a
 // blocking read per iteration. An ordinary single-device program (first platform, its default
-// device); --launches sets how many kernels it enqueues, so that a layer's cost per launch can be
+// device); --iters sets how many kernels it enqueues, so that a layer's cost per launch can be
 // compared at 10^3, 10^4 and 10^5 launches (bench/harness, suite "launch-cost").
 #include "bench/workloads/common/Random.h"
 #include "bench/workloads/common/Result.h"
@@ -379,8 +379,10 @@ int run(int argc, char **argv) {
   std::vector<std::string> names;
   for (const auto &[name, pattern] : patterns()) names.push_back(name);
   const std::string name = args.choice("--pattern", "tiny", names, "which launch pattern");
-  const long launches = args.integer("--launches", 1000, 1, 100000000, "kernel launches to make");
-  CommonOptions options = parseCommonOptions(args, 0, 0, 1L << 20, 1);
+  // --iters: the number of kernel launches (a pattern rounds it to its own unit: a factorisation,
+  // a round of two kernels).
+  CommonOptions options = parseCommonOptions(args, 0, 0, 1L << 20, 1000);
+  const long launches = options.Iterations;
   args.finish();
   const Pattern &pattern = patterns().at(name);
   const long size = options.Size > 0 ? options.Size : pattern.DefaultSize;
