@@ -71,7 +71,11 @@ class ReportSummary:
     def bytes_total(self) -> float:
         return self.bytes_h2d + self.bytes_d2h + self.bytes_d2d
 
-    def to_json(self) -> dict:
+    def to_json(self, histories: bool = True) -> dict:
+        """The digest a run record keeps; without `histories`, no ratio/time histories per kernel
+        and no per-iteration times (they grow with the launch count)."""
+        kernels = [vars(k) if histories else vars(k) | {"ratio_history": [], "time_history": []}
+                   for k in self.kernels]
         return {
             "strategy": self.strategy,
             "devices": self.devices,
@@ -80,8 +84,8 @@ class ReportSummary:
             "bytes_d2d": self.bytes_d2d,
             "bytes_per_device": {"h2d": self.host_to_device, "d2h": self.device_to_host,
                                  "d2d": self.device_to_device},
-            "kernels": [vars(k) for k in self.kernels],
-            "iterations": self.iterations,
+            "kernels": kernels,
+            "iterations": self.iterations if histories else [],
             "converged_at": self.converged_at,
             "launch_host_us": self.launch_host_us,
             "launch_own_us": self.launch_own_us,

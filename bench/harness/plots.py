@@ -15,12 +15,21 @@ def _pyplot():
     return plt
 
 
-def _points(aggregates: list[Aggregate]) -> list[tuple[str, int]]:
+def _points(aggregates: list[Aggregate]) -> list[tuple[str, int, int]]:
+    """(workload, size, iterations) in the aggregates' order."""
     seen = []
     for a in aggregates:
-        if (a.workload, a.size) not in seen:
-            seen.append((a.workload, a.size))
+        if (a.workload, a.size, a.iters) not in seen:
+            seen.append((a.workload, a.size, a.iters))
     return seen
+
+
+def _point_label(point: tuple[str, int, int], points: list[tuple[str, int, int]]) -> str:
+    """'workload\nsize', plus 'x iterations' where the suite runs that workload and size at more
+    than one count."""
+    workload, size, iters = point
+    several = sum(1 for w, s, _ in points if (w, s) == (workload, size)) > 1
+    return f"{workload}\n{size}" + (f" x{iters}" if several else "")
 
 
 def _grouped_bars(plt, aggregates, value, title, ylabel, path: Path, configs_of, log=False, hline=None,
@@ -35,13 +44,13 @@ def _grouped_bars(plt, aggregates, value, title, ylabel, path: Path, configs_of,
             configs.append(a.config)
     if not points or not configs:
         return False
-    lookup = {(a.workload, a.size, a.config): a for a in aggregates}
+    lookup = {(a.workload, a.size, a.iters, a.config): a for a in aggregates}
     fig, ax = plt.subplots(figsize=(min(24, max(8, 0.3 * len(points) * len(configs) + 2)), 5))
     width = 0.8 / len(configs)
     for c, config in enumerate(configs):
         xs, ys, low, high = [], [], [], []
-        for p, (workload, size) in enumerate(points):
-            a = lookup.get((workload, size, config))
+        for p, (workload, size, iters) in enumerate(points):
+            a = lookup.get((workload, size, iters, config))
             v = value(a) if a else None
             if v is not None and v > 0:
                 xs.append(p + c * width - 0.4 + width / 2)
@@ -52,7 +61,7 @@ def _grouped_bars(plt, aggregates, value, title, ylabel, path: Path, configs_of,
         if xs:
             ax.bar(xs, ys, width, label=config, yerr=[low, high] if spread else None, capsize=2)
     ax.set_xticks(range(len(points)))
-    ax.set_xticklabels([f"{w}\n{s}" for w, s in points], fontsize=8)
+    ax.set_xticklabels([_point_label(p, points) for p in points], fontsize=8)
     ax.set_ylabel(ylabel)
     ax.set_title(title)
     if log:
@@ -69,13 +78,14 @@ def _grouped_bars(plt, aggregates, value, title, ylabel, path: Path, configs_of,
 
 
 def _history_plots(plt, histories: list[dict], out: Path) -> list[Path]:
-    """Per (workload, size): one row per configuration with a history (first repeat): the ratios of
-    its most expensive kernel per launch, and the measured (and predicted) time per iteration."""
+    """Per (workload, size, iterations): one row per configuration with a history (first repeat): the
+    ratios of its most expensive kernel per launch, and the measured (and predicted) time per
+    iteration."""
     written = []
     by_point: dict[tuple, list[dict]] = {}
     for h in histories:
-        by_point.setdefault((h["workload"], h["size"]), []).append(h)
-    for (workload, size), runs in by_point.items():
+        by_point.setdefault((h["workload"], h["size"], h.get("iters")), []).append(h)
+    for (workload, size, iters), runs in by_point.items():
         chosen: dict[str, dict] = {}
         for run in sorted(runs, key=lambda r: r.get("repeat") or 0):
             chosen.setdefault(run["config"], run)
@@ -111,7 +121,9 @@ def _history_plots(plt, histories: list[dict], out: Path) -> list[Path]:
             if measured or predicted:
                 ax_time.legend(fontsize=6)
         fig.tight_layout()
-        name = re.sub(r"[^A-Za-z0-9_.-]", "_", f"adaptive_{workload}_{size}.png")
+        several = sum(1 for w, s, _ in by_point if (w, s) == (workload, size)) > 1
+        name = re.sub(r"[^A-Za-z0-9_.-]", "_",
+                      f"adaptive_{workload}_{size}" + (f"x{iters}" if several else "") + ".png")
         fig.savefig(out / name, dpi=110)
         plt.close(fig)
         written.append(out / name)

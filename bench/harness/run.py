@@ -33,6 +33,12 @@ import summary  # noqa: E402
 from suites import SUITES, WORKLOADS, Entry, Suite  # noqa: E402
 
 STRATEGIES = ("single", "uniform", "adaptive", "adaptive-comm", "oracle")
+# Also accepted, never run unless asked for (--strategies or a suite's own list): `default` leaves
+# CLSPLIT_STRATEGY unset, so clsplit runs with its own default, as a user would run it.
+KNOWN_STRATEGIES = STRATEGIES + ("default",)
+# On one device every strategy runs the same plan: these are measured there (`single`, and
+# `default` for what an unconfigured run costs); the others would repeat `single`.
+ONE_DEVICE_STRATEGIES = ("single", "default")
 
 
 @dataclass(frozen=True)
@@ -57,8 +63,10 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--warmup", type=int, default=None,
                         help="unmeasured runs (with --iters 1) before a configuration's first measured run")
     parser.add_argument("--workloads", default=None, help="comma-separated subset of: " + ",".join(WORKLOADS))
-    parser.add_argument("--strategies", default=",".join(STRATEGIES),
-                        help="clsplit strategies to run (default: all of " + ",".join(STRATEGIES) + ")")
+    parser.add_argument("--strategies", default=None,
+                        help="clsplit strategies to run, of " + ",".join(KNOWN_STRATEGIES) + " (default: the "
+                             "suite's own list, else all of " + ",".join(STRATEGIES) + "; `default` = "
+                             "CLSPLIT_STRATEGY unset)")
     parser.add_argument("--device-sets", default=None,
                         help="clsplit device sets, ';'-separated: 'all', 'gpus', 'cpus' or indices like '0,1' "
                              "(default: each suite entry's own, else all)")
@@ -94,6 +102,12 @@ def select_entries(suite: Suite, workloads: str | None) -> list[Entry]:
 
 def config_label(config: Config) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]", "_", config.name)
+
+
+def point_label(entry: Entry) -> str:
+    """File-name part of a suite entry: workload, size and iterations (a suite may hold one
+    workload and size at several iteration counts)."""
+    return f"{entry.workload}_{entry.size}x{entry.iters}"
 
 
 class Harness:
@@ -143,10 +157,11 @@ class Harness:
             raise SystemExit(f"error: cannot list devices: {error}")
         if not self.devices:
             raise SystemExit("error: no OpenCL device found (check OCL_ICD_VENDORS / POCL_DEVICES)")
-        strategies = [s.strip() for s in self.args.strategies.split(",") if s.strip()]
-        unknown = [s for s in strategies if s not in STRATEGIES]
+        chosen = self.args.strategies or ",".join(self.suite.strategies or STRATEGIES)
+        strategies = [s.strip() for s in chosen.split(",") if s.strip()]
+        unknown = [s for s in strategies if s not in KNOWN_STRATEGIES]
         if unknown:
-            raise SystemExit(f"error: unknown strategies {unknown}; known: {', '.join(STRATEGIES)}")
+            raise SystemExit(f"error: unknown strategies {unknown}; known: {', '.join(KNOWN_STRATEGIES)}")
         self.strategies = strategies
         for entry in self.entries:  # reject bad device sets before running anything
             try:
@@ -171,8 +186,8 @@ class Harness:
             configs += [Config(f"direct:{d.index}", "direct", device=d) for d in self.devices
                         if self.args.direct_all or d.index in used]
         for chosen, label, value in sets:
-            # On one device every strategy runs the same plan: measure it once, as `single`.
-            strategies = self.strategies if len(chosen) > 1 else [s for s in self.strategies if s == "single"]
+            strategies = self.strategies if len(chosen) > 1 else [s for s in self.strategies
+                                                                   if s in ONE_DEVICE_STRATEGIES]
             for strategy in strategies:
                 configs.append(Config(f"clsplit[{label}]:{strategy}", "clsplit", device_set=chosen,
                                       set_label=label, clsplit_devices=value, strategy=strategy))
@@ -182,6 +197,7 @@ class Harness:
         return {
             "suite": self.suite.name, "build": str(self.build), "repeat": self.repeat, "warmup": self.warmup,
             "run_timeout": self.run_timeout, "time_budget": self.time_budget,
+            "strategies": self.strategies, "host_time_reports": self.suite.host_time_reports,
             "started": datetime.datetime.now().isoformat(timespec="seconds"), "host": platform.node(),
             "lister": self.lister, "devices": [vars(d) for d in self.devices],
             "clsplit": {"available": self.clsplit_ok, "reason": self.clsplit_reason,
@@ -221,7 +237,8 @@ class Harness:
         """`static:` ratios from this entry's adaptive-comm run on the same device set."""
         source = f"clsplit[{config.set_label}]:adaptive-comm"
         candidates = [r for r in self.records if r["workload"] == entry.workload and r["size"] == entry.size
-                      and r["config"] == source and r.get("report") and r["status"] == "ok"]
+                      and r["iters"] == entry.iters and r["config"] == source and r.get("report")
+                      and r["status"] == "ok"]
         candidates.sort(key=lambda r: (r.get("warmup", False), r.get("repeat", 0)))
         for record in candidates:
             report = record["report"]
@@ -236,7 +253,10 @@ class Harness:
 
     def launch(self, entry: Entry, config: Config, repeat: int, warmup: bool, report: bool = False) -> dict:
         """One run. clsplit writes its run report only when `report` (the report run of a
-        configuration): the report times every command, which the timed runs must not pay."""
+        configuration): the report times every command, which the timed runs must not pay. In a
+        suite with host_time_reports every measured clsplit run writes one with
+        CLSPLIT_REPORT_TIMING=0 instead (nothing timed that an ordinary run would not time), so each
+        record has clsplit's own host time per launch."""
         record = self.base_record(entry, config, repeat, warmup)
         if report:
             record["report_run"] = True
@@ -265,12 +285,18 @@ class Harness:
             env_delta = {
                 "OCL_ICD_VENDORS": str(self.vendors),
                 "CLSPLIT_DEVICES": config.clsplit_devices,
-                "CLSPLIT_STRATEGY": strategy,
             }
-            if report:
-                report_path = self.out / "reports" / f"{entry.workload}_{entry.size}_{config_label(config)}.json"
+            if strategy == "default":  # clsplit's own default, as an unconfigured run gets it
+                env.pop("CLSPLIT_STRATEGY", None)
+            else:
+                env_delta["CLSPLIT_STRATEGY"] = strategy
+            host_time_report = self.suite.host_time_reports and not warmup and not report
+            if report or host_time_report:
+                report_path = self.out / "reports" / f"{point_label(entry)}_{config_label(config)}.json"
                 report_path.unlink(missing_ok=True)
                 env_delta["CLSPLIT_REPORT"] = str(report_path)
+            if host_time_report:
+                env_delta["CLSPLIT_REPORT_TIMING"] = "0"
             # clsplit finds the real vendors itself; keep the caller's choice visible to it.
             if "OCL_ICD_VENDORS" in self.env and "CLSPLIT_VENDORS" not in self.env:
                 env_delta["CLSPLIT_VENDORS"] = self.env["OCL_ICD_VENDORS"]
@@ -281,7 +307,7 @@ class Harness:
             command = [binary, *entry.command_args(iters)]
             record["strategy_value"] = strategy
         record.update(command=command, env=env_delta, iters_run=iters)
-        log_path = self.out / "logs" / f"{entry.workload}_{entry.size}_{config_label(config)}_" \
+        log_path = self.out / "logs" / f"{point_label(entry)}_{config_label(config)}_" \
                                        f"{'w' if warmup else 'report' if report else 'r'}{repeat}.log"
         outcome = execute.run(command, env, entry.timeout or self.run_timeout, log_path)
         record.update(status=outcome.status, returncode=outcome.returncode, wall_s=round(outcome.wall_s, 3),
@@ -301,7 +327,12 @@ class Harness:
             if report is None:
                 record["note"] = "no clsplit report written"
             else:
-                record["report"] = report.to_json()
+                # A host-time report per run: ratio histories from the first repeat only (10^5
+                # launches make ~0.4 MB of them per record), and no raw report kept (~10 MB each
+                # at 10^5 launches, ~60 of them a suite); the digest has what the summary uses.
+                record["report"] = report.to_json(histories=not host_time_report or repeat == 0)
+                if host_time_report:
+                    report_path.unlink(missing_ok=True)
         return record
 
     def progress(self, record: dict) -> None:
@@ -328,12 +359,15 @@ class Harness:
             print(f"  {d.index}: [{d.type}] {d.name} | {d.platform} | icd={d.icd}")
         if not self.clsplit_ok:
             print(f"clsplit runs: NOT RUN ({self.clsplit_reason})")
+        elif self.suite.host_time_reports:
+            print("clsplit runs: each writes a run report with CLSPLIT_REPORT_TIMING=0 (own host time per launch)")
         if self.args.dry_run:
             runs = 0
             for entry in self.entries:
                 configs = self.configs_for(entry)
                 measured = [c for c in configs if c.kind == "direct" or self.clsplit_ok]
-                runs += len(measured) * (self.repeat + self.warmup) + sum(c.kind == "clsplit" for c in measured)
+                report_runs = 0 if self.suite.host_time_reports else sum(c.kind == "clsplit" for c in measured)
+                runs += len(measured) * (self.repeat + self.warmup) + report_runs
                 print(f"  {entry.key} x {entry.iters}: " + ", ".join(c.name for c in configs))
             print(f"{runs} runs (repeat {self.repeat}, warm-up {self.warmup}); time budget "
                   f"{self.time_budget if self.time_budget is not None else 'none'}")
@@ -346,8 +380,8 @@ class Harness:
                     if self.out_of_time():
                         break
                     if config.kind == "clsplit" and not self.clsplit_ok:
-                        if (entry.key, config.name) not in not_run_reported:
-                            not_run_reported.add((entry.key, config.name))
+                        if (entry.key, entry.iters, config.name) not in not_run_reported:
+                            not_run_reported.add((entry.key, entry.iters, config.name))
                             record = self.base_record(entry, config, repeat, False)
                             record.update(status="not-run", note=f"clsplit not run: {self.clsplit_reason}")
                             self.append(record)
@@ -357,7 +391,9 @@ class Harness:
                             record = self.launch(entry, config, w, warmup=True)
                             self.append(record)
                             self.progress(record)
-                        if config.kind == "clsplit":  # bytes moved, ratios, host time: not timed
+                        # Bytes moved, ratios, host time: not timed. A suite with host-time
+                        # reports has them from every measured run instead.
+                        if config.kind == "clsplit" and not self.suite.host_time_reports:
                             record = self.launch(entry, config, 0, warmup=False, report=True)
                             self.append(record)
                             self.progress(record)

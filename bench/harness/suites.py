@@ -7,6 +7,8 @@ device and through clsplit with every strategy (see run.py). Sizes are chosen pe
 - medium: sizes that take ~0.05-1 s per run on PoCL's one-core pthread devices (the local reference).
 - full:   the GPU machine (2 x H200 + a 32-core CPU through PoCL), sized for one ~8-minute command
           (full-gpus and full-hetero are its two halves).
+- launch-cost, gpu1-launch-cost: the launch patterns of bench/workloads/launches at 10^3, 10^4 and
+          10^5 launches, clsplit's own host time per launch from an untimed report on every run.
 """
 
 from __future__ import annotations
@@ -26,6 +28,9 @@ WORKLOADS: dict[str, tuple[str, list[str]]] = {
     "2mm": ("2mm", []),
     "ep": ("ep", []),
 }
+# The launch patterns of bench/workloads/launches (--iters there is the number of kernel launches).
+LAUNCH_PATTERNS = ("plane", "kloop", "tiny", "alternate", "markers", "large", "readback")
+WORKLOADS.update({f"launches-{p}": ("launches", ["--pattern", p]) for p in LAUNCH_PATTERNS})
 
 
 @dataclass(frozen=True)
@@ -66,6 +71,12 @@ class Suite:
     time_budget: float | None = None
     # Environment defaults for this suite (only applied where the caller's environment lacks them).
     env: dict[str, str] = field(default_factory=dict)
+    # clsplit strategies when --strategies is not given (None: all of run.py's STRATEGIES).
+    strategies: tuple[str, ...] | None = None
+    # Every measured clsplit run writes a run report with CLSPLIT_REPORT_TIMING=0, so each record
+    # carries clsplit's own host time per launch as an ordinary run pays it, and there is no
+    # separate (fully timed) report run: at 10^5 launches that would cost more than the runs.
+    host_time_reports: bool = False
 
 
 SMOKE = Suite(
@@ -172,5 +183,67 @@ ONE_GPU_OVERHEAD = Suite(name="gpu1-overhead", repeat=3, warmup=0, run_timeout=6
 ONE_GPU_HETERO = Suite(name="gpu1-hetero", repeat=3, warmup=0, run_timeout=60.0, time_budget=420.0,
                        entries=ONE_GPU_HETERO_ENTRIES)
 
+
+# Launch cost: what clsplit costs the host per clEnqueueNDRangeKernel in the launch patterns of real
+# programs (bench/workloads/launches), each at 10^3, 10^4 and 10^5 launches. Targets (the issue):
+# clsplit's own time per launch does not grow with the count (at 10^5 within 10 % of at 10^3);
+# `single` within 5 % of direct on the 2-core PoCL machine; on a GPU, clsplit with its defaults
+# within 3 % of direct and <= 1.5 us own time per launch, <= 10 us per launch split over two
+# devices. launch_cost.py summarises them (per-launch times, ratio, own time, flatness).
+LAUNCH_COUNTS = (1_000, 10_000, 100_000)
+
+
+def _launch_entries(sizes: dict[str, int], **kwargs) -> tuple[Entry, ...]:
+    """Every pattern at every count, one size per pattern (the flatness compares counts at one
+    size); kwargs are passed to every Entry."""
+    return tuple(Entry(f"launches-{p}", sizes[p], n, **kwargs) for p in LAUNCH_PATTERNS for n in LAUNCH_COUNTS)
+
+
+# The 2-core machine: PoCL's two one-core pthread devices (they share one worker pool: splitting
+# cannot speed anything up; this measures cost and correctness). The patterns' default sizes
+# (measured direct: 1.4-9 us per launch, the blocking read 12-50 us) except `large`: at its default
+# 512^2 a launch costs ~210 us on a one-core device and the CPU reference twice that, ~60 s per run
+# at 10^5 launches; 128^2 (the 16384 work-items of `tiny`, as one 2-D launch) costs ~15 us, and its
+# reference ~2 s at 10^5. `kloop` keeps 64 (191 launches per factorisation, ~3 us each; its
+# reference factorises once whatever the count).
+# Budget (measured here at 10^5 launches: direct 0.2-5.7 s of wall time per run, `uniform` 0.5-11 s,
+# the blocking-read pattern the slowest): 7 patterns x 3 counts x 5 configurations (direct on each
+# device, `single`, `uniform`, adaptive-comm) x (3 repeats + 1 warm-up) is ~420 runs, ~8-10 minutes;
+# the 900 s budget only stops a run that went badly wrong (repeats run round-robin).
+LAUNCH_COST = Suite(
+    name="launch-cost",
+    repeat=3,
+    warmup=1,
+    run_timeout=120.0,
+    time_budget=900.0,
+    env={"POCL_DEVICES": "pthread pthread", "POCL_MAX_PTHREAD_COUNT": "1"},
+    strategies=("single", "uniform", "adaptive-comm"),
+    host_time_reports=True,
+    entries=_launch_entries({"plane": 64, "kloop": 64, "tiny": 16384, "alternate": 64, "markers": 16384,
+                             "large": 128, "readback": 16384}),
+)
+
+# A machine with one GPU (nvidia-h200 / nvidia-h100-x1), the GPU alone (device set `gpus`; on a
+# two-GPU machine both, which then measures split launches over two devices): direct, clsplit
+# `single`, and clsplit with its defaults (`default`: CLSPLIT_STRATEGY unset, as a user runs it;
+# on one device it plans like `single` but may keep other bookkeeping, which is the point).
+# Sizes: a few microseconds of kernel per launch on an H200 (4096-16384 work-items, one 64-item
+# group for `alternate`), the patterns' defaults except `large`: its CPU reference costs ~1.5 s per
+# 10^9 pixel updates, so 512^2 at 10^5 launches would spend ~40 s verifying; 128^2 keeps it ~2 s.
+# Budget: 21 points x 3 configurations x 3 repeats = 189 runs of ~0.7-4 s (driver start-up, the
+# timed region, the CPU reference at 10^5 launches ~1-2 s); no warm-up (the timed region excludes
+# the program build); the 420 s budget keeps the command within a 10-minute device call.
+ONE_GPU_LAUNCH_COST = Suite(
+    name="gpu1-launch-cost",
+    repeat=3,
+    warmup=0,
+    run_timeout=60.0,
+    time_budget=420.0,
+    strategies=("single", "default"),
+    host_time_reports=True,
+    entries=_launch_entries({"plane": 64, "kloop": 64, "tiny": 16384, "alternate": 64, "markers": 16384,
+                             "large": 128, "readback": 16384}, device_sets=("gpus",)),
+)
+
 SUITES = {s.name: s for s in (SMOKE, MEDIUM, FULL, FULL_GPUS, FULL_HETERO, GPUS_STENCILS, GPUS_REST,
-                               ONE_GPU_OVERHEAD, ONE_GPU_HETERO)}
+                               ONE_GPU_OVERHEAD, ONE_GPU_HETERO, LAUNCH_COST, ONE_GPU_LAUNCH_COST)}

@@ -6,7 +6,7 @@
 // Steps 3-4 live in SlicePlan.cpp (and are remembered for launches that repeat).
 #include "icd/runtime/Launch.h"
 
-#include "buffer-manager/storage/AtomicMerge.h"
+#include "buffer-manager/AtomicMerge.h"
 #include "icd/runtime/ResidentLaunch.h"
 #include "device/Clock.h"
 #include "device/Enqueue.h"

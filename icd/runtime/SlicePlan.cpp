@@ -3,7 +3,7 @@
 #include "icd/runtime/SlicePlan.h"
 
 #include "analysis/region/Replication.h"
-#include "buffer-manager/storage/AtomicMerge.h"
+#include "buffer-manager/AtomicMerge.h"
 
 #include <algorithm>
 #include <array>

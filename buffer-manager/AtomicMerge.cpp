@@ -1,5 +1,5 @@
 // Element-wise merge of atomic partial results.
-#include "buffer-manager/storage/AtomicMerge.h"
+#include "buffer-manager/AtomicMerge.h"
 
 #include <cstdint>
 #include <cstring>

@@ -1,6 +1,6 @@
 // The atomic-merge reduction against a sequential model: applying every device's updates to
 // one copy in any order must give the merged result.
-#include "buffer-manager/storage/AtomicMerge.h"
+#include "buffer-manager/AtomicMerge.h"
 
 #include <catch2/catch.hpp>
 

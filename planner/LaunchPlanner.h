@@ -1,0 +1,44 @@
+// Planning one launch: the split dimension, the slices (memoised for launches that repeat), the
+// bytes to move. One planner per kernel: it remembers the last few launches' slices, since an
+// iterated launch repeats the same ones and instantiating strided regions costs O(rows).
+// Thread-safe. Pure: no OpenCL objects (tests plan whole launches without a device).
+#pragma once
+
+#include "planner/LaunchPlan.h"
+
+#include <mutex>
+#include <string>
+
+namespace clsplit::planner {
+
+class LaunchPlanner {
+public:
+  // Identifies a launch: its range and every argument (buffers by id and window, scalars).
+  static std::string key(const LaunchInput& input);
+
+  // The dimension whose work-groups the partitioner shares out for this launch: remembered for
+  // its key once a launch of it was split, else the default (the outermost with two groups).
+  uint32_t splitDimension(const LaunchInput& input, const std::string& key);
+
+  // The plan for `groups[device]` work-groups along splitDimension() (the partitioner's choice,
+  // or all on one device). At the first split of a key the dimension is chosen by comparing the
+  // candidates (their slices' regions); if it differs, the same shares are mapped onto it.
+  LaunchPlan plan(const LaunchInput& input, const std::string& key, std::vector<uint64_t> groups);
+
+private:
+  static constexpr size_t kEntries = 4; // ping-ponged buffers alternate between a few launches
+  struct Entry {
+    std::string key;
+    uint32_t dim = 0;
+    std::vector<uint64_t> groups;
+    std::shared_ptr<const Slicing> slicing;
+  };
+  std::optional<uint32_t> rememberedDimension(const std::string& key) const;
+  void rememberDimension(const std::string& key, uint32_t dim);
+
+  mutable std::mutex mutex_;
+  std::vector<std::pair<std::string, uint32_t>> dims_;
+  std::vector<Entry> slicings_;
+};
+
+} // namespace clsplit::planner

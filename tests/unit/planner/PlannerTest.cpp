@@ -1,0 +1,323 @@
+// Whole launches planned without any device: real kernels analysed by Clang, buffers as
+// simulated directories. A Jacobi stencil over three devices moves exactly its halos; slices
+// whose writes overlap are replicated or run whole; commutative atomics are merged; a plan made
+// again without a failed device brings the other device what it lacks; repeated launches reuse
+// their slices.
+#include "analysis/Analysis.h"
+#include "planner/LaunchPlanner.h"
+#include "planner/PlanPrinter.h"
+#include "planner/Simulation.h"
+
+#include <catch2/catch.hpp>
+
+#include <cstring>
+
+using namespace clsplit;
+using namespace clsplit::planner;
+using buffer::bit;
+using buffer::deviceHolder;
+using buffer::kHost;
+
+namespace Catch {
+template <> struct StringMaker<RangeSet> {
+  static std::string convert(const RangeSet& s) { return s.str(); }
+};
+} // namespace Catch
+
+namespace {
+
+const char* kSource = R"CLC(
+kernel void stencil(global const float* a, global float* b, int n) {
+  int i = get_global_id(0);
+  if (i > 0 && i < n - 1) b[i] = 0.33333f * (a[i - 1] + a[i] + a[i + 1]);
+}
+kernel void copy(global float* a, global const float* b, int n) {
+  int i = get_global_id(0);
+  if (i > 0 && i < n - 1) a[i] = b[i];
+}
+kernel void histogram(global const int* in, global int* bins, int nbins) {
+  int v = in[get_global_id(0)];
+  atomic_add(&bins[((v % nbins) + nbins) % nbins], 1);
+}
+// Reverses every block of 4: the analysis bounds the written index by [i-3, i+3], so slices'
+// write regions overlap by a few elements though each element has one writer.
+kernel void reverseBlocks(global const int* in, global int* out) {
+  int i = get_global_id(0);
+  out[i - i % 4 + 3 - i % 4] = in[i];
+}
+// Every work-item writes element 0: no slicing can own it.
+kernel void sumInto(global const int* in, global int* out) {
+  out[0] = in[get_global_id(0)];
+}
+)CLC";
+
+const analysis::ProgramAnalysis& program() {
+  static const analysis::ProgramAnalysis analysis = analysis::analyzeProgram(kSource, "", {});
+  return analysis;
+}
+
+const analysis::KernelAnalysis& kernel(const char* name) {
+  const auto* k = program().find(name);
+  REQUIRE(k != nullptr);
+  REQUIRE_FALSE(k->unsplittableReason);
+  return *k;
+}
+
+// A launch of a 1-D kernel over `n` items in groups of `local`, with arguments in order.
+struct Launch {
+  LaunchInput input;
+  std::vector<std::vector<std::byte>> scalars; // storage for scalar bytes (spans point here)
+
+  Launch(const analysis::KernelAnalysis& k, uint64_t n, uint64_t local, std::vector<DeviceTraits> devices) {
+    input.analysis = &k;
+    input.range.dims = 1;
+    input.range.global = {n, 1, 1};
+    input.range.local = {local, 1, 1};
+    input.devices = std::move(devices);
+    scalars.reserve(16);
+  }
+  Launch& buffer(const SimulatedBuffers& sim, unsigned b) {
+    while (input.buffers.size() < sim.count()) input.buffers.push_back(sim.input(static_cast<unsigned>(input.buffers.size())));
+    ArgInput a;
+    a.kind = ArgInput::Kind::Buffer;
+    a.buffer = b;
+    a.size = sim.holders(b).size();
+    input.args.push_back(a);
+    return *this;
+  }
+  Launch& integer(int32_t v) {
+    scalars.emplace_back(sizeof v);
+    std::memcpy(scalars.back().data(), &v, sizeof v);
+    ArgInput a;
+    a.kind = ArgInput::Kind::Scalar;
+    a.scalar = scalars.back();
+    input.args.push_back(a);
+    return *this;
+  }
+};
+
+// Three discrete devices (each its own context): their bytes travel through host memory.
+std::vector<DeviceTraits> discrete(unsigned n) {
+  std::vector<DeviceTraits> d(n);
+  for (unsigned i = 0; i < n; ++i) d[i].context = i;
+  return d;
+}
+
+// Devices sharing the host's memory in one context (PoCL's CPU devices): in-driver copies.
+std::vector<DeviceTraits> unified(unsigned n) { return std::vector<DeviceTraits>(n, DeviceTraits{0, true}); }
+
+RangeSet floats(uint64_t lo, uint64_t hi) { return RangeSet::of(lo * 4, hi * 4); }
+
+} // namespace
+
+TEST_CASE("Jacobi over three devices moves exactly its halos", "[planner]") {
+  const uint64_t n = 3 * 64;
+  SimulatedBuffers sim;
+  const unsigned a = sim.add(n * 4), b = sim.add(n * 4);
+  LaunchPlanner planner;
+  auto launch = [&](const char* name, unsigned first, unsigned second) {
+    Launch l(kernel(name), n, 16, discrete(3));
+    l.buffer(sim, first).buffer(sim, second).integer(static_cast<int32_t>(n));
+    LaunchPlan plan = planner.plan(l.input, LaunchPlanner::key(l.input), {4, 4, 4});
+    sim.apply(plan);
+    return plan;
+  };
+
+  // First stencil: each device gets its slice of `a` and the halo beyond it, from the host.
+  LaunchPlan first = launch("stencil", a, b);
+  REQUIRE(first.subKernels().size() == 3);
+  CHECK(first.staging.empty());
+  for (const auto& m : first.moves) CHECK(m.route == Route::FromHost);
+  CHECK(first.subKernels()[1].offset[0] == 64);
+  CHECK(first.subKernels()[1].global[0] == 64);
+
+  // The copy reads only its own slice of `b`: nothing moves.
+  LaunchPlan copy = launch("copy", a, b);
+  INFO(describe(copy, {"a", "b"}));
+  CHECK(copy.moves.empty());
+  CHECK(copy.staging.empty());
+
+  // Second stencil: each inner boundary exchanges one float each way, through host memory.
+  LaunchPlan second = launch("stencil", a, b);
+  INFO(describe(second, {"a", "b"}));
+  REQUIRE(second.staging.size() == 4);
+  REQUIRE(second.moves.size() == 4);
+  CHECK(second.movedBytes() == 2 * 4 * 4); // four floats staged out, four written in
+  std::vector<std::tuple<unsigned, unsigned, ByteRange>> halos; // (from, to, range)
+  for (const auto& m : second.moves) {
+    CHECK(m.buffer == a);
+    CHECK(m.route == Route::ThroughHost);
+    halos.emplace_back(buffer::deviceOf(m.from), m.to, m.range);
+  }
+  std::sort(halos.begin(), halos.end(), [](const auto& x, const auto& y) { return std::get<2>(x).lo < std::get<2>(y).lo; });
+  CHECK(halos[0] == std::make_tuple(0u, 1u, ByteRange{63 * 4, 64 * 4}));   // a[63] to device 1
+  CHECK(halos[1] == std::make_tuple(1u, 0u, ByteRange{64 * 4, 65 * 4}));   // a[64] to device 0
+  CHECK(halos[2] == std::make_tuple(1u, 2u, ByteRange{127 * 4, 128 * 4})); // a[127] to device 2
+  CHECK(halos[3] == std::make_tuple(2u, 1u, ByteRange{128 * 4, 129 * 4})); // a[128] to device 1
+  // After it, each device holds its slice of `b` alone.
+  CHECK(second.subKernels()[2].uses[1].published == floats(128, n - 1));
+}
+
+TEST_CASE("devices sharing the host's memory copy halos inside their driver", "[planner]") {
+  const uint64_t n = 128;
+  SimulatedBuffers sim;
+  const unsigned a = sim.add(n * 4), b = sim.add(n * 4);
+  LaunchPlanner planner;
+  for (int round = 0; round < 3; ++round) {
+    for (const char* name : {"stencil", "copy"}) {
+      Launch l(kernel(name), n, 16, unified(2));
+      l.buffer(sim, a).buffer(sim, b).integer(static_cast<int32_t>(n));
+      LaunchPlan plan = planner.plan(l.input, LaunchPlanner::key(l.input), {4, 4});
+      if (round > 0 && std::string(name) == "stencil") {
+        CHECK(plan.staging.empty());
+        REQUIRE(plan.moves.size() == 2);
+        for (const auto& m : plan.moves) CHECK(m.route == Route::InDriver);
+      }
+      sim.apply(plan);
+    }
+  }
+}
+
+TEST_CASE("bytes two devices need from a third are staged out once", "[planner]") {
+  SimulatedBuffers sim;
+  const unsigned x = sim.add(256 * 4), y = sim.add(256 * 4), z = sim.add(256 * 4);
+  LaunchPlanner planner;
+  {
+    Launch l(kernel("copy"), 256, 16, discrete(3)); // x[i] = y[i] on device 2: it holds x[1, 255) alone
+    l.buffer(sim, x).buffer(sim, y).integer(256);
+    sim.apply(planner.plan(l.input, LaunchPlanner::key(l.input), {0, 0, 16}));
+  }
+  Launch l(kernel("stencil"), 256, 16, discrete(3)); // reads x, writes z, on devices 0 and 1
+  l.buffer(sim, x).buffer(sim, z).integer(256);
+  LaunchPlan plan = planner.plan(l.input, LaunchPlanner::key(l.input), {8, 8, 0});
+  INFO(describe(plan, {"x", "y", "z"}));
+  // Device 0 needs x[0, 129), device 1 x[127, 256): what device 2 holds of both is staged out of
+  // it once, and both write their part from the host.
+  RangeSet staged;
+  for (const auto& s : plan.staging) {
+    CHECK_FALSE(staged.intersects(RangeSet{s.range}));
+    staged.add(s.range);
+    CHECK(s.from == 2);
+    CHECK(s.buffer == x);
+  }
+  CHECK(staged == floats(1, 255));
+  RangeSet toDevice1;
+  for (const auto& m : plan.moves)
+    if (m.to == 1) toDevice1.add(m.range);
+  CHECK(toDevice1.contains(floats(127, 256)));
+}
+
+TEST_CASE("overlapping may-writes are replicated so that every byte has one owner", "[planner]") {
+  SimulatedBuffers sim;
+  const unsigned in = sim.add(256 * 4), out = sim.add(256 * 4);
+  Launch l(kernel("reverseBlocks"), 256, 2, discrete(2)); // groups of 2 items: a block spans two groups
+  l.buffer(sim, in).buffer(sim, out);
+  LaunchPlanner planner;
+  LaunchPlan plan = planner.plan(l.input, LaunchPlanner::key(l.input), {64, 64});
+  INFO(describe(plan, {"in", "out"}));
+  REQUIRE(plan.subKernels().size() == 2);
+  CHECK(plan.slicing->replicated);
+  CHECK_FALSE(plan.fallback);
+  const auto& s0 = plan.subKernels()[0];
+  const auto& s1 = plan.subKernels()[1];
+  CHECK(s0.slice.groupEnd > s1.slice.groupBegin); // some work-groups run on both devices
+  RangeSet p0 = s0.uses[1].published, p1 = s1.uses[1].published;
+  CHECK_FALSE(p0.intersects(p1));
+  CHECK(p0.united(p1) == RangeSet::of(0, 256 * 4));
+}
+
+TEST_CASE("writes no slicing can own run whole on the device with the most groups", "[planner]") {
+  SimulatedBuffers sim;
+  const unsigned in = sim.add(64 * 4), out = sim.add(4);
+  Launch l(kernel("sumInto"), 64, 8, discrete(2));
+  l.buffer(sim, in).buffer(sim, out);
+  LaunchPlanner planner;
+  LaunchPlan plan = planner.plan(l.input, LaunchPlanner::key(l.input), {3, 5});
+  REQUIRE(plan.subKernels().size() == 1);
+  CHECK(plan.subKernels()[0].device == 1);
+  CHECK(plan.subKernels()[0].groups() == 8);
+  REQUIRE(plan.fallback);
+  CHECK(plan.fallback->find("overlap") != std::string::npos);
+}
+
+TEST_CASE("commutative atomics of several slices are merged on the host", "[planner]") {
+  SimulatedBuffers sim;
+  const unsigned in = sim.add(256 * 4), bins = sim.add(16 * 4);
+  Launch l(kernel("histogram"), 256, 16, discrete(2));
+  l.buffer(sim, in).buffer(sim, bins).integer(16);
+  LaunchPlanner planner;
+  LaunchPlan plan = planner.plan(l.input, LaunchPlanner::key(l.input), {8, 8});
+  INFO(describe(plan, {"in", "bins"}));
+  REQUIRE(plan.subKernels().size() == 2);
+  REQUIRE(plan.merges().size() == 1);
+  CHECK(plan.merges()[0].buffer == bins);
+  CHECK(plan.merges()[0].op == analysis::AtomicOp::Add);
+  // Each device starts from the bins' values (it needs them) and owns none of them after.
+  for (const auto& sk : plan.subKernels()) {
+    CHECK(sk.uses[1].need.contains(plan.merges()[0].region));
+    CHECK_FALSE(sk.uses[1].published.intersects(plan.merges()[0].region));
+  }
+  sim.apply(plan);
+  CHECK(sim.holders(bins).holdersOfAll(plan.merges()[0].region) == bit(kHost));
+}
+
+TEST_CASE("a plan made again without a failed device brings the other one what it lacks", "[planner]") {
+  const uint64_t n = 256;
+  SimulatedBuffers sim;
+  const unsigned a = sim.add(n * 4), b = sim.add(n * 4);
+  LaunchPlanner planner;
+  auto input = [&](const char* name) {
+    Launch l(kernel(name), n, 16, discrete(2));
+    l.buffer(sim, a).buffer(sim, b).integer(static_cast<int32_t>(n));
+    return l;
+  };
+  {
+    auto l = input("stencil");
+    sim.apply(planner.plan(l.input, LaunchPlanner::key(l.input), {8, 8}));
+  }
+  // The copy was to be split, and device 1 failed: planned again, whole on device 0, which must
+  // fetch the half of `b` that device 1 wrote.
+  auto l = input("copy");
+  LaunchPlan again = planner.plan(l.input, LaunchPlanner::key(l.input), {16, 0});
+  REQUIRE(again.subKernels().size() == 1);
+  CHECK(again.subKernels()[0].device == 0);
+  RangeSet fetched;
+  for (const auto& m : again.moves) {
+    CHECK(m.to == 0);
+    if (m.buffer == b) fetched.add(m.range);
+  }
+  CHECK(fetched.contains(floats(128, n - 1)));
+  CHECK_FALSE(fetched.intersects(floats(1, 128))); // device 0 wrote those itself
+}
+
+TEST_CASE("a repeated launch reuses its slices; another scalar value does not", "[planner]") {
+  SimulatedBuffers sim;
+  const unsigned a = sim.add(256 * 4), b = sim.add(256 * 4);
+  LaunchPlanner planner;
+  auto plan = [&](int32_t n) {
+    Launch l(kernel("stencil"), 256, 16, discrete(2));
+    l.buffer(sim, a).buffer(sim, b).integer(n);
+    return planner.plan(l.input, LaunchPlanner::key(l.input), {8, 8});
+  };
+  LaunchPlan p1 = plan(256), p2 = plan(256), p3 = plan(200);
+  CHECK(p1.slicing == p2.slicing);
+  CHECK(p1.slicing != p3.slicing);
+}
+
+TEST_CASE("a launch on one device plans whole buffers without exact regions of indirections", "[planner]") {
+  SimulatedBuffers sim;
+  const unsigned a = sim.add(64 * 4), b = sim.add(64 * 4);
+  Launch l(kernel("stencil"), 64, 16, discrete(2));
+  l.buffer(sim, a).buffer(sim, b).integer(64);
+  bool read = false;
+  l.input.readElement = [&](unsigned, uint64_t, analysis::ScalarType) {
+    read = true;
+    return std::optional<analysis::ScalarValue>{};
+  };
+  LaunchPlanner planner;
+  LaunchPlan plan = planner.plan(l.input, LaunchPlanner::key(l.input), {0, 4});
+  REQUIRE(plan.subKernels().size() == 1);
+  CHECK_FALSE(plan.split());
+  CHECK_FALSE(read);
+  CHECK(describe(plan).find("(whole)") != std::string::npos);
+}
