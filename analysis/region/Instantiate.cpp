@@ -5,8 +5,33 @@
 #include "analysis/region/Evaluator.h"
 
 #include <algorithm>
+#include <cstring>
 
 namespace clsplit::analysis {
+
+ScalarValue decodeScalar(const std::byte* bytes, ScalarType type) {
+  ScalarValue v;
+  auto as = [&](auto sample) {
+    decltype(sample) x;
+    std::memcpy(&x, bytes, sizeof x);
+    return x;
+  };
+  switch (type) {
+  case ScalarType::I8: v.i = as(int8_t{}); break;
+  case ScalarType::U8: v.i = as(uint8_t{}); break;
+  case ScalarType::I16: v.i = as(int16_t{}); break;
+  case ScalarType::U16: v.i = as(uint16_t{}); break;
+  case ScalarType::I32: v.i = as(int32_t{}); break;
+  case ScalarType::U32: v.i = as(uint32_t{}); break;
+  case ScalarType::I64: v.i = as(int64_t{}); break;
+  case ScalarType::U64: v.i = static_cast<int64_t>(as(uint64_t{})); break;
+  case ScalarType::F32: v.isFloat = true; v.f = as(float{}); break;
+  case ScalarType::F64: v.isFloat = true; v.f = as(double{}); break;
+  case ScalarType::Unknown: break;
+  }
+  return v;
+}
+
 
 namespace {
 

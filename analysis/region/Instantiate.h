@@ -41,6 +41,8 @@ struct ScalarValue {
   int64_t i = 0;
   double f = 0.0;
 };
+// The value of an element of `type` stored little-endian at `bytes` (scalarSize(type) bytes).
+ScalarValue decodeScalar(const std::byte* bytes, ScalarType type);
 
 // What the runtime knows about one launch, asked for lazily by the instantiation.
 class LaunchValues {

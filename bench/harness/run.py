@@ -343,6 +343,7 @@ class Harness:
         if record["status"] not in ("ok", "not-run") and record.get("stderr_tail"):
             extra = record["stderr_tail"].strip().splitlines()[-1][:120] if record["stderr_tail"].strip() else extra
         print(f"[{self.counter:4d} {self.elapsed():6.1f}s] {record['workload']:<12} {record['size']:>9} "
+              f"x{record['iters']:<7} "
               f"{record['config']:<28} {'warm-up' if record['warmup'] else 'report' if record.get('report_run') else 'rep ' + str(record['repeat']):<7} "
               f"{record['status']:<12} {shown:>11}  {extra}", flush=True)
 

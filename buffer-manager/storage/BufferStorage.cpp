@@ -1,7 +1,6 @@
 // BufferStorage: lazy per-device allocation, transfer execution and directory upkeep.
 #include "buffer-manager/storage/BufferStorage.h"
 
-#include "buffer-manager/TransferPlanner.h"
 #include "device/Clock.h"
 #include "device/Enqueue.h"
 #include "device/HostExecutor.h"
@@ -16,11 +15,9 @@ using device::WaitList;
 
 namespace {
 
-// Host-valid bytes a device read may take along rather than start a new piece, and gaps a
-// transfer may bridge (planTransfers): at ~10 GB/s, 64 KiB cost about what one more transfer's
-// fixed latency does on a GPU (~5-10 us).
+// Host-valid bytes a device read may take along rather than start a new piece: at ~10 GB/s,
+// 64 KiB cost about what one more transfer's fixed latency does on a GPU (~5-10 us).
 constexpr uint64_t kExtendReadBytes = 64 * 1024;
-constexpr uint64_t kBridgeBytes = 64 * 1024;
 // Host blocks kept for transfers that may still run, beyond which completion is asked of the
 // drivers (retainUntil).
 constexpr uint64_t kRetainedBytesBeforeQuery = 16 << 20;
@@ -35,8 +32,6 @@ BufferStorage::BufferStorage(std::vector<StorageSlot> slots, uint64_t size, cons
                              void* useHostPtr, std::shared_ptr<PinnedPool> pinned)
     : slots_(std::move(slots)), pinned_(std::move(pinned)), size_(size), useHostPtr_(useHostPtr),
       directory_(size, kHost, Version{}), devices_(slots_.size()) {
-  for (unsigned a = 0; a < slots_.size(); ++a)
-    for (unsigned b = 0; b < slots_.size(); ++b) staging_ |= a != b && !directCopy(a, b);
   RangeSet all = RangeSet::of(0, size);
   if (useHostPtr) {
     directory_.setOnly(all, kHost, Version{nullptr, HostBlock::wrap(useHostPtr, size), 0, 0});
@@ -83,17 +78,6 @@ cl_mem BufferStorage::deviceView(unsigned slot, uint64_t origin, uint64_t size, 
   return views.emplace(key, device::RealMem::adopt(view)).first->second.get();
 }
 
-bool BufferStorage::directCopy(unsigned from, unsigned to) const {
-  return slots_[from].context == slots_[to].context && slots_[from].hostUnified && slots_[to].hostUnified;
-}
-
-double BufferStorage::transferCost(Holder from, Holder to, uint64_t bytes) const {
-  double b = static_cast<double>(bytes);
-  if (from == kHost || to == kHost) return 1.0 * b;
-  if (directCopy(deviceOf(from), deviceOf(to))) return 0.5 * b;
-  return 2.0 * b; // staged through host memory: two hops
-}
-
 template <class Enqueue>
 FenceRef BufferStorage::enqueueOn(unsigned slot, QueueProvider& queues, const std::vector<FenceRef>& after,
                                   bool overwritesCopy, const char* what, Enqueue&& enqueue, bool waitedOn) {
@@ -111,37 +95,13 @@ FenceRef BufferStorage::enqueueOn(unsigned slot, QueueProvider& queues, const st
   return fence;
 }
 
-std::vector<FenceRef> BufferStorage::acquire(const RangeSet& need, unsigned slot,
-                                             QueueProvider& queues, TransferLog* log) {
-  const Holder me = deviceHolder(slot);
-  // The steady state of an iterated kernel: the device already holds all it needs. With many
-  // ranges (strided regions), looking at their hull is far cheaper than at each range; the
-  // fences waited for are then those of the hull (a superset: still correct).
-  if (need.count() > 8) {
-    RangeSet hull{need.hull()};
-    if (directory_.missing(hull, me).empty()) return acquire(hull, slot, queues, log);
-  }
-  if (RangeSet missing = directory_.missing(need, me); !missing.empty()) {
-    for (const auto& t : planFor(missing, me)) {
-      if (t.from == kHost) {
-        transferFromHost(t.range, slot, queues, log);
-        continue;
-      }
-      const unsigned from = deviceOf(t.from);
-      transferFromDevice(t.range, from, slot, validAfter(from), devices_[from].producer, queues, log);
-    }
-  }
-  return validAfter(slot);
-}
-
 std::vector<FenceRef> BufferStorage::validAfter(unsigned slot) const {
   const auto& writer = devices_.at(slot).writer;
   if (!writer || writer->knownComplete()) return {};
   return {writer};
 }
 
-void BufferStorage::transferFromHost(ByteRange range, unsigned slot, QueueProvider& queues,
-                                     TransferLog* log) {
+void BufferStorage::copyFromHost(ByteRange range, unsigned slot, QueueProvider& queues, TransferLog* log) {
   struct Piece {
     ByteRange range;
     Version version;
@@ -187,36 +147,28 @@ void BufferStorage::transferFromHost(ByteRange range, unsigned slot, QueueProvid
   }
 }
 
-void BufferStorage::transferFromDevice(ByteRange range, unsigned from, unsigned slot,
-                                       const std::vector<FenceRef>& ready, uint64_t producer,
-                                       QueueProvider& queues, TransferLog* log) {
-  const Holder me = deviceHolder(slot);
+void BufferStorage::copyInDriver(ByteRange range, unsigned from, unsigned slot, QueueProvider& queues,
+                                 TransferLog* log) {
   const size_t offset = static_cast<size_t>(range.lo), bytes = static_cast<size_t>(range.size());
-  if (directCopy(from, slot)) {
-    // Devices sharing the host's memory: a copy inside the driver, on the destination's queue.
-    FenceRef f = enqueueOn(slot, queues, ready, true, "clEnqueueCopyBuffer (device to device)",
-                           [&](cl_command_queue q, cl_uint n, const cl_event* waits, cl_event* event) {
-                             return device::call(&cl_icd_dispatch::clEnqueueCopyBuffer, q, deviceBuffer(from),
-                                                 deviceBuffer(slot), offset, offset, bytes, n, waits, event);
-                           });
-    noteRead(from, f);
-    noteWrite(slot, f);
-    directory_.addCopy(RangeSet{range}, me, Version::device());
-    if (log) log->push_back({TransferKind::DeviceToDevice, static_cast<int>(from), static_cast<int>(slot),
-                             range.size(), producer, f});
-    return;
-  }
-  // Through host memory (across vendors, or between discrete devices); the staged copy is a
-  // valid host version too, which the write to `slot` then copies like any other.
-  stageToHost(range, from, ready, producer, queues, log);
-  transferFromHost(range, slot, queues, log);
+  const uint64_t producer = devices_[from].producer;
+  // On the destination's queue, after what wrote the source's copy.
+  FenceRef f = enqueueOn(slot, queues, validAfter(from), true, "clEnqueueCopyBuffer (device to device)",
+                         [&](cl_command_queue q, cl_uint n, const cl_event* waits, cl_event* event) {
+                           return device::call(&cl_icd_dispatch::clEnqueueCopyBuffer, q, deviceBuffer(from),
+                                               deviceBuffer(slot), offset, offset, bytes, n, waits, event);
+                         });
+  noteRead(from, f);
+  noteWrite(slot, f);
+  directory_.addCopy(RangeSet{range}, deviceHolder(slot), Version::device());
+  if (log) log->push_back({TransferKind::DeviceToDevice, static_cast<int>(from), static_cast<int>(slot),
+                           range.size(), producer, f});
 }
 
-void BufferStorage::stageToHost(ByteRange range, unsigned from, const std::vector<FenceRef>& ready,
-                                uint64_t producer, QueueProvider& queues, TransferLog* log) {
+void BufferStorage::stageToHost(ByteRange range, unsigned from, QueueProvider& queues, TransferLog* log) {
   const size_t offset = static_cast<size_t>(range.lo), bytes = static_cast<size_t>(range.size());
+  const uint64_t producer = devices_[from].producer;
   auto block = allocateHost(bytes);
-  FenceRef staged = enqueueOn(from, queues, ready, false, "clEnqueueReadBuffer (device to host staging)",
+  FenceRef staged = enqueueOn(from, queues, validAfter(from), false, "clEnqueueReadBuffer (device to host staging)",
                               [&](cl_command_queue q, cl_uint n, const cl_event* waits, cl_event* event) {
                                 return device::call(&cl_icd_dispatch::clEnqueueReadBuffer, q, deviceBuffer(from),
                                                     cl_bool(CL_FALSE), offset, bytes,
@@ -226,25 +178,6 @@ void BufferStorage::stageToHost(ByteRange range, unsigned from, const std::vecto
   retainUntil(staged, block);
   directory_.addCopy(RangeSet{range}, kHost, Version{staged, block, range.lo, producer});
   if (log) log->push_back({TransferKind::DeviceToHost, static_cast<int>(from), -1, range.size(), producer, staged});
-}
-
-void BufferStorage::stageOut(const RangeSet& need, unsigned slot, QueueProvider& queues, TransferLog* log) {
-  if (!staging_) return; // every pair of devices copies inside its driver
-  const Holder me = deviceHolder(slot);
-  RangeSet missing = directory_.missing(need.count() > 8 ? RangeSet{need.hull()} : need, me);
-  if (missing.empty()) return;
-  if (need.count() > 8) missing = directory_.missing(need, me);
-  for (const auto& t : planFor(missing, me)) {
-    if (t.from == kHost || directCopy(deviceOf(t.from), slot)) continue;
-    const unsigned from = deviceOf(t.from);
-    stageToHost(t.range, from, validAfter(from), devices_[from].producer, queues, log);
-  }
-}
-
-std::vector<PlannedTransfer<Version>> BufferStorage::planFor(const RangeSet& missing, Holder to) const {
-  return planTransfers<Version>(
-      directory_, missing, to, [this](Holder f, Holder t, uint64_t b) { return transferCost(f, t, b); },
-      kBridgeBytes);
 }
 
 std::vector<FenceRef> BufferStorage::writeHazards(unsigned slot) const {
@@ -441,12 +374,6 @@ std::vector<RangeSet> BufferStorage::heldByDevices(ByteRange range) const {
   std::vector<RangeSet> out;
   for (auto& h : held) out.push_back(RangeSet::fromRanges(std::move(h)));
   return out;
-}
-
-HolderMask BufferStorage::holdersOfAll(const RangeSet& ranges) const {
-  HolderMask mask = ~HolderMask{0};
-  directory_.visit(ranges, [&](ByteRange, const Cell<Version>& cell) { mask &= cell.mask(); });
-  return mask;
 }
 
 int BufferStorage::bestDeviceHolder(const RangeSet& ranges) const {

@@ -1,14 +1,14 @@
 // The storage behind one virtual buffer: a real buffer per device slot (allocated on first
-// use), host versions, and the directory saying who holds valid bytes. Its operations plan and
-// enqueue the transfers that keep the devices coherent (thesis §2.3.3-2.3.4): same-platform
-// copies inside the driver, cross-vendor copies staged through host memory, everything chained
-// with events so the application never waits for a device while enqueueing.
+// use), host versions, and the directory saying who holds valid bytes. Its operations execute
+// the transfers a planner chose (planner/Moves.h) and keep the directory true (thesis
+// §2.3.3-2.3.4): copies inside a driver, reads into host versions and writes from them,
+// everything chained with events so the application never waits for a device while enqueueing.
 //
 // Not thread-safe by itself: callers hold their context's planning lock.
 #pragma once
 
 #include "buffer-manager/Directory.h"
-#include "buffer-manager/TransferPlanner.h"
+#include "buffer-manager/HolderView.h"
 #include "buffer-manager/storage/PinnedPool.h"
 #include "buffer-manager/storage/Version.h"
 #include "device/Real.h"
@@ -22,11 +22,7 @@ namespace clsplit::buffer {
 struct StorageSlot {
   cl_context context = nullptr;  // the real context (shared by the devices of one platform)
   cl_device_id device = nullptr;
-  // Devices whose memory is the host's (CL_DEVICE_HOST_UNIFIED_MEMORY) copy between each other's
-  // buffers inside their context. Discrete GPUs do not: a driver migrates a whole buffer to run
-  // a copy on another device (measured on NVIDIA: ~100 ms for a 4-byte halo of a 64 MiB
-  // buffer), so their copies go through host staging, still without cross-context bridging.
-  bool hostUnified = false;
+  bool hostUnified = false; // CL_DEVICE_HOST_UNIFIED_MEMORY
 };
 
 // The real queue to use on each slot for the command being planned.
@@ -67,6 +63,8 @@ public:
   unsigned slotCount() const { return static_cast<unsigned>(slots_.size()); }
   void* useHostPtr() const { return useHostPtr_; }
   const Directory<Version>& directory() const { return directory_; }
+  // The directory as a planner sees it (holders per byte).
+  const HolderView& holders() const { return holders_; }
   // Host memory for a new host version of this buffer (pinned when the context pins).
   std::shared_ptr<HostBlock> allocateHost(size_t size) { return allocateHostBlock(pinned_.get(), size); }
 
@@ -76,17 +74,13 @@ public:
   cl_mem deviceView(unsigned slot, uint64_t origin, uint64_t size, cl_mem_flags flags);
   bool allocatedOn(unsigned slot) const { return static_cast<bool>(devices_[slot].buffer); }
 
-  // Makes `need` valid on `slot`, enqueueing the missing transfers on the provider's queues.
-  // Returns the fences a command on `slot` that reads `need` must wait for (the copy's latest
-  // writer: the transfers just enqueued, or what last wrote it).
-  std::vector<device::FenceRef> acquire(const RangeSet& need, unsigned slot, QueueProvider& queues,
-                                        TransferLog* log);
-  // The first half of acquire() for bytes that must come through host memory (between
-  // discrete devices or vendors): enqueues their reads from the devices that hold them into host
-  // versions, and nothing on `slot`. A launch stages every slice's inputs this way before any
-  // slice acquires, so that a device's outgoing halo is read right after the kernel that wrote
-  // it, not behind the same device's own incoming transfers (which wait for another device).
-  void stageOut(const RangeSet& need, unsigned slot, QueueProvider& queues, TransferLog* log);
+  // Transfers (what a planner chose; each updates the directory):
+  // `range` of `from`'s copy read into a new host version (which becomes a valid host copy).
+  void stageToHost(ByteRange range, unsigned from, QueueProvider& queues, TransferLog* log);
+  // `range`, valid on the host, written from its host versions into `to`'s copy.
+  void copyFromHost(ByteRange range, unsigned to, QueueProvider& queues, TransferLog* log);
+  // `range` copied from `from`'s copy to `to`'s inside their driver (same real context).
+  void copyInDriver(ByteRange range, unsigned from, unsigned to, QueueProvider& queues, TransferLog* log);
 
   // What a command reading `slot`'s copy must wait for: its latest writer (nothing if none or
   // complete).
@@ -142,7 +136,7 @@ public:
   // created without data are valid everywhere, yet nobody holds them in this sense).
   std::vector<RangeSet> heldByDevices(ByteRange range) const;
   // Holders valid on every byte of `ranges`.
-  HolderMask holdersOfAll(const RangeSet& ranges) const;
+  HolderMask holdersOfAll(const RangeSet& ranges) const { return holders_.holdersOfAll(ranges); }
   // The device slot holding the most bytes of `ranges` (-1 if no device holds any).
   int bestDeviceHolder(const RangeSet& ranges) const;
   // Keeps `block` alive until `fence` completes (an asynchronous transfer reads or writes it).
@@ -162,7 +156,6 @@ private:
     device::FenceRef writer;
     uint64_t producer = 0; // the launch that last wrote this copy (transfer volumes' producer)
   };
-  double transferCost(Holder from, Holder to, uint64_t bytes) const;
   // Enqueues one real command on `slot`'s queue after `after` (and after the earlier readers
   // and writers of the slot's copy, if it overwrites it) through
   // enqueue(queue, wait count, wait list, &event); returns its fence.
@@ -171,17 +164,6 @@ private:
   template <class Enqueue>
   device::FenceRef enqueueOn(unsigned slot, QueueProvider& queues, const std::vector<device::FenceRef>& after,
                              bool overwritesCopy, const char* what, Enqueue&& enqueue, bool waitedOn = false);
-  bool directCopy(unsigned from, unsigned to) const;
-  void transferFromHost(ByteRange range, unsigned slot, QueueProvider& queues, TransferLog* log);
-  void transferFromDevice(ByteRange range, unsigned from, unsigned slot,
-                          const std::vector<device::FenceRef>& ready, uint64_t producer,
-                          QueueProvider& queues, TransferLog* log);
-  // The transfers that make `missing` valid on `to`, each from its cheapest holder.
-  std::vector<PlannedTransfer<Version>> planFor(const RangeSet& missing, Holder to) const;
-
-  // The device-to-host leg of a staged transfer: a new host version of `range`, read from `from`.
-  void stageToHost(ByteRange range, unsigned from, const std::vector<device::FenceRef>& ready,
-                   uint64_t producer, QueueProvider& queues, TransferLog* log);
 
   // Holders valid on every byte, and on some byte, as of a directory generation.
   struct Summary {
@@ -192,11 +174,11 @@ private:
 
   std::vector<StorageSlot> slots_;
   mutable Summary summary_;
-  bool staging_ = false; // some pair of devices copies through host memory
   std::shared_ptr<PinnedPool> pinned_;
   uint64_t size_;
   void* useHostPtr_;
   Directory<Version> directory_;
+  DirectoryHolders<Version> holders_{directory_};
   std::vector<DeviceCopy> devices_;
   std::vector<std::pair<device::FenceRef, std::shared_ptr<HostBlock>>> retained_;
   uint64_t retainedBytes_ = 0;

@@ -53,6 +53,7 @@ Context::Context(std::vector<cl_context_properties> properties, ContextNotify no
                           forceStaging ? false : device::deviceValue<cl_bool>(s.device->handle, CL_DEVICE_HOST_UNIFIED_MEMORY) != 0});
   }
   std::sort(slots_.begin(), slots_.end(), [](auto& a, auto& b) { return a.slot < b.slot; });
+  for (const auto& s : slots_) deviceTraits_.push_back({s.platform, s.hostUnified});
   // Pinned through the first discrete device: its DMA gains most; other vendors read the same
   // memory as any host memory.
   const uint64_t pinnedBytes = pinnedCapacity(rt.settings().value("CLSPLIT_PINNED_MB"));

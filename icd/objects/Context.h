@@ -6,6 +6,7 @@
 #include "icd/objects/Object.h"
 #include "buffer-manager/storage/PinnedPool.h"
 #include "device/Real.h"
+#include "planner/LaunchInput.h"
 
 #include <atomic>
 #include <mutex>
@@ -35,6 +36,8 @@ public:
   Device& device() const { return *device_; }
   const std::vector<SlotContext>& slots() const { return slots_; }
   const SlotContext& slot(unsigned s) const { return slots_[s]; }
+  // The slots as the planner sees them (by slot: real context, host-unified memory).
+  const std::vector<planner::DeviceTraits>& deviceTraits() const { return deviceTraits_; }
   const std::vector<cl_context_properties>& properties() const { return properties_; }
   // Where host copies of this context's buffers are pinned (null: no discrete device, or off).
   const std::shared_ptr<buffer::PinnedPool>& pinnedPool() const { return pinnedPool_; }
@@ -55,6 +58,7 @@ private:
   Device* device_;
   std::vector<device::RealContext> realContexts_;
   std::vector<SlotContext> slots_;
+  std::vector<planner::DeviceTraits> deviceTraits_;
   std::shared_ptr<buffer::PinnedPool> pinnedPool_;
   std::mutex planMutex_;
 };

@@ -76,14 +76,16 @@ Kernel::Kernel(std::shared_ptr<Program> program, std::string name)
     }
   }
   written_.resize(numArgs_);
+  read_.resize(numArgs_);
   const bool complete = analysis_ && !analysis_->unsplittableReason;
   for (cl_uint i = 0; i < numArgs_; ++i) {
     if (!complete) {
       written_[i] = !readOnly_[i];
+      read_[i] = true;
       continue;
     }
     for (const auto& st : analysis_->regions.statements)
-      if (st.arg == i && st.kind != analysis::AccessKind::Read) written_[i] = true;
+      if (st.arg == i) (st.kind == analysis::AccessKind::Read ? read_ : written_)[i] = true;
   }
   program_->attachKernel();
 }
@@ -353,12 +355,6 @@ cl_int Kernel::argInfo(cl_uint index, cl_kernel_arg_info param, size_t size, voi
   cl_int err = call(&cl_icd_dispatch::clGetKernelArgInfo, reference_.get(), index, param, size, value, sizeRet);
   if (err != CL_SUCCESS) throw Error(err, "argument information is not available from the device");
   return CL_SUCCESS;
-}
-
-std::shared_ptr<void> Kernel::launchState(const std::function<std::shared_ptr<void>()>& make) {
-  std::lock_guard lock(mutex_);
-  if (!launchState_) launchState_ = make();
-  return launchState_;
 }
 
 } // namespace clsplit::icd

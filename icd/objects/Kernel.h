@@ -4,6 +4,7 @@
 
 #include "icd/objects/Mem.h"
 #include "icd/objects/Program.h"
+#include "planner/LaunchPlanner.h"
 
 #include <array>
 #include <atomic>
@@ -44,6 +45,8 @@ public:
   // Whether the kernel may write the buffer behind argument `index` (from the analysed
   // statements when the analysis is complete, else unless the argument is read-only).
   bool argWritten(cl_uint index) const { return index < written_.size() && written_[index]; }
+  // Whether the kernel may read it (the same sources).
+  bool argRead(cl_uint index) const { return index < read_.size() && read_[index]; }
 
   // The memory objects bound to the arguments, alive for one launch (null where an argument is
   // not a buffer, or a NULL buffer), into `out` (resized to numArgs()). No argument value is
@@ -63,9 +66,8 @@ public:
   cl_int info(cl_kernel_info param, size_t size, void* value, size_t* sizeRet) const;
   cl_int workGroupInfo(cl_kernel_work_group_info param, size_t size, void* value, size_t* sizeRet) const;
   cl_int argInfo(cl_uint index, cl_kernel_arg_info param, size_t size, void* value, size_t* sizeRet) const;
-  // State the launch path keeps with this kernel (an icd/runtime type, opaque here), made by
-  // `make` on first use.
-  std::shared_ptr<void> launchState(const std::function<std::shared_ptr<void>()>& make);
+  // Plans this kernel's launches (remembering the slices of the last few).
+  planner::LaunchPlanner& planner() { return planner_; }
 
   // Minimum of CL_KERNEL_WORK_GROUP_SIZE over the devices.
   size_t maxWorkGroupSize() const;
@@ -88,7 +90,7 @@ private:
   mutable std::once_flag maxGroupOnce_;
   mutable size_t maxGroup_ = 0; // CL_KERNEL_WORK_GROUP_SIZE, the smallest over the devices
   std::vector<Arg> args_;
-  std::shared_ptr<void> launchState_;
+  planner::LaunchPlanner planner_;
   struct SlotKernel {
     device::RealKernel kernel;
     std::vector<cl_mem> boundMem;              // cached real buffers per argument
@@ -105,7 +107,7 @@ private:
   void applyScalars(unsigned slot);
   std::vector<DeclaredKind> declared_;
   std::vector<bool> readOnly_;
-  std::vector<bool> written_;
+  std::vector<bool> written_, read_;
 };
 
 } // namespace clsplit::icd

@@ -8,6 +8,7 @@
 #include "icd/runtime/Runtime.h"
 #include "icd/runtime/RunReport.h"
 #include "icd/runtime/Trace.h"
+#include "icd/runtime/Transfers.h"
 #include "partitioner/Partitioner.h"
 #include "support/Log.h"
 
@@ -96,7 +97,8 @@ void uploadEagerly(Queue& q, Mem& mem, ByteRange range, const std::vector<RangeS
   // it needs them (or its launches run elsewhere); the write itself has succeeded.
   auto upload = [&](const RangeSet& bytes, unsigned slot) {
     try {
-      append(uploads, mem.storage().acquire(bytes, slot, q, &log));
+      acquire(mem.storage(), bytes, slot, q, &log);
+      append(uploads, mem.storage().validAfter(slot));
     } catch (const Error& e) {
       clsplit::log().warn("uploading written bytes to device slot {} failed ({}): kept on the host", slot, e.what());
     }
@@ -184,7 +186,8 @@ FenceRef copyBuffer(Queue& q, Mem& src, Mem& dst, size_t srcOffset, size_t dstOf
     return done;
   }
   unsigned slot = static_cast<unsigned>(best);
-  append(waits, src.storage().acquire(RangeSet{from}, slot, q, &log));
+  acquire(src.storage(), RangeSet{from}, slot, q, &log);
+  append(waits, src.storage().validAfter(slot));
   append(waits, dst.storage().writeHazards(slot));
   FenceRef done = enqueueOn(q, slot, waits, "clEnqueueCopyBuffer",
                             [&](cl_command_queue real, cl_uint n, const cl_event* list, cl_event* event) {
@@ -254,7 +257,8 @@ FenceRef readBufferRect(Queue& q, Mem& mem, const Rect& buffer, const Rect& host
   } else {
     int best = storage.bestDeviceHolder(rows);
     unsigned slot = best < 0 ? defaultSlot() : static_cast<unsigned>(best);
-    append(waits, storage.acquire(rows, slot, q, &log));
+    acquire(storage, rows, slot, q, &log);
+    append(waits, storage.validAfter(slot));
     done = enqueueOn(q, slot, waits, "clEnqueueReadBufferRect",
                      [&](cl_command_queue real, cl_uint n, const cl_event* list, cl_event* event) {
                        return device::call(&cl_icd_dispatch::clEnqueueReadBufferRect, real, mem.realFor(slot),
@@ -310,7 +314,8 @@ FenceRef copyBufferRect(Queue& q, Mem& src, Mem& dst, const Rect& srcRect, const
   int best = src.storage().bestDeviceHolder(from);
   unsigned slot = best < 0 ? defaultSlot() : static_cast<unsigned>(best);
   buffer::TransferLog log;
-  append(waits, src.storage().acquire(from, slot, q, &log));
+  acquire(src.storage(), from, slot, q, &log);
+  append(waits, src.storage().validAfter(slot));
   append(waits, dst.storage().writeHazards(slot));
   FenceRef done = enqueueOn(q, slot, waits, "clEnqueueCopyBufferRect",
                             [&](cl_command_queue real, cl_uint n, const cl_event* list, cl_event* event) {

@@ -87,7 +87,8 @@ device::FenceRef launchResident(Queue& queue, Kernel& kernel, const analysis::ND
     std::vector<uint64_t> groupsPerSlot(rt.slots().size(), 0);
     groupsPerSlot[slot] = record.groups;
     std::vector<std::pair<unsigned, device::FenceRef>> subKernels{{slot, done}};
-    report.noteLaunch(kernel.name(), groupsPerSlot, false, std::nullopt, subKernels, {});
+    report.noteLaunch(kernel.name(), groupsPerSlot, false,
+                      record.fallback ? std::optional<std::string>(*record.fallback) : std::nullopt, subKernels, {});
     if (record.launchId) rt.recordLaunch(record.launchId, record.measure, subKernels, groupsPerSlot, {});
   }
   return done;

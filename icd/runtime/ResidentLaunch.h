@@ -35,6 +35,7 @@ struct ResidentRecord {
   uint64_t launchId = 0;
   bool measure = false;
   uint64_t groups = 0; // for the run report and the partitioner (0: not asked for)
+  const std::string* fallback = nullptr; // why a launch meant for several devices ran whole
 };
 device::FenceRef launchResident(Queue& queue, Kernel& kernel, const analysis::NDRange& range,
                                 const LaunchBuffers& buffers, unsigned slot,

@@ -1,12 +1,14 @@
-"""Tests of the benchmark harness's own logic (no OpenCL needed except in FakeClsplitTest, which needs
-the built workloads and PoCL): RESULT parsing, clsplit report reading, oracle ratios, the speedup and
-efficiency arithmetic, and the clsplit plumbing of run.py against a stand-in clsplit build.
+"""Tests of the benchmark harness's own logic (no OpenCL needed except in FakeClsplitTest and
+LaunchCostRunTest, which need the built workloads and PoCL): RESULT parsing, clsplit report reading,
+oracle ratios, the speedup and efficiency arithmetic, the launch-cost suites and summary, and the
+clsplit plumbing of run.py against a stand-in clsplit build (and the real one for launch-cost).
 
     python3 tests/integration/bench/test_harness.py -v      (BENCH_BUILD=<build dir> for the last)
 """
 
 from __future__ import annotations
 
+import csv
 import json
 import os
 import shutil
@@ -21,6 +23,9 @@ sys.path.insert(0, str(HARNESS))
 
 import clsplit_report  # noqa: E402
 import execute  # noqa: E402
+import launch_cost  # noqa: E402
+import run as harness_run  # noqa: E402
+import suites  # noqa: E402
 import summary  # noqa: E402
 
 
@@ -142,6 +147,90 @@ class AggregateTest(unittest.TestCase):
             self.assertIn("direct:0", (out / "table.txt").read_text())
 
 
+def launch_record(config, iters, made, seconds, own=None, status="ok", repeat=0):
+    """A run record of the launches program: `made` launches in `seconds`, clsplit's own host
+    time per launch `own` (us) from its report."""
+    kind = "direct" if config.startswith("direct") else "clsplit"
+    rec = {"workload": "launches-kloop", "size": 64, "iters": iters, "config": config, "kind": kind,
+           "devices": config.split(":")[1] if kind == "direct" else "0,1",
+           "strategy": None if kind == "direct" else config.split(":")[1], "status": status,
+           "seconds": seconds if status == "ok" else None, "raw_seconds": seconds, "warmup": False,
+           "repeat": repeat, "result": {"launches": str(made), "verified": "1" if status == "ok" else "0"}}
+    if own is not None:
+        rec["report"] = {"launch_own_us": own, "launch_host_us": own + 2.0, "kernels": []}
+    return rec
+
+
+class LaunchCostTest(unittest.TestCase):
+    def test_suites_cover_every_pattern_at_every_count(self):
+        for name in ("launch-cost", "gpu1-launch-cost"):
+            suite = suites.SUITES[name]
+            self.assertTrue(suite.host_time_reports)
+            self.assertTrue(set(suite.strategies) <= set(harness_run.KNOWN_STRATEGIES))
+            points = {(e.workload, e.iters) for e in suite.entries}
+            self.assertEqual(points, {(f"launches-{p}", n) for p in suites.LAUNCH_PATTERNS
+                                      for n in (1_000, 10_000, 100_000)})
+            for entry in suite.entries:  # one size per pattern: the flatness compares counts
+                self.assertEqual({e.size for e in suite.entries if e.workload == entry.workload}, {entry.size})
+                program, args = suites.WORKLOADS[entry.workload]
+                self.assertEqual((program, args[:1]), ("launches", ["--pattern"]))
+        self.assertEqual({e.device_sets for e in suites.SUITES["gpu1-launch-cost"].entries}, {("gpus",)})
+
+    def test_points_split_by_count_and_per_launch_figures(self):
+        records = [
+            # 1000 asked, 1146 made (kloop rounds to whole factorisations)
+            launch_record("direct:0", 1000, 1146, 0.011460), launch_record("direct:1", 1000, 1146, 0.022920),
+            launch_record("clsplit[0,1]:single", 1000, 1146, 0.012606, own=2.0),
+            launch_record("clsplit[0,1]:single", 1000, 1146, 0.013752, own=2.2, repeat=1),
+            launch_record("clsplit[0,1]:single", 1000, 1146, 0.100000, own=9.0, repeat=2),
+            launch_record("clsplit[0,1]:uniform", 1000, 1146, 0.02, own=5.0),
+            launch_record("direct:0", 100000, 100080, 1.0008), launch_record("direct:1", 100000, 100080, 1.0008),
+            launch_record("clsplit[0,1]:single", 100000, 100080, 1.2, own=2.4),
+            launch_record("clsplit[0,1]:uniform", 100000, 100080, 2.0, own=6.0),
+            launch_record("clsplit[0,1]:uniform", 100000, 100080, None, status="not-verified", repeat=1),
+        ]
+        aggs = summary.aggregate(records)
+        by = {(a.iters, a.config): a for a in aggs}
+        self.assertEqual(len(aggs), 8)  # one aggregate per (count, configuration)
+        self.assertEqual(by[(1000, "direct:0")].app_launches, 1146)
+        self.assertAlmostEqual(by[(1000, "direct:0")].us_per_launch, 10.0)
+        self.assertAlmostEqual(by[(1000, "clsplit[0,1]:single")].us_per_launch, 12.0)  # median of 11, 12, 87.3
+        self.assertAlmostEqual(by[(1000, "clsplit[0,1]:single")].launch_own_us, 2.2)
+        rows = {(r.iters, r.config): r for r in launch_cost.rows(aggs)}
+        self.assertEqual(set(rows), {(1000, "clsplit[0,1]:single"), (1000, "clsplit[0,1]:uniform"),
+                                     (100000, "clsplit[0,1]:single"), (100000, "clsplit[0,1]:uniform")})
+        single = rows[(1000, "clsplit[0,1]:single")]
+        self.assertEqual(single.direct_config, "direct:0")  # the faster device of the set
+        self.assertAlmostEqual(single.ratio, 10.0 / 12.0)
+        self.assertIsNone(single.flatness)  # on the largest count's row only
+        big = rows[(100000, "clsplit[0,1]:single")]
+        self.assertAlmostEqual(big.flatness, 2.4 / 2.2)
+        self.assertEqual(big.flatness_from, 1000)
+        self.assertAlmostEqual(rows[(100000, "clsplit[0,1]:uniform")].flatness, 1.2)
+        self.assertEqual(rows[(100000, "clsplit[0,1]:uniform")].statuses, "not-verifiedx1")
+        text = summary.table(aggs)
+        self.assertIn("launch cost, per launch", text)
+        grows = [line for line in text.splitlines() if "grows" in line]  # 1.2 > 1.10; single's 1.09 is not
+        self.assertEqual(len(grows), 1)
+        self.assertIn("clsplit[0,1]:uniform", grows[0])
+        with tempfile.TemporaryDirectory() as tmp:
+            out = Path(tmp)
+            summary.write_outputs(out, records, {"suite": "t"})
+            self.assertTrue((out / "launch_cost.csv").read_text().startswith("workload,size,iters,launches"))
+            written = json.loads((out / "summary.json").read_text())["launch_cost"]
+            self.assertEqual(len(written), 4)
+
+    def test_no_launch_table_for_other_workloads(self):
+        records = [record("direct:0", 1.0, devices="0")]
+        self.assertEqual(launch_cost.rows(summary.aggregate(records)), [])
+        self.assertNotIn("launch cost", summary.table(summary.aggregate(records)))
+
+    def test_histories_left_out_of_a_slim_digest(self):
+        s = clsplit_report.summarize(ReportTest.LIST_FORM)
+        self.assertTrue(s.to_json()["kernels"][0]["ratio_history"])
+        self.assertEqual(s.to_json(histories=False)["kernels"][0]["ratio_history"], [])
+
+
 BUILD = os.environ.get("BENCH_BUILD")
 
 
@@ -151,31 +240,37 @@ class FakeClsplitTest(unittest.TestCase):
     """A stand-in clsplit build (its 'clsplit.icd' is PoCL itself and its launcher prints PoCL's devices)
     checks the clsplit half of run.py end to end: environment, report handling, oracle fallback."""
 
-    def test_clsplit_plumbing(self):
+    def fake_build(self, tmp: str) -> tuple[Path, str]:
+        """The stand-in build under `tmp` and PoCL's library."""
         pocl = Path("/etc/OpenCL/vendors/pocl.icd")
         if not pocl.is_file():
             self.skipTest("no PoCL ICD")
+        fake = Path(tmp) / "build"
+        (fake / "vendors").mkdir(parents=True)
+        (fake / "bin").mkdir()
+        (fake / "bench").mkdir()
+        (fake / "bench" / "bin").symlink_to(Path(BUILD).resolve() / "bench" / "bin")
+        library = pocl.read_text().strip()
+        # The stand-in "clsplit" is PoCL under another spelling of its name (same library once
+        # loaded), because the harness, like clsplit, skips clsplit's own library among vendors.
+        parts = Path(library).name.split(".")
+        spellings = [".".join(parts[:k]) for k in range(len(parts) - 1, 1, -1)]  # libpocl.so.2, ...
+        dirs = ("/usr/lib/x86_64-linux-gnu", "/usr/lib64", "/usr/lib")
+        standin = next((n for n in spellings if any((Path(d) / n).exists() for d in dirs)), None)
+        if standin is None:
+            self.skipTest(f"no other name for {library}")
+        (fake / "vendors" / "clsplit.icd").write_text(standin + "\n")
+        launcher = fake / "bin" / "clsplit"
+        listing = [{"index": i, "name": "pocl", "platform": "Portable Computing Language", "type": "CPU",
+                    "icd": library, "platform_index": 0, "device_index": i} for i in range(2)]
+        launcher.write_text("#!/bin/sh\ncat <<'EOF'\n" + json.dumps(listing) + "\nEOF\n")
+        launcher.chmod(0o755)
+        return fake, library
+
+    def test_clsplit_plumbing(self):
         with tempfile.TemporaryDirectory() as tmp:
-            fake = Path(tmp) / "build"
-            (fake / "vendors").mkdir(parents=True)
-            (fake / "bin").mkdir()
-            (fake / "bench").mkdir()
-            (fake / "bench" / "bin").symlink_to(Path(BUILD).resolve() / "bench" / "bin")
-            library = pocl.read_text().strip()
-            # The stand-in "clsplit" is PoCL under another spelling of its name (same library once
-            # loaded), because the harness, like clsplit, skips clsplit's own library among vendors.
-            parts = Path(library).name.split(".")
-            spellings = [".".join(parts[:k]) for k in range(len(parts) - 1, 1, -1)]  # libpocl.so.2, ...
-            dirs = ("/usr/lib/x86_64-linux-gnu", "/usr/lib64", "/usr/lib")
-            standin = next((n for n in spellings if any((Path(d) / n).exists() for d in dirs)), None)
-            if standin is None:
-                self.skipTest(f"no other name for {library}")
-            (fake / "vendors" / "clsplit.icd").write_text(standin + "\n")
+            fake, library = self.fake_build(tmp)
             launcher = fake / "bin" / "clsplit"
-            listing = [{"index": i, "name": "pocl", "platform": "Portable Computing Language", "type": "CPU",
-                        "icd": library, "platform_index": 0, "device_index": i} for i in range(2)]
-            launcher.write_text("#!/bin/sh\ncat <<'EOF'\n" + json.dumps(listing) + "\nEOF\n")
-            launcher.chmod(0o755)
             out = Path(tmp) / "out"
             env = dict(os.environ, POCL_DEVICES="pthread pthread", POCL_MAX_PTHREAD_COUNT="1")
             done = subprocess.run([sys.executable, str(HARNESS / "run.py"), "--build", str(fake), "--smoke",
@@ -218,6 +313,70 @@ class FakeClsplitTest(unittest.TestCase):
             records = [json.loads(line) for line in (out / "runs.jsonl").read_text().splitlines()]
             self.assertEqual({r["config"] for r in records}, {"direct:0", "direct:1", "clsplit[0,1]:uniform"})
             self.assertTrue(all(r["status"] == "ok" for r in records))
+
+    def test_host_time_reports(self):
+        """launch-cost: every measured clsplit run asks for an untimed report (CLSPLIT_REPORT_TIMING=0),
+        there is no separate report run, `default` leaves CLSPLIT_STRATEGY unset and is kept on one
+        device, and each count of a pattern is its own point."""
+        with tempfile.TemporaryDirectory() as tmp:
+            fake, _ = self.fake_build(tmp)
+            out = Path(tmp) / "out"
+            env = dict(os.environ, POCL_DEVICES="pthread pthread", POCL_MAX_PTHREAD_COUNT="1",
+                       CLSPLIT_STRATEGY="uniform")  # `default` must not inherit it
+            done = subprocess.run([sys.executable, str(HARNESS / "run.py"), "--build", str(fake),
+                                   "--suite", "launch-cost", "--workloads", "launches-alternate", "--repeat", "1",
+                                   "--warmup", "0", "--strategies", "single,default", "--device-sets", "0,1;1",
+                                   "--out", str(out), "--no-plots"],
+                                  env=env, capture_output=True, text=True, timeout=600)
+            self.assertEqual(done.returncode, 0, done.stdout + done.stderr)
+            records = [json.loads(line) for line in (out / "runs.jsonl").read_text().splitlines()]
+            self.assertFalse([r for r in records if r.get("report_run")])
+            clsplit_runs = [r for r in records if r["kind"] == "clsplit"]
+            self.assertEqual(sorted({r["config"] for r in clsplit_runs}),
+                             ["clsplit[0,1]:default", "clsplit[0,1]:single", "clsplit[1]:default", "clsplit[1]:single"])
+            self.assertEqual(len(clsplit_runs), 4 * 3)  # every configuration at 10^3, 10^4, 10^5
+            for r in clsplit_runs:
+                self.assertEqual(r["env"]["CLSPLIT_REPORT_TIMING"], "0")
+                self.assertIn("CLSPLIT_REPORT", r["env"])
+                self.assertEqual("CLSPLIT_STRATEGY" in r["env"], r["strategy"] != "default")
+                self.assertEqual(r["note"], "no clsplit report written")  # the stand-in writes none
+            self.assertEqual({(r["iters"], r["result"]["launches"]) for r in records},
+                             {(1000, "1000"), (10000, "10000"), (100000, "100000")})
+            text = (out / "table.txt").read_text()
+            self.assertIn("launch cost, per launch", text)
+            rows = list(csv.DictReader((out / "launch_cost.csv").read_text().splitlines()))
+            self.assertEqual(len(rows), 12)
+            self.assertTrue(all(float(r["ratio"]) > 0 for r in rows))
+
+
+@unittest.skipUnless(BUILD and (Path(BUILD) / "bench" / "bin" / "launches").is_file()
+                     and (Path(BUILD) / "vendors" / "clsplit.icd").is_file()
+                     and (Path(BUILD) / "bin" / "clsplit").is_file(),
+                     "set BENCH_BUILD to a build directory with clsplit and the workloads built")
+class LaunchCostRunTest(unittest.TestCase):
+    """One pattern of the launch-cost suite through the real clsplit: every run verifies and every
+    clsplit record carries clsplit's own host time per launch from its untimed report."""
+
+    def test_alternate_through_clsplit(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            out = Path(tmp) / "out"
+            env = dict(os.environ, POCL_DEVICES="pthread pthread", POCL_MAX_PTHREAD_COUNT="1")
+            done = subprocess.run([sys.executable, str(HARNESS / "run.py"), "--build", BUILD, "--suite",
+                                   "launch-cost", "--workloads", "launches-alternate", "--repeat", "1",
+                                   "--warmup", "0", "--strategies", "single", "--out", str(out), "--no-plots"],
+                                  env=env, capture_output=True, text=True, timeout=600)
+            self.assertEqual(done.returncode, 0, done.stdout + done.stderr)
+            records = [json.loads(line) for line in (out / "runs.jsonl").read_text().splitlines()]
+            clsplit_runs = [r for r in records if r["kind"] == "clsplit"]
+            self.assertEqual(len(clsplit_runs), 3)
+            for r in clsplit_runs:
+                self.assertEqual(r["status"], "ok")
+                self.assertGreater(r["report"]["launch_own_us"], 0)
+            self.assertEqual(list((out / "reports").iterdir()), [])  # digested, raw reports not kept
+            rows = {int(r["iters"]): r for r in csv.DictReader((out / "launch_cost.csv").read_text().splitlines())}
+            self.assertEqual(sorted(rows), [1000, 10000, 100000])
+            self.assertTrue(rows[100000]["flatness"])
+            self.assertFalse(rows[1000]["flatness"])
 
 
 if __name__ == "__main__":

@@ -1,0 +1,252 @@
+// executePlan(): moves, merge bases, sub-kernels, merges, directory updates - in that order, so
+// that a transfer reading a device's old bytes is never overtaken by that device's kernel.
+#include "icd/runtime/PlanExecution.h"
+
+#include "buffer-manager/AtomicMerge.h"
+#include "device/Enqueue.h"
+#include "device/HostExecutor.h"
+#include "icd/runtime/Runtime.h"
+#include "icd/runtime/Trace.h"
+#include "icd/runtime/Transfers.h"
+#include "planner/Moves.h"
+#include "support/Log.h"
+
+#include <cstring>
+
+namespace clsplit::icd::runtime {
+
+using device::FenceRef;
+using planner::LaunchPlan;
+using planner::SubKernel;
+
+namespace {
+
+// The base values of one atomic merge, read before any sub-kernel (the reads are noted, so no
+// sub-kernel overwrites them first).
+struct MergeBase {
+  std::shared_ptr<buffer::HostBlock> block;
+  FenceRef read;
+};
+
+class Executor {
+public:
+  Executor(const LaunchContext& launch, const LaunchPlan& plan) : launch_(launch), plan_(plan) {}
+
+  Execution run() {
+    const auto& subKernels = plan_.subKernels();
+    if (!moveBytes()) return std::move(out_);
+    readMergeBases();
+    ranOn_.assign(subKernels.size(), 0);
+    fences_.assign(subKernels.size(), nullptr);
+    std::vector<size_t> rejected;
+    for (size_t i = 0; i < subKernels.size(); ++i)
+      if (cl_int err = enqueue(subKernels[i], i, subKernels[i].device); err != CL_SUCCESS) {
+        rejected.push_back(i);
+        out_.error = err;
+      }
+    if (!rejected.empty() && rejected.size() == subKernels.size()) {
+      for (size_t i : rejected) out_.failedDevices.push_back(subKernels[i].device);
+      return std::move(out_);
+    }
+    for (size_t i : rejected) runElsewhere(i);
+    publish();
+    return std::move(out_);
+  }
+
+private:
+  buffer::BufferStorage& storage(unsigned buffer) const { return *launch_.storages[buffer]; }
+
+  // Staging legs first (what leaves its device through host memory is read right after the
+  // kernel that wrote it, not behind the same device's incoming transfers, which wait for other
+  // devices), then every move. A failure blames the device it happened on.
+  bool moveBytes() {
+    for (const auto& leg : plan_.staging) {
+      try {
+        stage(storage(leg.buffer), leg, launch_.queue, &out_.transfers);
+      } catch (const Error& e) {
+        out_.failedDevices.push_back(leg.from);
+        out_.error = e.code();
+        return false;
+      }
+    }
+    for (const auto& m : plan_.moves) {
+      try {
+        move(storage(m.buffer), m, launch_.queue, &out_.transfers);
+      } catch (const Error& e) {
+        out_.failedDevices.push_back(m.to);
+        out_.error = e.code();
+        return false;
+      }
+    }
+    return true;
+  }
+
+  void readMergeBases() {
+    for (const auto& m : plan_.merges()) {
+      ByteRange hull = m.region.hull();
+      auto& s = storage(m.buffer);
+      auto block = s.allocateHost(hull.size());
+      std::vector<FenceRef> reads;
+      for (const auto& r : m.region)
+        reads.push_back(s.readToHost(r, block->data() + (r.lo - hull.lo), {}, launch_.queue, &out_.transfers));
+      bases_.push_back({block, device::allOf(std::move(reads))});
+    }
+  }
+
+  // Enqueues sub-kernel `i` on `device`; on success records it.
+  cl_int enqueue(const SubKernel& sk, size_t i, unsigned device) {
+    auto& queue = launch_.queue;
+    auto& kernel = launch_.kernel;
+    const auto& range = launch_.input.range;
+    cl_command_queue real = queue.realQueue(device);
+    // What the sub-kernel waits for: the application's wait list and the queue's barrier, the
+    // writer of each device copy it reads (the moves into it included) and, for the copies it
+    // writes, their readers too.
+    device::WaitList wl(queue.slot(device).context, real);
+    wl.add(launch_.waits);
+    for (const auto& use : sk.uses) {
+      if (use.writes()) storage(use.buffer).addWriteHazards(device, wl);
+      else wl.add(storage(use.buffer).validAfter(device));
+    }
+    cl_kernel k = kernel.realKernel(device, launch_.args);
+    if (kernel.partitionReady()) {
+      std::array<uint64_t, 4> hiddenOffset{0, 0, 0, 0}, hiddenSize{1, 1, 1, 0};
+      for (unsigned d = 0; d < range.dims; ++d) {
+        hiddenOffset[d] = range.offset[d];
+        hiddenSize[d] = range.global[d];
+      }
+      kernel.setHiddenArgs(device, hiddenOffset, hiddenSize);
+    }
+    size_t offset[3], global[3], local[3];
+    for (unsigned d = 0; d < 3; ++d) {
+      offset[d] = sk.offset[d];
+      global[d] = sk.global[d];
+      local[d] = range.local[d];
+    }
+    const bool passLocal = launch_.input.localGiven || plan_.split();
+    FenceRef f;
+    cl_int err = device::enqueueCommand(
+        real, queue.slot(device).context, wl, queue.timesCommands(),
+        [&](cl_uint n, const cl_event* list, cl_event* event) {
+          return device::call(&cl_icd_dispatch::clEnqueueNDRangeKernel, real, k, cl_uint(range.dims),
+                              static_cast<const size_t*>(offset), static_cast<const size_t*>(global),
+                              passLocal ? static_cast<const size_t*>(local) : nullptr, n, list, event);
+        },
+        f);
+    if (err != CL_SUCCESS) {
+      log().warn("clEnqueueNDRangeKernel({}) failed on {}: {}", kernel.name(),
+                 Runtime::get().slots()[device].device->name, errorName(err));
+      return err;
+    }
+    for (const auto& use : sk.uses) {
+      storage(use.buffer).noteRead(device, f);
+      if (use.writes()) storage(use.buffer).noteWrite(device, f);
+    }
+    ranOn_[i] = device;
+    fences_[i] = f;
+    return CL_SUCCESS;
+  }
+
+  // A device rejected sub-kernel `i` after others accepted theirs: its slice runs on an
+  // accepting device when it reads nothing the accepted sub-kernels write (their devices' copies
+  // are being overwritten) and no atomics are merged; otherwise the launch has partly run.
+  void runElsewhere(size_t i) {
+    const auto& subKernels = plan_.subKernels();
+    size_t host = 0;
+    while (!fences_[host]) ++host; // a sub-kernel whose device accepted it
+    const unsigned device = ranOn_[host];
+    bool safe = plan_.merges().empty();
+    for (const auto& use : subKernels[i].uses)
+      for (size_t j = 0; j < subKernels.size() && safe; ++j)
+        if (fences_[j])
+          for (const auto& other : subKernels[j].uses)
+            if (other.buffer == use.buffer && use.need.intersects(other.write.united(other.published))) safe = false;
+    if (safe) {
+      try {
+        for (const auto& use : subKernels[i].uses)
+          acquire(storage(use.buffer), use.need, device, launch_.queue, &out_.transfers);
+        safe = enqueue(subKernels[i], i, device) == CL_SUCCESS;
+      } catch (const Error&) {
+        safe = false;
+      }
+    }
+    if (safe)
+      log().warn("kernel {}: the slice of slot {} ran on slot {}", launch_.kernel.name(), subKernels[i].device, device);
+    else
+      out_.partial = true;
+  }
+
+  // What each device wrote becomes its alone; merged atomics end on the host.
+  void publish() {
+    const auto& subKernels = plan_.subKernels();
+    for (size_t m = 0; m < plan_.merges().size(); ++m) {
+      const auto& merge = plan_.merges()[m];
+      const auto& base = bases_[m];
+      auto& s = storage(merge.buffer);
+      const ByteRange hull = merge.region.hull();
+      std::vector<FenceRef> inputs{base.read};
+      std::vector<std::pair<std::shared_ptr<buffer::HostBlock>, RangeSet>> partials;
+      for (size_t i = 0; i < subKernels.size(); ++i) {
+        if (!fences_[i]) continue;
+        for (const auto& use : subKernels[i].uses) {
+          if (use.buffer != merge.buffer) continue;
+          RangeSet mine = merge.region.intersected(use.atomic);
+          if (mine.empty()) continue;
+          auto block = s.allocateHost(hull.size());
+          inputs.push_back(s.readFromSlot(mine, ranOn_[i], block->data(), hull.lo, {fences_[i]}, launch_.queue,
+                                          &out_.transfers));
+          partials.emplace_back(block, mine);
+        }
+      }
+      auto result = s.allocateHost(hull.size());
+      FenceRef done = device::runAfter(std::move(inputs), [merge, base, partials, result, hull] {
+        // Each device's partial: its own values where it updated, the base elsewhere.
+        std::vector<std::vector<std::byte>> full;
+        std::vector<const std::byte*> views;
+        for (const auto& [block, mine] : partials) {
+          full.emplace_back(base.block->data(), base.block->data() + hull.size());
+          for (const auto& r : mine)
+            std::memcpy(full.back().data() + (r.lo - hull.lo), block->data() + (r.lo - hull.lo), r.size());
+          views.push_back(full.back().data());
+        }
+        std::memcpy(result->data(), base.block->data(), hull.size());
+        buffer::mergeAtomic(merge.op, merge.type, result->data(), views, hull.size());
+      });
+      out_.merged.push_back(done);
+      merged_.push_back(result);
+    }
+    out_.groupsPerDevice.assign(launch_.input.devices.size(), 0);
+    for (size_t i = 0; i < subKernels.size(); ++i) {
+      if (!fences_[i]) continue;
+      out_.subKernels.emplace_back(ranOn_[i], fences_[i]);
+      out_.groupsPerDevice[ranOn_[i]] += subKernels[i].groups();
+      for (const auto& use : subKernels[i].uses)
+        storage(use.buffer).publishWrite(use.published, ranOn_[i], fences_[i], launch_.launchId);
+    }
+    for (size_t m = 0; m < plan_.merges().size(); ++m) { // the merged bytes' only valid copy is on the host
+      const auto& merge = plan_.merges()[m];
+      storage(merge.buffer).publishHostBlock(merge.region, merged_[m], merge.region.hull().lo, out_.merged[m]);
+    }
+    if (auto* trace = Trace::active()) {
+      for (size_t i = 0; i < subKernels.size(); ++i)
+        if (fences_[i])
+          trace->subKernel(ranOn_[i], launch_.kernel.name(), subKernels[i].slice.groupBegin,
+                           subKernels[i].slice.groupEnd, fences_[i]);
+      trace->transfers(out_.transfers);
+    }
+  }
+
+  const LaunchContext& launch_;
+  const LaunchPlan& plan_;
+  Execution out_;
+  std::vector<MergeBase> bases_;
+  std::vector<std::shared_ptr<buffer::HostBlock>> merged_;
+  std::vector<unsigned> ranOn_;
+  std::vector<FenceRef> fences_;
+};
+
+} // namespace
+
+Execution executePlan(const LaunchContext& launch, const LaunchPlan& plan) { return Executor(launch, plan).run(); }
+
+} // namespace clsplit::icd::runtime

@@ -1,0 +1,21 @@
+// Executing planned transfers (planner/Moves.h) on the buffers' storages, and making bytes
+// valid on a device for commands other than launches through the same planner.
+#pragma once
+
+#include "buffer-manager/storage/BufferStorage.h"
+#include "icd/objects/Queue.h"
+#include "planner/LaunchPlan.h"
+
+namespace clsplit::icd::runtime {
+
+// A staging leg: the range read out of its device into a host version.
+void stage(buffer::BufferStorage& storage, const planner::Staging& leg, Queue& queue, buffer::TransferLog* log);
+// A move into a device (a staged one after its leg: from the host version it made).
+void move(buffer::BufferStorage& storage, const planner::Move& m, Queue& queue, buffer::TransferLog* log);
+
+// Makes `need` of `storage` valid on `slot` (planned, then executed); a command reading it on
+// `slot` then waits for storage.validAfter(slot).
+void acquire(buffer::BufferStorage& storage, const RangeSet& need, unsigned slot, Queue& queue,
+             buffer::TransferLog* log);
+
+} // namespace clsplit::icd::runtime
