@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <stdexcept>
 
 namespace clsplit::buffer {
 
@@ -15,9 +16,6 @@ using device::WaitList;
 
 namespace {
 
-// Host-valid bytes a device read may take along rather than start a new piece: at ~10 GB/s,
-// 64 KiB cost about what one more transfer's fixed latency does on a GPU (~5-10 us).
-constexpr uint64_t kExtendReadBytes = 64 * 1024;
 // Host blocks kept for transfers that may still run, beyond which completion is asked of the
 // drivers (retainUntil).
 constexpr uint64_t kRetainedBytesBeforeQuery = 16 << 20;
@@ -248,47 +246,38 @@ FenceRef BufferStorage::writeToDevice(ByteRange range, const void* src, unsigned
   return f;
 }
 
-FenceRef BufferStorage::readToHost(ByteRange range, void* dst, const std::vector<FenceRef>& after,
-                                   QueueProvider& queues, TransferLog* log) {
+FenceRef BufferStorage::readPieces(const std::vector<PlannedMove>& planned, ByteRange range, void* dst,
+                                   const std::vector<FenceRef>& after, QueueProvider& queues, TransferLog* log) {
   struct Piece {
     ByteRange range;
     int from;                     // slot, or -1: a host version
     std::shared_ptr<HostBlock> block;
     uint64_t base = 0;
-    uint64_t producer = 0;
     std::vector<FenceRef> ready;
   };
+  // Device pieces as planned; host pieces split where their host version (block) changes.
   std::vector<Piece> pieces;
-  directory_.visit(range, [&](ByteRange r, const Cell<Version>& cell) {
-    // A device read in progress goes on over a small run that device also holds (a stencil's
-    // border columns, valid on the host too): one transfer instead of one per row.
-    if (!pieces.empty() && pieces.back().from >= 0 && pieces.back().range.hi == r.lo) {
-      auto& last = pieces.back();
-      const Version* same = cell.tokenOf(deviceHolder(static_cast<unsigned>(last.from)));
-      if (same && (r.size() <= kExtendReadBytes || !cell.tokenOf(kHost))) {
-        last.range.hi = r.hi;
-        return;
+  for (const auto& p : planned) {
+    if (isDevice(p.from)) {
+      pieces.push_back({p.range, static_cast<int>(deviceOf(p.from)), nullptr, 0, validAfter(deviceOf(p.from))});
+      continue;
+    }
+    directory_.visit(p.range, [&](ByteRange r, const Cell<Version>& cell) {
+      const Version* v = cell.tokenOf(kHost);
+      if (!v) throw std::logic_error("clsplit: a read planned from the host, which does not hold the bytes");
+      if (!pieces.empty()) {
+        auto& last = pieces.back();
+        if (last.from < 0 && last.range.hi == r.lo && last.block == v->block && last.base == v->blockBase) {
+          last.range.hi = r.hi;
+          addUnique(last.ready, v->ready);
+          return;
+        }
       }
-    }
-    int from = -1;
-    const Version* v = cell.tokenOf(kHost);
-    if (!v) {
-      from = static_cast<int>(deviceOf(cell.copies.front().holder));
-      v = &cell.copies.front().token;
-    }
-    if (!pieces.empty()) {
-      auto& last = pieces.back();
-      if (last.range.hi == r.lo && last.from == from && last.block == v->block && last.base == v->blockBase) {
-        last.range.hi = r.hi;
-        if (from < 0) addUnique(last.ready, v->ready);
-        return;
-      }
-    }
-    Piece p{r, from, v->block, v->blockBase, from < 0 ? v->producer : devices_[from].producer, {}};
-    if (from < 0) addUnique(p.ready, v->ready);
-    else p.ready = validAfter(static_cast<unsigned>(from));
-    pieces.push_back(std::move(p));
-  });
+      Piece piece{r, -1, v->block, v->blockBase, {}};
+      addUnique(piece.ready, v->ready);
+      pieces.push_back(std::move(piece));
+    });
+  }
 
   std::vector<FenceRef> done;
   auto* out = static_cast<std::byte*>(dst);
@@ -316,7 +305,7 @@ FenceRef BufferStorage::readToHost(ByteRange range, void* dst, const std::vector
                                                  list, event);
                            });
     noteRead(slot, f);
-    if (log) log->push_back({TransferKind::DeviceToHost, piece.from, -1, piece.range.size(), piece.producer, f});
+    if (log) log->push_back({TransferKind::DeviceToHost, piece.from, -1, piece.range.size(), devices_[slot].producer, f});
     done.push_back(f);
   }
   // Nothing to copy still completes only after the wait list.
@@ -374,16 +363,6 @@ std::vector<RangeSet> BufferStorage::heldByDevices(ByteRange range) const {
   std::vector<RangeSet> out;
   for (auto& h : held) out.push_back(RangeSet::fromRanges(std::move(h)));
   return out;
-}
-
-int BufferStorage::bestDeviceHolder(const RangeSet& ranges) const {
-  std::vector<uint64_t> bytes(slots_.size(), 0);
-  directory_.visit(ranges, [&](ByteRange piece, const Cell<Version>& cell) {
-    for (const auto& c : cell.copies)
-      if (isDevice(c.holder)) bytes[deviceOf(c.holder)] += piece.size();
-  });
-  auto best = std::max_element(bytes.begin(), bytes.end());
-  return best == bytes.end() || *best == 0 ? -1 : static_cast<int>(best - bytes.begin());
 }
 
 void BufferStorage::retainUntil(const FenceRef& fence, std::shared_ptr<HostBlock> block) {

@@ -9,6 +9,7 @@
 
 #include "buffer-manager/Directory.h"
 #include "buffer-manager/HolderView.h"
+#include "buffer-manager/TransferPlanner.h"
 #include "buffer-manager/storage/PinnedPool.h"
 #include "buffer-manager/storage/Version.h"
 #include "device/Real.h"
@@ -111,10 +112,11 @@ public:
                                  const std::vector<device::FenceRef>& after, QueueProvider& queues,
                                  TransferLog* log);
 
-  // Copies `range` into `dst`: host versions by host work, device copies by reads enqueued on
-  // their slots, all after `after`. Returns the fence of the whole copy.
-  device::FenceRef readToHost(ByteRange range, void* dst, const std::vector<device::FenceRef>& after,
-                              QueueProvider& queues, TransferLog* log);
+  // Copies `range` into `dst` piece by piece as planned (planner::planRead: a piece's source is
+  // the host or a device holding all of it): host versions by host work, device copies by reads
+  // enqueued on their slots, all after `after`. Returns the fence of the whole copy.
+  device::FenceRef readPieces(const std::vector<PlannedMove>& pieces, ByteRange range, void* dst,
+                              const std::vector<device::FenceRef>& after, QueueProvider& queues, TransferLog* log);
 
   // Copies `ranges` of `slot`'s own copy, whatever the directory says of it, into `dst` (which
   // holds buffer offsets from `base`), after `after`: the partial results of an atomic merge.
@@ -137,8 +139,6 @@ public:
   std::vector<RangeSet> heldByDevices(ByteRange range) const;
   // Holders valid on every byte of `ranges`.
   HolderMask holdersOfAll(const RangeSet& ranges) const { return holders_.holdersOfAll(ranges); }
-  // The device slot holding the most bytes of `ranges` (-1 if no device holds any).
-  int bestDeviceHolder(const RangeSet& ranges) const;
   // Keeps `block` alive until `fence` completes (an asynchronous transfer reads or writes it).
   void retainUntil(const device::FenceRef& fence, std::shared_ptr<HostBlock> block);
   // Every fence of work that may still touch this storage's memory.

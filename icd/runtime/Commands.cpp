@@ -9,6 +9,7 @@
 #include "icd/runtime/RunReport.h"
 #include "icd/runtime/Trace.h"
 #include "icd/runtime/Transfers.h"
+#include "planner/CommandPlans.h"
 #include "partitioner/Partitioner.h"
 #include "support/Log.h"
 
@@ -75,22 +76,18 @@ FenceRef readBuffer(Queue& q, Mem& mem, size_t offset, size_t size, void* ptr,
   waits = withGate(q, std::move(waits));
   append(waits, q.hostHazards(ptr, size, true));
   buffer::TransferLog log;
-  FenceRef done = mem.storage().readToHost(mem.toRoot(ByteRange{offset, offset + size}), ptr, waits, q, &log);
+  FenceRef done = readToHost(mem.storage(), mem.toRoot(ByteRange{offset, offset + size}), ptr, waits, q, &log);
   q.noteHostAccess(ptr, size, true, done);
   record(log);
   return done;
 }
 
-// Write-update rather than write-invalidate: new host bytes go at once to the devices that
-// held the bytes they replace (they are likely to read them again), or, for data no device
-// held, to the partitioner's home device. Waiting for the first kernel that reads them would
-// put the upload on that kernel's critical path; a program that writes its inputs and then
-// calls clFinish expects them on the device, as with any single-device implementation.
-// `toHome`: false when the home device has just failed a write of these bytes.
-void uploadEagerly(Queue& q, Mem& mem, ByteRange range, const std::vector<RangeSet>& heldBefore,
-                   bool toHome = true) {
-  auto& rt = Runtime::get();
-  if (rt.settings().value("CLSPLIT_EAGER_UPLOAD") == "0") return;
+// Write-update rather than write-invalidate (planner::planWrite): new host bytes go at once to
+// the devices that held the bytes they replace (they are likely to read them again), or, for
+// data no device held, to the partitioner's home device. Waiting for the first kernel that reads
+// them would put the upload on that kernel's critical path; a program that writes its inputs and
+// then calls clFinish expects them on the device, as with any single-device implementation.
+void uploadEagerly(Queue& q, Mem& mem, ByteRange range, const planner::WritePlan& plan) {
   buffer::TransferLog log;
   std::vector<FenceRef> uploads;
   // The host version is already published: a device failing its upload fetches the bytes when
@@ -103,13 +100,8 @@ void uploadEagerly(Queue& q, Mem& mem, ByteRange range, const std::vector<RangeS
       clsplit::log().warn("uploading written bytes to device slot {} failed ({}): kept on the host", slot, e.what());
     }
   };
-  for (unsigned slot = 0; slot < heldBefore.size(); ++slot)
-    if (!heldBefore[slot].empty()) upload(heldBefore[slot], slot);
-  if (toHome && log.empty() &&
-      std::all_of(heldBefore.begin(), heldBefore.end(), [](const RangeSet& h) { return h.empty(); })) {
-    unsigned home = rt.partitioner().homeDevice();
-    if (home < mem.storage().slotCount()) upload(RangeSet{range}, home);
-  }
+  for (const auto& [slot, bytes] : plan.uploads) upload(bytes, slot);
+  if (plan.uploadHome) upload(RangeSet{range}, Runtime::get().partitioner().homeDevice());
   // Not part of the write's event (the application's bytes are already copied), but clFinish
   // waits for it, as it would for the write on a single device.
   if (!uploads.empty()) q.recordBackground(device::allOf(std::move(uploads)));
@@ -122,41 +114,37 @@ FenceRef writeBuffer(Queue& q, Mem& mem, size_t offset, size_t size, const void*
   ByteRange range = mem.toRoot(ByteRange{offset, offset + size});
   auto hazards = q.hostHazards(ptr, size, false);
   auto& rt = Runtime::get();
-  // Straight from the application's memory to one device, no host version (the caller waits for
-  // the fence when the write blocks, so `ptr` is read before it returns; the write waits for the
-  // device's older commands on the buffer, as writeToDevice overwrites a copy).
-  const bool direct = hazards.empty() && !mem.storage().useHostPtr() &&
-                      rt.settings().value("CLSPLIT_EAGER_UPLOAD") != "0";
-  auto writeDirect = [&](unsigned slot) {
-    buffer::TransferLog log;
-    FenceRef done = mem.storage().writeToDevice(range, ptr, slot, waits, q, &log);
-    q.noteHostAccess(ptr, size, false, done);
-    record(log);
-    return done;
-  };
-  // One device runs everything: the bytes go where they will be used.
-  if (auto only = rt.partitioner().onlyDevice(); only && direct) return writeDirect(*only);
-  auto heldBefore = mem.storage().heldByDevices(range);
-  const unsigned home = rt.partitioner().homeDevice();
-  bool homeFailed = false;
-  if (direct && home < mem.storage().slotCount() &&
-      std::all_of(heldBefore.begin(), heldBefore.end(), [](const RangeSet& h) { return h.empty(); })) {
-    // Bytes no device holds yet (typically a program's initial data) go to the home device, as
-    // on a single device. A host version would cost a copy of every byte before the upload (on
-    // the H200 machine, two 16 MiB writes took 12-13 ms that way against 4.5-5 ms direct); a
-    // device that later runs a slice of them fetches only that slice from the home device. If
-    // the home device fails the write, the bytes are kept on the host instead (below).
+  planner::WriteInput input;
+  input.devices = mem.storage().slotCount();
+  input.heldBefore = mem.storage().heldByDevices(range);
+  input.onlyDevice = rt.partitioner().onlyDevice();
+  input.homeDevice = rt.partitioner().homeDevice();
+  input.eagerUploads = rt.settings().value("CLSPLIT_EAGER_UPLOAD") != "0";
+  input.hostMemoryPending = !hazards.empty();
+  input.useHostPtr = mem.storage().useHostPtr() != nullptr;
+  planner::WritePlan plan = planner::planWrite(input, range);
+  if (plan.direct) {
+    // Straight from the application's memory to one device, no host version (the caller waits
+    // for the fence when the write blocks, so `ptr` is read before it returns; the write waits
+    // for the device's older commands on the buffer, as writeToDevice overwrites a copy).
     try {
-      return writeDirect(home);
+      buffer::TransferLog log;
+      FenceRef done = mem.storage().writeToDevice(range, ptr, *plan.direct, waits, q, &log);
+      q.noteHostAccess(ptr, size, false, done);
+      record(log);
+      return done;
     } catch (const Error& e) {
-      clsplit::log().warn("writing {} bytes to device slot {} failed ({}): kept on the host", size, home, e.what());
-      homeFailed = true;
+      if (input.onlyDevice) throw; // nowhere else to keep them
+      // Kept on the host instead; no upload (the device just failed one).
+      clsplit::log().warn("writing {} bytes to device slot {} failed ({}): kept on the host", size, *plan.direct,
+                          e.what());
+      plan = planner::WritePlan{};
     }
   }
   if (hazards.empty()) {
     // The common case: copy the application's bytes now into a new host version.
     mem.storage().writeFromHost(range, ptr, device::allOf(waits));
-    uploadEagerly(q, mem, range, heldBefore, !homeFailed);
+    uploadEagerly(q, mem, range, plan);
     return device::allOf(std::move(waits));
   }
   // An earlier command still writes this host memory: copy once it has.
@@ -165,7 +153,7 @@ FenceRef writeBuffer(Queue& q, Mem& mem, size_t offset, size_t size, const void*
   FenceRef done = device::runAfter(waits, [block, ptr, size] { std::memcpy(block->data(), ptr, size); });
   mem.storage().publishHostBlock(RangeSet{range}, block, range.lo, done);
   q.noteHostAccess(ptr, size, false, done);
-  uploadEagerly(q, mem, range, heldBefore);
+  uploadEagerly(q, mem, range, plan);
   return done;
 }
 
@@ -175,17 +163,17 @@ FenceRef copyBuffer(Queue& q, Mem& src, Mem& dst, size_t srcOffset, size_t dstOf
   ByteRange from = src.toRoot(ByteRange{srcOffset, srcOffset + size});
   ByteRange to = dst.toRoot(ByteRange{dstOffset, dstOffset + size});
   buffer::TransferLog log;
-  int best = src.storage().bestDeviceHolder(RangeSet{from});
-  if (best < 0) {
+  auto best = planner::deviceHoldingMost(src.storage().holders(), RangeSet{from}, src.storage().slotCount());
+  if (!best) {
     // Only host versions hold the source: the copy is host work into a new host version.
     auto block = src.storage().allocateHost(size);
-    FenceRef done = src.storage().readToHost(from, block->data(), waits, q, &log);
+    FenceRef done = readToHost(src.storage(), from, block->data(), waits, q, &log);
     dst.storage().publishHostBlock(RangeSet{to}, block, to.lo, done);
     src.storage().retainUntil(done, block);
     record(log);
     return done;
   }
-  unsigned slot = static_cast<unsigned>(best);
+  const unsigned slot = *best;
   acquire(src.storage(), RangeSet{from}, slot, q, &log);
   append(waits, src.storage().validAfter(slot));
   append(waits, dst.storage().writeHazards(slot));
@@ -210,10 +198,9 @@ FenceRef fillBuffer(Queue& q, Mem& mem, const void* pattern, size_t patternSize,
   auto& storage = mem.storage();
   // Fill on every device that already has the buffer (a fill costs no transfer), else on the
   // default device: each filled device holds a valid copy afterwards.
-  std::vector<unsigned> slots;
-  for (unsigned s = 0; s < storage.slotCount(); ++s)
-    if (storage.allocatedOn(s)) slots.push_back(s);
-  if (slots.empty()) slots.push_back(defaultSlot());
+  std::vector<bool> allocated(storage.slotCount());
+  for (unsigned s = 0; s < storage.slotCount(); ++s) allocated[s] = storage.allocatedOn(s);
+  const std::vector<unsigned> slots = planner::planFill(allocated, defaultSlot());
   std::vector<FenceRef> fences;
   for (unsigned slot : slots) {
     std::vector<FenceRef> after = waits;
@@ -251,12 +238,11 @@ FenceRef readBufferRect(Queue& q, Mem& mem, const Rect& buffer, const Rect& host
                      (buffer.origin[2] + z) * buffer.slicePitch;
         uint64_t h = host.origin[0] + (host.origin[1] + y) * host.rowPitch +
                      (host.origin[2] + z) * host.slicePitch;
-        parts.push_back(storage.readToHost(mem.toRoot(ByteRange{b, b + region[0]}), out + h, waits, q, &log));
+        parts.push_back(readToHost(storage, mem.toRoot(ByteRange{b, b + region[0]}), out + h, waits, q, &log));
       }
     done = device::allOf(std::move(parts));
   } else {
-    int best = storage.bestDeviceHolder(rows);
-    unsigned slot = best < 0 ? defaultSlot() : static_cast<unsigned>(best);
+    const unsigned slot = planner::deviceHoldingMost(storage.holders(), rows, storage.slotCount()).value_or(defaultSlot());
     acquire(storage, rows, slot, q, &log);
     append(waits, storage.validAfter(slot));
     done = enqueueOn(q, slot, waits, "clEnqueueReadBufferRect",
@@ -311,8 +297,7 @@ FenceRef copyBufferRect(Queue& q, Mem& src, Mem& dst, const Rect& srcRect, const
   waits = withGate(q, std::move(waits));
   RangeSet from = src.toRoot(rectRows(srcRect, region));
   RangeSet to = dst.toRoot(rectRows(dstRect, region));
-  int best = src.storage().bestDeviceHolder(from);
-  unsigned slot = best < 0 ? defaultSlot() : static_cast<unsigned>(best);
+  const unsigned slot = planner::deviceHoldingMost(src.storage().holders(), from, src.storage().slotCount()).value_or(defaultSlot());
   buffer::TransferLog log;
   acquire(src.storage(), from, slot, q, &log);
   append(waits, src.storage().validAfter(slot));
@@ -346,12 +331,12 @@ void* mapBuffer(Queue& q, Mem& mem, cl_map_flags flags, size_t offset, size_t si
     if (flags & (CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION))
       for (auto& f : storage.pending()) f->wait(); // nothing may still read the old bytes
     done = invalidate ? device::allOf(waits)
-                      : storage.readToHost(range, mapping.pointer, waits, q, &log);
+                      : readToHost(storage, range, mapping.pointer, waits, q, &log);
   } else {
     mapping.block = storage.allocateHost(size);
     mapping.pointer = mapping.block->data();
     done = invalidate ? device::allOf(waits)
-                      : storage.readToHost(range, mapping.pointer, waits, q, &log);
+                      : readToHost(storage, range, mapping.pointer, waits, q, &log);
   }
   mem.addMapping(mapping);
   record(log);

@@ -13,6 +13,7 @@
 #include "icd/runtime/RunReport.h"
 #include "icd/runtime/Runtime.h"
 #include "icd/runtime/Trace.h"
+#include "icd/runtime/Transfers.h"
 #include "partitioner/Partitioner.h"
 #include "support/Log.h"
 
@@ -74,7 +75,7 @@ public:
       const size_t width = analysis::scalarSize(type);
       if (!width || offset + width > mem.size()) return std::nullopt;
       std::array<std::byte, 8> bytes{};
-      mem.storage().readToHost(mem.toRoot(ByteRange{offset, offset + width}), bytes.data(), {}, queue, nullptr)->wait();
+      readToHost(mem.storage(), mem.toRoot(ByteRange{offset, offset + width}), bytes.data(), {}, queue, nullptr)->wait();
       return analysis::decodeScalar(bytes.data(), type);
     };
   }

@@ -88,7 +88,7 @@ private:
       auto block = s.allocateHost(hull.size());
       std::vector<FenceRef> reads;
       for (const auto& r : m.region)
-        reads.push_back(s.readToHost(r, block->data() + (r.lo - hull.lo), {}, launch_.queue, &out_.transfers));
+        reads.push_back(readToHost(s, r, block->data() + (r.lo - hull.lo), {}, launch_.queue, &out_.transfers));
       bases_.push_back({block, device::allOf(std::move(reads))});
     }
   }

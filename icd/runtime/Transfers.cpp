@@ -1,6 +1,7 @@
 // Transfers: planned moves executed on storages.
 #include "icd/runtime/Transfers.h"
 
+#include "planner/CommandPlans.h"
 #include "planner/Moves.h"
 
 namespace clsplit::icd::runtime {
@@ -22,6 +23,11 @@ void acquire(buffer::BufferStorage& storage, const RangeSet& need, unsigned slot
   planner::planAcquire(queue.context().deviceTraits(), storage.holders(), 0, need, slot, staging, moves, staged);
   for (const auto& leg : staging) stage(storage, leg, queue, log);
   for (const auto& m : moves) move(storage, m, queue, log);
+}
+
+device::FenceRef readToHost(buffer::BufferStorage& storage, ByteRange range, void* dst,
+                            const std::vector<device::FenceRef>& after, Queue& queue, buffer::TransferLog* log) {
+  return storage.readPieces(planner::planRead(storage.holders(), range), range, dst, after, queue, log);
 }
 
 } // namespace clsplit::icd::runtime

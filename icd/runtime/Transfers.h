@@ -18,4 +18,9 @@ void move(buffer::BufferStorage& storage, const planner::Move& m, Queue& queue, 
 void acquire(buffer::BufferStorage& storage, const RangeSet& need, unsigned slot, Queue& queue,
              buffer::TransferLog* log);
 
+// Copies `range` of `storage` into `dst` after `after`, each piece from where the planner reads
+// it (planner::planRead). Returns the fence of the whole copy.
+device::FenceRef readToHost(buffer::BufferStorage& storage, ByteRange range, void* dst,
+                            const std::vector<device::FenceRef>& after, Queue& queue, buffer::TransferLog* log);
+
 } // namespace clsplit::icd::runtime
