@@ -14,8 +14,10 @@ namespace {
 // Devices sharing the host's memory in one context copy inside their driver. Discrete GPUs do
 // not: a driver migrates a whole buffer to run a copy on another device (measured on NVIDIA:
 // ~100 ms for a 4-byte halo of a 64 MiB buffer), so their bytes go through host memory.
+// Two slots of one real device copy inside its memory.
 bool inDriver(const std::vector<DeviceTraits>& devices, unsigned a, unsigned b) {
-  return devices[a].context == devices[b].context && devices[a].hostUnified && devices[b].hostUnified;
+  if (devices[a].context != devices[b].context) return false;
+  return devices[a].real == devices[b].real || (devices[a].hostUnified && devices[b].hostUnified);
 }
 } // namespace
 

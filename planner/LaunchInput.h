@@ -24,6 +24,7 @@ using buffer::HolderMask;
 struct DeviceTraits {
   unsigned context = 0;     // devices of one real context may copy between their buffers
   bool hostUnified = false; // its memory is the host's (CL_DEVICE_HOST_UNIFIED_MEMORY)
+  unsigned real = 0;        // the real device (one selected twice: two slots, one real device)
 };
 
 // One kernel argument of a launch.

@@ -33,8 +33,9 @@ std::vector<unsigned> selectDevices(const std::string& spec,
         problems.push_back("CLSPLIT_DEVICES: no device " + item + " (see clsplit --list-devices)");
         continue;
       }
-      if (std::find(chosen.begin(), chosen.end(), index) == chosen.end())
-        chosen.push_back(static_cast<unsigned>(index));
+      // A device listed twice is selected twice: two slots (each with its own queues and its
+      // own copy of every buffer) on one device.
+      chosen.push_back(static_cast<unsigned>(index));
     } catch (const std::exception&) {
       problems.push_back("CLSPLIT_DEVICES: '" + item + "' is not a device index");
     }

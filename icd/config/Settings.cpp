@@ -15,7 +15,9 @@ const std::vector<SettingSpec>& settingSpecs() {
   static const std::vector<SettingSpec> specs = {
       {"CLSPLIT_DEVICES", "",
        "Real devices to split across: comma-separated indices from `clsplit --list-devices`, or "
-       "`all`. Empty: all GPUs if there are any, else all devices.",
+       "`all`. Empty: all GPUs if there are any, else all devices. A device listed twice is used "
+       "as two devices (its own queues and copy of every buffer each; copies between them stay in "
+       "the device's memory): two queues feeding one large GPU, or multi-device runs on one device.",
        "0,1,2"},
       {"CLSPLIT_STRATEGY", "adaptive-comm",
        "How each NDRange is split: single, uniform, static:r0,r1,..., adaptive, adaptive-comm "

@@ -75,7 +75,8 @@ int listDevices(bool json) {
   auto vendors = device::Vendors::load(settings.value("CLSPLIT_VENDORS"));
   std::vector<std::string> problems;
   auto selected = icd::selectDevices(settings.value("CLSPLIT_DEVICES"), vendors.devices(), problems);
-  auto isSelected = [&](unsigned i) { return std::find(selected.begin(), selected.end(), i) != selected.end(); };
+  auto timesSelected = [&](unsigned i) { return std::count(selected.begin(), selected.end(), i); };
+  auto isSelected = [&](unsigned i) { return timesSelected(i) > 0; };
   if (json) {
     std::cout << "[";
     for (const auto& d : vendors.devices()) {
@@ -86,7 +87,7 @@ int listDevices(bool json) {
                 << ", \"compute_units\": " << d.computeUnits << ", \"global_mem_bytes\": " << d.globalMemory
                 << ", \"icd\": " << jsonString(p.library) << ", \"platform_index\": " << d.platform
                 << ", \"device_index\": " << d.indexInPlatform << ", \"selected\": "
-                << (isSelected(d.index) ? "true" : "false") << "}";
+                << (isSelected(d.index) ? "true" : "false") << ", \"slots\": " << timesSelected(d.index) << "}";
     }
     std::cout << "\n]\n";
     return 0;
@@ -98,7 +99,10 @@ int listDevices(bool json) {
     char line[512];
     std::snprintf(line, sizeof line, "  [%u] %-11s %-40s %s | %u CUs, %.1f GiB%s\n", d.index,
                   device::deviceTypeName(d.type).c_str(), d.name.c_str(), p.name.c_str(), d.computeUnits,
-                  d.globalMemory / (1024.0 * 1024 * 1024), isSelected(d.index) ? "  (selected)" : "");
+                  d.globalMemory / (1024.0 * 1024 * 1024),
+                  timesSelected(d.index) > 1   ? ("  (selected " + std::to_string(timesSelected(d.index)) + " times)").c_str()
+                  : isSelected(d.index)        ? "  (selected)"
+                                               : "");
     std::cout << line;
   }
   for (const auto& problem : problems) std::cout << "  warning: " << problem << "\n";

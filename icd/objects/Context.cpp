@@ -6,6 +6,7 @@
 #include "icd/runtime/Runtime.h"
 #include "support/Log.h"
 
+#include <algorithm>
 #include <cstdlib>
 
 namespace clsplit::icd {
@@ -36,8 +37,9 @@ Context::Context(std::vector<cl_context_properties> properties, ContextNotify no
   const bool forceStaging = !rt.settings().value("CLSPLIT_TEST_FORCE_STAGING").empty();
   for (unsigned platform : rt.platformsInUse()) {
     std::vector<cl_device_id> devices;
-    for (const auto& s : rt.slots())
-      if (s.platform == platform) devices.push_back(s.device->handle);
+    for (const auto& s : rt.slots()) // a device selected twice is in the real context once
+      if (s.platform == platform && std::find(devices.begin(), devices.end(), s.device->handle) == devices.end())
+        devices.push_back(s.device->handle);
     cl_context_properties props[] = {
         CL_CONTEXT_PLATFORM,
         reinterpret_cast<cl_context_properties>(rt.vendors().platforms()[platform].handle), 0};
@@ -53,7 +55,7 @@ Context::Context(std::vector<cl_context_properties> properties, ContextNotify no
                           forceStaging ? false : device::deviceValue<cl_bool>(s.device->handle, CL_DEVICE_HOST_UNIFIED_MEMORY) != 0});
   }
   std::sort(slots_.begin(), slots_.end(), [](auto& a, auto& b) { return a.slot < b.slot; });
-  for (const auto& s : slots_) deviceTraits_.push_back({s.platform, s.hostUnified});
+  for (const auto& s : slots_) deviceTraits_.push_back({s.platform, s.hostUnified, rt.slots()[s.slot].device->index});
   // Pinned through the first discrete device: its DMA gains most; other vendors read the same
   // memory as any host memory.
   const uint64_t pinnedBytes = pinnedCapacity(rt.settings().value("CLSPLIT_PINNED_MB"));

@@ -28,8 +28,9 @@ constexpr char kBinaryMagic[] = "CLSPLIT-PROGRAM-1\n";
 
 std::vector<cl_device_id> platformDevices(const Context& context, unsigned platform) {
   std::vector<cl_device_id> devices;
-  for (const auto& s : context.slots())
-    if (s.platform == platform) devices.push_back(s.device);
+  for (const auto& s : context.slots()) // a device selected twice is built for once
+    if (s.platform == platform && std::find(devices.begin(), devices.end(), s.device) == devices.end())
+      devices.push_back(s.device);
   return devices;
 }
 

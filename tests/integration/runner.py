@@ -47,7 +47,10 @@ CONFIGS = {
     "d3-single-named2": ("pocl", "pthread pthread pthread", "single:2", None),
     "d3-static-too-few": ("pocl", "pthread pthread pthread", "static:1,1", None),
     "d3-adaptive-comm": ("pocl", "pthread pthread pthread", "adaptive-comm", None),
+    "d1-twice-uniform": ("pocl", "pthread", "uniform", None),
+    "d1-twice-adaptive-comm": ("pocl", "pthread", "adaptive-comm", None),
     "oclgrind-uniform": ("pocl+oclgrind", "pthread", "uniform", None),
+    "oclgrind-pocl-twice": ("pocl+oclgrind", "pthread", "static:0.45,0.45,0.1", None),
     "oclgrind-single0": ("pocl+oclgrind", "pthread", "single", "0"),
     "oclgrind-static-1-3": ("pocl+oclgrind", "pthread", "static:0.25,0.75", None),
     "nodevice": ("pocl", "pthread", None, None),
@@ -58,6 +61,11 @@ EXTRA_ENVIRONMENT = {
     "nodevice": {"CLSPLIT_DEVICES": "9"},  # selects nothing: the platform has no device
     "d2-as-gpu": {"CLSPLIT_DEVICE_TYPE": "gpu"},  # for programs that ask for GPUs only
     "d3-single-named2": {"CLSPLIT_DEVICES": "1,2"},  # device 2 is slot 1
+    # One PoCL device selected twice (two slots of one real device), alone and with Oclgrind
+    # (device 0) as a second vendor.
+    "d1-twice-uniform": {"CLSPLIT_DEVICES": "0,0"},
+    "d1-twice-adaptive-comm": {"CLSPLIT_DEVICES": "0,0"},
+    "oclgrind-pocl-twice": {"CLSPLIT_DEVICES": "1,1,0"},
     # Copies between the devices through host memory, as between discrete GPUs, with host
     # versions pinned from a pool small enough that it evicts and falls back to pageable memory.
     "d2-staging-static-3-7": {"CLSPLIT_TEST_FORCE_STAGING": "1", "CLSPLIT_PINNED_MB": "2"},

@@ -99,12 +99,19 @@ struct Launch {
 // Three discrete devices (each its own context): their bytes travel through host memory.
 std::vector<DeviceTraits> discrete(unsigned n) {
   std::vector<DeviceTraits> d(n);
-  for (unsigned i = 0; i < n; ++i) d[i].context = i;
+  for (unsigned i = 0; i < n; ++i) d[i].context = d[i].real = i;
   return d;
 }
 
 // Devices sharing the host's memory in one context (PoCL's CPU devices): in-driver copies.
-std::vector<DeviceTraits> unified(unsigned n) { return std::vector<DeviceTraits>(n, DeviceTraits{0, true}); }
+std::vector<DeviceTraits> unified(unsigned n) {
+  std::vector<DeviceTraits> d(n, DeviceTraits{0, true});
+  for (unsigned i = 0; i < n; ++i) d[i].real = i;
+  return d;
+}
+
+// One discrete device selected twice: two slots, one real device and context.
+std::vector<DeviceTraits> sameDeviceTwice() { return std::vector<DeviceTraits>(2, DeviceTraits{0, false, 0}); }
 
 RangeSet floats(uint64_t lo, uint64_t hi) { return RangeSet::of(lo * 4, hi * 4); }
 
@@ -176,6 +183,25 @@ TEST_CASE("devices sharing the host's memory copy halos inside their driver", "[
       sim.apply(plan);
     }
   }
+}
+
+TEST_CASE("one device selected twice exchanges halos inside its own memory", "[planner]") {
+  const uint64_t n = 128;
+  SimulatedBuffers sim;
+  const unsigned a = sim.add(n * 4), b = sim.add(n * 4);
+  LaunchPlanner planner;
+  for (int round = 0; round < 2; ++round)
+    for (const char* name : {"stencil", "copy"}) {
+      Launch l(kernel(name), n, 16, sameDeviceTwice());
+      l.buffer(sim, a).buffer(sim, b).integer(static_cast<int32_t>(n));
+      LaunchPlan plan = planner.plan(l.input, LaunchPlanner::key(l.input), {4, 4});
+      if (round == 1 && std::string(name) == "stencil") {
+        CHECK(plan.staging.empty());
+        REQUIRE(plan.moves.size() == 2);
+        for (const auto& m : plan.moves) CHECK(m.route == Route::InDriver);
+      }
+      sim.apply(plan);
+    }
 }
 
 TEST_CASE("bytes two devices need from a third are staged out once", "[planner]") {
