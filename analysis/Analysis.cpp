@@ -35,7 +35,7 @@ namespace {
 
 // Bumped whenever the analysis or the rewrite changes what it produces for the same input, so
 // that cached results of an older clsplit are not reused.
-constexpr const char* kAnalysisRevision = "analysis-2";
+constexpr const char* kAnalysisRevision = "analysis-3"; // 3: __clsplit_gsize.w marks whole launches
 
 ProgramAnalysis wholeProgramFallback(std::string_view source, const std::string& reason) {
   ProgramAnalysis result;

@@ -1,6 +1,8 @@
 // The partition-ready prelude. Work-groups are never split, so a slice launched with real
 // global offset orig_offset[d] + groupBegin*local[d] recovers its original group ids from
-// the difference of the two offsets; sizes come straight from the hidden arguments.
+// the difference of the two offsets; sizes come straight from the hidden arguments. A launch
+// that runs whole says so in the size's last lane (gs.w = 1): the built-ins' own values are
+// then the launch's, and the hidden values need no update when its range changes.
 #include "analysis/transformer/Prelude.h"
 
 namespace clsplit::analysis::transformer {
@@ -22,15 +24,16 @@ std::string prelude(unsigned clVersion) {
   std::string p;
   p += "/* clsplit: partition-ready program. Every kernel taking __clsplit_goffset/__clsplit_gsize\n"
        "   may run as a slice of its NDRange; those arguments hold the original global offset\n"
-       "   and size, from which the built-ins below recompute the values of the whole launch. */\n";
+       "   and size, from which the built-ins below recompute the values of the whole launch\n"
+       "   (__clsplit_gsize.w = 1: the launch is whole, the built-ins' own values are right). */\n";
   p += fn + "__clsplit_pick(ulong4 v, uint d) { return (size_t)(d == 0 ? v.x : d == 1 ? v.y : v.z); }\n";
-  p += fn + "__clsplit_global_size(uint d, ulong4 go, ulong4 gs) { return d < get_work_dim() ? "
+  p += fn + "__clsplit_global_size(uint d, ulong4 go, ulong4 gs) { return d < get_work_dim() && !gs.w ? "
             "__clsplit_pick(gs, d) : get_global_size(d); }\n";
-  p += fn + "__clsplit_global_offset(uint d, ulong4 go, ulong4 gs) { return d < get_work_dim() ? "
+  p += fn + "__clsplit_global_offset(uint d, ulong4 go, ulong4 gs) { return d < get_work_dim() && !gs.w ? "
             "__clsplit_pick(go, d) : get_global_offset(d); }\n";
-  p += fn + "__clsplit_num_groups(uint d, ulong4 go, ulong4 gs) { return d < get_work_dim() ? "
+  p += fn + "__clsplit_num_groups(uint d, ulong4 go, ulong4 gs) { return d < get_work_dim() && !gs.w ? "
             "(__clsplit_pick(gs, d) + " + local + "(d) - 1) / " + local + "(d) : get_num_groups(d); }\n";
-  p += fn + "__clsplit_group_id(uint d, ulong4 go, ulong4 gs) { return d < get_work_dim() ? "
+  p += fn + "__clsplit_group_id(uint d, ulong4 go, ulong4 gs) { return d < get_work_dim() && !gs.w ? "
             "get_group_id(d) + (get_global_offset(d) - __clsplit_pick(go, d)) / " + local +
        "(d) : get_group_id(d); }\n";
   if (clVersion >= 200) {

@@ -150,8 +150,13 @@ class Harness:
         if self.args.no_clsplit:
             self.clsplit_ok, self.clsplit_reason = False, "disabled by --no-clsplit"
         try:
+            # The launcher lists the vendors clsplit will use: the caller's OCL_ICD_VENDORS, as
+            # launch() passes it on (without this the GPU machine's list missed the GPU).
+            env = dict(self.env)
+            if "OCL_ICD_VENDORS" in env and "CLSPLIT_VENDORS" not in env:
+                env["CLSPLIT_VENDORS"] = env["OCL_ICD_VENDORS"]
             self.devices, self.lister = devs.list_devices(
-                self.build, self.binaries, self.env,
+                self.build, self.binaries, env,
                 devs.clsplit_library(self.vendors) if self.clsplit_ok else None)
         except devs.DeviceListError as error:
             raise SystemExit(f"error: cannot list devices: {error}")

@@ -208,8 +208,9 @@ def _launch_entries(sizes: dict[str, int], **kwargs) -> tuple[Entry, ...]:
 # reference factorises once whatever the count).
 # Budget (measured here at 10^5 launches: direct 0.2-5.7 s of wall time per run, `uniform` 0.5-11 s,
 # the blocking-read pattern the slowest): 7 patterns x 3 counts x 5 configurations (direct on each
-# device, `single`, `uniform`, adaptive-comm) x (3 repeats + 1 warm-up) is ~420 runs, ~8-10 minutes;
-# the 900 s budget only stops a run that went badly wrong (repeats run round-robin).
+# device, `single`, `uniform`, adaptive-comm) x (3 repeats + 1 warm-up) = 420 runs: 6.4 minutes here
+# (2026-11-25, with other work on the machine); the 900 s budget only stops a run that went badly
+# wrong (repeats run round-robin).
 LAUNCH_COST = Suite(
     name="launch-cost",
     repeat=3,
@@ -230,9 +231,10 @@ LAUNCH_COST = Suite(
 # Sizes: a few microseconds of kernel per launch on an H200 (4096-16384 work-items, one 64-item
 # group for `alternate`), the patterns' defaults except `large`: its CPU reference costs ~1.5 s per
 # 10^9 pixel updates, so 512^2 at 10^5 launches would spend ~40 s verifying; 128^2 keeps it ~2 s.
-# Budget: 21 points x 3 configurations x 3 repeats = 189 runs of ~0.7-4 s (driver start-up, the
-# timed region, the CPU reference at 10^5 launches ~1-2 s); no warm-up (the timed region excludes
-# the program build); the 420 s budget keeps the command within a 10-minute device call.
+# Budget: 21 points x 3 configurations x 3 repeats = 189 runs of ~0.5-6 s (driver start-up, the
+# timed region, the CPU reference at 10^5 launches ~1-2 s): 250 s on nvidia-h200 (all 189 verified);
+# no warm-up (the timed region excludes the program build); the 420 s budget keeps the command
+# within a 10-minute device call.
 ONE_GPU_LAUNCH_COST = Suite(
     name="gpu1-launch-cost",
     repeat=3,

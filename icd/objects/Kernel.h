@@ -58,9 +58,13 @@ public:
   cl_kernel realKernel(unsigned slot, const std::vector<Arg>& args);
   // The same from bindBuffers()'s list (scalars are set on the real kernels by setArg).
   cl_kernel realKernel(unsigned slot, std::span<const std::shared_ptr<Mem>> buffers);
-  // Sets the hidden arguments of the partition-ready kernel on `slot`.
+  // Sets the hidden arguments of the partition-ready kernel on `slot` for a slice of the launch
+  // with this original global offset and size.
   void setHiddenArgs(unsigned slot, const std::array<uint64_t, 4>& offset,
                      const std::array<uint64_t, 4>& size);
+  // The same for a launch that runs whole: the kernel's own built-ins are then right (the
+  // prelude's whole-launch flag), so a range that changes every launch costs no vendor call.
+  void setHiddenWhole(unsigned slot) { setHiddenArgs(slot, {0, 0, 0, 0}, {0, 0, 0, 1}); }
   bool partitionReady() const { return analysis_ && analysis_->partitionReady; }
 
   cl_int info(cl_kernel_info param, size_t size, void* value, size_t* sizeRet) const;

@@ -110,12 +110,16 @@ private:
     }
     cl_kernel k = kernel.realKernel(device, launch_.args);
     if (kernel.partitionReady()) {
-      std::array<uint64_t, 4> hiddenOffset{0, 0, 0, 0}, hiddenSize{1, 1, 1, 0};
-      for (unsigned d = 0; d < range.dims; ++d) {
-        hiddenOffset[d] = range.offset[d];
-        hiddenSize[d] = range.global[d];
+      if (!plan_.split() && sk.groups() == range.groups(sk.slice.dim)) {
+        kernel.setHiddenWhole(device);
+      } else {
+        std::array<uint64_t, 4> hiddenOffset{0, 0, 0, 0}, hiddenSize{1, 1, 1, 0};
+        for (unsigned d = 0; d < range.dims; ++d) {
+          hiddenOffset[d] = range.offset[d];
+          hiddenSize[d] = range.global[d];
+        }
+        kernel.setHiddenArgs(device, hiddenOffset, hiddenSize);
       }
-      kernel.setHiddenArgs(device, hiddenOffset, hiddenSize);
     }
     size_t offset[3], global[3], local[3];
     for (unsigned d = 0; d < 3; ++d) {

@@ -41,14 +41,7 @@ device::FenceRef launchResident(Queue& queue, Kernel& kernel, const analysis::ND
   }
 
   cl_kernel k = kernel.realKernel(slot, buffers.mems);
-  if (kernel.partitionReady()) {
-    std::array<uint64_t, 4> hiddenOffset{0, 0, 0, 0}, hiddenSize{1, 1, 1, 0};
-    for (unsigned d = 0; d < range.dims; ++d) {
-      hiddenOffset[d] = range.offset[d];
-      hiddenSize[d] = range.global[d];
-    }
-    kernel.setHiddenArgs(slot, hiddenOffset, hiddenSize);
-  }
+  if (kernel.partitionReady()) kernel.setHiddenWhole(slot);
   size_t offset[3], global[3], local[3];
   for (unsigned d = 0; d < 3; ++d) {
     offset[d] = range.offset[d];
