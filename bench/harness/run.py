@@ -302,6 +302,7 @@ class Harness:
                 env_delta["CLSPLIT_REPORT"] = str(report_path)
             if host_time_report:
                 env_delta["CLSPLIT_REPORT_TIMING"] = "0"
+                env_delta["CLSPLIT_REPORT_LAUNCHES"] = "0"  # no per-launch records in the host time
             # clsplit finds the real vendors itself; keep the caller's choice visible to it.
             if "OCL_ICD_VENDORS" in self.env and "CLSPLIT_VENDORS" not in self.env:
                 env_delta["CLSPLIT_VENDORS"] = self.env["OCL_ICD_VENDORS"]

@@ -26,12 +26,17 @@ struct Command {
   // The application's event of a profiled queue carries the command's device times: its real
   // commands get events of their own then (otherwise they may go without, device/Enqueue.h).
   bool profiled = false;
+  // A blocking call: its real commands get events of their own too, since the host waits for
+  // them at once (for an eventless command the wait would need a marker, a flush and a wait).
+  bool blocking = false;
 
   Command(cl_command_queue q, cl_command_type t, cl_uint n, const cl_event* events, cl_event* event = nullptr)
       : queue(Queue::from(q)), type(t), waits(waitListFences(queue->context(), n, events)),
         profiled(event && queue->profiling()) {}
 
-  void checkWaitsForBlocking() const {
+  // The call blocks: an event of its wait list that has failed makes it fail at once.
+  void block() {
+    blocking = true;
     for (const auto& f : waits)
       require(f->status() >= 0, CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST,
               "an event in the wait list failed");
@@ -42,22 +47,22 @@ struct Command {
     // A command whose wait list fails is terminated: its event fails then, even where a vendor
     // never finishes the real commands queued behind the failure.
     FenceRef settled = waits.empty() ? done : device::allOf({done, device::allOf(waits)});
-    // In-order semantics: the event, and a blocking call, complete only after every earlier
-    // command of the queue (the real work itself only waits for its data).
-    FenceRef before = event || blocking ? queue->allRecorded() : nullptr;
-    if (!waits.empty() && (event || blocking)) before = device::allOf({before, device::allOf(waits)});
     queue->recordCommand(settled);
+    // In-order semantics: the event, and a blocking call, complete only after every earlier
+    // command of the queue (the real work itself only waits for its data): the queue's record,
+    // this command included, whose fences collapse to the latest per real queue.
+    FenceRef whole = event || blocking ? queue->allRecorded() : nullptr;
     // Submit now when the application can depend on this command from elsewhere (its event in
     // another queue's wait list, a callback, a wait). Internal dependencies flush what they wait
     // for (device::Fence::flush); a flush per launch would cost microseconds on some drivers.
     if (event || blocking) queue->flush();
     if (event)
-      *event = std::make_shared<Event>(queue->contextRef(), queue, type, done, before, queuedNs,
+      *event = std::make_shared<Event>(queue->contextRef(), queue, type, done, whole, queuedNs,
                                        device::hostNowNs())
                    ->publishHandle();
     if (blocking) {
       runtime::HostSpan span("blocking wait");
-      if (settled->wait() < 0 || (before && before->wait() < 0))
+      if (whole->wait() < 0)
         throw Error(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST, "the command failed");
     }
   }
@@ -110,7 +115,7 @@ template <class Plan>
 FenceRef planned(Command& c, Plan&& plan) {
   runtime::HostSpan span("plan command"); // the trace's host track: what each command costs
   std::lock_guard lock(c.queue->context().planMutex());
-  Queue::TimedCommand timed(*c.queue, c.profiled);
+  Queue::TimedCommand timed(*c.queue, c.profiled || c.blocking);
   return plan();
 }
 
@@ -123,7 +128,7 @@ cl_int clEnqueueReadBuffer(cl_command_queue queue, cl_mem buffer, cl_bool blocki
   checkRange(*mem, offset, size);
   require(ptr != nullptr, CL_INVALID_VALUE, "ptr is NULL");
   checkHostRead(*mem);
-  if (blocking) c.checkWaitsForBlocking();
+  if (blocking) c.block();
   auto done = planned(c, [&] { return runtime::readBuffer(*c.queue, *mem, offset, size, ptr, c.waits); });
   c.finish(done, event, blocking);
   return CL_SUCCESS;
@@ -137,7 +142,7 @@ cl_int clEnqueueWriteBuffer(cl_command_queue queue, cl_mem buffer, cl_bool block
   checkRange(*mem, offset, size);
   require(ptr != nullptr, CL_INVALID_VALUE, "ptr is NULL");
   checkHostWrite(*mem);
-  if (blocking) c.checkWaitsForBlocking();
+  if (blocking) c.block();
   auto done = planned(c, [&] { return runtime::writeBuffer(*c.queue, *mem, offset, size, ptr, c.waits); });
   c.finish(done, event, blocking);
   return CL_SUCCESS;
@@ -192,7 +197,7 @@ cl_int clEnqueueReadBufferRect(cl_command_queue queue, cl_mem buffer, cl_bool bl
   checkRect(b, region, mem->size(), true);
   checkRect(h, region, 0, false);
   checkHostRead(*mem);
-  if (blocking) c.checkWaitsForBlocking();
+  if (blocking) c.block();
   std::array<size_t, 3> r{region[0], region[1], region[2]};
   auto done = planned(c, [&] { return runtime::readBufferRect(*c.queue, *mem, b, h, r, ptr, c.waits); });
   c.finish(done, event, blocking);
@@ -212,7 +217,7 @@ cl_int clEnqueueWriteBufferRect(cl_command_queue queue, cl_mem buffer, cl_bool b
   checkRect(b, region, mem->size(), true);
   checkRect(h, region, 0, false);
   checkHostWrite(*mem);
-  if (blocking) c.checkWaitsForBlocking();
+  if (blocking) c.block();
   std::array<size_t, 3> r{region[0], region[1], region[2]};
   auto done = planned(c, [&] { return runtime::writeBufferRect(*c.queue, *mem, b, h, r, ptr, c.waits); });
   c.finish(done, event, blocking);
@@ -251,7 +256,7 @@ void* clEnqueueMapBuffer(cl_command_queue queue, cl_mem buffer, cl_bool blocking
           CL_INVALID_VALUE, "CL_MAP_WRITE_INVALIDATE_REGION with READ or WRITE");
   if (flags & CL_MAP_READ) checkHostRead(*mem);
   if (flags & (CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION)) checkHostWrite(*mem);
-  if (blocking) c.checkWaitsForBlocking();
+  if (blocking) c.block();
   void* pointer = nullptr;
   auto done = planned(c, [&] {
     FenceRef f;

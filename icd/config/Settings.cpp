@@ -39,6 +39,10 @@ const std::vector<SettingSpec>& settingSpecs() {
        "gpu"},
       {"CLSPLIT_LOG", "warn", "Log level on stderr: off, error, warn, info, debug, trace.", "info"},
       {"CLSPLIT_REPORT", "", "Write a JSON run report to this path at exit.", "run.json"},
+      {"CLSPLIT_REPORT_LAUNCHES", "1",
+       "Whether the run report lists every launch (its `launches` array, up to 200000). 0: "
+       "per-kernel totals only, so that host_time shows no per-launch bookkeeping.",
+       "0"},
       {"CLSPLIT_REPORT_TIMING", "1",
        "Whether the run report and summary time every real command (1: device times per kernel "
        "and device). 0: only what the partitioner times anyway; the report's host_time then "

@@ -15,8 +15,8 @@ class Queue;
 
 class Event final : public TypedObject<Event, _cl_event, ObjectKind::Event, CL_INVALID_EVENT> {
 public:
-  // A command event. `done`: the command's own work; `before`: every earlier command of its
-  // in-order queue (the event is complete only when both are).
+  // A command event. `done`: the command's own work; `before`: the command and every earlier
+  // command of its in-order queue (the event is complete only when both are).
   Event(std::shared_ptr<Context> context, std::shared_ptr<Queue> queue, cl_command_type type,
         device::FenceRef done, device::FenceRef before, uint64_t queuedNs, uint64_t submitNs);
   // A user event.

@@ -150,7 +150,8 @@ RunReport& Runtime::report() {
   std::call_once(reportOnce_, [this] {
     bool json = !settings().value("CLSPLIT_REPORT").empty();
     bool summary = settings().value("CLSPLIT_SUMMARY") == "1";
-    report_ = std::make_unique<RunReport>(static_cast<unsigned>(slots_.size()), json || summary, json);
+    const bool perLaunch = json && settings().value("CLSPLIT_REPORT_LAUNCHES") != "0";
+    report_ = std::make_unique<RunReport>(static_cast<unsigned>(slots_.size()), json || summary, perLaunch);
     if (json || summary) HostTime::enable();
     installExitReport();
   });
