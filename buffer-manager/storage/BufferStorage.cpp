@@ -333,12 +333,13 @@ FenceRef BufferStorage::readFromSlot(const RangeSet& ranges, unsigned slot, std:
 
 const BufferStorage::Summary& BufferStorage::summary() const {
   if (summary_.generation == directory_.generation()) return summary_;
-  HolderMask everywhere = ~HolderMask{0}, anywhere = 0;
+  HolderMask everywhere = ~HolderMask{0}, defined = 0;
   directory_.visit(ByteRange{0, size_}, [&](ByteRange, const Cell<Version>& cell) {
     everywhere &= cell.mask();
-    anywhere |= cell.mask();
+    for (const auto& c : cell.copies)
+      if (!c.token.undefined) defined |= bit(c.holder);
   });
-  summary_ = {directory_.generation(), size_ ? everywhere : 0, anywhere};
+  summary_ = {directory_.generation(), size_ ? everywhere : 0, defined};
   return summary_;
 }
 
@@ -346,7 +347,7 @@ void BufferStorage::publishWholeOn(unsigned slot, uint64_t producer) {
   devices_.at(slot).producer = producer;
   const Holder me = deviceHolder(slot);
   const auto& s = summary();
-  if (s.everywhere == bit(me) && s.anywhere == bit(me) && directory_.runCount() == 1) {
+  if (s.everywhere == bit(me) && s.definedAnywhere == bit(me) && directory_.runCount() == 1) {
     bool defined = true; // undefined bytes become defined once a kernel may have written them
     directory_.visit(ByteRange{0, size_}, [&](ByteRange, const Cell<Version>& cell) { defined = !cell.copies.front().token.undefined; });
     if (defined) return;

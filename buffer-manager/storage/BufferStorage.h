@@ -126,9 +126,10 @@ public:
 
   // Whether `slot` holds a valid copy of every byte (O(1) while the directory is unchanged).
   bool validEverywhereOn(unsigned slot) const { return summary().everywhere & bit(deviceHolder(slot)); }
-  // Whether no device but `slot` holds a valid copy of any byte (the host may).
+  // Whether no device but `slot` holds a copy with defined contents of any byte (the host may;
+  // the undefined contents of a buffer created without data count as held by nobody).
   bool noOtherDeviceHolds(unsigned slot) const {
-    return (summary().anywhere & ~(bit(kHost) | bit(deviceHolder(slot)))) == 0;
+    return (summary().definedAnywhere & ~(bit(kHost) | bit(deviceHolder(slot)))) == 0;
   }
   // After a command on `slot` that may have written any byte, while `slot` held all of them:
   // `slot` becomes the only holder of the whole buffer (nothing changes when it already is).
@@ -165,10 +166,11 @@ private:
   device::FenceRef enqueueOn(unsigned slot, QueueProvider& queues, const std::vector<device::FenceRef>& after,
                              bool overwritesCopy, const char* what, Enqueue&& enqueue, bool waitedOn = false);
 
-  // Holders valid on every byte, and on some byte, as of a directory generation.
+  // Holders valid on every byte, and holding defined contents of some byte, as of a directory
+  // generation.
   struct Summary {
     uint64_t generation = ~uint64_t{0};
-    HolderMask everywhere = 0, anywhere = 0;
+    HolderMask everywhere = 0, definedAnywhere = 0;
   };
   const Summary& summary() const;
 

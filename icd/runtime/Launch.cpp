@@ -136,6 +136,16 @@ std::optional<unsigned> onlyDeviceOf(const std::vector<uint64_t>& groups) {
   return only;
 }
 
+// Brings every buffer of the launch to `slot` whole (what it lacks of them).
+void makeResident(Queue& queue, const LaunchBuffers& buffers, unsigned slot) {
+  buffer::TransferLog log;
+  for (const auto& mem : buffers.mems)
+    if (mem) acquire(mem->storage(), RangeSet::of(0, mem->storage().size()), slot, queue, &log);
+  if (log.empty()) return;
+  Runtime::get().report().noteTransfers(log);
+  if (auto* trace = Trace::active()) trace->transfers(log);
+}
+
 void logUnsplitOnce(const Kernel& kernel, const std::string& reason) {
   static std::mutex onceMutex;
   static std::set<std::string> logged;
@@ -154,13 +164,15 @@ FenceRef launchKernel(Queue& queue, Kernel& kernel, const NDRange& appRange, std
   NDRange range = appRange;
   if (!localGiven) range.local = planner::explicitLocalSize(range, kernel.maxWorkGroupSize(), kernel.requiredWorkGroupSize());
 
-  // 1. One device runs every launch (one selected, or `single`): when it holds every buffer the
-  //    launch uses, nothing is planned (ResidentLaunch.h).
+  // 1. One device runs every launch (one selected, or `single`): its buffers are made resident
+  //    there whole, as a single-device runtime keeps them, and nothing is planned
+  //    (ResidentLaunch.h).
   const std::optional<unsigned> only = rt.partitioner().onlyDevice();
   if (only) {
     LaunchBuffers buffers;
     kernel.bindBuffers(buffers.mems);
     std::unique_lock plan(context.planMutex());
+    if (!residentOn(kernel, buffers, *only)) makeResident(queue, buffers, *only);
     if (residentOn(kernel, buffers, *only)) {
       ResidentRecord record;
       if (rt.reporting() || Trace::active()) record.groups = range.groups(analysis::defaultSplitDimension(range));
