@@ -153,12 +153,28 @@ void Directory<Token>::update(const RangeSet& r, Mutate&& mutate) {
 template <class Token>
 void Directory<Token>::addCopy(const RangeSet& r, Holder h, const Token& token) {
   detail::checkHolder(h);
+  // Nothing changes where `h` already holds every byte with this token (read-only check: no
+  // run is split or merged, which costs allocations per range of a strided region).
+  bool unchanged = true;
+  visit(r, [&](ByteRange, const Cell<Token>& cell) {
+    const Token* t = cell.tokenOf(h);
+    unchanged = unchanged && t && *t == token;
+  });
+  if (unchanged) return;
   update(r, [&](Cell<Token>& cell) { detail::putCopy(cell, h, token); });
 }
 
 template <class Token>
 void Directory<Token>::setOnly(const RangeSet& r, Holder h, const Token& token) {
   detail::checkHolder(h);
+  // Nothing changes where `h` already holds every byte alone with this token (an iterated
+  // kernel publishing what its device wrote last time).
+  bool unchanged = true;
+  visit(r, [&](ByteRange, const Cell<Token>& cell) {
+    unchanged = unchanged && cell.copies.size() == 1 && cell.copies.front().holder == h &&
+                cell.copies.front().token == token;
+  });
+  if (unchanged) return;
   update(r, [&](Cell<Token>& cell) {
     cell.copies.clear();
     cell.copies.push_back(Copy<Token>{h, token});

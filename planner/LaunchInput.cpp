@@ -50,6 +50,10 @@ std::array<uint64_t, 3> explicitLocalSize(const analysis::NDRange& range, size_t
   // ~512 of them): an H200 ran 2^23 items of a stencil 1.5x slower in groups of 64 than in its
   // own choice, the cost of scheduling many small groups.
   uint64_t wanted = std::clamp<uint64_t>(range.global[0] / 512, 64, 256);
+  // With more dimensions, the first keeps at least 4 groups: which dimension to split is then a
+  // real choice (chooseSplitDimension). A 64 x 64 launch in groups of 64 x 4 could only be split
+  // along y, which is strided when x is the row index (Rodinia's gaussian: a column per row).
+  if (range.dims > 1) wanted = std::min<uint64_t>(wanted, std::max<uint64_t>(1, range.global[0] / 4));
   local[0] = largestDivisor(range.global[0], std::min<uint64_t>(budget, wanted));
   if (range.dims > 1)
     local[1] = largestDivisor(range.global[1], std::max<uint64_t>(1, std::min<uint64_t>(4, budget / local[0])));

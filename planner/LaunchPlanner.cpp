@@ -10,7 +10,9 @@
 
 namespace clsplit::planner {
 
-std::string LaunchPlanner::key(const LaunchInput& input) {
+namespace {
+// The bytes identifying a launch; scalar values only `withScalars`.
+std::string launchKey(const LaunchInput& input, bool withScalars) {
   const auto& range = input.range;
   std::string k;
   k.reserve(sizeof range + input.args.size() * 32);
@@ -24,6 +26,7 @@ std::string LaunchPlanner::key(const LaunchInput& input) {
     put(&a.kind, sizeof a.kind);
     switch (a.kind) {
     case ArgInput::Kind::Scalar: {
+      if (!withScalars) break;
       uint64_t n = a.scalar.size();
       put(&n, sizeof n);
       put(a.scalar.data(), a.scalar.size());
@@ -40,22 +43,37 @@ std::string LaunchPlanner::key(const LaunchInput& input) {
   }
   return k;
 }
+} // namespace
 
-std::optional<uint32_t> LaunchPlanner::rememberedDimension(const std::string& key) const {
+std::string LaunchPlanner::key(const LaunchInput& input) { return launchKey(input, true); }
+std::string LaunchPlanner::shapeKey(const LaunchInput& input) { return launchKey(input, false); }
+
+std::optional<uint32_t> LaunchPlanner::rememberedDimension(const std::string& key, const std::string& shape) const {
   std::lock_guard lock(mutex_);
   for (const auto& [k, dim] : dims_)
     if (k == key) return dim;
+  for (const auto& [k, dim] : shapeDims_)
+    if (k == shape) return dim;
   return std::nullopt;
 }
 
-void LaunchPlanner::rememberDimension(const std::string& key, uint32_t dim) {
+void LaunchPlanner::rememberDimension(const std::string& key, const std::string& shape, uint32_t dim) {
   std::lock_guard lock(mutex_);
-  if (dims_.size() >= kEntries) dims_.erase(dims_.begin());
-  dims_.emplace_back(key, dim);
+  auto remember = [](std::vector<std::pair<std::string, uint32_t>>& memo, const std::string& k, uint32_t d) {
+    for (auto& [known, value] : memo)
+      if (known == k) {
+        value = d;
+        return;
+      }
+    if (memo.size() >= kEntries) memo.erase(memo.begin());
+    memo.emplace_back(k, d);
+  };
+  remember(dims_, key, dim);
+  remember(shapeDims_, shape, dim);
 }
 
 uint32_t LaunchPlanner::splitDimension(const LaunchInput& input, const std::string& key) {
-  if (auto known = rememberedDimension(key)) return *known;
+  if (auto known = rememberedDimension(key, shapeKey(input))) return *known;
   return analysis::defaultSplitDimension(input.range);
 }
 
@@ -66,7 +84,8 @@ LaunchPlan LaunchPlanner::plan(const LaunchInput& input, const std::string& key,
     return std::count_if(g.begin(), g.end(), [](uint64_t x) { return x > 0; });
   };
   const bool whole = devicesWithWork(groups) <= 1;
-  std::optional<uint32_t> known = rememberedDimension(key);
+  const std::string shape = shapeKey(input);
+  std::optional<uint32_t> known = rememberedDimension(key, shape);
   uint32_t dim = known ? *known : analysis::defaultSplitDimension(input.range);
   if (!whole && !known) {
     // The first split launch of this key: now the dimension is worth choosing (it instantiates
@@ -76,7 +95,7 @@ LaunchPlan LaunchPlanner::plan(const LaunchInput& input, const std::string& key,
     if (analysis::splitDimensionIsAChoice(input.range) && input.analysis && !input.analysis->unsplittableReason &&
         !input.unsplittable)
       best = analysis::chooseSplitDimension(*input.analysis, input.range, InputValues(input, false));
-    rememberDimension(key, best);
+    rememberDimension(key, shape, best);
     if (best != dim) {
       // The same shares along the chosen dimension; the partitioner counted them in groups of
       // the other, so this launch's times are not reported.

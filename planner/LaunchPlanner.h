@@ -17,7 +17,10 @@ public:
   static std::string key(const LaunchInput& input);
 
   // The dimension whose work-groups the partitioner shares out for this launch: remembered for
-  // its key once a launch of it was split, else the default (the outermost with two groups).
+  // its key once a launch of it was split, else the one chosen for a launch of the same shape
+  // (range and buffers; a scalar that changes every launch, a k-loop's k, seldom changes the
+  // best dimension, and choosing costs instantiations), else the default (the outermost with
+  // two groups).
   uint32_t splitDimension(const LaunchInput& input, const std::string& key);
 
   // The plan for `groups[device]` work-groups along splitDimension() (the partitioner's choice,
@@ -33,11 +36,13 @@ private:
     std::vector<uint64_t> groups;
     std::shared_ptr<const Slicing> slicing;
   };
-  std::optional<uint32_t> rememberedDimension(const std::string& key) const;
-  void rememberDimension(const std::string& key, uint32_t dim);
+  // The key without scalar values.
+  static std::string shapeKey(const LaunchInput& input);
+  std::optional<uint32_t> rememberedDimension(const std::string& key, const std::string& shape) const;
+  void rememberDimension(const std::string& key, const std::string& shape, uint32_t dim);
 
   mutable std::mutex mutex_;
-  std::vector<std::pair<std::string, uint32_t>> dims_;
+  std::vector<std::pair<std::string, uint32_t>> dims_, shapeDims_;
   std::vector<Entry> slicings_;
 };
 

@@ -82,10 +82,22 @@ void RangeSet::subtract(ByteRange r) {
 }
 
 void RangeSet::subtract(const RangeSet& other) {
-  for (const auto& r : other.ranges_) {
-    if (ranges_.empty()) return;
-    subtract(r);
+  if (ranges_.empty() || other.ranges_.empty()) return;
+  if (other.ranges_.size() == 1) return subtract(other.ranges_.front());
+  // One sweep over both sorted lists (a pass per subtracted range would be quadratic).
+  std::vector<ByteRange> out;
+  out.reserve(ranges_.size() + 1);
+  auto b = other.ranges_.cbegin();
+  for (ByteRange x : ranges_) {
+    while (b != other.ranges_.cend() && b->hi <= x.lo) ++b; // ranges wholly before x
+    for (auto c = b; c != other.ranges_.cend() && c->lo < x.hi; ++c) {
+      if (c->lo > x.lo) out.push_back({x.lo, c->lo});
+      x.lo = std::max(x.lo, c->hi);
+      if (x.lo >= x.hi) break;
+    }
+    if (x.lo < x.hi) out.push_back(x);
   }
+  ranges_.swap(out);
 }
 
 RangeSet RangeSet::intersected(ByteRange r) const {

@@ -15,6 +15,7 @@
 #include "icd/runtime/Trace.h"
 #include "icd/runtime/Transfers.h"
 #include "partitioner/Partitioner.h"
+#include "planner/PlanPrinter.h"
 #include "support/Log.h"
 
 #include <algorithm>
@@ -226,6 +227,7 @@ FenceRef launchKernel(Queue& queue, Kernel& kernel, const NDRange& appRange, std
   for (;;) {
     launchPlan = kernel.planner().plan(input, key, groups);
     if (launchPlan.fallback) fallback = launchPlan.fallback;
+    if (log().should_log(spdlog::level::trace)) log().trace("kernel {}: {}", kernel.name(), planner::describe(launchPlan));
     LaunchContext context{queue, kernel, bound.args(), bound.storages(), input, waits, decision.launchId};
     done = executePlan(context, launchPlan);
     if (done.ran()) break;
