@@ -22,6 +22,9 @@ constexpr double kSettledChange = 0.02;
 // longer the split holds, the sparser: one in 16 after 256 settled launches, up to one in
 // kSampleEveryMax.
 constexpr uint64_t kSettledLaunches = 8;
+// A launch that cannot be split moves to another device only when that is predicted this much
+// faster, its inputs' moves included (wholeLaunchDevice).
+constexpr double kWholeDeviceMargin = 0.25;
 constexpr uint64_t kSampleEvery = 8;
 constexpr uint64_t kSampleEveryMax = 64;
 // Probes (maybeProbe): from a kernel's 16th launch, in launches expected to take at least
@@ -148,6 +151,34 @@ KernelCosts DynamicPartitioner::kernelCosts(uint32_t kernel, uint64_t groups) co
   return c;
 }
 
+unsigned DynamicPartitioner::wholeLaunchDevice(uint32_t kernel, uint64_t groups, const LaunchRecord& rec) {
+  // Where each producer ran (most of its groups): its bytes are there.
+  std::vector<std::pair<unsigned, uint64_t>> inputs; // (device, bytes)
+  for (const auto& p : rec.producers)
+    if (const LaunchRecord* producer = find(p.launch); producer && !producer->groups.empty()) {
+      auto most = std::max_element(producer->groups.begin(), producer->groups.end());
+      if (*most > 0) inputs.emplace_back(unsigned(most - producer->groups.begin()), p.bytes);
+    }
+  std::vector<double> cost(n_);
+  unsigned best = 0;
+  for (unsigned d = 0; d < n_; ++d) {
+    cost[d] = shareNs(kernel, d, double(groups));
+    for (const auto& [from, bytes] : inputs)
+      if (from != d) {
+        auto link = transfers_.between(from, d);
+        cost[d] += link.latencyNs + link.perByteNs * double(bytes);
+      }
+    if (cost[d] < cost[best]) best = d;
+  }
+  // Hysteresis, as for splits: a noisy estimate must not move a kernel back and forth.
+  auto& ks = kernels_[kernel];
+  if (ks.lastWholeDevice >= 0 && unsigned(ks.lastWholeDevice) < n_ &&
+      cost[unsigned(ks.lastWholeDevice)] <= (1 + kWholeDeviceMargin) * cost[best])
+    best = unsigned(ks.lastWholeDevice);
+  ks.lastWholeDevice = int(best);
+  return best;
+}
+
 unsigned DynamicPartitioner::bestSingleDevice(uint32_t kernel, uint64_t groups) const {
   unsigned best = 0;
   double bestTime = INFINITY;
@@ -253,7 +284,7 @@ LaunchPlan DynamicPartitioner::plan(const LaunchRequest& request) {
   std::vector<uint64_t> groups;
   if (!request.splittable) {
     groups.assign(n_, 0);
-    groups[bestSingleDevice(k, request.groups)] = request.groups;
+    groups[wholeLaunchDevice(k, request.groups, rec)] = request.groups;
   } else {
     groups = ratiosToGroups(decide(request, k, rec.position), request.groups);
     maybeProbe(ks, k, groups);

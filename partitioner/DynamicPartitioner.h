@@ -72,6 +72,7 @@ private:
     std::vector<double> lastRatios;
     uint64_t settledAfter = 0;  // launches until the last ratio change above 2 %
     std::vector<uint64_t> lastFixedGroups; // fixed strategies: the split of the last history entry
+    int lastWholeDevice = -1;              // where its last launch that could not be split ran
     std::vector<uint64_t> nextProbe;       // per device: launch count of its next probe (maybeProbe)
     uint64_t probes = 0;
     double spentNs = 0;                    // expected time of its launches so far (maybeProbe)
@@ -138,6 +139,10 @@ private:
                              const std::optional<unsigned>& position);
   std::vector<double> kernelSplit(uint32_t kernel, uint64_t groups);
   unsigned bestSingleDevice(uint32_t kernel, uint64_t groups) const;
+  // Where a launch that cannot be split runs: its predicted time plus that of moving what it
+  // reads from the devices its producers ran on; the previous choice kept unless another is
+  // clearly better (two similar devices must not take turns, moving the data every time).
+  unsigned wholeLaunchDevice(uint32_t kernel, uint64_t groups, const LaunchRecord& rec);
   KernelCosts kernelCosts(uint32_t kernel, uint64_t groups) const;
   double nsPerGroup(uint32_t kernel, unsigned device) const;
   double itemNs(unsigned device) const;

@@ -116,3 +116,31 @@ TEST_CASE("a launch that cannot be split runs whole, the sequence around it stil
     if (it == 9) CHECK(ps.groups[0] == Approx(300).margin(8));
   }
 }
+
+TEST_CASE("a launch that cannot be split stays where its inputs are, and does not take turns") {
+  // A producer, then a kernel that cannot be split reading its 64 MiB, both slow wherever they
+  // run (5 ms): the device not yet measured looks faster by its priors, but moving the 64 MiB
+  // there would cost more than any gain, so the reader stays with the data, launch after launch.
+  std::vector<DeviceInfo> devices(2);
+  devices[0].name = devices[1].name = "same";
+  auto p = makePartitioner(devices, StrategySpec{});
+  std::vector<std::pair<unsigned, unsigned>> placed; // (producer, consumer)
+  for (int it = 0; it < 30; ++it) {
+    LaunchRequest produce, consume;
+    produce.kernel = "k:produce";
+    produce.groups = 64;
+    produce.splittable = false;
+    produce.buffers = {BufferUse{7, false, true, 64u << 20}};
+    consume.kernel = "k:wavefront";
+    consume.groups = 64;
+    consume.splittable = false;
+    consume.buffers = {BufferUse{7, true, false, 64u << 20}};
+    auto pp = p->plan(produce);
+    auto pc = p->plan(consume);
+    for (auto* plan : {&pp, &pc})
+      for (unsigned d = 0; d < 2; ++d)
+        if (plan->groups[d]) p->reportKernelTime(plan->launchId, d, plan->groups[d], 5'000'000 + d * 1'000);
+    placed.emplace_back(pp.groups[0] ? 0u : 1u, pc.groups[0] ? 0u : 1u);
+  }
+  for (const auto& [producer, consumer] : placed) CHECK(consumer == producer);
+}
