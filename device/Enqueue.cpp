@@ -49,10 +49,24 @@ public:
     return tail;
   }
 
+  static std::mutex& registryMutex() {
+    static std::mutex mutex;
+    return mutex;
+  }
+  static std::unordered_map<cl_command_queue, std::weak_ptr<QueueTail>>& registry() {
+    static auto* map = new std::unordered_map<cl_command_queue, std::weak_ptr<QueueTail>>;
+    return *map;
+  }
+  // The live tail of `queue`, if any (not made).
+  static std::shared_ptr<QueueTail> find(cl_command_queue queue) {
+    std::lock_guard lock(registryMutex());
+    auto it = registry().find(queue);
+    return it == registry().end() ? nullptr : it->second.lock();
+  }
+
   static std::shared_ptr<QueueTail> lookUp(cl_command_queue queue, cl_context context) {
-    static std::mutex registryMutex;
-    static auto* registry = new std::unordered_map<cl_command_queue, std::weak_ptr<QueueTail>>;
-    std::lock_guard lock(registryMutex);
+    auto* registry = &QueueTail::registry();
+    std::lock_guard lock(registryMutex());
     auto& entry = (*registry)[queue];
     if (auto tail = entry.lock()) return tail;
     if (registry->size() > 256) std::erase_if(*registry, [](const auto& e) { return e.second.expired(); });
@@ -62,6 +76,18 @@ public:
   }
 
   cl_command_queue queue() const { return queue_.get(); }
+
+  // clFlush unless everything enqueued here was flushed already.
+  cl_int flush() {
+    const uint64_t upTo = lastEnqueued_.load(std::memory_order_acquire);
+    if (upTo && flushedThrough_.load(std::memory_order_acquire) >= upTo) return CL_SUCCESS;
+    cl_int err = call(&cl_icd_dispatch::clFlush, queue_.get());
+    if (err != CL_SUCCESS) return err;
+    uint64_t seen = flushedThrough_.load();
+    while (seen < upTo && !flushedThrough_.compare_exchange_weak(seen, upTo)) {
+    }
+    return CL_SUCCESS;
+  }
 
   cl_int enqueue(cl_uint waitCount, const cl_event* waitList, bool timed, EnqueueCall call, FenceRef& fence);
 
@@ -79,7 +105,7 @@ public:
         made = true;
       }
     }
-    if (made) batch->marker->flush();
+    if (made) flush();
     return batch->marker;
   }
 
@@ -97,7 +123,10 @@ private:
     if (err != CL_SUCCESS) err = call(&cl_icd_dispatch::clEnqueueMarker, queue_.get(), &event);
     FenceRef marker;
     if (err == CL_SUCCESS) {
-      marker = std::make_shared<RealEventFence>(RealEvent::adopt(event), context_, queue_.get(), at, nextPosition());
+      const uint64_t position = nextPosition();
+      lastEnqueued_.store(position, std::memory_order_release);
+      marker = std::make_shared<RealEventFence>(RealEvent::adopt(event), context_, queue_.get(), at, position,
+                                                shared_from_this());
     } else { // no marker: wait for the queue instead (correct, only slower)
       log().warn("clEnqueueMarker failed ({}): waiting for the queue instead", errorName(err));
       call(&cl_icd_dispatch::clFinish, queue_.get());
@@ -117,6 +146,8 @@ private:
   cl_context context_;
   std::mutex mutex_;
   std::shared_ptr<Batch> open_; // eventless commands not yet covered by a marker
+  std::atomic<uint64_t> lastEnqueued_{0};   // position of the last command enqueued here
+  std::atomic<uint64_t> flushedThrough_{0}; // every command up to this position was flushed
 };
 
 // The fence of a command enqueued without an event.
@@ -135,10 +166,7 @@ public:
   void onComplete(std::function<void(cl_int)> fn) override { marker()->onComplete(std::move(fn)); }
   cl_command_queue queue() const override { return tail_->queue(); }
   uint64_t positionInQueue() const override { return position_; }
-  void flush() override {
-    if (batch_->closed.load(std::memory_order_acquire)) batch_->marker->flush();
-    else call(&cl_icd_dispatch::clFlush, tail_->queue());
-  }
+  void flush() override { tail_->flush(); } // its marker, if made, is on the same queue
   cl_int wait() override { return marker()->wait(); }
   // The marker's times are not the command's: an eventless command has no profile.
 
@@ -162,13 +190,16 @@ cl_int QueueTail::enqueue(cl_uint waitCount, const cl_event* waitList, bool time
   uint64_t at = hostNowNs();
   cl_int err = enqueue(waitCount, waitList, evented ? &event : nullptr);
   if (err != CL_SUCCESS) return err;
+  const uint64_t position = nextPosition();
+  lastEnqueued_.store(position, std::memory_order_release);
   if (evented) {
-    fence = std::make_shared<RealEventFence>(RealEvent::adopt(event), context_, queue_.get(), at, nextPosition());
+    fence = std::make_shared<RealEventFence>(RealEvent::adopt(event), context_, queue_.get(), at, position,
+                                             shared_from_this());
     close(fence); // in order: this command completes after the open batch's
     return CL_SUCCESS;
   }
   if (!open_) open_ = std::make_shared<Batch>();
-  fence = std::make_shared<EventlessFence>(shared_from_this(), open_, nextPosition());
+  fence = std::make_shared<EventlessFence>(shared_from_this(), open_, position);
   return CL_SUCCESS;
 }
 
@@ -185,5 +216,10 @@ cl_int enqueueCommand(cl_command_queue queue, cl_context context, const WaitList
 }
 
 void setEventlessCommands(bool allowed) { eventlessAllowed.store(allowed); }
+
+cl_int flushQueue(cl_command_queue queue) {
+  if (auto tail = QueueTail::find(queue)) return tail->flush();
+  return call(&cl_icd_dispatch::clFlush, queue);
+}
 
 } // namespace clsplit::device

@@ -64,10 +64,12 @@ class RealEventFence final : public Fence {
 public:
   // `enqueuedAtNs`: host time taken just before the real enqueue; it maps the device's
   // profiling clock onto the host clock (the device stamps CL_PROFILING_COMMAND_QUEUED then).
+  // `queueState`: what the enqueuing side keeps per real queue (device/Enqueue.cpp), kept alive
+  // as long as a fence of the queue is (rebuilding it costs a retain and release of the queue).
   RealEventFence(RealEvent event, cl_context context, cl_command_queue queue,
-                 uint64_t enqueuedAtNs, uint64_t position = 0)
+                 uint64_t enqueuedAtNs, uint64_t position = 0, std::shared_ptr<const void> queueState = {})
       : event_(std::move(event)), context_(context), queue_(queue), enqueuedAtNs_(enqueuedAtNs),
-        position_(position) {}
+        position_(position), queueState_(std::move(queueState)) {}
 
   cl_int status() override;
   bool knownComplete() override { return finalStatus_.load(std::memory_order_acquire) == CL_COMPLETE; }
@@ -91,6 +93,7 @@ private:
   cl_command_queue queue_;
   uint64_t enqueuedAtNs_;
   uint64_t position_;
+  std::shared_ptr<const void> queueState_;
   std::atomic<cl_int> finalStatus_{CL_QUEUED}; // cached once <= CL_COMPLETE
   std::mutex mutex_;
   std::vector<std::pair<cl_context, RealEvent>> bridges_;

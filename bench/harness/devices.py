@@ -217,10 +217,17 @@ def direct_launch(device: Device, scratch: Path, base_env: dict[str, str]) -> tu
 
 
 def parse_device_set(text: str, devices: list[Device]) -> list[Device]:
-    """'all', 'gpus' (every GPU-type device), 'cpus', or a comma-separated list of device indices."""
+    """'all', 'gpus' (every GPU-type device), 'cpus', 'gpu-twice' (the first GPU selected twice: two
+    clsplit devices on one real device), or a comma-separated list of device indices (an index listed
+    twice is selected twice)."""
     keyword = text.strip()
     if keyword == "all":
         return list(devices)
+    if keyword == "gpu-twice":
+        gpus = [d for d in devices if d.type.upper() == "GPU"]
+        if not gpus:
+            raise DeviceListError("device set 'gpu-twice': no GPU device")
+        return [gpus[0], gpus[0]]
     if keyword in ("gpus", "cpus"):
         wanted = "GPU" if keyword == "gpus" else "CPU"
         chosen = [d for d in devices if d.type.upper() == wanted]

@@ -247,5 +247,15 @@ ONE_GPU_LAUNCH_COST = Suite(
                              "large": 128, "readback": 16384}, device_sets=("gpus",)),
 )
 
-SUITES = {s.name: s for s in (SMOKE, MEDIUM, FULL, FULL_GPUS, FULL_HETERO, GPUS_STENCILS, GPUS_REST,
+# The split path measured on one GPU (issue: "one real device selected twice"): the two-GPU
+# workloads over the H200 selected twice, against the GPU run directly. The ideal is 1.0 (the same
+# hardware does all the work): every loss is the cost of splitting - halo exchanges (copies inside
+# the GPU), events, markers, flushes, planning.
+GPU_TWICE = Suite(name="gpu1-twice", repeat=3, warmup=0, run_timeout=60.0, time_budget=480.0,
+                  strategies=("single", "uniform", "adaptive-comm"),
+                  entries=tuple(Entry(e.workload, e.size, e.iters, e.args, e.cpu_iters, e.timeout, ("gpu-twice",))
+                                for e in GPU_ENTRIES if e.workload in
+                                ("jacobi2d", "fdtd2d", "jacobi1d", "2spmv", "gemm", "2mm", "ep")))
+
+SUITES = {s.name: s for s in (GPU_TWICE, SMOKE, MEDIUM, FULL, FULL_GPUS, FULL_HETERO, GPUS_STENCILS, GPUS_REST,
                                ONE_GPU_OVERHEAD, ONE_GPU_HETERO, LAUNCH_COST, ONE_GPU_LAUNCH_COST)}

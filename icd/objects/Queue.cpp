@@ -1,6 +1,7 @@
 // Virtual queues: lazy real queues, the in-order record of commands, flush and finish.
 #include "icd/objects/Queue.h"
 
+#include "device/Enqueue.h"
 #include "icd/api/InfoQuery.h"
 #include "icd/objects/Device.h"
 #include "icd/runtime/Runtime.h"
@@ -133,7 +134,7 @@ void Queue::flush() {
     for (auto& q : realQueues_)
       if (q) queues.push_back(q.get());
   }
-  for (auto q : queues) device::check(device::call(&cl_icd_dispatch::clFlush, q), "clFlush");
+  for (auto q : queues) device::check(device::flushQueue(q), "clFlush");
 }
 
 void Queue::finish() {
