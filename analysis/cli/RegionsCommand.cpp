@@ -182,35 +182,8 @@ template <typename T> std::vector<std::byte> bytesOf(T v) {
 }
 
 std::vector<std::byte> encodeScalar(const std::string& text, ScalarType type, const std::string& name) {
-  auto bad = [&] { return Usage{"bad value '" + text + "' for argument " + name}; };
-  try {
-    size_t used = 0;
-    switch (type) {
-    case ScalarType::F32: {
-      float f = std::stof(text, &used);
-      if (used != text.size()) throw bad();
-      return bytesOf(f);
-    }
-    case ScalarType::F64: {
-      double d = std::stod(text, &used);
-      if (used != text.size()) throw bad();
-      return bytesOf(d);
-    }
-    default: break;
-    }
-    long long v = std::stoll(text, &used, 0);
-    if (used != text.size()) throw bad();
-    switch (type) {
-    case ScalarType::I8: case ScalarType::U8: return bytesOf(static_cast<int8_t>(v));
-    case ScalarType::I16: case ScalarType::U16: return bytesOf(static_cast<int16_t>(v));
-    case ScalarType::I32: case ScalarType::U32: return bytesOf(static_cast<int32_t>(v));
-    default: return bytesOf(static_cast<int64_t>(v)); // also covers 4-byte reads (little-endian)
-    }
-  } catch (const Usage&) {
-    throw;
-  } catch (...) {
-    throw bad();
-  }
+  if (auto bytes = scalarFromText(text, type)) return *bytes;
+  throw Usage{"bad value '" + text + "' for argument " + name};
 }
 
 void writeRanges(std::ostream& out, const RangeSet& set, uint64_t size) {
@@ -396,6 +369,37 @@ int run(const Options& o, std::ostream& out, std::ostream& err, const ProgramAna
 }
 
 } // namespace
+
+std::optional<std::vector<std::byte>> scalarFromText(const std::string& text, ScalarType type) {
+  struct Bad {};
+  auto bad = [] { return Bad{}; };
+  try {
+    size_t used = 0;
+    switch (type) {
+    case ScalarType::F32: {
+      float f = std::stof(text, &used);
+      if (used != text.size()) throw bad();
+      return bytesOf(f);
+    }
+    case ScalarType::F64: {
+      double d = std::stod(text, &used);
+      if (used != text.size()) throw bad();
+      return bytesOf(d);
+    }
+    default: break;
+    }
+    long long v = std::stoll(text, &used, 0);
+    if (used != text.size()) throw bad();
+    switch (type) {
+    case ScalarType::I8: case ScalarType::U8: return bytesOf(static_cast<int8_t>(v));
+    case ScalarType::I16: case ScalarType::U16: return bytesOf(static_cast<int16_t>(v));
+    case ScalarType::I32: case ScalarType::U32: return bytesOf(static_cast<int32_t>(v));
+    default: return bytesOf(static_cast<int64_t>(v)); // also covers 4-byte reads (little-endian)
+    }
+  } catch (...) {
+    return std::nullopt;
+  }
+}
 
 std::string regionsUsage() {
   return "usage: clsplit regions FILE.cl --symbolic [--kernel NAME] [--options \"BUILD OPTIONS\"]\n"

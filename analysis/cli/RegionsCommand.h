@@ -6,6 +6,7 @@
 
 #include <functional>
 #include <iosfwd>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -28,5 +29,9 @@ int runRegionsCommand(const std::vector<std::string>& args, std::ostream& out, s
 
 // Usage text of the sub-command.
 std::string regionsUsage();
+
+// The bytes of a scalar argument of `type` written as text ("3", "-1", "0x10", "2.5"), or
+// nothing if the text is not such a value.
+std::optional<std::vector<std::byte>> scalarFromText(const std::string& text, ScalarType type);
 
 } // namespace clsplit::analysis

@@ -31,6 +31,7 @@ const char* kUsage = R"(usage:
   clsplit --list-strategies                list the split strategies
   clsplit --list-settings                  list every CLSPLIT_* setting and its current value
   clsplit regions FILE.cl ...              print a kernel's read/write regions (see --help there)
+  clsplit plan FILE.cl --buffer ... --launch ...  dry run: print the plans of a sequence of launches
   clsplit report RUN.json [--out DIR]      plot a run report (CLSPLIT_REPORT) as PNG + text
   clsplit hints --dump [--dir DIR] [options] -- PROGRAM [ARGS...]
                                            run PROGRAM and print, per program it builds, the
@@ -160,6 +161,12 @@ int report(const std::vector<std::string>& args) {
 
 int regions(const std::vector<std::string>& args) {
   std::vector<std::string> argv = {(selfDir() / "clsplit-regions").string()};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return execute(argv);
+}
+
+int plan(const std::vector<std::string>& args) {
+  std::vector<std::string> argv = {(selfDir() / "clsplit-plan").string()};
   argv.insert(argv.end(), args.begin(), args.end());
   return execute(argv);
 }
@@ -308,6 +315,7 @@ int main(int argc, char** argv) {
   if (args[0] == "--list-settings")
     return args.size() > 1 && args[1] == "--markdown" ? settingsMarkdown() : listSettings();
   if (args[0] == "regions") return regions({args.begin() + 1, args.end()});
+  if (args[0] == "plan") return plan({args.begin() + 1, args.end()});
   if (args[0] == "report") return report({args.begin() + 1, args.end()});
   if (args[0] == "hints") return hints(argc, argv);
   return run(argc, argv);
