@@ -22,6 +22,14 @@ constexpr double kSettledChange = 0.02;
 // longer the split holds, the sparser: one in 16 after 256 settled launches, up to one in
 // kSampleEveryMax.
 constexpr uint64_t kSettledLaunches = 8;
+// Concurrency of devices (observeConcurrency): sub-kernels shorter than this tell nothing (the
+// devices' clocks are mapped onto the host's with microseconds of error); below this average
+// overlap, after this many samples, two devices count as taking turns; one launch in this many
+// is split anyway, to measure again.
+constexpr double kConcurrencyMinNs = 50'000;
+constexpr double kSerializedOverlap = 0.3;
+constexpr unsigned kConcurrencySamples = 3;
+constexpr uint64_t kConcurrencyRecheck = 256;
 // A launch that cannot be split moves to another device only when that is predicted this much
 // faster, its inputs' moves included (wholeLaunchDevice).
 constexpr double kWholeDeviceMargin = 0.25;
@@ -57,6 +65,14 @@ DynamicPartitioner::DynamicPartitioner(std::vector<DeviceInfo> devices, Strategy
       n_(unsigned(devices_.size())), sequence_(options_.maxSequenceLength), transfers_(devices_) {
   for (const auto& d : devices_)
     launchLatency_.emplace_back(priorLaunchLatencyNs(d), /*trusted=*/d.launchLatencyNs > 0);
+  concurrency_.assign(n_, std::vector<Concurrency>(n_));
+  for (unsigned a = 0; a < n_ && options_.detectTakingTurns; ++a)
+    for (unsigned b = 0; b < n_; ++b) {
+      const auto &x = devices_[a], &y = devices_[b];
+      if (a != b && ((x.realDevice >= 0 && x.realDevice == y.realDevice) ||
+                     (x.isCpu && y.isCpu && x.platform == y.platform)))
+        concurrency_[a][b] = {0.0, kConcurrencySamples}; // one piece of hardware: assumed to take turns
+    }
   if (spec_.kind == StrategyKind::AdaptiveComm) {
     solver_ = std::make_unique<SolverThread>();
     solver_->run([this] { lp_ = std::make_unique<SequenceLp>(); });
@@ -287,6 +303,7 @@ LaunchPlan DynamicPartitioner::plan(const LaunchRequest& request) {
     groups[wholeLaunchDevice(k, request.groups, rec)] = request.groups;
   } else {
     groups = ratiosToGroups(decide(request, k, rec.position), request.groups);
+    dropSerialized(groups, ks);
     maybeProbe(ks, k, groups);
   }
   noteGroups(ks, groups, request.groups);
@@ -393,6 +410,9 @@ void DynamicPartitioner::maybeProbe(KernelState& ks, uint32_t kernel, std::vecto
   for (unsigned d = 0; d < n_; ++d) {
     if (groups[d] != 0 || ks.launches < ks.nextProbe[d]) continue;
     if (shareNs(kernel, d, 1) > kProbeShare * ks.spentNs) continue; // not yet
+    // A device that takes turns with the one running the launch could never take work off it.
+    if (const auto& c = concurrency_[donor][d]; c.samples >= kConcurrencySamples && c.overlap < kSerializedOverlap)
+      continue;
     ks.nextProbe[d] = std::max(ks.launches * kProbeBackoff, ks.launches + kFirstProbe);
     groups[d] = 1;
     --groups[donor];
@@ -689,7 +709,7 @@ void DynamicPartitioner::quiesce() {
 // --- Measurements ---------------------------------------------------------------------------
 
 void DynamicPartitioner::reportKernelTime(uint64_t launchId, unsigned device, uint64_t groups,
-                                          uint64_t nanoseconds) {
+                                          uint64_t nanoseconds, uint64_t startNs, uint64_t endNs) {
   std::lock_guard lock(mutex_);
   LaunchRecord* rec = find(launchId);
   if (!rec || device >= n_ || rec->measuredNs[device] >= 0) {
@@ -717,6 +737,10 @@ void DynamicPartitioner::reportKernelTime(uint64_t launchId, unsigned device, ui
   auto obs = ks.devices[device].observe(g, offset, ns, options_.smoothing, floorGroups(rec->otherGroups, device));
   if (obs.interceptValid) launchLatency_[device].observeIntercept(rec->kernel, obs.interceptNs);
   rec->measuredNs[device] = ns;
+  if (startNs && endNs >= startNs) {
+    if (rec->spans.size() < n_) rec->spans.assign(n_, {0, 0});
+    rec->spans[device] = {startNs, endNs};
+  }
   ++rec->reported;
 
   // No volume reported (so far) for this launch and device is a measurement of zero bytes; a
@@ -736,7 +760,43 @@ void DynamicPartitioner::reportKernelTime(uint64_t launchId, unsigned device, ui
   if (rec->reported >= rec->expected) onLaunchMeasured(launchId, *rec);
 }
 
+void DynamicPartitioner::observeConcurrency(const LaunchRecord& rec) {
+  if (!options_.detectTakingTurns || rec.expected < 2 || rec.spans.size() < n_) return;
+  for (unsigned a = 0; a < n_; ++a)
+    for (unsigned b = a + 1; b < n_; ++b) {
+      const auto [sa, ea] = rec.spans[a];
+      const auto [sb, eb] = rec.spans[b];
+      if (!rec.groups[a] || !rec.groups[b] || !ea || !eb) continue;
+      const double da = double(ea - sa), db = double(eb - sb), shorter = std::min(da, db);
+      // Clocks of two devices are mapped onto the host's with microseconds of error: only
+      // sub-kernels long enough to tell count.
+      if (shorter < kConcurrencyMinNs) continue;
+      const double span = double(std::max(ea, eb) - std::min(sa, sb));
+      const double overlap = std::clamp((da + db - span) / shorter, 0.0, 1.0);
+      auto& c = concurrency_[a][b];
+      c.overlap = c.samples ? 0.75 * c.overlap + 0.25 * overlap : overlap;
+      ++c.samples;
+      concurrency_[b][a] = c;
+    }
+}
+
+void DynamicPartitioner::dropSerialized(std::vector<uint64_t>& groups, KernelState& ks) {
+  if (std::count_if(groups.begin(), groups.end(), [](uint64_t g) { return g > 0; }) < 2) return;
+  // Now and then a kernel is split anyway, so that what the devices do is measured again.
+  if (ks.launches % kConcurrencyRecheck == kConcurrencyRecheck - 1) return;
+  const unsigned main = unsigned(std::max_element(groups.begin(), groups.end()) - groups.begin());
+  for (unsigned d = 0; d < n_; ++d) {
+    if (d == main || !groups[d]) continue;
+    const auto& c = concurrency_[main][d];
+    if (c.samples >= kConcurrencySamples && c.overlap < kSerializedOverlap) {
+      groups[main] += groups[d];
+      groups[d] = 0;
+    }
+  }
+}
+
 void DynamicPartitioner::onLaunchMeasured(uint64_t id, LaunchRecord& rec) {
+  observeConcurrency(rec);
   if (spec_.kind == StrategyKind::Adaptive || spec_.kind == StrategyKind::AdaptiveComm) {
     auto& ks = kernels_[rec.kernel];
     KernelCosts costs = kernelCosts(rec.kernel, rec.totalGroups);

@@ -42,8 +42,8 @@ public:
     return n_ > 1 && spec_.kind != StrategyKind::Single && spec_.kind != StrategyKind::Static &&
            spec_.kind != StrategyKind::Uniform;
   }
-  void reportKernelTime(uint64_t launchId, unsigned device, uint64_t groups,
-                        uint64_t nanoseconds) override;
+  void reportKernelTime(uint64_t launchId, unsigned device, uint64_t groups, uint64_t nanoseconds,
+                        uint64_t startNs = 0, uint64_t endNs = 0) override;
   void reportTransfer(unsigned device, Direction direction, uint64_t bytes,
                       uint64_t nanoseconds) override;
   void reportDependencyVolume(uint64_t launchId, unsigned device, uint64_t producerLaunchId,
@@ -99,6 +99,7 @@ private:
     std::vector<double> ratios;
     std::vector<Producer> producers;
     std::vector<double> measuredNs;   // -1 until reported
+    std::vector<std::pair<uint64_t, uint64_t>> spans; // per device: host-clock start, end (0: unknown)
     unsigned expected = 0, reported = 0;
   };
   struct IterationRecord {
@@ -171,6 +172,11 @@ private:
   // `live`: planned now (not retro-assigned when the sequence was found).
   void attachToSequence(LaunchRecord& record, bool live);
   void onLaunchMeasured(uint64_t id, LaunchRecord& record);
+  // How much the sub-kernels of a measured split launch overlapped (Concurrency below).
+  void observeConcurrency(const LaunchRecord& record);
+  // `groups` without the devices that take turns with the device given the most (they would
+  // only add their time to its), unless this launch re-checks that (kConcurrencyRecheck).
+  void dropSerialized(std::vector<uint64_t>& groups, KernelState& kernel);
   void onIterationMeasured();
   CostModel buildCostModel() const;
   void solveSequence(bool force);
@@ -212,6 +218,14 @@ private:
   std::unique_ptr<SequenceLp> lp_;
   TransferModel transfers_;
   std::vector<LaunchLatency> launchLatency_;
+  // Per pair of devices: how far their sub-kernels of one launch ran at once, 1 fully (the sum of
+  // their times minus the launch's span, over the shorter time), 0 one after the other; an
+  // average over split launches whose shorter sub-kernel took long enough to tell.
+  struct Concurrency {
+    double overlap = 1.0;
+    unsigned samples = 0;
+  };
+  std::vector<std::vector<Concurrency>> concurrency_;
   uint64_t modelVersion_ = 0; // bumped whenever a kernel time or latency model changes
   // itemNs() per device for modelVersion_ (-1: not computed): it walks every kernel, and the
   // per-launch plan asks for it for each device that has no measurement of the kernel.

@@ -25,6 +25,12 @@ struct DeviceInfo {
   // about as long as one with that many, so a share below it saves that device no time.
   // 0: unknown (time taken as proportional to the groups).
   uint64_t concurrentGroups = 0;
+  // The real device (a device selected twice has two entries with the same one): with another
+  // entry of the same real device, or as a CPU with another CPU of the same platform (one CPU:
+  // PoCL's pthread devices share one pool of threads), it is assumed to take turns rather than
+  // run at the same time, until split launches measure otherwise. -1: unknown.
+  int realDevice = -1;
+  bool isCpu = false;
 };
 
 enum class StrategyKind { Single, Uniform, Static, Adaptive, AdaptiveComm };
@@ -84,6 +90,10 @@ enum class Direction { HostToDevice, DeviceToHost, DeviceToDevice };
 
 // Tuning knobs with measured-or-conservative defaults; the runtime may override them.
 struct PartitionerOptions {
+  // Whether devices that take turns rather than run at the same time (one piece of hardware,
+  // or measured so: DeviceInfo::realDevice) stop sharing launches. Off: every pair counts as
+  // concurrent (tests of the balancing on devices that share one CPU).
+  bool detectTakingTurns = true;
   // Host-side serial cost of one extra sub-launch (region instantiation, enqueue, events), in ns.
   double hostOverheadPerSubLaunchNs = 5000;
   // Change the plan only when the model predicts at least this relative gain, or
@@ -122,8 +132,11 @@ public:
   // Measurements, reported when the real events complete (possibly long after plan(), in any
   // order, from any thread). Kernel time: preferably from submission to end of the sub-kernel,
   // so that the per-launch fixed cost is part of it. Unknown launch ids are ignored.
-  virtual void reportKernelTime(uint64_t launchId, unsigned device, uint64_t groups,
-                                uint64_t nanoseconds) = 0;
+  // `startNs`/`endNs` (host clock, 0: unknown): when the sub-kernel ran; the sub-kernels of one
+  // split launch tell whether their devices really run at once (devices sharing their hardware
+  // take turns: two of PoCL's pthread devices, one GPU selected twice under a heavy kernel).
+  virtual void reportKernelTime(uint64_t launchId, unsigned device, uint64_t groups, uint64_t nanoseconds,
+                                uint64_t startNs = 0, uint64_t endNs = 0) = 0;
   virtual void reportTransfer(unsigned device, Direction direction, uint64_t bytes,
                               uint64_t nanoseconds) = 0;
   // Bytes moved to `device` before launch `launchId` that were produced by `producerLaunchId`.

@@ -19,6 +19,12 @@ std::string DynamicPartitioner::reportJson() const {
     j.key("platform").value(devices_[d].platform);
     j.key("concurrentGroups").value(devices_[d].concurrentGroups);
     j.key("launchLatencyNs").value(latency(d));
+    // How far this device's sub-kernels ran at the same time as each other device's (1: fully,
+    // 0: taking turns; -1: not measured).
+    j.key("concurrency").beginArray();
+    for (unsigned o = 0; o < n_; ++o)
+      j.value(o == d || !concurrency_[d][o].samples ? -1.0 : concurrency_[d][o].overlap);
+    j.endArray();
     j.endObject();
   }
   j.endArray();

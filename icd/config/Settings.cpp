@@ -91,6 +91,11 @@ const std::vector<SettingSpec>& settingSpecs() {
        "Testing only: copy between devices of one platform through host memory even when they "
        "share it (as between discrete GPUs), so CPU-only test machines exercise that path.",
        "1"},
+      {"CLSPLIT_TEST_CONCURRENT_DEVICES", "",
+       "Testing only: the adaptive strategies treat every pair of devices as running at the same "
+       "time (no assumption or measurement that they take turns), so the balancing can be tested "
+       "on devices that share one CPU.",
+       "1"},
       {"CLSPLIT_TEST_FAULTS", "",
        "Testing only: make real enqueue calls fail on a device (CALL@DEVICE:N fails the N-th, "
        "CALL@DEVICE:N+ that one and all later ones; CALL: clEnqueueNDRangeKernel, "

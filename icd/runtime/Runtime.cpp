@@ -111,10 +111,13 @@ partition::Partitioner& Runtime::partitioner() {
       info.simulator = everyType;
       // A compute unit runs at least one work-group at a time (GPUs run several: a lower bound).
       info.concurrentGroups = s.device->computeUnits;
+      info.realDevice = static_cast<int>(s.device->index);
+      info.isCpu = (s.device->type & CL_DEVICE_TYPE_CPU) && !everyType;
       devices.push_back(info);
     }
     partition::PartitionerOptions options;
     options.asyncSolve = true; // kernels of a few microseconds must not wait for an LP solve
+    options.detectTakingTurns = settings_->value("CLSPLIT_TEST_CONCURRENT_DEVICES").empty();
     partitioner_ = partition::makePartitioner(std::move(devices), strategy_, options);
     const std::string& profile = settings_->value("CLSPLIT_PROFILE");
     if (!profile.empty()) {
@@ -172,8 +175,13 @@ void Runtime::recordLaunch(uint64_t launchId, bool measured,
   // Device times are read as each command completes (from the vendor's callback): nothing is
   // kept waiting for a later launch, and nothing is left to read at exit.
   for (const auto& [slot, fence] : subKernels)
-    measureWhenDone(fence, [&p, launchId, slot = slot, groups = groupsPerSlot[slot]](uint64_t ns) {
-      p.reportKernelTime(launchId, slot, groups, ns);
+    fence->onComplete([fence = fence, &p, launchId, slot = slot, groups = groupsPerSlot[slot]](cl_int status) {
+      auto* real = dynamic_cast<device::RealEventFence*>(fence.get());
+      const uint64_t ns = real && status == CL_COMPLETE ? real->durationNs() : 0;
+      if (!ns) return;
+      uint64_t start = UINT64_MAX, end = 0; // on the host clock: whether the devices ran at once
+      if (!real->profile(start, end)) start = end = 0;
+      p.reportKernelTime(launchId, slot, groups, ns, start, end);
     });
   for (const auto& t : transfers) {
     auto direction = t.kind == buffer::TransferKind::HostToDevice   ? partition::Direction::HostToDevice

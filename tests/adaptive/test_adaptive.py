@@ -36,10 +36,14 @@ def run(command, env, what):
     return p
 
 
-def through_clsplit(command, strategy, real_vendors, pocl_devices, report, what):
+def through_clsplit(command, strategy, real_vendors, pocl_devices, report, what, concurrent=True):
+    """`concurrent`: PoCL's two pthread devices share one CPU and take turns, which the adaptive
+    strategies notice (they then stop splitting); the balancing tests treat them as concurrent."""
     env = dict(BASE, POCL_DEVICES=pocl_devices, POCL_MAX_PTHREAD_COUNT="1", OCL_ICD_VENDORS=str(BUILD / "vendors"),
                CLSPLIT_VENDORS=str(real_vendors), CLSPLIT_DEVICES="all", CLSPLIT_STRATEGY=strategy,
                CLSPLIT_REPORT=str(report))
+    if concurrent:
+        env["CLSPLIT_TEST_CONCURRENT_DEVICES"] = "1"
     return run(command, env, what)
 
 
@@ -81,6 +85,21 @@ def test_equal_devices_share_evenly():
     share = mean_share(late, 0)
     # Equal devices on a machine shared with other jobs: even within a wide margin.
     check(0.3 <= share <= 0.7, f"device 0 gets {share:.2f} of two equal devices' work: {late}")
+
+
+def test_devices_taking_turns_are_not_split():
+    """Two of PoCL's pthread devices share one pool of threads: splitting between them only adds
+    costs. Without being told otherwise, adaptive-comm runs each kernel on one of them, and the
+    report says they take turns."""
+    report = TMP / "turns.json"
+    p = through_clsplit([BUILD / "bench" / "bin" / "gemm", "--size", "256", "--iters", "30"], "adaptive-comm",
+                        vendors(POCL), "pthread pthread", report, "gemm on two PoCL devices", concurrent=False)
+    check("verified=1" in p.stdout, p.stdout)
+    devices = json.loads(report.read_text())["partitioner"]["devices"]
+    check(devices[0]["concurrency"][1] == 0 and devices[1]["concurrency"][0] == 0,
+          f"the two devices should be taken to take turns: {devices}")
+    late = history(report, "gemm")[-8:]
+    check(all(max(e) == 1.0 for e in late), f"gemm still split between devices that take turns: {late}")
 
 
 def test_split_follows_moving_load():

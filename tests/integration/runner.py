@@ -70,6 +70,12 @@ EXTRA_ENVIRONMENT = {
     # versions pinned from a pool small enough that it evicts and falls back to pageable memory.
     "d2-staging-static-3-7": {"CLSPLIT_TEST_FORCE_STAGING": "1", "CLSPLIT_PINNED_MB": "2"},
 }
+# PoCL's pthread devices take turns (one pool of threads), and the adaptive strategies therefore
+# leave them whole; these tests are about correct results, so their adaptive configurations
+# split anyway, as they would between devices that run at once.
+for _name, (_, _, _strategy, _) in CONFIGS.items():
+    if _strategy in ("adaptive", "adaptive-comm"):
+        EXTRA_ENVIRONMENT.setdefault(_name, {})["CLSPLIT_TEST_CONCURRENT_DEVICES"] = "1"
 # What stderr must say in some configurations (a misconfiguration is explained, not fatal), and
 # the strategy the run report then names (the one in effect).
 EXPECTED_LOG = {

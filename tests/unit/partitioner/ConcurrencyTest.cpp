@@ -144,3 +144,34 @@ TEST_CASE("a launch that cannot be split stays where its inputs are, and does no
   }
   for (const auto& [producer, consumer] : placed) CHECK(consumer == producer);
 }
+
+TEST_CASE("devices whose sub-kernels take turns stop sharing launches; devices that overlap keep on") {
+  for (bool takeTurns : {true, false}) {
+    std::vector<DeviceInfo> devices(2);
+    devices[0].name = devices[1].name = "cpu half";
+    auto p = makePartitioner(devices, StrategySpec{});
+    uint64_t clock = 1'000'000'000;
+    std::vector<uint64_t> split;
+    for (int i = 0; i < 20; ++i) {
+      LaunchRequest req;
+      req.kernel = "k:stencil";
+      req.groups = 1000;
+      auto plan = p->plan(req);
+      // Each device's share takes 1 us per group; taking turns, the second starts when the
+      // first ends (the launch takes as long as the two shares together).
+      uint64_t start = clock;
+      for (unsigned d = 0; d < 2; ++d) {
+        if (!plan.groups[d]) continue;
+        const uint64_t ns = plan.groups[d] * 1'000;
+        p->reportKernelTime(plan.launchId, d, plan.groups[d], ns, start, start + ns);
+        if (takeTurns) start += ns;
+      }
+      clock += 10'000'000;
+      split.push_back(std::min(plan.groups[0], plan.groups[1]));
+    }
+    INFO((takeTurns ? "taking turns" : "overlapping"));
+    CHECK(*std::max_element(split.begin(), split.begin() + 6) > 0); // equal devices: split early on
+    if (takeTurns) CHECK(split.back() == 0u);  // then one device runs it whole
+    else CHECK(split.back() > 400u);           // still about even
+  }
+}
