@@ -8,8 +8,10 @@ number of launches.
   clsplit us = the same through clsplit
   ratio      = direct us / clsplit us (1.00: clsplit costs nothing; 0.95: 5 % slower than direct)
   own us     = clsplit's own host time per clEnqueueNDRangeKernel call (the run report's host_time,
-               total minus the time inside vendor calls, per call; with CLSPLIT_REPORT_TIMING=0),
-               median over the repeats; host us = all of that call's host time
+               total minus the time inside vendor calls, per call), from the configuration's
+               report run (CLSPLIT_REPORT_TIMING=0; its time is not used, the timed runs write no
+               report); it includes the report's own bookkeeping; host us = all of that call's
+               host time
   flat       = own us at the largest count / own us at the smallest, per (workload, size,
                configuration), shown on the largest count's row (target <= 1.10)
 

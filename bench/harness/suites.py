@@ -9,6 +9,7 @@ device and through clsplit with every strategy (see run.py). Sizes are chosen pe
           (full-gpus and full-hetero are its two halves).
 - launch-cost, gpu1-launch-cost: the launch patterns of bench/workloads/launches at 10^3, 10^4 and
           10^5 launches, clsplit's own host time per launch from an untimed report on every run.
+- gpu1-twice: the split path on a one-GPU machine, the GPU selected twice (device set gpu-twice).
 """
 
 from __future__ import annotations
@@ -73,9 +74,10 @@ class Suite:
     env: dict[str, str] = field(default_factory=dict)
     # clsplit strategies when --strategies is not given (None: all of run.py's STRATEGIES).
     strategies: tuple[str, ...] | None = None
-    # Every measured clsplit run writes a run report with CLSPLIT_REPORT_TIMING=0, so each record
-    # carries clsplit's own host time per launch as an ordinary run pays it, and there is no
-    # separate (fully timed) report run: at 10^5 launches that would cost more than the runs.
+    # The report run of each clsplit configuration sets CLSPLIT_REPORT_TIMING=0 (and no per-launch
+    # records), so its report has clsplit's own host time per launch as an ordinary run pays it
+    # rather than a fully timed run's (at 10^5 launches that would cost more than the runs). The
+    # timed runs write no report: its bookkeeping costs a launch of a few microseconds ~25 %.
     host_time_reports: bool = False
 
 

@@ -159,33 +159,50 @@ void jacobi1d(std::vector<float> &a, std::vector<float> &b, long iterations) {
   }
 }
 
+// The 1-D grid of `tiny` and `markers`: two buffers on the device, the stencil and copy kernels
+// bound to them, and the host's copy the reference advances.
+struct Grid1d {
+  Grid1d(Session &session, const Program &program, size_t points, unsigned seed)
+      : n(points), a(points), stencil(session.createKernel(program, "stencil1d")),
+        copy(session.createKernel(program, "copy1d")),
+        bufA(session.createBuffer(CL_MEM_READ_WRITE, n * sizeof(float))),
+        bufB(session.createBuffer(CL_MEM_READ_WRITE, n * sizeof(float))) {
+    fillUniform(a, seed);
+    b = a;
+    session.write(bufA, a);
+    session.write(bufB, b);
+    setArgs(stencil, bufA, bufB, static_cast<cl_int>(n));
+    setArgs(copy, bufA, bufB, static_cast<cl_int>(n));
+    session.finish();
+  }
+
+  // Reads the device's grid and compares it with `iterations` steps of the reference.
+  void verify(Session &session, long iterations, ToleranceCheck &check) {
+    std::vector<float> result(n);
+    session.read(bufA, result);
+    jacobi1d(a, b, iterations);
+    for (size_t i = 0; i < n; ++i) check.compare(i, result[i], a[i], 1e-5);
+  }
+
+  size_t n;
+  std::vector<float> a, b;
+  Kernel stencil, copy;
+  Buffer bufA, bufB;
+};
+
 long runTiny(Session &session, const Program &program, long size, long launches,
              ToleranceCheck &verify, double &seconds) {
-  const size_t n = static_cast<size_t>(size);
-  std::vector<float> a(n);
-  fillUniform(a, 3);
-  std::vector<float> b = a;
-  Kernel stencil = session.createKernel(program, "stencil1d");
-  Kernel copy = session.createKernel(program, "copy1d");
-  Buffer bufA = session.createBuffer(CL_MEM_READ_WRITE, n * sizeof(float));
-  Buffer bufB = session.createBuffer(CL_MEM_READ_WRITE, n * sizeof(float));
-  session.write(bufA, a);
-  session.write(bufB, b);
-  setArgs(stencil, bufA, bufB, static_cast<cl_int>(n));
-  setArgs(copy, bufA, bufB, static_cast<cl_int>(n));
-  session.finish();
+  Grid1d grid(session, program, static_cast<size_t>(size), 3);
+  const size_t n = grid.n;
   const long iterations = std::max(1L, launches / 2);
   Stopwatch timed;
   for (long t = 0; t < iterations; ++t) {
-    enqueue(session, stencil, 1, nullptr, &n, nullptr);
-    enqueue(session, copy, 1, nullptr, &n, nullptr);
+    enqueue(session, grid.stencil, 1, nullptr, &n, nullptr);
+    enqueue(session, grid.copy, 1, nullptr, &n, nullptr);
   }
   session.finish();
   seconds = timed.seconds();
-  std::vector<float> result(n);
-  session.read(bufA, result);
-  jacobi1d(a, b, iterations);
-  for (size_t i = 0; i < n; ++i) verify.compare(i, result[i], a[i], 1e-5);
+  grid.verify(session, iterations, verify);
   return 2 * iterations;
 }
 
@@ -234,33 +251,22 @@ long runAlternate(Session &session, const Program &program, long size, long laun
 
 long runMarkers(Session &session, const Program &program, long size, long launches,
                 ToleranceCheck &verify, double &seconds) {
-  const size_t n = static_cast<size_t>(size);
-  std::vector<float> a(n);
-  fillUniform(a, 9);
-  std::vector<float> b = a;
+  Grid1d grid(session, program, static_cast<size_t>(size), 9);
+  const size_t n = grid.n;
   cl_int status = CL_SUCCESS;
   Queue second(clCreateCommandQueue(session.context(), session.device(), 0, &status));
   check(status, "clCreateCommandQueue");
-  Kernel stencil = session.createKernel(program, "stencil1d");
-  Kernel copy = session.createKernel(program, "copy1d");
-  Buffer bufA = session.createBuffer(CL_MEM_READ_WRITE, n * sizeof(float));
-  Buffer bufB = session.createBuffer(CL_MEM_READ_WRITE, n * sizeof(float));
-  session.write(bufA, a);
-  session.write(bufB, b);
-  setArgs(stencil, bufA, bufB, static_cast<cl_int>(n));
-  setArgs(copy, bufA, bufB, static_cast<cl_int>(n));
-  session.finish();
   const long rounds = std::max(1L, launches / 2);
   Stopwatch timed;
   cl_event previous = nullptr;
   for (long t = 0; t < rounds; ++t) {
     cl_event stencilDone = nullptr, copyDone = nullptr;
-    enqueue(session, stencil, 1, nullptr, &n, nullptr, session.queue(), previous ? 1 : 0,
+    enqueue(session, grid.stencil, 1, nullptr, &n, nullptr, session.queue(), previous ? 1 : 0,
             previous ? &previous : nullptr);
     check(clEnqueueMarkerWithWaitList(session.queue(), 0, nullptr, &stencilDone),
           "clEnqueueMarkerWithWaitList");
     if (previous) clReleaseEvent(previous);
-    enqueue(session, copy, 1, nullptr, &n, nullptr, second.get(), 1, &stencilDone);
+    enqueue(session, grid.copy, 1, nullptr, &n, nullptr, second.get(), 1, &stencilDone);
     check(clEnqueueMarkerWithWaitList(second.get(), 0, nullptr, &copyDone),
           "clEnqueueMarkerWithWaitList");
     clReleaseEvent(stencilDone);
@@ -270,10 +276,7 @@ long runMarkers(Session &session, const Program &program, long size, long launch
   clReleaseEvent(previous);
   seconds = timed.seconds();
   check(clFinish(second.get()), "clFinish");
-  std::vector<float> result(n);
-  session.read(bufA, result);
-  jacobi1d(a, b, rounds);
-  for (size_t i = 0; i < n; ++i) verify.compare(i, result[i], a[i], 1e-5);
+  grid.verify(session, rounds, verify);
   return 2 * rounds;
 }
 

@@ -315,9 +315,10 @@ class FakeClsplitTest(unittest.TestCase):
             self.assertTrue(all(r["status"] == "ok" for r in records))
 
     def test_host_time_reports(self):
-        """launch-cost: every measured clsplit run asks for an untimed report (CLSPLIT_REPORT_TIMING=0),
-        there is no separate report run, `default` leaves CLSPLIT_STRATEGY unset and is kept on one
-        device, and each count of a pattern is its own point."""
+        """launch-cost: the timed clsplit runs write no report; one report run per configuration asks
+        for an untimed report (CLSPLIT_REPORT_TIMING=0, no per-launch records), `default` leaves
+        CLSPLIT_STRATEGY unset and is kept on one device, and each count of a pattern is its own
+        point."""
         with tempfile.TemporaryDirectory() as tmp:
             fake, _ = self.fake_build(tmp)
             out = Path(tmp) / "out"
@@ -330,15 +331,20 @@ class FakeClsplitTest(unittest.TestCase):
                                   env=env, capture_output=True, text=True, timeout=600)
             self.assertEqual(done.returncode, 0, done.stdout + done.stderr)
             records = [json.loads(line) for line in (out / "runs.jsonl").read_text().splitlines()]
-            self.assertFalse([r for r in records if r.get("report_run")])
-            clsplit_runs = [r for r in records if r["kind"] == "clsplit"]
+            report_runs = [r for r in records if r.get("report_run")]
+            clsplit_runs = [r for r in records if r["kind"] == "clsplit" and not r.get("report_run")]
             self.assertEqual(sorted({r["config"] for r in clsplit_runs}),
                              ["clsplit[0,1]:default", "clsplit[0,1]:single", "clsplit[1]:default", "clsplit[1]:single"])
             self.assertEqual(len(clsplit_runs), 4 * 3)  # every configuration at 10^3, 10^4, 10^5
+            self.assertEqual(len(report_runs), 4 * 3)   # and one report run each
             for r in clsplit_runs:
-                self.assertEqual(r["env"]["CLSPLIT_REPORT_TIMING"], "0")
-                self.assertIn("CLSPLIT_REPORT", r["env"])
+                self.assertNotIn("CLSPLIT_REPORT", r["env"])
+                self.assertNotIn("CLSPLIT_REPORT_TIMING", r["env"])
                 self.assertEqual("CLSPLIT_STRATEGY" in r["env"], r["strategy"] != "default")
+            for r in report_runs:
+                self.assertEqual(r["env"]["CLSPLIT_REPORT_TIMING"], "0")
+                self.assertEqual(r["env"]["CLSPLIT_REPORT_LAUNCHES"], "0")
+                self.assertIn("CLSPLIT_REPORT", r["env"])
                 self.assertEqual(r["note"], "no clsplit report written")  # the stand-in writes none
             self.assertEqual({(r["iters"], r["result"]["launches"]) for r in records},
                              {(1000, "1000"), (10000, "10000"), (100000, "100000")})
@@ -354,8 +360,8 @@ class FakeClsplitTest(unittest.TestCase):
                      and (Path(BUILD) / "bin" / "clsplit").is_file(),
                      "set BENCH_BUILD to a build directory with clsplit and the workloads built")
 class LaunchCostRunTest(unittest.TestCase):
-    """One pattern of the launch-cost suite through the real clsplit: every run verifies and every
-    clsplit record carries clsplit's own host time per launch from its untimed report."""
+    """One pattern of the launch-cost suite through the real clsplit: every run verifies, and each
+    configuration's report run carries clsplit's own host time per launch from its untimed report."""
 
     def test_alternate_through_clsplit(self):
         with tempfile.TemporaryDirectory() as tmp:
@@ -368,13 +374,17 @@ class LaunchCostRunTest(unittest.TestCase):
             self.assertEqual(done.returncode, 0, done.stdout + done.stderr)
             records = [json.loads(line) for line in (out / "runs.jsonl").read_text().splitlines()]
             clsplit_runs = [r for r in records if r["kind"] == "clsplit"]
-            self.assertEqual(len(clsplit_runs), 3)
+            self.assertEqual(len(clsplit_runs), 6)  # a timed run and a report run per count
             for r in clsplit_runs:
                 self.assertEqual(r["status"], "ok")
-                self.assertGreater(r["report"]["launch_own_us"], 0)
+                if r.get("report_run"):
+                    self.assertGreater(r["report"]["launch_own_us"], 0)
+                else:
+                    self.assertNotIn("report", r)
             self.assertEqual(list((out / "reports").iterdir()), [])  # digested, raw reports not kept
             rows = {int(r["iters"]): r for r in csv.DictReader((out / "launch_cost.csv").read_text().splitlines())}
             self.assertEqual(sorted(rows), [1000, 10000, 100000])
+            self.assertTrue(all(float(r["own_us"]) > 0 for r in rows.values()))
             self.assertTrue(rows[100000]["flatness"])
             self.assertFalse(rows[1000]["flatness"])
 

@@ -74,6 +74,13 @@ void arg(cl_kernel k, cl_uint i, const T& v) {
   check(clSetKernelArg(k, i, sizeof(T), &v), "clSetKernelArg", __FILE__, __LINE__);
 }
 
+// Sets arguments 0, 1, ... in order.
+template <class... T>
+void args(cl_kernel k, const T&... v) {
+  cl_uint i = 0;
+  (arg(k, i++, v), ...);
+}
+
 void launch(cl_command_queue q, cl_kernel k, cl_uint dims, const size_t* offset, const size_t* global,
             const size_t* local, cl_uint waits = 0, const cl_event* list = nullptr, cl_event* event = nullptr) {
   check(clEnqueueNDRangeKernel(q, k, dims, offset, global, local, waits, list, event), "clEnqueueNDRangeKernel",
@@ -97,9 +104,7 @@ int main() {
     auto grid = pattern(static_cast<size_t>(nx) * ny * nz, 1);
     cl_mem g = buffer(env, grid);
     cl_kernel k = createKernel(program, "plane");
-    arg(k, 0, g);
-    arg(k, 1, nx);
-    arg(k, 2, ny);
+    args(k, g, nx, ny);
     const size_t global[2] = {nx, ny};
     for (int t = 0; t < 600; ++t) {
       arg(k, 3, 1 + t % (nz - 1));
@@ -117,11 +122,9 @@ int main() {
     std::vector<int> pivots(n, 0);
     cl_mem a = buffer(env, a0), piv = buffer(env, pivots), original = buffer(env, a0);
     cl_kernel kp = createKernel(program, "pivot"), ke = createKernel(program, "eliminate");
-    arg(kp, 0, a);
-    arg(kp, 1, piv);
+    args(kp, a, piv);
     arg(kp, 3, n);
-    arg(ke, 0, a);
-    arg(ke, 1, piv);
+    args(ke, a, piv);
     arg(ke, 3, n);
     for (int rep = 0; rep < 2; ++rep) {
       check(clEnqueueCopyBuffer(env.queue, original, a, 0, 0, a0.size() * sizeof(int), 0, nullptr, nullptr),
@@ -149,12 +152,8 @@ int main() {
     auto x = pattern(n, 3), y = x;
     cl_mem a = buffer(env, x), b = buffer(env, y);
     cl_kernel ks = createKernel(program, "stencil"), kc = createKernel(program, "copyBack");
-    arg(ks, 0, a);
-    arg(ks, 1, b);
-    arg(ks, 2, n);
-    arg(kc, 0, a);
-    arg(kc, 1, b);
-    arg(kc, 2, n);
+    args(ks, a, b, n);
+    args(kc, a, b, n);
     const size_t global = n;
     for (int t = 0; t < 1500; ++t) {
       launch(env.queue, ks, 1, nullptr, &global, nullptr);
@@ -174,12 +173,8 @@ int main() {
     auto x = pattern(n, 4), y = pattern(n, 5);
     cl_mem bx = buffer(env, x), by = buffer(env, y);
     cl_kernel kx = createKernel(program, "altX"), ky = createKernel(program, "altY");
-    arg(kx, 0, bx);
-    arg(kx, 1, by);
-    arg(kx, 2, n);
-    arg(ky, 0, by);
-    arg(ky, 1, bx);
-    arg(ky, 2, n);
+    args(kx, bx, by, n);
+    args(ky, by, bx, n);
     const size_t global = n;
     for (int t = 0; t < 800; ++t) {
       launch(env.queue, kx, 1, nullptr, &global, &global);
@@ -204,12 +199,8 @@ int main() {
     check(err, "clCreateCommandQueue", __FILE__, __LINE__);
     cl_mem a = buffer(env, x), b = buffer(env, y);
     cl_kernel ks = createKernel(program, "stencil"), kc = createKernel(program, "copyBack");
-    arg(ks, 0, a);
-    arg(ks, 1, b);
-    arg(ks, 2, n);
-    arg(kc, 0, a);
-    arg(kc, 1, b);
-    arg(kc, 2, n);
+    args(ks, a, b, n);
+    args(kc, a, b, n);
     const size_t global = n;
     cl_event previous = nullptr;
     for (int t = 0; t < 300; ++t) {
@@ -240,9 +231,7 @@ int main() {
     auto x = pattern(n, 7), y = pattern(n, 8);
     cl_mem bx = buffer(env, x), by = buffer(env, y);
     cl_kernel k = createKernel(program, "relax");
-    arg(k, 0, bx);
-    arg(k, 1, by);
-    arg(k, 2, 3);
+    args(k, bx, by, 3);
     const size_t global = n;
     cl_event previous = nullptr;
     for (int t = 0; t < 1000; ++t) {
@@ -265,8 +254,7 @@ int main() {
     auto x = pattern(n, 9), y = pattern(n, 10);
     cl_mem bx = buffer(env, x), by = buffer(env, y);
     cl_kernel k = createKernel(program, "relax");
-    arg(k, 0, bx);
-    arg(k, 1, by);
+    args(k, bx, by);
     const size_t global = n;
     int head[4] = {0, 0, 0, 0};
     int rate = 4;
