@@ -76,6 +76,7 @@ public:
   }
 
   cl_command_queue queue() const { return queue_.get(); }
+  cl_context context() const { return context_; }
 
   // clFlush unless everything enqueued here was flushed already.
   cl_int flush() {
@@ -89,7 +90,8 @@ public:
     return CL_SUCCESS;
   }
 
-  cl_int enqueue(cl_uint waitCount, const cl_event* waitList, bool timed, EnqueueCall call, FenceRef& fence);
+  cl_int enqueue(cl_uint waitCount, const cl_event* waitList, bool timed, bool waitsOnUserEvents, EnqueueCall call,
+                 FenceRef& fence);
 
   // The marker standing for `batch` (enqueued now if it has none yet).
   // Whoever asks waits for it, and may have flushed the queue before the marker existed (an
@@ -168,6 +170,7 @@ public:
   uint64_t positionInQueue() const override { return position_; }
   void flush() override { tail_->flush(); } // its marker, if made, is on the same queue
   cl_int wait() override { return marker()->wait(); }
+  bool commandEventsIn(cl_context context) const override;
   // The marker's times are not the command's: an eventless command has no profile.
 
 private:
@@ -178,14 +181,16 @@ private:
   uint64_t position_;
 };
 
-cl_int QueueTail::enqueue(cl_uint waitCount, const cl_event* waitList, bool timed, EnqueueCall enqueue,
-                          FenceRef& fence) {
+bool EventlessFence::commandEventsIn(cl_context context) const { return context == tail_->context(); }
+
+cl_int QueueTail::enqueue(cl_uint waitCount, const cl_event* waitList, bool timed, bool waitsOnUserEvents,
+                          EnqueueCall enqueue, FenceRef& fence) {
   std::lock_guard lock(mutex_);
   // A marker enqueued later waits for every command before it. Were one of those to wait on
   // another queue, a user event or host work, a marker asked for by what that waits for would
   // never complete: the open batch gets its marker before such a command.
   if (waitCount > 0 && open_) closeWithMarker();
-  const bool evented = timed || !eventlessAllowed.load(std::memory_order_relaxed);
+  const bool evented = timed || waitsOnUserEvents || !eventlessAllowed.load(std::memory_order_relaxed);
   cl_event event = nullptr;
   uint64_t at = hostNowNs();
   cl_int err = enqueue(waitCount, waitList, evented ? &event : nullptr);
@@ -212,7 +217,8 @@ cl_int enqueueCommand(cl_command_queue queue, cl_context context, const WaitList
   // commands would otherwise take the two tails' locks in opposite orders.
   const cl_uint count = waits.size();
   const cl_event* list = waits.data();
-  return QueueTail::of(queue, context)->enqueue(count, list, timed, enqueue, fence);
+  const bool userEvents = count > 0 && waits.waitsOnUserEvents();
+  return QueueTail::of(queue, context)->enqueue(count, list, timed, userEvents, enqueue, fence);
 }
 
 void setEventlessCommands(bool allowed) { eventlessAllowed.store(allowed); }

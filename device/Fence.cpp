@@ -452,9 +452,11 @@ void WaitList::gather() const {
   gathered_ = true;
   held_.clear();
   events_.clear();
+  userEvents_ = false;
   for (const auto& fence : fences_) {
     size_t before = held_.size();
     fence->appendWaitEvents(context_, held_);
+    if (held_.size() > before && !fence->commandEventsIn(context_)) userEvents_ = true;
     // Commands of another queue (one fence per queue here): submitted before this one waits on
     // them, flushed after their events are known (a marker may have been enqueued just now).
     fence->flush();

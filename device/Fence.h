@@ -57,6 +57,11 @@ public:
 
   // A group's parts (never groups themselves), or null for any other fence.
   virtual const std::vector<FenceRef>* groupParts() const { return nullptr; }
+
+  // Whether the events this fence gives a command of `context` to wait on are real commands'
+  // (false: user events clsplit completes - host work, application user events, bridges from
+  // another vendor).
+  virtual bool commandEventsIn(cl_context context) const { return false; }
 };
 
 // A command running on a real queue.
@@ -81,6 +86,7 @@ public:
   void flush() override;
   cl_int wait() override;
   bool profile(uint64_t& start, uint64_t& end) override;
+  bool commandEventsIn(cl_context context) const override { return context == context_; }
   // Device execution time of the command in ns (0 if unknown).
   uint64_t durationNs();
 
@@ -184,6 +190,10 @@ public:
   void add(const std::vector<FenceRef>& fences) { for (auto& f : fences) add(f); }
   cl_uint size() const { gather(); return static_cast<cl_uint>(events_.size()); }
   const cl_event* data() const { gather(); return events_.empty() ? nullptr : events_.data(); }
+  // Whether some of the events are user events (see Fence::commandEventsIn). A command waiting
+  // on one gets an event of its own: PoCL 3.1 and 5 abort (pocl_update_event_failed) when a user
+  // event fails under a command enqueued without an event that another command follows.
+  bool waitsOnUserEvents() const { gather(); return userEvents_; }
   // Fences kept so far (before gathering), for tests: at most one per real queue.
   size_t fenceCount() const { return fences_.size(); }
 
@@ -198,6 +208,7 @@ private:
   mutable std::vector<RealEvent> held_;
   mutable std::vector<cl_event> events_; // the handles of held_, for the enqueue call
   mutable bool gathered_ = false;
+  mutable bool userEvents_ = false;
 };
 
 // Drops the items whose fence has completed from a list that grows with every command, at an

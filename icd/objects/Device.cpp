@@ -224,6 +224,7 @@ Device::Device(const std::vector<const device::RealDevice*>& devices, cl_device_
 
   std::pair<int, int> cVersion{1, 2};
   for (auto* d : devices_) cVersion = std::min(cVersion, openclCVersion(d->openclCVersion));
+  cLanguageVersion_ = cVersion;
   info_[CL_DEVICE_OPENCL_C_VERSION] = InfoValue::string(
       "OpenCL C " + std::to_string(cVersion.first) + "." + std::to_string(cVersion.second) + " ");
 

@@ -29,6 +29,8 @@ public:
   std::vector<size_t> maxWorkItemSizes() const { return maxWorkItemSizes_; }
   cl_uint memBaseAddrAlign() const { return memBaseAddrAlign_; } // bits
   cl_ulong maxMemAllocSize() const { return maxMemAllocSize_; }
+  // CL_DEVICE_OPENCL_C_VERSION as {major, minor}.
+  std::pair<int, int> cLanguageVersion() const { return cLanguageVersion_; }
 
 private:
   std::vector<const device::RealDevice*> devices_;
@@ -38,6 +40,7 @@ private:
   std::vector<size_t> maxWorkItemSizes_;
   cl_uint memBaseAddrAlign_ = 0;
   cl_ulong maxMemAllocSize_ = 0;
+  std::pair<int, int> cLanguageVersion_{1, 2};
 };
 
 // Parses CLSPLIT_DEVICE_TYPE ("gpu", "cpu,gpu" or "cpu|gpu", ...); 0 when empty or invalid.

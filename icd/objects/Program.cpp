@@ -87,10 +87,34 @@ const analysis::KernelAnalysis* Program::kernelAnalysis(const std::string& name)
   return analysis_ ? analysis_->find(name) : nullptr;
 }
 
-void Program::buildOn(unsigned platform, const std::string& source, const std::string& options,
+namespace {
+// A kernel must see the device clsplit reports, not the real one (the conformance suite's
+// kernel_preprocessor_macros checks both): clsplit reports no image support (its API has no
+// image objects), so __IMAGE_SUPPORT__, which a vendor with images predefines, is taken back;
+// it reports OpenCL 1.2, so a vendor's newer __OPENCL_VERSION__ says 1.2.
+// `#line 1` keeps the program's own line numbers in build logs.
+// Without -cl-std a compiler uses "the highest OpenCL C 1.x version the device supports" - the
+// real device's, which may be newer than the one clsplit reports (PoCL 3.1 compiles OpenCL C
+// 3.0 then): the real builds ask for the version clsplit reports.
+std::string asReportedOptions(const std::string& options, const Device& device) {
+  if (options.find("-cl-std=") != std::string::npos) return options;
+  const auto [major, minor] = device.cLanguageVersion();
+  return options + (options.empty() ? "" : " ") + "-cl-std=CL" + std::to_string(major) + "." + std::to_string(minor);
+}
+
+std::string asReportedDevice(const std::string& source) {
+  return "#undef __IMAGE_SUPPORT__\n"
+         "#if defined(__OPENCL_VERSION__) && __OPENCL_VERSION__ > 120\n"
+         "#undef __OPENCL_VERSION__\n#define __OPENCL_VERSION__ 120\n#endif\n"
+         "#line 1\n" + source;
+}
+} // namespace
+
+void Program::buildOn(unsigned platform, const std::string& programSource, const std::string& options,
                       std::string& log, cl_int& status) {
   cl_context ctx = platformContext(*context_, platform);
   auto devices = platformDevices(*context_, platform);
+  const std::string source = asReportedDevice(programSource);
   const char* text = source.c_str();
   size_t length = source.size();
   cl_int err = CL_SUCCESS;
@@ -101,8 +125,9 @@ void Program::buildOn(unsigned platform, const std::string& source, const std::s
     return;
   }
   auto program = device::RealProgram::adopt(real);
+  const std::string realOptions = asReportedOptions(options, context_->device());
   err = call(&cl_icd_dispatch::clBuildProgram, real, static_cast<cl_uint>(devices.size()),
-             devices.data(), options.c_str(),
+             devices.data(), realOptions.c_str(),
              static_cast<void(CL_CALLBACK*)(cl_program, void*)>(nullptr), static_cast<void*>(nullptr));
   status = err;
   const bool ok = err == CL_SUCCESS;
@@ -262,14 +287,16 @@ void Program::compile(const std::string& options,
       headerHandles.push_back(h);
       headerNames.push_back(name.c_str());
     }
-    const char* text = source_.c_str();
-    size_t length = source_.size();
+    const std::string source = asReportedDevice(source_);
+    const char* text = source.c_str();
+    size_t length = source.size();
     cl_int err = CL_SUCCESS;
     cl_program real = call(&cl_icd_dispatch::clCreateProgramWithSource, ctx, 1u, &text, &length, &err);
     device::check(err, "clCreateProgramWithSource");
     auto program = device::RealProgram::adopt(real);
+    const std::string realOptions = asReportedOptions(options, context_->device());
     err = call(&cl_icd_dispatch::clCompileProgram, real, static_cast<cl_uint>(devices.size()),
-               devices.data(), options.c_str(), static_cast<cl_uint>(headerHandles.size()),
+               devices.data(), realOptions.c_str(), static_cast<cl_uint>(headerHandles.size()),
                headerHandles.empty() ? nullptr : headerHandles.data(),
                headerNames.empty() ? nullptr : headerNames.data(),
                static_cast<void(CL_CALLBACK*)(cl_program, void*)>(nullptr), static_cast<void*>(nullptr));

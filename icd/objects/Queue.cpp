@@ -127,21 +127,30 @@ void Queue::noteHostAccess(const void* ptr, size_t size, bool writesHost,
   hostAccesses_.push_back({lo, lo + size, writesHost, fence});
 }
 
-void Queue::flush() {
+std::vector<cl_command_queue> Queue::madeRealQueues() {
+  std::lock_guard lock(mutex_);
   std::vector<cl_command_queue> queues;
-  {
-    std::lock_guard lock(mutex_);
-    for (auto& q : realQueues_)
-      if (q) queues.push_back(q.get());
-  }
-  for (auto q : queues) device::check(device::flushQueue(q), "clFlush");
+  for (auto& q : realQueues_)
+    if (q) queues.push_back(q.get());
+  return queues;
+}
+
+void Queue::flush() {
+  for (auto q : madeRealQueues()) device::check(device::flushQueue(q), "clFlush");
 }
 
 void Queue::finish() {
   flush();
+  cl_int status = CL_COMPLETE;
   {
     runtime::HostSpan span("finish: commands");
-    allRecorded()->wait();
+    status = allRecorded()->wait();
+  }
+  if (status < 0) {
+    // A command terminated by a failed wait list ends at once, before the commands queued
+    // ahead of it on its real queue: only the vendor's clFinish waits for those (PoCL 3.1 ran
+    // them after the program had released their context, and aborted at exit).
+    for (auto q : madeRealQueues()) device::call(&cl_icd_dispatch::clFinish, q);
   }
   std::vector<device::FenceRef> background;
   {

@@ -75,6 +75,8 @@ public:
   cl_int info(cl_command_queue_info param, size_t size, void* value, size_t* sizeRet) const;
 
 private:
+  std::vector<cl_command_queue> madeRealQueues(); // the real queues created so far
+
   std::shared_ptr<Context> context_;
   cl_command_queue_properties properties_;
   std::mutex mutex_;

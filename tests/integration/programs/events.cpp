@@ -51,6 +51,36 @@ cl_ulong profile(cl_event e, cl_profiling_info what) {
   return v;
 }
 
+// A context of its own, with a queue, the program, its kernel and one buffer: after a command is
+// terminated the specification leaves the state of its queue and context to the implementation.
+struct Isolated {
+  Isolated(cl_device_id device, std::vector<int>& init) {
+    cl_int err = CL_SUCCESS;
+    context = clCreateContext(nullptr, 1, &device, nullptr, nullptr, &err);
+    CHECK(err);
+    queue = clCreateCommandQueue(context, device, 0, &err);
+    CHECK(err);
+    const char* src = kSource;
+    program = clCreateProgramWithSource(context, 1, &src, nullptr, &err);
+    CHECK(clBuildProgram(program, 0, nullptr, nullptr, nullptr, nullptr));
+    kernel = clCreateKernel(program, "inc", &err);
+    CHECK(err);
+    buffer = createBuffer(context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, kBytes, init.data());
+  }
+  ~Isolated() {
+    CHECK(clReleaseMemObject(buffer));
+    CHECK(clReleaseKernel(kernel));
+    CHECK(clReleaseProgram(program));
+    CHECK(clReleaseCommandQueue(queue));
+    CHECK(clReleaseContext(context));
+  }
+  cl_context context = nullptr;
+  cl_command_queue queue = nullptr;
+  cl_program program = nullptr;
+  cl_kernel kernel = nullptr;
+  cl_mem buffer = nullptr;
+};
+
 } // namespace
 
 int main() {
@@ -270,38 +300,46 @@ int main() {
     CHECK(clReleaseCommandQueue(second));
   }
 
-  // 7. A failed user event, in a context of its own (after a command is terminated, the
-  //    specification leaves the state of its queue and context to the implementation): the
-  //    command waiting on it reports an error, and waiting on it returns.
+  // 7. A failed user event, in a context of its own: the command waiting on it reports an
+  //    error, and waiting on it returns.
   {
-    cl_int err = CL_SUCCESS;
-    cl_context context = clCreateContext(nullptr, 1, &env.device, nullptr, nullptr, &err);
-    CHECK(err);
-    cl_command_queue queue = clCreateCommandQueue(context, env.device, 0, &err);
-    CHECK(err);
-    const char* src = kSource;
-    cl_program p = clCreateProgramWithSource(context, 1, &src, nullptr, &err);
-    CHECK(clBuildProgram(p, 0, nullptr, nullptr, nullptr, nullptr));
-    cl_kernel k = clCreateKernel(p, "inc", &err);
-    CHECK(err);
-    cl_mem c = createBuffer(context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, kBytes, init.data());
-    cl_event user = clCreateUserEvent(context, nullptr);
+    Isolated own(env.device, init);
+    cl_event user = clCreateUserEvent(own.context, nullptr);
     cl_event run = nullptr;
-    SET_ARG(k, 0, c);
-    SET_ARG(k, 1, 9);
-    CHECK(clEnqueueNDRangeKernel(queue, k, 1, nullptr, &n, nullptr, 1, &user, &run));
-    CHECK(clFlush(queue));
+    SET_ARG(own.kernel, 0, own.buffer);
+    SET_ARG(own.kernel, 1, 9);
+    CHECK(clEnqueueNDRangeKernel(own.queue, own.kernel, 1, nullptr, &n, nullptr, 1, &user, &run));
+    CHECK(clFlush(own.queue));
     CHECK(clSetUserEventStatus(user, -1234));
-    err = clWaitForEvents(1, &run);
+    cl_int err = clWaitForEvents(1, &run);
     expectCode(err, CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST, "waiting on a command whose wait list failed");
     expect(status(run) < 0, "the command's status is negative");
     CHECK(clReleaseEvent(user));
     CHECK(clReleaseEvent(run));
-    CHECK(clReleaseMemObject(c));
-    CHECK(clReleaseKernel(k));
-    CHECK(clReleaseProgram(p));
-    CHECK(clReleaseCommandQueue(queue));
-    CHECK(clReleaseContext(context));
+  }
+
+  // 8. Two launches on one in-order queue, each waiting on a user event that then fails (the
+  //    conformance suite's `userevents`): both report the failure, and clFinish returns. clsplit
+  //    once enqueued such commands on PoCL without events, which aborts PoCL 3.1 and 5
+  //    (pocl_update_event_failed) when the second follows the first.
+  {
+    Isolated own(env.device, init);
+    cl_event user = clCreateUserEvent(own.context, nullptr);
+    cl_event runs[2] = {nullptr, nullptr};
+    SET_ARG(own.kernel, 0, own.buffer);
+    SET_ARG(own.kernel, 1, 5);
+    for (cl_event& run : runs)
+      CHECK(clEnqueueNDRangeKernel(own.queue, own.kernel, 1, nullptr, &n, nullptr, 1, &user, &run));
+    CHECK(clFlush(own.queue));
+    CHECK(clSetUserEventStatus(user, -77));
+    clFinish(own.queue); // its status after a failed command is the implementation's
+    for (cl_event run : runs) {
+      expectCode(clWaitForEvents(1, &run), CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST,
+                 "waiting on a launch whose wait list failed");
+      expect(status(run) < 0, "the launch's status is negative");
+      CHECK(clReleaseEvent(run));
+    }
+    CHECK(clReleaseEvent(user));
   }
 
   CHECK(clReleaseMemObject(a));

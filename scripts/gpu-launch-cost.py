@@ -1,0 +1,148 @@
+#!/usr/bin/env python3
+"""Launch-pattern costs on one GPU (device tool, repository root, .device/ carried and optionally
+.device-old/ with an older libclsplit.so + launcher): every pattern of bench/workloads/launches run
+directly on the GPU and through clsplit with its defaults (the GPU alone), alternating, at each
+launch count; medians of the program's timed region and clsplit's own host time per launch (run
+report, CLSPLIT_REPORT_TIMING=0; the report's bookkeeping is then inside the timed region, for
+the old and the new build alike: compare them with each other here, and with direct runs through
+the harness suite gpu1-launch-cost). Writes a table to stdout and records to $OUT/launch-cost.json.
+
+    python3 scripts/gpu-launch-cost.py [--counts 1000,10000,100000] [--repeat 3] [--budget 420]
+"""
+import argparse
+import json
+import os
+import re
+import statistics
+import subprocess
+import time
+from pathlib import Path
+
+ROOT = Path.cwd()
+NEW = ROOT / ".device"
+OLD = ROOT / ".device-old"
+OUT = Path(os.environ.get("OUT", "/tmp/out"))
+# Sizes where each pattern's kernels take a few microseconds on an H200.
+SIZES = {"plane": 64, "kloop": 64, "tiny": 16384, "alternate": 64, "markers": 16384, "large": 512, "readback": 16384}
+
+
+GPU_INDEX = 0
+
+
+def setup():
+    global GPU_INDEX
+    OUT.mkdir(parents=True, exist_ok=True)
+    real = Path("/tmp/vendors-real")
+    real.mkdir(exist_ok=True)
+    (real / "nvidia.icd").write_text("libnvidia-opencl.so.1\n")
+    for d in (NEW, OLD):
+        if (d / "lib/libclsplit.so").exists():
+            (d / "vendors").mkdir(exist_ok=True)
+            (d / "vendors/clsplit.icd").write_text(f"{d}/lib/libclsplit.so\n")
+    listing = subprocess.run([str(NEW / "bin/clsplit"), "--list-devices", "--json"], capture_output=True, text=True,
+                             env=env_for("new")).stdout
+    GPU_INDEX = next(d["index"] for d in json.loads(listing) if d["type"] == "GPU")
+
+
+def env_for(kind):
+    e = dict(os.environ)
+    e["LD_LIBRARY_PATH"] = f"{NEW}/lib:" + e.get("LD_LIBRARY_PATH", "")
+    e["CLSPLIT_VENDORS"] = "/tmp/vendors-real"
+    for k in ("CLSPLIT_REPORT", "CLSPLIT_TRACE", "CLSPLIT_SUMMARY"):
+        e.pop(k, None)
+    if kind == "direct":
+        e["OCL_ICD_FILENAMES"] = "libnvidia-opencl.so.1"  # the GPU's vendor alone
+    return e
+
+
+def run(kind, pattern, count, report=None):
+    program = [str(NEW / "bench/launches"), "--pattern", pattern, "--iters", str(count), "--size", str(SIZES[pattern])]
+    e = env_for(kind)
+    if kind == "direct":
+        cmd = program
+    else:
+        base = OLD if kind == "old" else NEW
+        cmd = [str(base / "bin/clsplit"), "--"] + program
+        if kind == "twice":  # the split path on one GPU: the GPU selected twice, split evenly
+            gpu = GPU_INDEX
+            e["CLSPLIT_DEVICES"] = f"{gpu},{gpu}"
+            e["CLSPLIT_STRATEGY"] = "uniform"
+        if report:
+            e["CLSPLIT_REPORT"] = report
+            e["CLSPLIT_REPORT_TIMING"] = "0"
+    t = time.monotonic()
+    p = subprocess.run(cmd, capture_output=True, text=True, env=e, timeout=300)
+    wall = time.monotonic() - t
+    m = re.search(r" seconds=([0-9.e+-]+) .*verified=(\d)", p.stdout)
+    own = None
+    if report and Path(report).exists():
+        try:
+            r = json.loads(Path(report).read_text())
+            for h in r.get("host_time", []):
+                if h["entry"] == "clEnqueueNDRangeKernel":
+                    own = h["own_ns_per_call"] / 1000.0
+            Path(report).unlink()
+        except Exception:
+            pass
+    made = re.search(r"launches=(\d+)", p.stdout)
+    return {"kind": kind, "pattern": pattern, "count": count, "seconds": float(m.group(1)) if m else None,
+            "verified": bool(m and m.group(2) == "1"), "own_us": own, "wall": wall,
+            "launches": int(made.group(1)) if made else count, "rc": p.returncode,
+            "error": None if m else (p.stdout[-400:] + p.stderr[-400:])}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--counts", default="1000,10000,100000")
+    ap.add_argument("--patterns", default=",".join(SIZES))
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--budget", type=float, default=420)
+    ap.add_argument("--old-max", type=int, default=10000, help="largest count run with the old build")
+    ap.add_argument("--twice-max", type=int, default=10000, help="largest count run split over the GPU twice")
+    ap.add_argument("--old-skip", default="markers", help="patterns not run with the old build (it hangs on markers)")
+    args = ap.parse_args()
+    setup()
+    start = time.monotonic()
+    kinds = ["direct", "new", "twice"] + (["old"] if (OLD / "lib/libclsplit.so").exists() else [])
+    records = []
+    for pattern in args.patterns.split(","):
+        for count in [int(c) for c in args.counts.split(",")]:
+            run("direct", pattern, min(count, 1000))  # warm PoCL/NVIDIA caches
+            run("new", pattern, min(count, 1000))
+            for rep in range(args.repeat):
+                for kind in kinds:
+                    if kind == "old" and (count > args.old_max or pattern in args.old_skip.split(",")):
+                        continue
+                    if kind == "twice" and count > args.twice_max:
+                        continue
+                    if time.monotonic() - start > args.budget:
+                        break
+                    rec = run(kind, pattern, count, report=None if kind == "direct" else f"/tmp/r-{kind}.json")
+                    rec["rep"] = rep
+                    records.append(rec)
+                    if rec["error"]:
+                        print("ERROR", pattern, count, kind, rec["error"], flush=True)
+            (OUT / "launch-cost.json").write_text(json.dumps(records, indent=1))
+            row = f"{pattern:9s} {count:7d}"
+            med = {}
+            for kind in kinds:
+                secs = [r["seconds"] for r in records if r["kind"] == kind and r["pattern"] == pattern
+                        and r["count"] == count and r["seconds"] is not None]
+                owns = [r["own_us"] for r in records if r["kind"] == kind and r["pattern"] == pattern
+                        and r["count"] == count and r["own_us"] is not None]
+                made = [r["launches"] for r in records if r["pattern"] == pattern and r["count"] == count]
+                if not secs:
+                    continue
+                med[kind] = statistics.median(secs)
+                n = made[0] if made else count
+                row += f" | {kind} {med[kind] * 1e6 / n:8.2f} us/l"
+                if kind != "direct":
+                    row += f" x{med['direct'] / med[kind]:5.2f}" if "direct" in med else ""
+                    row += f" own {statistics.median(owns):6.2f}" if owns else ""
+            bad = [r for r in records if r["pattern"] == pattern and r["count"] == count and not r["verified"]]
+            print(row + (f"  UNVERIFIED x{len(bad)}" if bad else ""), flush=True)
+    print(f"total {time.monotonic() - start:.0f} s")
+
+
+if __name__ == "__main__":
+    main()
