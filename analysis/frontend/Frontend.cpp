@@ -8,6 +8,7 @@
 #include "analysis/frontend/IRPipeline.h"
 #include "analysis/frontend/ParsedProgram.h"
 #include "analysis/frontend/PragmaLowering.h"
+#include "analysis/frontend/VendorConditionals.h"
 #include "support/Log.h"
 
 #include <clang/AST/ASTConsumer.h>
@@ -386,6 +387,7 @@ public:
                                                         llvm::StringRef) override {
     ci.getPreprocessor().addPPCallbacks(std::make_unique<PreprocessorRecorder>(
         ci.getSourceManager(), ci.getFileManager(), program_, fs_, mainLowered_));
+    ci.getPreprocessor().addPPCallbacks(std::make_unique<ConditionalRecorder>(ci.getPreprocessor(), program_));
     std::vector<std::unique_ptr<clang::ASTConsumer>> consumers;
     clang::CodeGenerator* codegen = nullptr;
     if (options_.emitIR) {

@@ -25,6 +25,15 @@ struct IncludeRecord {
   clang::FileID included;   // invalid when skipped (include guard, #pragma once)
 };
 
+// One #if/#ifdef ... #endif chain of a user file: from the start of its first directive's line
+// to the end of its #endif line, and whether another vendor could take another branch of it
+// (see VendorConditionals.h).
+struct ConditionalChain {
+  unsigned begin = 0;
+  unsigned end = 0;
+  bool vendorDependent = true;
+};
+
 struct ParsedProgram {
   clang::FileID mainFile;
   BuildOptions options;
@@ -38,6 +47,8 @@ struct ParsedProgram {
   std::vector<IncludeRecord> includes;
   // Byte ranges the preprocessor skipped (#if 0 ...), per file.
   std::map<clang::FileID, std::vector<std::pair<unsigned, unsigned>>> skipped;
+  // Every conditional chain closed in a user file, per file (inner chains before outer ones).
+  std::map<clang::FileID, std::vector<ConditionalChain>> conditionals;
   bool hasErrors = false; // Clang reported errors: the AST may be incomplete
 
   bool isUserFile(clang::FileID id) const {
@@ -51,6 +62,17 @@ struct ParsedProgram {
     for (auto [b, e] : it->second)
       if (offset >= b && offset < e) return true;
     return false;
+  }
+  // Whether the code skipped at `offset` of `file` may be compiled by another vendor: the
+  // innermost chain holding it depends on the vendor (or no chain is known there).
+  bool vendorMayCompile(clang::FileID file, unsigned offset) const {
+    auto it = conditionals.find(file);
+    if (it == conditionals.end()) return true;
+    const ConditionalChain* innermost = nullptr;
+    for (const auto& c : it->second)
+      if (offset >= c.begin && offset < c.end && (!innermost || c.end - c.begin < innermost->end - innermost->begin))
+        innermost = &c;
+    return !innermost || innermost->vendorDependent;
   }
   // The pragma whose directive covers `offset` of `file`, if any.
   const PragmaRecord* pragmaAt(clang::FileID file, unsigned offset) const {

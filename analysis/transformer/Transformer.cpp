@@ -251,32 +251,23 @@ private:
     }
     // Code the preprocessor skipped here may be compiled by a vendor whose predefined macros
     // differ (`#ifdef __NV_CL_C_VERSION`): if it uses what the rewrite changes, the vendor copy
-    // could silently compute with slice-local values or fail to build.
+    // could silently compute with slice-local values or fail to build. A branch chosen by the
+    // program's own macros (-D options, its #defines; `#if 0`) is skipped by every vendor alike.
     for (const auto& [fid, ranges] : program_.skipped) {
       if (!program_.isUserFile(fid)) continue;
       llvm::StringRef buffer = sm_.getBufferData(fid);
       for (auto [begin, end] : ranges) {
         if (end > buffer.size() || begin >= end) continue;
+        if (!program_.vendorMayCompile(fid, begin)) continue;
         llvm::StringRef text = buffer.substr(begin, end - begin);
-        if (isConstantFalseBranch(buffer, begin)) continue;
         for (const std::string& name : sensitiveNames())
           if (containsIdentifier(text, name))
             return "a preprocessor branch clsplit did not compile (line " +
                    std::to_string(sm_.getLineNumber(fid, begin)) + ") uses '" + name +
-                   "'; it may be compiled by a vendor whose predefined macros differ";
+                   "', and its condition depends on macros a vendor predefines";
       }
     }
     return {};
-  }
-
-  // `#if 0`: never compiled by anyone.
-  static bool isConstantFalseBranch(llvm::StringRef buffer, unsigned begin) {
-    llvm::StringRef rest = buffer.substr(begin).ltrim(" \t");
-    if (!rest.consume_front("#")) return false;
-    rest = rest.ltrim(" \t");
-    if (!rest.consume_front("if")) return false;
-    rest = rest.ltrim(" \t");
-    return rest.startswith("0") && (rest.size() == 1 || !std::isalnum(static_cast<unsigned char>(rest[1])));
   }
 
   static bool containsIdentifier(llvm::StringRef text, llvm::StringRef name) {

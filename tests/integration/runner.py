@@ -196,7 +196,18 @@ def check_report(config, report_file):
     split = sum(k.get("split_launches", 0) for k in kernels.values())
     moved = report.get("transfers", {}).get("device_to_device_bytes", [])
     notes.append("launches %d, split %d, device-to-device bytes %s" % (launches, split, moved))
+    devices = len(report.get("devices", [])) or None
     for name, k in kernels.items():
+        # Under uniform with two devices or more, a kernel a test names split_* splits every launch.
+        if name.startswith("split_") and strategy == "uniform" and devices != 1:
+            if k.get("launches", 0) == 0 or k.get("split_launches", 0) != k.get("launches", 0):
+                problems.append("kernel %s split %s of %s launches under uniform (fallback: %s)" % (
+                    name, k.get("split_launches"), k.get("launches"), k.get("fallback_reason")))
+        # One a test names whole_* never splits, and the report says why.
+        if name.startswith("whole_") and devices != 1 and strategy == "uniform":
+            if k.get("split_launches", 0) != 0 or not k.get("fallback_reason"):
+                problems.append("kernel %s: %s split launches, fallback reason %r (expected none split, a reason)" % (
+                    name, k.get("split_launches"), k.get("fallback_reason")))
         groups = k.get("groups_per_device", [])
         used = [i for i, g in enumerate(groups) if g]
         if strategy == "single" and used and used != [int(single)]:

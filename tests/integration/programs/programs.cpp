@@ -4,6 +4,7 @@
 // queries.
 #include "itest.h"
 
+#include <cstdio>
 #include <algorithm>
 #include <sstream>
 
@@ -32,6 +33,41 @@ kernel void useHelper(global int* out) {
   int i = (int)get_global_id(0);
   out[i] = helper(i) + SCALE;
 }
+)CLC";
+
+static const char* kImageMacroSource = R"CLC(
+kernel void imageMacro(global int* out) {
+#ifdef __IMAGE_SUPPORT__
+  out[0] = 1;
+#else
+  out[0] = 0;
+#endif
+  out[1] = __OPENCL_VERSION__;
+  out[2] = __OPENCL_C_VERSION__;
+}
+)CLC";
+
+// Branches chosen by the program's own macros and -D options, as NAS's kernels are written: the
+// skipped ones use work-item built-ins, yet every vendor skips them alike, so the kernel splits
+// (the runner checks that kernels named split_* split under uniform).
+static const char* kOwnBranchesSource = R"CLC(
+#define TILE 4
+#define TILED (TILE > 2)
+kernel void split_ownBranches(global int* out) {
+  size_t i = get_global_id(0);
+#if CLASS == 2 && TILED
+  out[i] = (int)(i * 3 + TILE);
+#elif CLASS == 3
+  out[i] = (int)get_num_groups(0);
+#else
+  out[i] = (int)get_local_size(0);
+#endif
+#ifdef USE_CPU
+  out[i] += (int)get_group_id(0);
+#endif
+}
+// One work-group: nothing to divide, and the run report says so.
+kernel void whole_oneGroup(global int* out) { out[get_global_id(0)] += 1; }
 )CLC";
 
 static const char* kArgInfoSource = R"CLC(
@@ -256,6 +292,71 @@ int main() {
     cl_kernel_arg_address_qualifier address = 0;
     expectCode(clGetKernelArgInfo(k, args, CL_KERNEL_ARG_ADDRESS_QUALIFIER, sizeof address, &address, nullptr),
                CL_INVALID_ARG_INDEX, "argument info past the last argument");
+    CHECK(clReleaseKernel(k));
+    CHECK(clReleaseProgram(p));
+  }
+
+  // 6. What a kernel sees matches what the device reports: __IMAGE_SUPPORT__ is defined exactly
+  //    when CL_DEVICE_IMAGE_SUPPORT is true (clsplit reports false over devices that have images).
+  {
+    cl_bool images = CL_FALSE;
+    CHECK(clGetDeviceInfo(env.device, CL_DEVICE_IMAGE_SUPPORT, sizeof images, &images, nullptr));
+    cl_program p = source(env, kImageMacroSource);
+    CHECK(clBuildProgram(p, 0, nullptr, nullptr, nullptr, nullptr));
+    cl_int err = CL_SUCCESS;
+    cl_kernel k = clCreateKernel(p, "imageMacro", &err);
+    CHECK(err);
+    cl_mem out = createBuffer(env.context, CL_MEM_READ_WRITE, 3 * sizeof(int));
+    SET_ARG(k, 0, out);
+    const size_t one = 1;
+    CHECK(clEnqueueNDRangeKernel(env.queue, k, 1, nullptr, &one, nullptr, 0, nullptr, nullptr));
+    int seen[3] = {-1, -1, -1};
+    CHECK(clEnqueueReadBuffer(env.queue, out, CL_TRUE, 0, sizeof seen, seen, 0, nullptr, nullptr));
+    expect(seen[0] == (images ? 1 : 0), "__IMAGE_SUPPORT__ is defined exactly when the device reports images");
+    char version[128] = {};
+    CHECK(clGetDeviceInfo(env.device, CL_DEVICE_VERSION, sizeof version - 1, version, nullptr));
+    int major = 0, minor = 0;
+    expect(std::sscanf(version, "OpenCL %d.%d", &major, &minor) == 2, "CL_DEVICE_VERSION reads OpenCL M.m");
+    expect(seen[1] >= 100 && seen[1] <= major * 100 + minor * 10,
+           "__OPENCL_VERSION__ is at most the version the device reports");
+    // Built without -cl-std: a version the device supports - on a device before 3.0, at most
+    // CL_DEVICE_OPENCL_C_VERSION (a 3.0 device lists more; PoCL 3.1 then compiles OpenCL C 3.0).
+    const bool before3 = major < 3;
+    CHECK(clGetDeviceInfo(env.device, CL_DEVICE_OPENCL_C_VERSION, sizeof version - 1, version, nullptr));
+    expect(std::sscanf(version, "OpenCL C %d.%d", &major, &minor) == 2, "CL_DEVICE_OPENCL_C_VERSION reads OpenCL C M.m");
+    expect(seen[2] >= 100 && (!before3 || seen[2] <= major * 100 + minor * 10),
+           "__OPENCL_C_VERSION__ is a version the device supports");
+    CHECK(clReleaseMemObject(out));
+    CHECK(clReleaseKernel(k));
+    CHECK(clReleaseProgram(p));
+  }
+
+  // 7. Branches chosen by -D options and the program's own macros do not stop the split.
+  {
+    cl_program p = source(env, kOwnBranchesSource);
+    CHECK(clBuildProgram(p, 0, nullptr, "-DCLASS=2 -DVERBOSE", nullptr, nullptr));
+    cl_int err = CL_SUCCESS;
+    cl_kernel k = clCreateKernel(p, "split_ownBranches", &err);
+    CHECK(err);
+    const size_t items = 4096;
+    cl_mem out = createBuffer(env.context, CL_MEM_READ_WRITE, items * sizeof(int));
+    SET_ARG(k, 0, out);
+    CHECK(clEnqueueNDRangeKernel(env.queue, k, 1, nullptr, &items, nullptr, 0, nullptr, nullptr));
+    std::vector<int> got(items);
+    CHECK(clEnqueueReadBuffer(env.queue, out, CL_TRUE, 0, items * sizeof(int), got.data(), 0, nullptr, nullptr));
+    bool right = true;
+    for (size_t i = 0; i < items; ++i) right = right && got[i] == static_cast<int>(i * 3 + 4);
+    expect(right, "the branch the program's macros chose ran");
+    printChecksum("own branches", got);
+    cl_kernel one = clCreateKernel(p, "whole_oneGroup", &err);
+    CHECK(err);
+    SET_ARG(one, 0, out);
+    const size_t group = 64;
+    CHECK(clEnqueueNDRangeKernel(env.queue, one, 1, nullptr, &group, &group, 0, nullptr, nullptr));
+    CHECK(clEnqueueReadBuffer(env.queue, out, CL_TRUE, 0, items * sizeof(int), got.data(), 0, nullptr, nullptr));
+    expect(got[0] == 5 && got[63] == 63 * 3 + 5 && got[64] == 64 * 3 + 4, "the one-group launch ran");
+    CHECK(clReleaseKernel(one));
+    CHECK(clReleaseMemObject(out));
     CHECK(clReleaseKernel(k));
     CHECK(clReleaseProgram(p));
   }

@@ -211,6 +211,45 @@ TEST_CASE("vendor-dependent branches using built-ins make the program run whole"
   CHECK(analyze(dead).kernels[0].partitionReady);
 }
 
+TEST_CASE("branches chosen by the program's own macros do not stop the split", "[transformer]") {
+  // NAS-style: the problem class and code path come from -D options and the program's #defines.
+  const std::string own = "#define TILE 4\n#define USE_TILES (TILE > 2)\n"
+                          "__kernel void k(__global uint* A) {\n"
+                          "#if CLASS == 2 && USE_TILES\n  A[get_global_id(0)] = 1;\n"
+                          "#elif CLASS == 3\n  A[0] = get_num_groups(0);\n#else\n  A[1] = get_local_size(0);\n#endif\n"
+                          "#ifdef USE_CPU\n  A[2] = get_group_id(0);\n#endif\n"
+                          "#if 0\n  A[3] = get_num_groups(0);\n#endif\n}\n";
+  ProgramAnalysis a = analyze(own, "-DCLASS=2");
+  REQUIRE(a.kernels.size() == 1);
+  INFO(a.kernels[0].unsplittableReason.value_or(""));
+  CHECK(a.kernels[0].partitionReady);
+  // A chain decided by its first branch: what comes after it is compiled by nobody.
+  const std::string decidedFirst = "__kernel void k(__global uint* A) {\n#if 1\n  A[0] = 1;\n"
+                                   "#elif __OPENCL_VERSION__ >= 200\n  A[0] = get_num_groups(0);\n#endif\n}\n";
+  CHECK(analyze(decidedFirst).kernels[0].partitionReady);
+}
+
+TEST_CASE("branches a vendor's macros may choose make the program run whole", "[transformer]") {
+  auto reason = [](const std::string& src, const std::string& options = "") {
+    ProgramAnalysis a = analyze(src, options);
+    REQUIRE(a.kernels.size() == 1);
+    CHECK_FALSE(a.kernels[0].partitionReady);
+    return a.kernels[0].unsplittableReason.value_or("");
+  };
+  // Each condition holds here: the branch clsplit did not compile is the one using get_num_groups.
+  const std::string body = "  A[0] = 1;\n#else\n  A[0] = get_num_groups(0);\n#endif\n}\n";
+  const std::string head = "__kernel void k(__global uint* A) {\n";
+  // Directly, through the program's macro, and through macros (un)defined in a vendor branch.
+  CHECK(reason(head + "#if __OPENCL_VERSION__ < 200\n" + body).find("get_num_groups") != std::string::npos);
+  CHECK(reason("#define NEW_CL (__OPENCL_VERSION__ >= 200)\n" + head + "#if !NEW_CL\n" + body) != "");
+  CHECK(reason("#ifdef cl_khr_fp64\n#define WIDE 1\n#endif\n" + head + "#ifdef WIDE\n" + body) != "");
+  CHECK(reason("#define LIMITED\n#ifdef cl_khr_fp64\n#undef LIMITED\n#endif\n" + head + "#ifndef LIMITED\n" + body) != "");
+  // A -D option naming a vendor macro is still the vendor's to define.
+  CHECK(reason(head + "#if defined(__GPU__)\n" + body, "-D__GPU__") != "");
+  // A vendor-only macro, not defined here at all.
+  CHECK(reason(head + "#if !defined(cl_nv_pragma_unroll)\n" + body) != "");
+}
+
 TEST_CASE("programs clsplit cannot compile run whole from their own source", "[transformer]") {
   const std::string src = "__kernel void k(__global uint* A) { A[0] = vendor_builtin(); }\n"
                           "__kernel void j(__global uint* A) {\n  #pragma read A[0, 1]\n}\n";
