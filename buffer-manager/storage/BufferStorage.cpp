@@ -178,6 +178,76 @@ void BufferStorage::stageToHost(ByteRange range, unsigned from, QueueProvider& q
   if (log) log->push_back({TransferKind::DeviceToHost, static_cast<int>(from), -1, range.size(), producer, staged});
 }
 
+std::vector<FenceRef> BufferStorage::bringHome(QueueProvider& queues, TransferLog* log) {
+  std::vector<FenceRef> reads;
+  if (!useHostPtr_) return reads;
+  auto* home = static_cast<std::byte*>(useHostPtr_);
+  // Where each stale run comes from: a device slot whose copy is complete, or (-1) a complete
+  // host version elsewhere.
+  struct Stale {
+    ByteRange range;
+    int from;
+    const std::byte* source = nullptr; // host versions: where range.lo's byte is
+    uint64_t producer = 0;
+  };
+  std::vector<int> completeSlots;
+  for (unsigned s = 0; s < slots_.size(); ++s) {
+    const auto& writer = devices_[s].writer;
+    if (!writer || writer->status() == CL_COMPLETE) completeSlots.push_back(static_cast<int>(s));
+  }
+  std::vector<Stale> stale;
+  directory_.visit(ByteRange{0, size_}, [&](ByteRange r, const Cell<Version>& cell) {
+    const Version* host = cell.tokenOf(kHost);
+    if (host && host->block && host->block->data() + (r.lo - host->blockBase) == home + r.lo) return;
+    Stale piece{r, -1};
+    const HolderMask mask = cell.mask();
+    for (int s : completeSlots)
+      if (mask & bit(deviceHolder(static_cast<unsigned>(s)))) {
+        const Version* v = cell.tokenOf(deviceHolder(static_cast<unsigned>(s)));
+        if (v && v->undefined) return; // nobody wrote these bytes
+        piece.from = s;
+        piece.producer = devices_[s].producer;
+        break;
+      }
+    if (piece.from < 0) {
+      if (!host || !host->block || (host->ready && host->ready->status() != CL_COMPLETE)) return;
+      piece.source = host->block->data() + (r.lo - host->blockBase);
+      piece.producer = host->producer;
+    }
+    if (!stale.empty()) {
+      Stale& last = stale.back();
+      const bool sameSource = last.from == piece.from &&
+                              (piece.from >= 0 || last.source + last.range.size() == piece.source);
+      if (last.range.hi == r.lo && sameSource) {
+        last.range.hi = r.hi;
+        return;
+      }
+    }
+    stale.push_back(piece);
+  });
+  for (const Stale& piece : stale) {
+    const size_t offset = static_cast<size_t>(piece.range.lo), bytes = static_cast<size_t>(piece.range.size());
+    auto block = HostBlock::wrap(home + offset, bytes);
+    if (piece.from < 0) {
+      std::memcpy(home + offset, piece.source, bytes);
+      directory_.addCopy(RangeSet{piece.range}, kHost, Version{nullptr, block, piece.range.lo, piece.producer});
+      continue;
+    }
+    const auto from = static_cast<unsigned>(piece.from);
+    FenceRef read = enqueueOn(from, queues, validAfter(from), false, "clEnqueueReadBuffer (USE_HOST_PTR memory)",
+                              [&](cl_command_queue q, cl_uint n, const cl_event* waits, cl_event* event) {
+                                return device::call(&cl_icd_dispatch::clEnqueueReadBuffer, q, deviceBuffer(from),
+                                                    cl_bool(CL_FALSE), offset, bytes,
+                                                    static_cast<void*>(home + offset), n, waits, event);
+                              }, /*waitedOn=*/true);
+    noteRead(from, read);
+    directory_.addCopy(RangeSet{piece.range}, kHost, Version{read, block, piece.range.lo, piece.producer});
+    if (log) log->push_back({TransferKind::DeviceToHost, piece.from, -1, piece.range.size(), piece.producer, read});
+    reads.push_back(read);
+  }
+  return reads;
+}
+
 std::vector<FenceRef> BufferStorage::writeHazards(unsigned slot) const {
   const auto& copy = devices_.at(slot);
   std::vector<FenceRef> fences = copy.readers;

@@ -118,6 +118,14 @@ public:
   device::FenceRef readPieces(const std::vector<PlannedMove>& pieces, ByteRange range, void* dst,
                               const std::vector<device::FenceRef>& after, QueueProvider& queues, TransferLog* log);
 
+  // CL_MEM_USE_HOST_PTR: brings the bytes the application's memory lacks (written elsewhere
+  // since they were last brought there) into it, where their writer has completed: from a
+  // device copy by a read, from another host version by a copy. The host then holds them in
+  // the application's memory too. Bytes whose writer is still running stay for the next call
+  // (waiting for them could wait for a command gated on a user event not yet set). Returns the
+  // fences of the reads; nothing when the application's memory holds every byte.
+  std::vector<device::FenceRef> bringHome(QueueProvider& queues, TransferLog* log);
+
   // Copies `ranges` of `slot`'s own copy, whatever the directory says of it, into `dst` (which
   // holds buffer offsets from `base`), after `after`: the partial results of an atomic merge.
   device::FenceRef readFromSlot(const RangeSet& ranges, unsigned slot, std::byte* dst, uint64_t base,

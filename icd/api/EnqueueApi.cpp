@@ -5,6 +5,7 @@
 #include "icd/objects/Device.h"
 #include "icd/objects/Event.h"
 #include "icd/objects/Kernel.h"
+#include "icd/runtime/HostPtrCoherence.h"
 #include "icd/objects/Queue.h"
 #include "icd/runtime/Commands.h"
 #include "icd/runtime/Launch.h"
@@ -64,6 +65,7 @@ struct Command {
       runtime::HostSpan span("blocking wait");
       if (whole->wait() < 0)
         throw Error(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST, "the command failed");
+      runtime::bringHostPtrMemoryHome(*queue);
     }
   }
 };

@@ -2,6 +2,9 @@
 #include "icd/api/Api.h"
 #include "icd/objects/Event.h"
 #include "icd/objects/Queue.h"
+#include "icd/runtime/HostPtrCoherence.h"
+
+#include <algorithm>
 
 namespace clsplit::icd::api {
 
@@ -21,6 +24,12 @@ cl_int clWaitForEvents(cl_uint num_events, const cl_event* events) {
   bool failed = false;
   for (auto& e : list) failed |= e->wait() < 0;
   if (failed) throw Error(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST, "an event failed");
+  std::vector<Queue*> synced;
+  for (auto& e : list)
+    if (Queue* q = e->queue(); q && std::find(synced.begin(), synced.end(), q) == synced.end()) {
+      runtime::bringHostPtrMemoryHome(*q);
+      synced.push_back(q);
+    }
   return CL_SUCCESS;
 }
 

@@ -1,5 +1,6 @@
 // Entry points about command queues.
 #include "icd/api/Api.h"
+#include "icd/runtime/HostPtrCoherence.h"
 #include "icd/runtime/Trace.h"
 #include "icd/objects/Device.h"
 #include "icd/objects/Queue.h"
@@ -52,7 +53,9 @@ cl_int clFlush(cl_command_queue queue) {
 
 cl_int clFinish(cl_command_queue queue) {
   runtime::HostSpan span("clFinish");
-  Queue::from(queue)->finish();
+  auto q = Queue::from(queue);
+  q->finish();
+  runtime::bringHostPtrMemoryHome(*q);
   return CL_SUCCESS;
 }
 

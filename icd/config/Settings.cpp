@@ -81,6 +81,12 @@ const std::vector<SettingSpec>& settingSpecs() {
        "strategy, or event of a profiling queue) are enqueued without an event (1); a marker "
        "stands in for their events when something waits on them. 0: an event per real command.",
        "0"},
+      {"CLSPLIT_HOST_PTR_SYNC", "1",
+       "CL_MEM_USE_HOST_PTR buffers: at clFinish, a blocking command or clWaitForEvents, the "
+       "application's memory receives what completed kernels wrote since the last such point (1), "
+       "as on CPU runtimes, where programs read it without mapping. 0: only maps and reads "
+       "update it (what the specification guarantees).",
+       "0"},
       {"CLSPLIT_PINNED_MB", "1024",
        "Pinned host memory (MiB) clsplit may hold for host copies of buffers and cross-vendor "
        "staging when a discrete device (a GPU) is selected: its DMA then reads and writes them "

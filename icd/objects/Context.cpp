@@ -68,6 +68,25 @@ Context::Context(std::vector<cl_context_properties> properties, ContextNotify no
 
 Context::~Context() = default;
 
+void Context::addHostPtrBuffer(const std::shared_ptr<buffer::BufferStorage>& storage) {
+  std::lock_guard lock(hostPtrMutex_);
+  std::erase_if(hostPtrBuffers_, [](const auto& weak) { return weak.expired(); });
+  hostPtrBuffers_.push_back(storage);
+  hasHostPtrBuffers_.store(true, std::memory_order_relaxed);
+}
+
+std::vector<std::shared_ptr<buffer::BufferStorage>> Context::hostPtrBuffers() {
+  std::lock_guard lock(hostPtrMutex_);
+  std::vector<std::shared_ptr<buffer::BufferStorage>> live;
+  for (const auto& weak : hostPtrBuffers_)
+    if (auto storage = weak.lock()) live.push_back(std::move(storage));
+  if (live.size() < hostPtrBuffers_.size()) {
+    std::erase_if(hostPtrBuffers_, [](const auto& weak) { return weak.expired(); });
+    hasHostPtrBuffers_.store(!hostPtrBuffers_.empty(), std::memory_order_relaxed);
+  }
+  return live;
+}
+
 void Context::notify(const std::string& message) const {
   log().warn("context error reported by a device: {}", message);
   if (notify_) notify_(message.c_str(), nullptr, 0, userData_);

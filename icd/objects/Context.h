@@ -9,8 +9,13 @@
 #include "planner/LaunchInput.h"
 
 #include <atomic>
+#include <memory>
 #include <mutex>
 #include <vector>
+
+namespace clsplit::buffer {
+class BufferStorage;
+}
 
 namespace clsplit::icd {
 
@@ -46,6 +51,12 @@ public:
   // context; held only while planning, never while waiting for devices.
   std::mutex& planMutex() { return planMutex_; }
 
+  // The storages of this context's CL_MEM_USE_HOST_PTR buffers, whose application memory is
+  // brought up to date at synchronisation points (runtime/HostPtrCoherence.h).
+  void addHostPtrBuffer(const std::shared_ptr<buffer::BufferStorage>& storage);
+  bool hasHostPtrBuffers() const { return hasHostPtrBuffers_.load(std::memory_order_relaxed); }
+  std::vector<std::shared_ptr<buffer::BufferStorage>> hostPtrBuffers();
+
   // Reports an asynchronous error to the application's pfn_notify, if any.
   void notify(const std::string& message) const;
 
@@ -61,6 +72,9 @@ private:
   std::vector<planner::DeviceTraits> deviceTraits_;
   std::shared_ptr<buffer::PinnedPool> pinnedPool_;
   std::mutex planMutex_;
+  std::mutex hostPtrMutex_;
+  std::vector<std::weak_ptr<buffer::BufferStorage>> hostPtrBuffers_;
+  std::atomic<bool> hasHostPtrBuffers_{false};
 };
 
 } // namespace clsplit::icd

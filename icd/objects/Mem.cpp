@@ -28,6 +28,7 @@ Mem::Mem(std::shared_ptr<Context> context, cl_mem_flags flags, size_t size, void
   storage_ = std::make_shared<buffer::BufferStorage>(
       storageSlots(*context_), size, flags & CL_MEM_COPY_HOST_PTR ? hostPtr : nullptr,
       flags & CL_MEM_USE_HOST_PTR ? hostPtr : nullptr, context_->pinnedPool());
+  if (flags & CL_MEM_USE_HOST_PTR) context_->addHostPtrBuffer(storage_);
 }
 
 Mem::Mem(std::shared_ptr<Mem> parent, cl_mem_flags flags, size_t origin, size_t size)

@@ -190,6 +190,33 @@ int main() {
   expectCode(clEnqueueReadBuffer(env.queue, a, CL_TRUE, bytes - 4, 8, outA.data(), 0, nullptr, nullptr),
              CL_INVALID_VALUE, "read past the end");
 
+  // 6. CL_MEM_USE_HOST_PTR memory read without mapping, as programs written for CPU runtimes do
+  //    (NAS CG and MG): after clFinish, a blocking command and clWaitForEvents the host array
+  //    holds what the kernels wrote. The specification leaves it undefined; CPU runtimes (PoCL,
+  //    the reference) make it work, and so does clsplit.
+  {
+    std::vector<int> host = init;
+    cl_mem shared = createBuffer(env.context, CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR, bytes, host.data());
+    runAffine(env, affine, shared, 3, n);
+    CHECK(clFinish(env.queue));
+    printChecksum("use_host_ptr memory after clFinish", host);
+    runAffine(env, affine, shared, -2, n);
+    const size_t half = n / 2;
+    SET_ARG(bytesPlus, 0, shared); // rewrites the first half's bytes only
+    SET_ARG(bytesPlus, 1, static_cast<cl_uchar>(5));
+    CHECK(clEnqueueNDRangeKernel(env.queue, bytesPlus, 1, nullptr, &half, nullptr, 0, nullptr, nullptr));
+    int probe = 0;
+    CHECK(clEnqueueReadBuffer(env.queue, b, CL_TRUE, 0, sizeof probe, &probe, 0, nullptr, nullptr));
+    printChecksum("use_host_ptr memory after a blocking read of another buffer", host);
+    cl_event done = nullptr;
+    runAffine(env, affine, shared, 5, n);
+    CHECK(clEnqueueMarkerWithWaitList(env.queue, 0, nullptr, &done));
+    CHECK(clWaitForEvents(1, &done));
+    CHECK(clReleaseEvent(done));
+    printChecksum("use_host_ptr memory after clWaitForEvents", host);
+    CHECK(clReleaseMemObject(shared));
+  }
+
   for (cl_mem m : {a, b, c, d, ro, wo, hostRead, hostWrite, hostNone}) CHECK(clReleaseMemObject(m));
   for (cl_kernel k : {affine, copyPlus, bytesPlus}) CHECK(clReleaseKernel(k));
   CHECK(clReleaseProgram(program));
