@@ -141,6 +141,7 @@ void ConditionalRecorder::Ifdef(clang::SourceLocation loc, const clang::Token& n
 
 void ConditionalRecorder::Ifndef(clang::SourceLocation loc, const clang::Token& name, const clang::MacroDefinition& md) {
   open(loc, identifierDepends(name.getIdentifierInfo()->getName(), 0), !md);
+  if (!md) open_.back().guard = name.getIdentifierInfo()->getName().str();
 }
 
 void ConditionalRecorder::Elifdef(clang::SourceLocation, const clang::Token& name, const clang::MacroDefinition& md) {
@@ -181,7 +182,15 @@ void ConditionalRecorder::Endif(clang::SourceLocation loc, clang::SourceLocation
 }
 
 void ConditionalRecorder::MacroDefined(const clang::Token& name, const clang::MacroDirective*) {
-  tainted_[name.getIdentifierInfo()->getName().str()] = insideDependentBranch();
+  const std::string defined = name.getIdentifierInfo()->getName().str();
+  if (!open_.empty() && !open_.back().guard.empty()) {
+    // `#ifndef __X_H__` / `#define __X_H__`: the program's include guard, not a vendor's macro
+    // (NAS's headers name theirs so).
+    Chain& chain = open_.back();
+    if (chain.guard == defined) chain.dependent = false;
+    chain.guard.clear();
+  }
+  tainted_[defined] = insideDependentBranch();
 }
 
 void ConditionalRecorder::MacroUndefined(const clang::Token& name, const clang::MacroDefinition&,

@@ -57,6 +57,8 @@ private:
     clang::SourceLocation ifLoc;
     bool dependent = false; // a condition evaluated so far may differ on another vendor
     bool taken = false;     // a branch was taken here: later conditions are nobody's
+    // `#ifndef X` with X undefined: an include guard if the branch's first #define is X.
+    std::string guard;
   };
 
   void open(clang::SourceLocation loc, bool dependent, bool taken);

@@ -259,7 +259,7 @@ private:
       for (auto [begin, end] : ranges) {
         if (end > buffer.size() || begin >= end) continue;
         if (!program_.vendorMayCompile(fid, begin)) continue;
-        llvm::StringRef text = buffer.substr(begin, end - begin);
+        const std::string text = withoutComments(buffer.substr(begin, end - begin));
         for (const std::string& name : sensitiveNames())
           if (containsIdentifier(text, name))
             return "a preprocessor branch clsplit did not compile (line " +
@@ -268,6 +268,23 @@ private:
       }
     }
     return {};
+  }
+
+  // `text` with its comments blanked out (a kernel's name in a comment is not a use of it).
+  static std::string withoutComments(llvm::StringRef text) {
+    std::string out = text.str();
+    for (size_t i = 0; i + 1 < out.size(); ++i) {
+      if (out[i] == '/' && out[i + 1] == '/') {
+        while (i < out.size() && out[i] != '\n') out[i++] = ' ';
+      } else if (out[i] == '/' && out[i + 1] == '*') {
+        size_t close = out.find("*/", i + 2);
+        size_t stop = close == std::string::npos ? out.size() : close + 2;
+        for (; i < stop; ++i)
+          if (out[i] != '\n') out[i] = ' ';
+        --i;
+      }
+    }
+    return out;
   }
 
   static bool containsIdentifier(llvm::StringRef text, llvm::StringRef name) {

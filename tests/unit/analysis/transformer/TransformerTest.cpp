@@ -223,6 +223,15 @@ TEST_CASE("branches chosen by the program's own macros do not stop the split", "
   REQUIRE(a.kernels.size() == 1);
   INFO(a.kernels[0].unsplittableReason.value_or(""));
   CHECK(a.kernels[0].partitionReady);
+  // NAS's headers: a reserved-looking include guard, values chosen by -D USE_CPU, and a
+  // kernel's name in a comment of the skipped branch.
+  const std::string guarded = "#ifndef __DIMS_H__\n#define __DIMS_H__\n#define DIM_CPU 1\n#define DIM_GPU 2\n#endif\n"
+                              "#ifdef USE_CPU\n#define DIM DIM_CPU\n#else\n#define DIM DIM_GPU\n#endif\n"
+                              "__kernel void add(__global uint* A) {\n#if DIM == 2\n  A[get_global_id(0)] = 2;\n"
+                              "#else\n  // add the group's id\n  A[0] = get_group_id(0);\n#endif\n}\n";
+  ProgramAnalysis g = analyze(guarded);
+  INFO(g.kernels[0].unsplittableReason.value_or(""));
+  CHECK(g.kernels[0].partitionReady);
   // A chain decided by its first branch: what comes after it is compiled by nobody.
   const std::string decidedFirst = "__kernel void k(__global uint* A) {\n#if 1\n  A[0] = 1;\n"
                                    "#elif __OPENCL_VERSION__ >= 200\n  A[0] = get_num_groups(0);\n#endif\n}\n";
