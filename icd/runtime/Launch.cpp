@@ -198,7 +198,8 @@ FenceRef launchKernel(Queue& queue, Kernel& kernel, const NDRange& appRange, std
   const uint32_t dim = splittable ? kernel.planner().splitDimension(input, key) : analysis::defaultSplitDimension(range);
   partition::LaunchRequest request = requestFor(kernel, bound, dim);
   request.splittable = splittable && request.groups > 1;
-  if (splittable && request.groups <= 1)
+  // Only a report or trace shows it: no string per launch of a program of one-group kernels.
+  if (splittable && request.groups <= 1 && (rt.reporting() || Trace::active()))
     fallback = "one work-group along dimension " + std::to_string(dim) + ": nothing to divide";
 
   std::unique_lock plan(context.planMutex());

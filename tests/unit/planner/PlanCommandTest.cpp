@@ -1,5 +1,6 @@
 // `clsplit plan`: a sequence of launches planned and printed without devices; usage errors.
 #include "planner/cli/PlanCommand.h"
+#include "tests/unit/planner/StencilKernels.h"
 
 #include <catch2/catch.hpp>
 
@@ -14,16 +15,7 @@ namespace {
 std::string programFile() {
   static const std::string path = [] {
     std::string p = std::string(std::getenv("TMPDIR") ? std::getenv("TMPDIR") : "/tmp") + "/clsplit-plan-test.cl";
-    std::ofstream(p) << R"CLC(
-kernel void stencil(global const float* a, global float* b, int n) {
-  int i = get_global_id(0);
-  if (i > 0 && i < n - 1) b[i] = 0.33333f * (a[i - 1] + a[i] + a[i + 1]);
-}
-kernel void copy(global float* a, global const float* b, int n) {
-  int i = get_global_id(0);
-  if (i > 0 && i < n - 1) a[i] = b[i];
-}
-)CLC";
+    std::ofstream(p) << clsplit::planner::test::kStencilKernels;
     return p;
   }();
   return path;

@@ -7,6 +7,7 @@
 #include "planner/LaunchPlanner.h"
 #include "planner/PlanPrinter.h"
 #include "planner/Simulation.h"
+#include "tests/unit/planner/StencilKernels.h"
 
 #include <catch2/catch.hpp>
 
@@ -26,15 +27,7 @@ template <> struct StringMaker<RangeSet> {
 
 namespace {
 
-const char* kSource = R"CLC(
-kernel void stencil(global const float* a, global float* b, int n) {
-  int i = get_global_id(0);
-  if (i > 0 && i < n - 1) b[i] = 0.33333f * (a[i - 1] + a[i] + a[i + 1]);
-}
-kernel void copy(global float* a, global const float* b, int n) {
-  int i = get_global_id(0);
-  if (i > 0 && i < n - 1) a[i] = b[i];
-}
+const std::string kSource = std::string(clsplit::planner::test::kStencilKernels) + R"CLC(
 kernel void histogram(global const int* in, global int* bins, int nbins) {
   int v = in[get_global_id(0)];
   atomic_add(&bins[((v % nbins) + nbins) % nbins], 1);
