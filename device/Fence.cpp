@@ -267,16 +267,21 @@ FenceGroup::FenceGroup(std::vector<FenceRef> parts) : parts_(std::move(parts)) {
 cl_int FenceGroup::status() {
   cl_int own = HostFence::status();
   if (own <= CL_COMPLETE) return own;
-  // Stops at the first part still running, and remembers a final status, so that asking again
-  // costs nothing.
+  // Asks the driver up to the first part still running, and remembers a final status, so that
+  // asking again costs nothing. Host parts after it are still looked at (no driver call): a
+  // failed user event fails the group at once, also where the vendor has not yet failed (or
+  // never fails: rusticl) the commands that wait for it.
+  bool running = false;
   for (auto& p : parts_) {
+    if (running && p->queue()) continue;
     cl_int s = p->status();
     if (s < 0) {
       complete(s);
       return s;
     }
-    if (s != CL_COMPLETE) return own;
+    running |= s != CL_COMPLETE;
   }
+  if (running) return own;
   complete(CL_COMPLETE);
   return CL_COMPLETE;
 }

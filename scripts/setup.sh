@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 
 packages=(
   build-essential cmake ninja-build pkg-config python3 python3-matplotlib python3-pyopencl
-  ocl-icd-opencl-dev opencl-headers clinfo pocl-opencl-icd oclgrind
+  ocl-icd-opencl-dev opencl-headers clinfo pocl-opencl-icd oclgrind mesa-opencl-icd
   llvm-16-dev libclang-16-dev libclang-cpp16-dev clang-16
   libglpk-dev libspdlog-dev catch2
 )

@@ -57,10 +57,15 @@ Context::Context(std::vector<cl_context_properties> properties, ContextNotify no
   std::sort(slots_.begin(), slots_.end(), [](auto& a, auto& b) { return a.slot < b.slot; });
   for (const auto& s : slots_) deviceTraits_.push_back({s.platform, s.hostUnified, rt.slots()[s.slot].device->index});
   // Pinned through the first discrete device: its DMA gains most; other vendors read the same
-  // memory as any host memory.
+  // memory as any host memory. A simulator (Oclgrind, which claims every device type at once)
+  // is not one, and its runtime is not thread-safe: the pool's pinning thread corrupted its heap.
   const uint64_t pinnedBytes = pinnedCapacity(rt.settings().value("CLSPLIT_PINNED_MB"));
+  auto discrete = [&](const SlotContext& s) {
+    const cl_device_type type = rt.slots()[s.slot].device->type;
+    return !s.hostUnified && (forceStaging || !(type & CL_DEVICE_TYPE_CPU)); // tests stage as GPUs do
+  };
   for (const auto& s : slots_)
-    if (!s.hostUnified && pinnedBytes) {
+    if (discrete(s) && pinnedBytes) {
       pinnedPool_ = std::make_shared<buffer::PinnedPool>(s.context, s.device, pinnedBytes);
       break;
     }

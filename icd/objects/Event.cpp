@@ -59,6 +59,9 @@ void Event::addCallback(cl_int type, void(CL_CALLBACK* fn)(cl_event, cl_int, voi
     return;
   }
   // The callback keeps the event alive (as the specification requires of an implementation).
+  // It comes only once the command has run: submit it (commands returning events are not
+  // flushed when enqueued).
+  whole()->flush();
   whole()->onComplete([self, h, fn, data, type](cl_int s) { fn(h, s < 0 ? s : type, data); });
 }
 
@@ -69,6 +72,8 @@ cl_int Event::info(cl_event_info param, size_t size, void* value, size_t* sizeRe
   case CL_EVENT_CONTEXT: return writeInfo(InfoValue::of(context_->handle()), size, value, sizeRet);
   case CL_EVENT_COMMAND_TYPE: return writeInfo(InfoValue::of(type_), size, value, sizeRet);
   case CL_EVENT_COMMAND_EXECUTION_STATUS:
+    // A program polling the status must see it change: submit what it waits for.
+    if (!user_) whole()->flush();
     return writeInfo(InfoValue::of(status()), size, value, sizeRet);
   case CL_EVENT_REFERENCE_COUNT:
     return writeInfo(InfoValue::of(referenceCount()), size, value, sizeRet);

@@ -279,14 +279,23 @@ void Kernel::setHiddenArgs(unsigned slot, const std::array<uint64_t, 4>& offset,
 size_t Kernel::maxWorkGroupSize() const {
   // Asked at every launch without a local size: queried once (a driver query costs microseconds).
   std::call_once(maxGroupOnce_, [this] {
-    size_t best = SIZE_MAX;
+    size_t smallest = SIZE_MAX, largest = 0;
     const auto& context = program_->context();
-    for (unsigned i = 0; i < slots_.size(); ++i)
-      best = std::min(best, kernelWorkGroupValue<size_t>(slots_[i].kernel.get(), context.slot(i).device,
-                                                         CL_KERNEL_WORK_GROUP_SIZE));
-    maxGroup_ = best;
+    for (unsigned i = 0; i < slots_.size(); ++i) {
+      const size_t limit = kernelWorkGroupValue<size_t>(slots_[i].kernel.get(), context.slot(i).device,
+                                                        CL_KERNEL_WORK_GROUP_SIZE);
+      smallest = std::min(smallest, limit);
+      largest = std::max(largest, limit);
+    }
+    maxGroup_ = smallest;
+    largestGroup_ = largest;
   });
   return maxGroup_;
+}
+
+size_t Kernel::largestWorkGroupSize() const {
+  maxWorkGroupSize();
+  return largestGroup_;
 }
 
 std::array<size_t, 3> Kernel::requiredWorkGroupSize() const {

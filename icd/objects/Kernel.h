@@ -75,6 +75,11 @@ public:
 
   // Minimum of CL_KERNEL_WORK_GROUP_SIZE over the devices.
   size_t maxWorkGroupSize() const;
+  // The largest CL_KERNEL_WORK_GROUP_SIZE of one device. Launches are checked against it, not
+  // the smallest: some vendors report less than they run (Mesa 22.3's rusticl on llvmpipe: 32
+  // for kernels it runs with 256 items per group), and a device that really cannot run a group
+  // rejects its part, which then runs whole on another (icd/runtime/Launch.cpp).
+  size_t largestWorkGroupSize() const;
   std::array<size_t, 3> requiredWorkGroupSize() const;
 
 private:
@@ -92,7 +97,8 @@ private:
   mutable std::once_flag requiredOnce_;
   mutable std::array<size_t, 3> required_{0, 0, 0}; // reqd_work_group_size, asked once
   mutable std::once_flag maxGroupOnce_;
-  mutable size_t maxGroup_ = 0; // CL_KERNEL_WORK_GROUP_SIZE, the smallest over the devices
+  mutable size_t maxGroup_ = 0;     // CL_KERNEL_WORK_GROUP_SIZE, the smallest over the devices
+  mutable size_t largestGroup_ = 0; // the largest over the devices
   std::vector<Arg> args_;
   planner::LaunchPlanner planner_;
   struct SlotKernel {

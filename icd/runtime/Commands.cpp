@@ -71,12 +71,43 @@ RangeSet rectRows(const Rect& rect, const std::array<size_t, 3>& region) {
   return rows;
 }
 
+void PinnedReadBack::finish() {
+  if (!block_) return;
+  cl_int status = deviceRead_->wait();
+  if (status >= 0) std::memcpy(dst_, block_->data(), size_);
+  block_.reset();
+  done_->complete(status < 0 ? status : CL_COMPLETE);
+}
+
 FenceRef readBuffer(Queue& q, Mem& mem, size_t offset, size_t size, void* ptr,
-                    std::vector<FenceRef> waits) {
+                    std::vector<FenceRef> waits, std::optional<PinnedReadBack>* readBack) {
   waits = withGate(q, std::move(waits));
   append(waits, q.hostHazards(ptr, size, true));
   buffer::TransferLog log;
-  FenceRef done = readToHost(mem.storage(), mem.toRoot(ByteRange{offset, offset + size}), ptr, waits, q, &log);
+  const ByteRange range = mem.toRoot(ByteRange{offset, offset + size});
+  auto& storage = mem.storage();
+  if (readBack && size <= kPinnedReadBackMaxBytes) {
+    auto* pool = q.context().pinnedPool().get();
+    auto pieces = pool ? planner::planRead(storage.holders(), range) : std::vector<planner::ReadPiece>{};
+    // Only discrete devices gain (host-unified ones read into any memory at full speed).
+    const auto& slots = q.context().slots();
+    const bool fromDevice =
+        std::any_of(pieces.begin(), pieces.end(), [](const auto& p) { return buffer::isDevice(p.from); }) &&
+        std::all_of(pieces.begin(), pieces.end(), [&](const auto& p) {
+          return !buffer::isDevice(p.from) || !slots[buffer::deviceOf(p.from)].hostUnified;
+        });
+    // Small reads share one pinned block of the pool's smallest size (pinned in the background
+    // after the first miss; a miss reads as before).
+    if (auto block = fromDevice ? pool->lend(std::max(size, buffer::kMinPinnedBytes)) : nullptr) {
+      FenceRef read = storage.readPieces(pieces, range, block->data(), waits, q, &log);
+      auto done = std::make_shared<device::HostFence>();
+      readBack->emplace(read, std::move(block), ptr, size, done);
+      q.noteHostAccess(ptr, size, true, done);
+      record(log);
+      return done;
+    }
+  }
+  FenceRef done = readToHost(storage, range, ptr, waits, q, &log);
   q.noteHostAccess(ptr, size, true, done);
   record(log);
   return done;

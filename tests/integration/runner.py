@@ -26,10 +26,13 @@ SKIP = 77
 RUN_TIMEOUT_S = 60  # every program takes seconds; a hang is a failure
 POCL_ICD = "/etc/OpenCL/vendors/pocl.icd"
 OCLGRIND_LIBRARY = "/usr/lib/oclgrind/liboclgrind-rt-icd.so"
+# Mesa's OpenCL 3.0 implementation (Debian mesa-opencl-icd) on llvmpipe: a third, independent
+# CPU vendor, enabled by RUSTICL_ENABLE.
+RUSTICL_LIBRARY = "/usr/lib/x86_64-linux-gnu/libRusticlOpenCL.so.1"
 
 # name -> (vendor set, POCL_DEVICES, CLSPLIT_STRATEGY or None for the default, CLSPLIT_SINGLE_DEVICE)
-# Vendor sets: "pocl" (PoCL only) or "pocl+oclgrind" (Oclgrind's device is index 0: its .icd
-# sorts first in the vendors directory).
+# Vendor sets: "pocl" (PoCL only), "pocl+oclgrind" (Oclgrind's device is index 0: its .icd
+# sorts first in the vendors directory) or "pocl+rusticl" (PoCL is 0, rusticl's llvmpipe 1).
 CONFIGS = {
     "d1": ("pocl", "pthread", None, None),
     "d2-single0": ("pocl", "pthread pthread", "single", "0"),
@@ -53,6 +56,9 @@ CONFIGS = {
     "oclgrind-pocl-twice": ("pocl+oclgrind", "pthread", "static:0.45,0.45,0.1", None),
     "oclgrind-single0": ("pocl+oclgrind", "pthread", "single", "0"),
     "oclgrind-static-1-3": ("pocl+oclgrind", "pthread", "static:0.25,0.75", None),
+    "rusticl-uniform": ("pocl+rusticl", "pthread", "uniform", None),
+    "rusticl-static-1-3": ("pocl+rusticl", "pthread", "static:0.25,0.75", None),
+    "rusticl-single1": ("pocl+rusticl", "pthread", "single", "1"),
     "nodevice": ("pocl", "pthread", None, None),
     "d2-as-gpu": ("pocl", "pthread pthread", None, None),
 }
@@ -90,12 +96,16 @@ def vendors_dir(work, vendor_set):
         return None
     if "oclgrind" in vendor_set and not os.path.exists(OCLGRIND_LIBRARY):
         return None
+    if "rusticl" in vendor_set and not os.path.exists(RUSTICL_LIBRARY):
+        return None
     path = os.path.join(work, "vendors-" + vendor_set.replace("+", "-"))
     os.makedirs(path, exist_ok=True)
     with open(POCL_ICD) as f:
         write_atomically(os.path.join(path, "pocl.icd"), f.read())
     if "oclgrind" in vendor_set:
         write_atomically(os.path.join(path, "oclgrind.icd"), OCLGRIND_LIBRARY + "\n")
+    if "rusticl" in vendor_set:
+        write_atomically(os.path.join(path, "rusticl.icd"), RUSTICL_LIBRARY + "\n")
     return path
 
 
@@ -126,6 +136,8 @@ def clsplit_environment(build, work, config):
     env["CLSPLIT_DEVICES"] = "all"
     env["CLSPLIT_CONFIG"] = "/dev/null"  # no user or system config file
     env["CLSPLIT_CACHE_DIR"] = os.path.join(work, "analysis-cache")
+    if "rusticl" in vendor_set:
+        env["RUSTICL_ENABLE"] = "llvmpipe"
     if strategy:
         env["CLSPLIT_STRATEGY"] = strategy
     if single:

@@ -181,22 +181,29 @@ TEST_CASE("with eventless commands off, every command has its event", "[enqueue]
 }
 
 namespace {
-// A host fence that counts how often its status is asked.
+// A fence that counts how often its status is asked; `onQueue`: it stands for a device command
+// (asking it would be a driver call), otherwise for host work.
 struct CountingFence final : HostFence {
+  explicit CountingFence(bool onQueue = true) : onQueue(onQueue) {}
+  bool onQueue;
   int asked = 0;
   cl_int status() override {
     ++asked;
     return HostFence::status();
   }
+  cl_command_queue queue() const override { return onQueue ? reinterpret_cast<cl_command_queue>(const_cast<CountingFence*>(this)) : nullptr; }
 };
 } // namespace
 
 TEST_CASE("a fence group stops at its first running part and remembers its final status", "[fence]") {
   auto first = std::make_shared<CountingFence>(), second = std::make_shared<CountingFence>();
-  FenceRef group = allOf({first, second});
+  auto host = std::make_shared<CountingFence>(false);
+  FenceRef group = allOf({first, second, host});
   CHECK(group->status() > CL_COMPLETE);
   CHECK(first->asked == 1);
-  CHECK(second->asked == 0); // not asked while the first is running
+  CHECK(second->asked == 0); // no driver call past the first command still running
+  CHECK(host->asked == 1);   // host parts cost nothing to ask
+  host->complete(CL_COMPLETE);
   first->complete(CL_COMPLETE);
   second->complete(CL_COMPLETE);
   CHECK(group->status() == CL_COMPLETE);
@@ -210,4 +217,11 @@ TEST_CASE("a fence group stops at its first running part and remembers its final
   ok->complete(CL_COMPLETE);
   bad->complete(-5);
   CHECK(failing->status() == -5);
+  // A failed user event fails the group while a device command before it still runs (rusticl
+  // never fails the commands behind a failed user event; their events' status showed it).
+  auto running = std::make_shared<CountingFence>(), user = std::make_shared<CountingFence>(false);
+  FenceRef waiting = allOf({running, user});
+  CHECK(waiting->status() > CL_COMPLETE);
+  user->complete(-1234);
+  CHECK(waiting->status() == -1234);
 }
