@@ -29,7 +29,10 @@ if [[ $what == asan || $what == all ]]; then
 fi
 if [[ $what == tsan || $what == all ]]; then
   configure_and_build build-tsan "thread"
+  # Not over rusticl: its Rust locks are futexes TSan cannot see (every access between its own
+  # threads shows as a race inside it), and its llvmpipe JIT holds more locks than TSan's
+  # deadlock detector tracks (a CHECK failure inside TSan).
   LD_PRELOAD="$(gcc -print-file-name=libtsan.so)" TSAN_OPTIONS="halt_on_error=1 report_signal_unsafe=0" \
-    ctest --test-dir build-tsan -R "integration\.(threads|events|queues|lifetime|device)\." -j"$jobs" \
+    ctest --test-dir build-tsan -R "integration\.(threads|events|queues|lifetime|device)\." -E rusticl -j"$jobs" \
       --output-on-failure --timeout 900 | tee build-tsan/sanitize.log
 fi

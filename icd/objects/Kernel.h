@@ -65,7 +65,7 @@ public:
   // The same for a launch that runs whole: the kernel's own built-ins are then right (the
   // prelude's whole-launch flag), so a range that changes every launch costs no vendor call.
   void setHiddenWhole(unsigned slot) { setHiddenArgs(slot, {0, 0, 0, 0}, {0, 0, 0, 1}); }
-  bool partitionReady() const { return analysis_ && analysis_->partitionReady; }
+  bool partitionReady() const { return analysis_ && analysis_->partitionReady && program_->partitionReadyBuild(); }
 
   cl_int info(cl_kernel_info param, size_t size, void* value, size_t* sizeRet) const;
   cl_int workGroupInfo(cl_kernel_work_group_info param, size_t size, void* value, size_t* sizeRet) const;

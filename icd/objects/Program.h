@@ -40,6 +40,10 @@ public:
   cl_program realProgram(unsigned platform) const;
   // The analysis of the kernel `name`, or nullptr (not analysed, or analysis unavailable).
   const analysis::KernelAnalysis* kernelAnalysis(const std::string& name) const;
+  // Whether the vendors built the partition-ready source (its kernels take the hidden range
+  // arguments and can run any slice). Not when one device runs every launch: the application's
+  // own source is built then, and its kernels run exactly as they would directly.
+  bool partitionReadyBuild() const { return partitionReadyBuild_; }
   const std::string& programHash() const { return hash_; }
   std::vector<std::string> kernelNames() const;
 
@@ -69,6 +73,7 @@ private:
   std::string log_;
   std::string hash_;
   std::shared_ptr<const analysis::ProgramAnalysis> analysis_;
+  bool partitionReadyBuild_ = false;
   std::map<unsigned, device::RealProgram> real_; // by real platform
   std::atomic<int> kernels_{0};
 };
