@@ -316,16 +316,16 @@ cl_int clEnqueueNDRangeKernel(cl_command_queue queue, cl_kernel kernel, cl_uint 
       groupItems *= local[d];
     }
   }
+  const auto required = k->requiredWorkGroupSize();
   if (local) {
     require(groupItems <= k->largestWorkGroupSize(), CL_INVALID_WORK_GROUP_SIZE,
             "the work-group is larger than CL_KERNEL_WORK_GROUP_SIZE on every device");
-    auto required = k->requiredWorkGroupSize();
     if (required[0])
       for (cl_uint d = 0; d < dims; ++d)
         require(local[d] == required[d], CL_INVALID_WORK_GROUP_SIZE,
                 "local_work_size differs from reqd_work_group_size");
   } else {
-    require(k->requiredWorkGroupSize()[0] == 0, CL_INVALID_WORK_GROUP_SIZE,
+    require(required[0] == 0, CL_INVALID_WORK_GROUP_SIZE,
             "local_work_size is NULL but the kernel declares reqd_work_group_size");
     for (cl_uint d = 0; d < 3; ++d) range.local[d] = 0;
   }

@@ -161,9 +161,6 @@ FenceRef launchKernel(Queue& queue, Kernel& kernel, const NDRange& appRange, std
   auto& rt = Runtime::get();
   Context& context = queue.context();
   const unsigned slots = static_cast<unsigned>(context.slots().size());
-  const bool localGiven = appRange.local[0] != 0;
-  NDRange range = appRange;
-  if (!localGiven) range.local = planner::explicitLocalSize(range, kernel.maxWorkGroupSize(), kernel.requiredWorkGroupSize());
 
   // 1. One device runs every launch (one selected, or `single`): its buffers are made resident
   //    there whole, as a single-device runtime keeps them, and nothing is planned
@@ -173,14 +170,27 @@ FenceRef launchKernel(Queue& queue, Kernel& kernel, const NDRange& appRange, std
     LaunchBuffers buffers;
     kernel.bindBuffers(buffers.mems);
     std::unique_lock plan(context.planMutex());
-    if (!residentOn(kernel, buffers, *only)) makeResident(queue, buffers, *only);
-    if (residentOn(kernel, buffers, *only)) {
+    bool resident = residentOn(kernel, buffers, *only);
+    if (!resident) {
+      makeResident(queue, buffers, *only);
+      resident = residentOn(kernel, buffers, *only);
+    }
+    if (resident) {
       ResidentRecord record;
-      if (rt.reporting() || Trace::active()) record.groups = range.groups(analysis::defaultSplitDimension(range));
+      if (rt.reporting() || Trace::active()) {
+        NDRange sized = appRange;
+        if (!sized.local[0])
+          sized.local = planner::explicitLocalSize(sized, kernel.maxWorkGroupSize(), kernel.requiredWorkGroupSize());
+        record.groups = sized.groups(analysis::defaultSplitDimension(sized));
+      }
       return launchResident(queue, kernel, appRange, buffers, *only, waits, record, profiled);
     }
   }
   if (auto gate = queue.gate()) waits.push_back(gate);
+  // A split needs the local size the vendor would pick (slices are whole work-groups).
+  const bool localGiven = appRange.local[0] != 0;
+  NDRange range = appRange;
+  if (!localGiven) range.local = planner::explicitLocalSize(range, kernel.maxWorkGroupSize(), kernel.requiredWorkGroupSize());
 
   // 2. Bind the arguments.
   BoundLaunch bound(kernel, range, localGiven, queue);
