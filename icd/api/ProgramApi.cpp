@@ -39,18 +39,24 @@ cl_program clCreateProgramWithBinary(cl_context context, cl_uint num_devices,
   auto c = Context::from(context);
   require(num_devices > 0 && devices, CL_INVALID_VALUE, "no devices given");
   require(lengths && binaries, CL_INVALID_VALUE, "lengths or binaries is NULL");
-  std::string source, options;
+  std::optional<ProgramBinary> binary;
   for (cl_uint i = 0; i < num_devices; ++i) {
     require(Device::tryFrom(devices[i]).get() == &c->device(), CL_INVALID_DEVICE,
             "a device is not the context's device");
     require(binaries[i] && lengths[i], CL_INVALID_VALUE, "an empty binary");
-    bool ok = Program::decodeBinary(binaries[i], lengths[i], source, options);
-    if (binary_status) binary_status[i] = ok ? CL_SUCCESS : CL_INVALID_BINARY;
-    require(ok, CL_INVALID_BINARY, "not a clsplit program binary");
+    binary = ProgramBinary::decode(binaries[i], lengths[i]);
+    if (binary_status) binary_status[i] = binary ? CL_SUCCESS : CL_INVALID_BINARY;
+    require(binary.has_value(), CL_INVALID_BINARY, "not a clsplit program binary");
   }
-  auto program = std::make_shared<Program>(c, std::move(source), Program::Kind::Binary);
-  program->setBinaryOptions(options);
-  return program->publishHandle();
+  // Objects and libraries are compiled and linked again now: a vendor that no longer accepts
+  // their source makes the binary invalid.
+  try {
+    return Program::fromBinary(c, *binary)->publishHandle();
+  } catch (const Error& e) {
+    if (e.code() != CL_COMPILE_PROGRAM_FAILURE && e.code() != CL_LINK_PROGRAM_FAILURE) throw;
+    if (binary_status) binary_status[0] = CL_INVALID_BINARY;
+    throw Error(CL_INVALID_BINARY, std::string("the binary's program no longer compiles: ") + e.what());
+  }
 }
 
 cl_program clCreateProgramWithBuiltInKernels(cl_context context, cl_uint num_devices,

@@ -24,8 +24,6 @@ using device::invoke;
 
 namespace {
 
-constexpr char kBinaryMagic[] = "CLSPLIT-PROGRAM-1\n";
-
 std::vector<cl_device_id> platformDevices(const Context& context, unsigned platform) {
   std::vector<cl_device_id> devices;
   for (const auto& s : context.slots()) // a device selected twice is built for once
@@ -168,6 +166,9 @@ void Program::build(const std::string& requested) {
   // A clsplit binary carries the options it was built with; they come first.
   const std::string options = binaryOptions_.empty() ? requested : binaryOptions_ + " " + requested;
   require(kernels_.load() == 0, CL_INVALID_OPERATION, "kernel objects are attached to the program");
+  // The binary of a linked program was linked again when it was loaded: building it is the
+  // specification's formality (PoCL accepts it for libraries too).
+  if (kind_ == Kind::Linked && fromBinary_) return;
   require(kind_ == Kind::Source || kind_ == Kind::Binary, CL_INVALID_OPERATION,
           "program was not created from source or binary");
   {
@@ -263,6 +264,7 @@ void Program::build(const std::string& requested) {
   std::lock_guard lock(mutex_);
   analysis_ = result;
   partitionReadyBuild_ = ok && partitionReady;
+  if (ok) recipe_ = ProgramBinary{ProgramBinary::Type::Executable, source_, options, {}, {}};
   log_ = buildLog;
   if (!notes.empty() && ok) log_ += (log_.empty() ? "" : "\n") + notes;
   status_ = ok ? CL_BUILD_SUCCESS : CL_BUILD_ERROR;
@@ -321,6 +323,11 @@ void Program::compile(const std::string& options,
   options_ = options;
   log_ = log;
   status_ = ok ? CL_BUILD_SUCCESS : CL_BUILD_ERROR;
+  recipe_.reset();
+  if (ok) {
+    recipe_ = ProgramBinary{ProgramBinary::Type::Object, source_, options, {}, {}};
+    for (const auto& [name, header] : headers) recipe_->headers.emplace_back(name, header->source());
+  }
   if (!ok) throw Error(CL_COMPILE_PROGRAM_FAILURE, "the program failed to compile (see the build log)");
 }
 
@@ -360,6 +367,16 @@ std::shared_ptr<Program> Program::link(std::shared_ptr<Context> context, const s
   linked->options_ = options;
   linked->log_ = log;
   linked->status_ = ok ? CL_BUILD_SUCCESS : CL_BUILD_ERROR;
+  if (ok) {
+    ProgramBinary recipe{ProgramBinary::Type::Linked, "", options, {}, {}};
+    bool known = true;
+    for (const auto& p : inputs) {
+      std::lock_guard lock(p->mutex_);
+      if (p->recipe_) recipe.inputs.push_back(*p->recipe_);
+      else known = false;
+    }
+    if (known) linked->recipe_ = std::move(recipe);
+  }
   if (!ok) throw Error(CL_LINK_PROGRAM_FAILURE, "the program failed to link: " + log);
   return linked;
 }
@@ -387,31 +404,38 @@ std::vector<std::string> Program::kernelNames() const {
   return names;
 }
 
-std::string Program::encodeBinary(const std::string& source, const std::string& options) {
-  std::string out = kBinaryMagic;
-  out += std::to_string(options.size()) + "\n" + options + source;
-  return out;
+std::string Program::binary() const {
+  std::lock_guard lock(mutex_);
+  return status_ == CL_BUILD_SUCCESS && recipe_ ? recipe_->encode() : std::string();
 }
 
-bool Program::decodeBinary(const unsigned char* data, size_t size, std::string& source,
-                           std::string& options) {
-  std::string_view text(reinterpret_cast<const char*>(data), size);
-  std::string_view magic(kBinaryMagic);
-  if (text.substr(0, magic.size()) != magic) return false;
-  text.remove_prefix(magic.size());
-  auto newline = text.find('\n');
-  if (newline == std::string_view::npos) return false;
-  size_t length = 0;
-  try {
-    length = std::stoul(std::string(text.substr(0, newline)));
-  } catch (...) {
-    return false;
+std::shared_ptr<Program> Program::fromBinary(std::shared_ptr<Context> context, const ProgramBinary& binary) {
+  std::shared_ptr<Program> program;
+  switch (binary.type) {
+  case ProgramBinary::Type::Executable:
+    program = std::make_shared<Program>(context, binary.source, Kind::Binary);
+    program->setBinaryOptions(binary.options);
+    break;
+  case ProgramBinary::Type::Object: {
+    std::vector<std::shared_ptr<Program>> keep;
+    std::vector<std::pair<std::string, Program*>> headers;
+    for (const auto& [name, text] : binary.headers) {
+      keep.push_back(std::make_shared<Program>(context, text));
+      headers.emplace_back(name, keep.back().get());
+    }
+    program = std::make_shared<Program>(context, binary.source);
+    program->compile(binary.options, headers);
+    break;
   }
-  text.remove_prefix(newline + 1);
-  if (length > text.size()) return false;
-  options = std::string(text.substr(0, length));
-  source = std::string(text.substr(length));
-  return true;
+  case ProgramBinary::Type::Linked: {
+    std::vector<std::shared_ptr<Program>> inputs;
+    for (const auto& input : binary.inputs) inputs.push_back(fromBinary(context, input));
+    program = link(context, binary.options, inputs);
+    break;
+  }
+  }
+  program->fromBinary_ = true;
+  return program;
 }
 
 cl_int Program::info(cl_program_info param, size_t size, void* value, size_t* sizeRet) const {
@@ -422,18 +446,15 @@ cl_int Program::info(cl_program_info param, size_t size, void* value, size_t* si
   case CL_PROGRAM_DEVICES:
     return writeInfo(InfoValue::of(context_->device().handle()), size, value, sizeRet);
   case CL_PROGRAM_SOURCE: return writeInfo(InfoValue::string(source_), size, value, sizeRet);
-  case CL_PROGRAM_BINARY_SIZES: {
-    size_t n = built() && !source_.empty() ? encodeBinary(source_, options_).size() : 0;
-    return writeInfo(InfoValue::of(n), size, value, sizeRet);
-  }
+  case CL_PROGRAM_BINARY_SIZES: return writeInfo(InfoValue::of(binary().size()), size, value, sizeRet);
   case CL_PROGRAM_BINARIES: {
     writeInfo(InfoValue::of(static_cast<unsigned char*>(nullptr)), size, nullptr, sizeRet);
     if (value) {
       require(size >= sizeof(unsigned char*), CL_INVALID_VALUE, "param_value_size too small");
       auto* target = *static_cast<unsigned char**>(value);
-      if (target && built() && !source_.empty()) {
-        std::string binary = encodeBinary(source_, options_);
-        std::memcpy(target, binary.data(), binary.size());
+      if (target) {
+        std::string bytes = binary();
+        std::memcpy(target, bytes.data(), bytes.size());
       }
     }
     return CL_SUCCESS;
@@ -460,8 +481,9 @@ cl_int Program::buildInfo(cl_program_build_info param, size_t size, void* value,
   case CL_PROGRAM_BINARY_TYPE: {
     cl_program_binary_type type = CL_PROGRAM_BINARY_TYPE_NONE;
     if (status_ == CL_BUILD_SUCCESS)
-      type = kind_ == Kind::Compiled ? CL_PROGRAM_BINARY_TYPE_COMPILED_OBJECT
-                                     : CL_PROGRAM_BINARY_TYPE_EXECUTABLE;
+      type = kind_ == Kind::Compiled                  ? CL_PROGRAM_BINARY_TYPE_COMPILED_OBJECT
+             : kind_ == Kind::Linked && recipe_ && recipe_->library() ? CL_PROGRAM_BINARY_TYPE_LIBRARY
+                                                      : CL_PROGRAM_BINARY_TYPE_EXECUTABLE;
     return writeInfo(InfoValue::of(type), size, value, sizeRet);
   }
   default: throw Error(CL_INVALID_VALUE, "unknown program build info");

@@ -4,10 +4,12 @@
 
 #include "analysis/Analysis.h"
 #include "icd/objects/Context.h"
+#include "icd/objects/ProgramBinary.h"
 
 #include <atomic>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -53,11 +55,11 @@ public:
   cl_int info(cl_program_info param, size_t size, void* value, size_t* sizeRet) const;
   cl_int buildInfo(cl_program_build_info param, size_t size, void* value, size_t* sizeRet) const;
 
-  // The clsplit binary format: what CL_PROGRAM_BINARIES returns and what
-  // clCreateProgramWithBinary accepts (source and options, rebuilt on load).
-  static std::string encodeBinary(const std::string& source, const std::string& options);
-  static bool decodeBinary(const unsigned char* data, size_t size, std::string& source,
-                           std::string& options);
+  // A program rebuilt from a clsplit binary (ProgramBinary.h): an executable's is built by
+  // clBuildProgram as from source; objects are compiled and linked programs linked here.
+  static std::shared_ptr<Program> fromBinary(std::shared_ptr<Context> context, const ProgramBinary& binary);
+  // What CL_PROGRAM_BINARIES returns once the program is built, compiled or linked (empty before).
+  std::string binary() const;
 
 private:
   void buildOn(unsigned platform, const std::string& source, const std::string& options,
@@ -74,6 +76,8 @@ private:
   std::string hash_;
   std::shared_ptr<const analysis::ProgramAnalysis> analysis_;
   bool partitionReadyBuild_ = false;
+  std::optional<ProgramBinary> recipe_; // how to rebuild it (its binary), once built
+  bool fromBinary_ = false;             // made by clCreateProgramWithBinary
   std::map<unsigned, device::RealProgram> real_; // by real platform
   std::atomic<int> kernels_{0};
 };

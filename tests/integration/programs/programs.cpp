@@ -112,6 +112,22 @@ static cl_build_status buildStatus(const Env& env, cl_program p) {
   return status;
 }
 
+// The program's binary, loaded again through clCreateProgramWithBinary (nullptr on failure).
+static cl_program reloaded(const Env& env, cl_program p, const char* what) {
+  size_t size = 0;
+  CHECK(clGetProgramInfo(p, CL_PROGRAM_BINARY_SIZES, sizeof size, &size, nullptr));
+  expect(size > 0, what);
+  if (!size) return nullptr;
+  std::vector<unsigned char> binary(size);
+  unsigned char* target = binary.data();
+  CHECK(clGetProgramInfo(p, CL_PROGRAM_BINARIES, sizeof target, &target, nullptr));
+  const unsigned char* binaries[1] = {binary.data()};
+  cl_int status = 99, err = CL_SUCCESS;
+  cl_program back = clCreateProgramWithBinary(env.context, 1, &env.device, &size, binaries, &status, &err);
+  expectCode(err, CL_SUCCESS, what);
+  return back;
+}
+
 static cl_program_binary_type binaryType(const Env& env, cl_program p) {
   cl_program_binary_type type = 99;
   CHECK(clGetProgramBuildInfo(p, env.device, CL_PROGRAM_BINARY_TYPE, sizeof type, &type, nullptr));
@@ -359,6 +375,49 @@ int main() {
     CHECK(clReleaseMemObject(out));
     CHECK(clReleaseKernel(k));
     CHECK(clReleaseProgram(p));
+  }
+
+  // 8. Binaries of compiled objects and libraries (the conformance suite's
+  //    execute_after_serialize_reload_object/_library and program_binary_type): saved, loaded
+  //    back, linked, run; the types say what each is.
+  {
+    cl_program header = source(env, kHeader), library = source(env, kLibrary), main = source(env, kMain);
+    const char* headerName = "helpers.h";
+    CHECK(clCompileProgram(library, 1, &env.device, "", 1, &header, &headerName, nullptr, nullptr));
+    CHECK(clCompileProgram(main, 0, nullptr, nullptr, 1, &header, &headerName, nullptr, nullptr));
+    cl_program mainBack = reloaded(env, main, "object binary");
+    cl_program libraryBack = reloaded(env, library, "library object binary");
+    if (mainBack && libraryBack) {
+      expect(binaryType(env, mainBack) == CL_PROGRAM_BINARY_TYPE_COMPILED_OBJECT, "reloaded object's type");
+      cl_int err = CL_SUCCESS;
+      cl_program lib = clLinkProgram(env.context, 1, &env.device, "-create-library", 1, &libraryBack, nullptr,
+                                     nullptr, &err);
+      CHECK(err);
+      expect(lib && binaryType(env, lib) == CL_PROGRAM_BINARY_TYPE_LIBRARY, "library type");
+      cl_program libBack = lib ? reloaded(env, lib, "library binary") : nullptr;
+      if (libBack) {
+        expect(binaryType(env, libBack) == CL_PROGRAM_BINARY_TYPE_LIBRARY, "reloaded library's type");
+        cl_program inputs[2] = {mainBack, libBack};
+        cl_program linked = clLinkProgram(env.context, 1, &env.device, "", 2, inputs, nullptr, nullptr, &err);
+        CHECK(err);
+        if (linked) {
+          expect(binaryType(env, linked) == CL_PROGRAM_BINARY_TYPE_EXECUTABLE, "executable type");
+          run(env, linked, "useHelper", "linked from reloaded object and library binaries");
+          cl_program exeBack = reloaded(env, linked, "executable binary of a linked program");
+          if (exeBack) {
+            CHECK(clBuildProgram(exeBack, 0, nullptr, nullptr, nullptr, nullptr));
+            run(env, exeBack, "useHelper", "reloaded executable of a linked program");
+            CHECK(clReleaseProgram(exeBack));
+          }
+          CHECK(clReleaseProgram(linked));
+        }
+        CHECK(clReleaseProgram(libBack));
+      }
+      if (lib) CHECK(clReleaseProgram(lib));
+    }
+    for (cl_program p : {mainBack, libraryBack})
+      if (p) CHECK(clReleaseProgram(p));
+    for (cl_program p : {header, library, main}) CHECK(clReleaseProgram(p));
   }
 
   env.release();
