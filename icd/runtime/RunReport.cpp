@@ -19,6 +19,14 @@ namespace clsplit::icd::runtime {
 
 namespace {
 
+// The reason most launches ran whole for (the first seen among equals).
+const std::string& mostFrequent(const std::vector<std::pair<std::string, uint64_t>>& reasons) {
+  const auto* best = &reasons.front();
+  for (const auto& r : reasons)
+    if (r.second > best->second) best = &r;
+  return best->first;
+}
+
 std::string quote(const std::string& s) {
   std::string out = "\"";
   for (char c : s) {
@@ -92,7 +100,13 @@ void RunReport::noteLaunch(const std::string& kernel, const std::vector<uint64_t
     }
     ++k.launches;
     if (split) ++k.splitLaunches;
-    if (fallbackReason && !k.fallbackReason) k.fallbackReason = fallbackReason;
+    if (fallbackReason && !split) {
+      auto& reasons = k.fallbackReasons;
+      auto it = std::find_if(reasons.begin(), reasons.end(), [&](const auto& r) { return r.first == *fallbackReason; });
+      if (it != reasons.end()) ++it->second;
+      else if (reasons.size() < kMaxReasons) reasons.emplace_back(*fallbackReason, 1);
+      else ++reasons.back().second;
+    }
     for (unsigned s = 0; s < groupsPerSlot.size() && s < slots_; ++s) k.groups[s] += groupsPerSlot[s];
     for (const auto& [slot, fence] : subKernels)
       if (dynamic_cast<device::RealEventFence*>(fence.get())) ++inFlight_;
@@ -143,7 +157,11 @@ std::string RunReport::json(const std::string& partitionerJson) const {
   for (const auto& [name, k] : kernels_) {
     out << (first ? "" : ",") << "\n    " << quote(name) << ": {\"launches\": " << k.launches
         << ", \"split_launches\": " << k.splitLaunches << ", \"fallback_reason\": "
-        << (k.fallbackReason ? quote(*k.fallbackReason) : "null")
+        << (k.fallbackReasons.empty() ? "null" : quote(mostFrequent(k.fallbackReasons)))
+        << ", \"fallback_reasons\": {";
+    for (size_t r = 0; r < k.fallbackReasons.size(); ++r)
+      out << (r ? ", " : "") << quote(k.fallbackReasons[r].first) << ": " << k.fallbackReasons[r].second;
+    out << "}"
         << ", \"groups_per_device\": " << list(k.groups)
         << ", \"time_ns_per_device\": " << list(k.timeNs) << "}";
     first = false;
@@ -224,7 +242,8 @@ std::string RunReport::summary() const {
                   static_cast<unsigned long long>(k.launches),
                   static_cast<unsigned long long>(k.splitLaunches));
     out << line << perDevice << "\n";
-    if (k.fallbackReason) out << "      not split: " << *k.fallbackReason << "\n";
+    for (const auto& [reason, count] : k.fallbackReasons)
+      out << "      not split (" << count << "x): " << reason << "\n";
   }
   uint64_t h2d = 0, d2h = 0, d2d = 0;
   for (unsigned s = 0; s < slots_; ++s) h2d += h2d_[s], d2h += d2h_[s], d2d += d2d_[s];

@@ -38,7 +38,10 @@ private:
     std::string name;
     uint64_t launches = 0;
     uint64_t splitLaunches = 0;
-    std::optional<std::string> fallbackReason;
+    // Why launches ran whole, with how many did: a kernel can run whole for one reason on some
+    // launches (one work-group) and split on others. At most kMaxReasons, the rest counted in
+    // the last.
+    std::vector<std::pair<std::string, uint64_t>> fallbackReasons;
     std::vector<uint64_t> groups;
     std::vector<uint64_t> timeNs;
   };
@@ -46,6 +49,7 @@ private:
   // launch i's kernel is launchKernels_[i], and launchValues_ holds its groups, device time and
   // bytes received per device, 3 x slots values from i * 3 * slots.
   static constexpr size_t kMaxLaunchRecords = 200000;
+  static constexpr size_t kMaxReasons = 8;
   std::vector<const KernelStats*> launchKernels_;
   std::vector<uint64_t> launchValues_;
   KernelStats& statsOf(const std::string& kernel); // under mutex_

@@ -80,7 +80,10 @@ def test_report_fallback_reason():
     reason = r["kernels"]["sort"]["fallback_reason"]
     check(reason and "sorted_pos" in reason, f"sort's fallback reason: {reason}")
     check(r["kernels"]["count"]["split_launches"] == 2, "count (merged atomics) was not split")
-    check("not split:" in p.stderr and "sort" in p.stderr, "summary lacks the fallback")
+    check("not split (2x):" in p.stderr and "sort" in p.stderr, "summary lacks the fallback")
+    reasons = r["kernels"]["sort"]["fallback_reasons"]
+    check(list(reasons.values()) == [2] and reason in reasons, f"sort's fallback reasons: {reasons}")
+    check(r["kernels"]["count"]["fallback_reasons"] == {}, "count ran whole for a reason")
 
 
 def test_trace():
