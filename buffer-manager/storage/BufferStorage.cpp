@@ -178,9 +178,15 @@ void BufferStorage::stageToHost(ByteRange range, unsigned from, QueueProvider& q
   if (log) log->push_back({TransferKind::DeviceToHost, static_cast<int>(from), -1, range.size(), producer, staged});
 }
 
-std::vector<FenceRef> BufferStorage::bringHome(QueueProvider& queues, TransferLog* log) {
+std::vector<FenceRef> BufferStorage::bringHome(QueueProvider& queues, TransferLog* log, const Settled& settled) {
   std::vector<FenceRef> reads;
   if (!useHostPtr_) return reads;
+  auto complete = [&](const FenceRef& f) {
+    if (!f || f->status() == CL_COMPLETE) return true;
+    if (!f->queue() || !f->positionInQueue()) return false;
+    return std::any_of(settled.begin(), settled.end(),
+                       [&](const auto& s) { return s.first == f->queue() && f->positionInQueue() <= s.second; });
+  };
   auto* home = static_cast<std::byte*>(useHostPtr_);
   // Where each stale run comes from: a device slot whose copy is complete, or (-1) a complete
   // host version elsewhere.
@@ -192,8 +198,7 @@ std::vector<FenceRef> BufferStorage::bringHome(QueueProvider& queues, TransferLo
   };
   std::vector<int> completeSlots;
   for (unsigned s = 0; s < slots_.size(); ++s) {
-    const auto& writer = devices_[s].writer;
-    if (!writer || writer->status() == CL_COMPLETE) completeSlots.push_back(static_cast<int>(s));
+    if (complete(devices_[s].writer)) completeSlots.push_back(static_cast<int>(s));
   }
   std::vector<Stale> stale;
   directory_.visit(ByteRange{0, size_}, [&](ByteRange r, const Cell<Version>& cell) {
@@ -210,7 +215,7 @@ std::vector<FenceRef> BufferStorage::bringHome(QueueProvider& queues, TransferLo
         break;
       }
     if (piece.from < 0) {
-      if (!host || !host->block || (host->ready && host->ready->status() != CL_COMPLETE)) return;
+      if (!host || !host->block || !complete(host->ready)) return;
       piece.source = host->block->data() + (r.lo - host->blockBase);
       piece.producer = host->producer;
     }
@@ -246,6 +251,20 @@ std::vector<FenceRef> BufferStorage::bringHome(QueueProvider& queues, TransferLo
     reads.push_back(read);
   }
   return reads;
+}
+
+void BufferStorage::giveHomeTheBytes() {
+  if (!useHostPtr_) return;
+  auto* home = static_cast<std::byte*>(useHostPtr_);
+  RangeSet current;
+  directory_.visit(ByteRange{0, size_}, [&](ByteRange r, const Cell<Version>& cell) {
+    if (cell.mask() == bit(kHost)) return; // the host alone holds them already
+    const Version* host = cell.tokenOf(kHost);
+    if (host && host->block && host->block->data() + (r.lo - host->blockBase) == home + r.lo &&
+        (!host->ready || host->ready->status() == CL_COMPLETE))
+      current.add(r);
+  });
+  if (!current.empty()) directory_.setOnly(current, kHost, Version{nullptr, HostBlock::wrap(home, size_), 0, 0});
 }
 
 std::vector<FenceRef> BufferStorage::writeHazards(unsigned slot) const {

@@ -124,7 +124,16 @@ public:
   // the application's memory too. Bytes whose writer is still running stay for the next call
   // (waiting for them could wait for a command gated on a user event not yet set). Returns the
   // fences of the reads; nothing when the application's memory holds every byte.
-  std::vector<device::FenceRef> bringHome(QueueProvider& queues, TransferLog* log);
+  // `settled`: (real queue, position) pairs the caller has seen complete: a command enqueued on
+  // such a queue at or before that position has completed too (in-order queues), whatever its
+  // own event says yet (rusticl updates an earlier command's status after a later one's).
+  using Settled = std::vector<std::pair<cl_command_queue, uint64_t>>;
+  std::vector<device::FenceRef> bringHome(QueueProvider& queues, TransferLog* log, const Settled& settled = {});
+  // CL_MEM_USE_HOST_PTR, after bringHome's reads completed: the application's memory becomes the
+  // only valid copy of the bytes it holds current, so that a device fetches them again before
+  // using them - the program may write that memory directly, as programs written for CPU
+  // runtimes do. Bytes whose newer version lives elsewhere (a writer still running) stay there.
+  void giveHomeTheBytes();
 
   // Copies `ranges` of `slot`'s own copy, whatever the directory says of it, into `dst` (which
   // holds buffer offsets from `base`), after `after`: the partial results of an atomic merge.

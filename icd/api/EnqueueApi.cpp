@@ -69,7 +69,7 @@ struct Command {
       runtime::HostSpan span("blocking wait");
       if (whole->wait() < 0)
         throw Error(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST, "the command failed");
-      runtime::bringHostPtrMemoryHome(*queue);
+      runtime::bringHostPtrMemoryHome(*queue, whole);
     }
   }
 };

@@ -27,7 +27,10 @@ cl_int clWaitForEvents(cl_uint num_events, const cl_event* events) {
   std::vector<Queue*> synced;
   for (auto& e : list)
     if (Queue* q = e->queue(); q && std::find(synced.begin(), synced.end(), q) == synced.end()) {
-      runtime::bringHostPtrMemoryHome(*q);
+      std::vector<device::FenceRef> waited; // this queue's events, all complete now
+      for (auto& other : list)
+        if (other->queue() == q) waited.push_back(other->fence());
+      runtime::bringHostPtrMemoryHome(*q, device::allOf(std::move(waited)));
       synced.push_back(q);
     }
   return CL_SUCCESS;

@@ -54,8 +54,10 @@ cl_int clFlush(cl_command_queue queue) {
 cl_int clFinish(cl_command_queue queue) {
   runtime::HostSpan span("clFinish");
   auto q = Queue::from(queue);
+  // What finish() waits for (taken only where USE_HOST_PTR memory follows the kernels).
+  device::FenceRef recorded = q->context().hasHostPtrBuffers() ? q->allRecorded() : nullptr;
   q->finish();
-  runtime::bringHostPtrMemoryHome(*q);
+  runtime::bringHostPtrMemoryHome(*q, recorded);
   return CL_SUCCESS;
 }
 

@@ -84,8 +84,10 @@ const std::vector<SettingSpec>& settingSpecs() {
       {"CLSPLIT_HOST_PTR_SYNC", "1",
        "CL_MEM_USE_HOST_PTR buffers: at clFinish, a blocking command or clWaitForEvents, the "
        "application's memory receives what completed kernels wrote since the last such point (1), "
-       "as on CPU runtimes, where programs read it without mapping. 0: only maps and reads "
-       "update it (what the specification guarantees).",
+       "as on CPU runtimes, where programs read it without mapping; where every device shares the "
+       "host's memory, what the program then writes into it directly is what kernels read next. "
+       "2: that too on devices that do not (each such buffer is fetched again after every such "
+       "point). 0: only maps and reads update it (what the specification guarantees).",
        "0"},
       {"CLSPLIT_PINNED_MB", "1024",
        "Pinned host memory (MiB) clsplit may hold for host copies of buffers and cross-vendor "

@@ -74,8 +74,13 @@ EXTRA_ENVIRONMENT = {
     "oclgrind-pocl-twice": {"CLSPLIT_DEVICES": "1,1,0"},
     # Copies between the devices through host memory, as between discrete GPUs, with host
     # versions pinned from a pool small enough that it evicts and falls back to pageable memory.
-    "d2-staging-static-3-7": {"CLSPLIT_TEST_FORCE_STAGING": "1", "CLSPLIT_PINNED_MB": "2"},
+    "d2-staging-static-3-7": {"CLSPLIT_TEST_FORCE_STAGING": "1", "CLSPLIT_PINNED_MB": "2",
+                              "CLSPLIT_HOST_PTR_SYNC": "2"},
 }
+# Devices that do not share the host's memory (Oclgrind, forced staging) follow the program's
+# own writes into CL_MEM_USE_HOST_PTR memory only when asked (buffers.cpp case 7 needs it).
+for _name in ("oclgrind-uniform", "oclgrind-pocl-twice", "oclgrind-single0", "oclgrind-static-1-3"):
+    EXTRA_ENVIRONMENT.setdefault(_name, {})["CLSPLIT_HOST_PTR_SYNC"] = "2"
 # PoCL's pthread devices take turns (one pool of threads), and the adaptive strategies therefore
 # leave them whole; these tests are about correct results, so their adaptive configurations
 # split anyway, as they would between devices that run at once.

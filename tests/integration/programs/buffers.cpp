@@ -217,6 +217,29 @@ int main() {
     CHECK(clReleaseMemObject(shared));
   }
 
+  // 7. The other direction (NAS MG's zran3): after a synchronisation point the program writes
+  //    into CL_MEM_USE_HOST_PTR memory directly, then runs kernels that read it. Undefined by the
+  //    specification; CPU runtimes (the reference) show the writes to the kernels, and so does
+  //    clsplit where every device shares the host's memory, or with CLSPLIT_HOST_PTR_SYNC=2.
+  {
+    std::vector<int> host = init, out(n, 0);
+    cl_mem shared = createBuffer(env.context, CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR, bytes, host.data());
+    runAffine(env, affine, shared, 3, n); // a device copy exists, then the host changes the memory
+    CHECK(clFinish(env.queue));
+    for (size_t i = 0; i < n; i += 3) host[i] = -static_cast<int>(i);
+    SET_ARG(copyPlus, 0, shared);
+    SET_ARG(copyPlus, 1, c);
+    SET_ARG(copyPlus, 2, 1);
+    CHECK(clEnqueueNDRangeKernel(env.queue, copyPlus, 1, nullptr, &n, nullptr, 0, nullptr, nullptr));
+    CHECK(clEnqueueReadBuffer(env.queue, c, CL_TRUE, 0, bytes, out.data(), 0, nullptr, nullptr));
+    printChecksum("kernel output after host writes into use_host_ptr memory", out);
+    for (size_t i = 1; i < n; i += 5) host[i] = 7; // after a blocking command, written again
+    runAffine(env, affine, shared, 2, n);
+    CHECK(clFinish(env.queue));
+    printChecksum("use_host_ptr memory after a kernel on the host's writes", host);
+    CHECK(clReleaseMemObject(shared));
+  }
+
   for (cl_mem m : {a, b, c, d, ro, wo, hostRead, hostWrite, hostNone}) CHECK(clReleaseMemObject(m));
   for (cl_kernel k : {affine, copyPlus, bytesPlus}) CHECK(clReleaseKernel(k));
   CHECK(clReleaseProgram(program));
