@@ -2,7 +2,7 @@
 // per-kernel ratio history and convergence, per-iteration predicted vs measured times, LP costs.
 #include "partitioner/DynamicPartitioner.h"
 
-#include "partitioner/JsonWriter.h"
+#include "support/Json.h"
 
 namespace clsplit::partition {
 

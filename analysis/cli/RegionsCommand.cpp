@@ -4,6 +4,7 @@
 #include "analysis/cli/KernelReport.h"
 
 #include "analysis/region/Instantiate.h"
+#include "support/Json.h"
 
 #include <algorithm>
 #include <charconv>
@@ -24,27 +25,6 @@ struct Usage {
   std::string message;
 };
 
-std::string jsonString(std::string_view s) {
-  std::string out = "\"";
-  for (char c : s) {
-    switch (c) {
-    case '"': out += "\\\""; break;
-    case '\\': out += "\\\\"; break;
-    case '\n': out += "\\n"; break;
-    case '\t': out += "\\t"; break;
-    case '\r': out += "\\r"; break;
-    default:
-      if (static_cast<unsigned char>(c) < 0x20) {
-        char buf[8];
-        std::snprintf(buf, sizeof buf, "\\u%04x", c);
-        out += buf;
-      } else {
-        out += c;
-      }
-    }
-  }
-  return out + "\"";
-}
 
 std::optional<uint64_t> parseU64(std::string_view s) {
   uint64_t v = 0;

@@ -6,6 +6,7 @@
 #include "icd/runtime/HostTime.h"
 #include "icd/runtime/Runtime.h"
 #include "partitioner/Partitioner.h"
+#include "support/Json.h"
 #include "support/Log.h"
 
 #include <algorithm>
@@ -27,26 +28,6 @@ const std::string& mostFrequent(const std::vector<std::pair<std::string, uint64_
   return best->first;
 }
 
-std::string quote(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) {
-    switch (c) {
-    case '"': out += "\\\""; break;
-    case '\\': out += "\\\\"; break;
-    case '\n': out += "\\n"; break;
-    case '\t': out += "\\t"; break;
-    default:
-      if (static_cast<unsigned char>(c) < 0x20) {
-        char buf[8];
-        std::snprintf(buf, sizeof buf, "\\u%04x", c);
-        out += buf;
-      } else {
-        out += c;
-      }
-    }
-  }
-  return out + "\"";
-}
 
 std::string list(const std::vector<uint64_t>& v) {
   std::string s = "[";
@@ -142,25 +123,25 @@ std::string RunReport::json(const std::string& partitionerJson) const {
   auto& rt = Runtime::get();
   std::lock_guard lock(mutex_);
   std::ostringstream out;
-  out << "{\n  \"clsplit_version\": " << quote(CLSPLIT_VERSION) << ",\n";
-  out << "  \"strategy\": " << quote(rt.strategyName()) << ",\n";
+  out << "{\n  \"clsplit_version\": " << jsonString(CLSPLIT_VERSION) << ",\n";
+  out << "  \"strategy\": " << jsonString(rt.strategyName()) << ",\n";
   out << "  \"unmeasured_sub_kernels\": " << inFlight_ << ",\n";
   out << "  \"devices\": [";
   for (const auto& s : rt.slots()) {
     out << (s.slot ? "," : "") << "\n    {\"slot\": " << s.slot << ", \"index\": " << s.device->index
-        << ", \"name\": " << quote(s.device->name)
-        << ", \"platform\": " << quote(rt.vendors().platforms()[s.platform].name)
-        << ", \"type\": " << quote(device::deviceTypeName(s.device->type)) << "}";
+        << ", \"name\": " << jsonString(s.device->name)
+        << ", \"platform\": " << jsonString(rt.vendors().platforms()[s.platform].name)
+        << ", \"type\": " << jsonString(device::deviceTypeName(s.device->type)) << "}";
   }
   out << "\n  ],\n  \"kernels\": {";
   bool first = true;
   for (const auto& [name, k] : kernels_) {
-    out << (first ? "" : ",") << "\n    " << quote(name) << ": {\"launches\": " << k.launches
+    out << (first ? "" : ",") << "\n    " << jsonString(name) << ": {\"launches\": " << k.launches
         << ", \"split_launches\": " << k.splitLaunches << ", \"fallback_reason\": "
-        << (k.fallbackReasons.empty() ? "null" : quote(mostFrequent(k.fallbackReasons)))
+        << (k.fallbackReasons.empty() ? "null" : jsonString(mostFrequent(k.fallbackReasons)))
         << ", \"fallback_reasons\": {";
     for (size_t r = 0; r < k.fallbackReasons.size(); ++r)
-      out << (r ? ", " : "") << quote(k.fallbackReasons[r].first) << ": " << k.fallbackReasons[r].second;
+      out << (r ? ", " : "") << jsonString(k.fallbackReasons[r].first) << ": " << k.fallbackReasons[r].second;
     out << "}"
         << ", \"groups_per_device\": " << list(k.groups)
         << ", \"time_ns_per_device\": " << list(k.timeNs) << "}";
@@ -172,7 +153,7 @@ std::string RunReport::json(const std::string& partitionerJson) const {
   };
   for (size_t i = 0; i < launchKernels_.size(); ++i) {
     const uint64_t* values = &launchValues_[i * 3 * slots_];
-    out << (i ? "," : "") << "\n    {\"kernel\": " << quote(launchKernels_[i]->name)
+    out << (i ? "," : "") << "\n    {\"kernel\": " << jsonString(launchKernels_[i]->name)
         << ", \"groups\": " << slotList(values) << ", \"time_ns\": " << slotList(values + slots_)
         << ", \"bytes_in\": " << slotList(values + 2 * slots_) << "}";
   }
@@ -188,7 +169,7 @@ std::string RunReport::json(const std::string& partitionerJson) const {
   auto times = HostTime::snapshot();
   for (size_t i = 0; i < times.size(); ++i) {
     const auto& t = times[i];
-    out << (i ? "," : "") << "\n    {\"entry\": " << quote(t.entry) << ", \"calls\": " << t.calls
+    out << (i ? "," : "") << "\n    {\"entry\": " << jsonString(t.entry) << ", \"calls\": " << t.calls
         << ", \"total_ns\": " << t.totalNs << ", \"driver_ns\": " << t.driverNs
         << ", \"driver_calls\": " << t.driverCalls
         << ", \"own_ns_per_call\": " << (t.totalNs - std::min(t.totalNs, t.driverNs)) / t.calls << "}";
@@ -212,7 +193,7 @@ std::string RunReport::json(const std::string& partitionerJson) const {
   std::sort(bySlot.begin(), bySlot.end(), [](const SlotCalls& a, const SlotCalls& b) { return a.calls > b.calls; });
   out << "  \"driver_calls\": [";
   for (size_t i = 0; i < bySlot.size(); ++i)
-    out << (i ? "," : "") << "\n    {\"function\": " << quote(bySlot[i].name) << ", \"calls\": " << bySlot[i].calls
+    out << (i ? "," : "") << "\n    {\"function\": " << jsonString(bySlot[i].name) << ", \"calls\": " << bySlot[i].calls
         << ", \"ns\": " << bySlot[i].ns << "}";
   out << "\n  ],\n";
   out << "  \"partitioner\": " << (partitionerJson.empty() ? "null" : partitionerJson) << "\n}\n";

@@ -1,11 +1,13 @@
-// A minimal streaming JSON writer for the run report (keys and strings escaped, numbers finite).
+// JSON text for every report clsplit writes (run report, partitioner, `clsplit regions`): one
+// string escaper and a minimal streaming writer (keys and strings escaped, numbers finite).
 #pragma once
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
-namespace clsplit::partition {
+namespace clsplit {
 
 class JsonWriter {
 public:
@@ -34,6 +36,7 @@ private:
   bool afterKey_ = false;
 };
 
-std::string jsonEscape(const std::string& s);
+// `s` as a JSON string: quoted, with quotes, backslashes and control characters escaped.
+std::string jsonString(std::string_view s);
 
-} // namespace clsplit::partition
+} // namespace clsplit

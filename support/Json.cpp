@@ -1,12 +1,12 @@
 // JSON writing with escaping.
-#include "partitioner/JsonWriter.h"
+#include "support/Json.h"
 
 #include <cmath>
 #include <cstdio>
 
-namespace clsplit::partition {
+namespace clsplit {
 
-std::string jsonEscape(const std::string& s) {
+std::string jsonString(std::string_view s) {
   std::string out = "\"";
   for (unsigned char c : s) {
     switch (c) {
@@ -63,14 +63,14 @@ JsonWriter& JsonWriter::endArray() {
 }
 JsonWriter& JsonWriter::key(const std::string& k) {
   separate();
-  out_ += jsonEscape(k);
+  out_ += jsonString(k);
   out_ += ':';
   afterKey_ = true;
   return *this;
 }
 JsonWriter& JsonWriter::value(const std::string& s) {
   separate();
-  out_ += jsonEscape(s);
+  out_ += jsonString(s);
   return *this;
 }
 JsonWriter& JsonWriter::value(double x) {
@@ -110,4 +110,4 @@ JsonWriter& JsonWriter::numbers(const std::vector<double>& xs) {
   return endArray();
 }
 
-} // namespace clsplit::partition
+} // namespace clsplit
