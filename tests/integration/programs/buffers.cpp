@@ -25,6 +25,13 @@ static void runAffine(const Env& env, cl_kernel affine, cl_mem buffer, int k, si
   CHECK(clEnqueueNDRangeKernel(env.queue, affine, 1, nullptr, &n, nullptr, 0, nullptr, nullptr));
 }
 
+static void runCopyPlus(const Env& env, cl_kernel copyPlus, cl_mem in, cl_mem out, int k, size_t n) {
+  SET_ARG(copyPlus, 0, in);
+  SET_ARG(copyPlus, 1, out);
+  SET_ARG(copyPlus, 2, k);
+  CHECK(clEnqueueNDRangeKernel(env.queue, copyPlus, 1, nullptr, &n, nullptr, 0, nullptr, nullptr));
+}
+
 int main() {
   Env env = setup();
   cl_program program = buildProgram(env, kSource);
@@ -116,10 +123,7 @@ int main() {
   CHECK(clEnqueueWriteBuffer(env.queue, b, CL_TRUE, 0, bytes, init.data(), 0, nullptr, nullptr));
   CHECK(clEnqueueCopyBuffer(env.queue, a, b, 16, 1024, 2000, 0, nullptr, nullptr));
   CHECK(clEnqueueCopyBuffer(env.queue, b, b, 0, bytes / 2, bytes / 4, 0, nullptr, nullptr));
-  SET_ARG(copyPlus, 0, b);
-  SET_ARG(copyPlus, 1, c);
-  SET_ARG(copyPlus, 2, 11);
-  CHECK(clEnqueueNDRangeKernel(env.queue, copyPlus, 1, nullptr, &n, nullptr, 0, nullptr, nullptr));
+  runCopyPlus(env, copyPlus, b, c, 11, n);
   // Migrations are hints: contents stay as they are.
   cl_mem both[2] = {b, c};
   CHECK(clEnqueueMigrateMemObjects(env.queue, 2, both, CL_MIGRATE_MEM_OBJECT_HOST, 0, nullptr, nullptr));
@@ -165,10 +169,7 @@ int main() {
   std::printf("-- access flags\n");
   cl_mem ro = createBuffer(env.context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, bytes, src.data());
   cl_mem wo = createBuffer(env.context, CL_MEM_WRITE_ONLY, bytes);
-  SET_ARG(copyPlus, 0, ro);
-  SET_ARG(copyPlus, 1, wo);
-  SET_ARG(copyPlus, 2, -9);
-  CHECK(clEnqueueNDRangeKernel(env.queue, copyPlus, 1, nullptr, &n, nullptr, 0, nullptr, nullptr));
+  runCopyPlus(env, copyPlus, ro, wo, -9, n);
   CHECK(clEnqueueReadBuffer(env.queue, wo, CL_TRUE, 0, bytes, outA.data(), 0, nullptr, nullptr));
   printChecksum("write-only result", outA);
   cl_mem hostRead = createBuffer(env.context, CL_MEM_HOST_READ_ONLY, bytes);
@@ -181,10 +182,7 @@ int main() {
   expectCode(clEnqueueReadBuffer(env.queue, hostNone, CL_TRUE, 0, 4, outA.data(), 0, nullptr, nullptr),
              CL_INVALID_OPERATION, "read from HOST_NO_ACCESS");
   CHECK(clEnqueueWriteBuffer(env.queue, hostWrite, CL_TRUE, 0, bytes, src.data(), 0, nullptr, nullptr));
-  SET_ARG(copyPlus, 0, hostWrite);
-  SET_ARG(copyPlus, 1, hostRead);
-  SET_ARG(copyPlus, 2, 1);
-  CHECK(clEnqueueNDRangeKernel(env.queue, copyPlus, 1, nullptr, &n, nullptr, 0, nullptr, nullptr));
+  runCopyPlus(env, copyPlus, hostWrite, hostRead, 1, n);
   CHECK(clEnqueueReadBuffer(env.queue, hostRead, CL_TRUE, 0, bytes, outA.data(), 0, nullptr, nullptr));
   printChecksum("host-write-only -> host-read-only", outA);
   expectCode(clEnqueueReadBuffer(env.queue, a, CL_TRUE, bytes - 4, 8, outA.data(), 0, nullptr, nullptr),
@@ -227,10 +225,7 @@ int main() {
     runAffine(env, affine, shared, 3, n); // a device copy exists, then the host changes the memory
     CHECK(clFinish(env.queue));
     for (size_t i = 0; i < n; i += 3) host[i] = -static_cast<int>(i);
-    SET_ARG(copyPlus, 0, shared);
-    SET_ARG(copyPlus, 1, c);
-    SET_ARG(copyPlus, 2, 1);
-    CHECK(clEnqueueNDRangeKernel(env.queue, copyPlus, 1, nullptr, &n, nullptr, 0, nullptr, nullptr));
+    runCopyPlus(env, copyPlus, shared, c, 1, n);
     CHECK(clEnqueueReadBuffer(env.queue, c, CL_TRUE, 0, bytes, out.data(), 0, nullptr, nullptr));
     printChecksum("kernel output after host writes into use_host_ptr memory", out);
     for (size_t i = 1; i < n; i += 5) host[i] = 7; // after a blocking command, written again
