@@ -126,7 +126,12 @@ void Vendors::addLibrary(const std::string& library) {
     if (status == CL_SUCCESS && n)
       status = call(&cl_icd_dispatch::clGetDeviceIDs, handle, cl_device_type(CL_DEVICE_TYPE_ALL), n,
                     ids.data(), static_cast<cl_uint*>(nullptr));
-    if (status != CL_SUCCESS) {
+    if (status == CL_DEVICE_NOT_FOUND) {
+      // A platform without devices here is normal (Mesa's Clover and rusticl on a machine without
+      // their GPUs, or rusticl without RUSTICL_ENABLE): nothing to warn about.
+      log().debug("platform {} of {}: no devices", p.name, library);
+      ids.clear();
+    } else if (status != CL_SUCCESS) {
       log().warn("platform {} of {}: clGetDeviceIDs failed ({})", p.name, library,
                  errorName(status));
       ids.clear();
