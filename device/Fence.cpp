@@ -418,6 +418,16 @@ void flattenFences(std::vector<FenceRef>& fences, size_t keepAllUpTo) {
   fences.resize(kept);
 }
 
+void settleAfterFailure(const FenceRef& fence) {
+  if (!fence) return;
+  if (const auto* parts = fence->groupParts()) {
+    for (const auto& part : *parts)
+      if (part->queue()) part->wait();
+  } else if (fence->queue()) {
+    fence->wait();
+  }
+}
+
 FenceRef allOf(std::vector<FenceRef> parts) {
   flattenFences(parts);
   if (parts.empty()) return completedFence();

@@ -178,6 +178,12 @@ FenceRef hostOrdered(const FenceRef& fence);
 // A group of fences, or the single fence, or a completed fence when `parts` is empty.
 FenceRef allOf(std::vector<FenceRef> parts);
 
+// After `fence` failed: waits until the vendors have settled each real command of it. A group
+// fails at its first failed part (a user event set to an error), while a vendor may still be
+// terminating - or running - the commands behind it; a program that then releases their kernels
+// and programs crashed PoCL 3.1 (its worker still used the freed program).
+void settleAfterFailure(const FenceRef& fence);
+
 // Collects the wait events of a command on `queue` in `context`: skips fences already done and
 // fences on the same in-order queue, keeps one fence per other real queue (the latest: in-order
 // queues make it imply the others) and each host fence once. Events are gathered when the list

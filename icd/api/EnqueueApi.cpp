@@ -67,8 +67,10 @@ struct Command {
                    ->publishHandle();
     if (blocking) {
       runtime::HostSpan span("blocking wait");
-      if (whole->wait() < 0)
+      if (whole->wait() < 0) {
+        device::settleAfterFailure(whole);
         throw Error(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST, "the command failed");
+      }
       runtime::bringHostPtrMemoryHome(*queue, whole);
     }
   }

@@ -34,7 +34,12 @@ cl_int Event::status() {
   return std::max(own, prior > CL_COMPLETE ? CL_SUBMITTED : own);
 }
 
-cl_int Event::wait() { return whole()->wait(); }
+cl_int Event::wait() {
+  auto fence = whole();
+  const cl_int status = fence->wait();
+  if (status < 0) device::settleAfterFailure(fence);
+  return status;
+}
 
 void Event::setUserStatus(cl_int status) {
   require(user_ != nullptr, CL_INVALID_EVENT, "not a user event");
