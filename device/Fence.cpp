@@ -418,6 +418,21 @@ void flattenFences(std::vector<FenceRef>& fences, size_t keepAllUpTo) {
   fences.resize(kept);
 }
 
+std::vector<RealEventFence*> realCommandsOf(const FenceRef& fence) {
+  std::vector<RealEventFence*> out;
+  if (!fence) return out;
+  if (const auto* parts = fence->groupParts()) {
+    for (const auto& part : *parts) {
+      auto* real = dynamic_cast<RealEventFence*>(part.get());
+      if (!real) return {};
+      out.push_back(real);
+    }
+  } else if (auto* real = dynamic_cast<RealEventFence*>(fence.get())) {
+    out.push_back(real);
+  }
+  return out;
+}
+
 void settleAfterFailure(const FenceRef& fence) {
   if (!fence) return;
   if (const auto* parts = fence->groupParts()) {

@@ -178,6 +178,10 @@ FenceRef hostOrdered(const FenceRef& fence);
 // A group of fences, or the single fence, or a completed fence when `parts` is empty.
 FenceRef allOf(std::vector<FenceRef> parts);
 
+// The real commands behind `fence`: itself, or a group's parts, when each is a command with an
+// event of its own (a sub-kernel launched in pieces is a group of them); empty otherwise.
+std::vector<RealEventFence*> realCommandsOf(const FenceRef& fence);
+
 // After `fence` failed: waits until the vendors have settled each real command of it. A group
 // fails at its first failed part (a user event set to an error), while a vendor may still be
 // terminating - or running - the commands behind it; a program that then releases their kernels

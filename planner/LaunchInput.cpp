@@ -67,6 +67,12 @@ std::vector<uint64_t> LaunchPlan::groupsPerDevice(size_t devices) const {
   return out;
 }
 
+bool LaunchPlan::boundaryFirst() const {
+  for (const auto& sk : subKernels())
+    if (!sk.pieces.empty()) return true;
+  return false;
+}
+
 uint64_t LaunchPlan::movedBytes() const {
   uint64_t bytes = 0;
   for (const auto& s : staging) bytes += s.range.size();

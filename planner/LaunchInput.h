@@ -42,6 +42,9 @@ struct ArgInput {
 struct BufferInput {
   uint64_t id = 0; // stable id (partitioner, messages)
   const buffer::HolderView* holders = nullptr;
+  // Per device: bytes of its copy other devices fetched recently (boundary-first launches;
+  // empty when those are off).
+  std::vector<RangeSet> pulled;
 };
 
 // Reads one element of the buffer bound to `arg` (indirection hints). May wait for a device.
@@ -59,6 +62,10 @@ struct LaunchInput {
   bool localGiven = false; // the application gave the local size (an unsplit launch passes NULL)
   std::vector<DeviceTraits> devices;
   ElementReader readElement; // empty: indirections are not resolved (whole buffers)
+  // Boundary-first launches (BoundaryFirst.h) are allowed: a split launch whose devices' slices
+  // write what other devices fetched last time launches those work-groups first, and its moves
+  // go on transfer queues.
+  bool overlap = false;
 };
 
 // How bytes reach a device from a holder.

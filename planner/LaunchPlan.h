@@ -33,12 +33,28 @@ struct BufferUse {
   bool writes() const { return !write.empty() || !atomic.empty(); }
 };
 
+// Work-groups of a sub-kernel enqueued as a launch of their own (boundary-first launches): the
+// groups writing what other devices fetch next are launched before the interior, so that the
+// halo moves while the interior runs. Their regions are exact per piece (hazards per range).
+struct Piece {
+  analysis::Slice slice;
+  std::array<uint64_t, 3> offset{0, 0, 0}, global{1, 1, 1}; // its real NDRange
+  bool boundary = false; // launched first, with an event of its own (the halo waits for it)
+  struct Use {
+    unsigned buffer = 0;
+    RangeSet read, write; // bytes it may read (all it needs valid) and may write
+  };
+  std::vector<Use> uses;
+};
+
 struct SubKernel {
   unsigned device = 0;
   analysis::Slice slice; // work-groups of the split dimension
   // The real NDRange of the sub-kernel (local size: the launch's).
   std::array<uint64_t, 3> offset{0, 0, 0}, global{1, 1, 1};
   std::vector<BufferUse> uses;
+  // Empty: the slice is one launch. Otherwise its launches in order (boundaries first).
+  std::vector<Piece> pieces;
 
   uint64_t groups() const { return slice.groupEnd - slice.groupBegin; }
 };
@@ -88,10 +104,14 @@ struct LaunchPlan {
   // The groups were counted along another dimension than `dim` (the partitioner's measurements
   // of this launch would be in the wrong unit).
   bool remapped = false;
+  // Staging legs and moves go on the devices' transfer queues, not behind their kernels
+  // (boundary-first launches: the halo of the previous launch moves while its interior runs).
+  bool overlap = false;
 
   const std::vector<SubKernel>& subKernels() const { return slicing->subKernels; }
   const std::vector<AtomicMerge>& merges() const { return slicing->merges; }
   bool split() const { return slicing->subKernels.size() > 1; }
+  bool boundaryFirst() const; // some sub-kernel is cut into pieces
   // Work-groups each device runs (replicated groups count on both devices).
   std::vector<uint64_t> groupsPerDevice(size_t devices) const;
   uint64_t movedBytes() const;

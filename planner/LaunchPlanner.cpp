@@ -3,6 +3,7 @@
 
 #include "analysis/Analysis.h"
 #include "partitioner/GroupSplit.h"
+#include "planner/BoundaryFirst.h"
 #include "planner/Moves.h"
 #include "planner/SliceRegions.h"
 
@@ -125,8 +126,34 @@ LaunchPlan LaunchPlanner::plan(const LaunchInput& input, const std::string& key,
     plan.slicing = std::move(slicing);
   }
   plan.fallback = plan.slicing->problem;
+  if (input.overlap && plan.split()) {
+    plan.slicing = boundaryFirst(input, key, dim, groups, plan.slicing);
+    plan.overlap = true;
+  }
   planMoves(input, plan);
   return plan;
+}
+
+std::shared_ptr<const Slicing> LaunchPlanner::boundaryFirst(const LaunchInput& input, const std::string& key,
+                                                            uint32_t dim, const std::vector<uint64_t>& groups,
+                                                            std::shared_ptr<const Slicing> slicing) {
+  auto halo = haloOf(input, *slicing);
+  if (halo.empty()) return slicing;
+  auto sameEntry = [&](const Entry& e) { return e.dim == dim && e.groups == groups && e.key == key; };
+  {
+    std::lock_guard lock(mutex_);
+    for (const auto& e : slicings_)
+      if (sameEntry(e) && e.slicing == slicing && e.cutFor == halo) return e.cut ? e.cut : slicing;
+  }
+  // Regions of edge pieces, once per halo (a few instantiations); indirections are not read.
+  auto cut = cutBoundaries(input, InputValues(input, false), *slicing, halo);
+  std::lock_guard lock(mutex_);
+  for (auto& e : slicings_)
+    if (sameEntry(e) && e.slicing == slicing) {
+      e.cutFor = std::move(halo);
+      e.cut = cut;
+    }
+  return cut ? cut : slicing;
 }
 
 } // namespace clsplit::planner

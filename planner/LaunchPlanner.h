@@ -35,7 +35,15 @@ private:
     uint32_t dim = 0;
     std::vector<uint64_t> groups;
     std::shared_ptr<const Slicing> slicing;
+    // Boundary-first: the halo the cut was made for, and the cut (null: none possible).
+    std::vector<std::vector<RangeSet>> cutFor;
+    std::shared_ptr<const Slicing> cut;
   };
+  // `slicing` cut boundary-first for this launch's halo (BoundaryFirst.h), remembered with the
+  // entry of `key`; `slicing` itself when nothing is to be cut.
+  std::shared_ptr<const Slicing> boundaryFirst(const LaunchInput& input, const std::string& key, uint32_t dim,
+                                               const std::vector<uint64_t>& groups,
+                                               std::shared_ptr<const Slicing> slicing);
   // The key without scalar values.
   static std::string shapeKey(const LaunchInput& input);
   std::optional<uint32_t> rememberedDimension(const std::string& key, const std::string& shape) const;

@@ -21,7 +21,7 @@ std::string describe(const LaunchPlan& plan, const std::vector<std::string>& buf
   out << "split along dimension " << plan.dim << ", groups [";
   for (size_t d = 0; d < plan.groups.size(); ++d) out << (d ? ", " : "") << plan.groups[d];
   out << "]" << (plan.split() ? "" : " (whole)") << (plan.slicing->replicated ? ", replicated" : "")
-      << (plan.remapped ? ", remapped" : "") << "\n";
+      << (plan.remapped ? ", remapped" : "") << (plan.overlap ? ", moves on transfer queues" : "") << "\n";
   if (plan.fallback) out << "  runs whole: " << *plan.fallback << "\n";
   for (const auto& s : plan.staging)
     out << "  stage   " << name(s.buffer) << " [" << s.range.lo << "," << s.range.hi << ") device " << s.from
@@ -41,6 +41,13 @@ std::string describe(const LaunchPlan& plan, const std::vector<std::string>& buf
       out << "    " << name(u.buffer) << ": reads " << describeRanges(u.read) << ", writes " << describeRanges(u.write);
       if (!u.atomic.empty()) out << ", atomics " << describeRanges(u.atomic);
       out << "; holds alone after: " << describeRanges(u.published) << "\n";
+    }
+    for (const auto& p : sk.pieces) {
+      out << "    " << (p.boundary ? "boundary" : "interior") << " groups [" << p.slice.groupBegin << ","
+          << p.slice.groupEnd << ")";
+      for (const auto& u : p.uses)
+        if (!u.write.empty()) out << ", writes " << name(u.buffer) << " " << describeRanges(u.write);
+      out << "\n";
     }
   }
   for (const auto& m : plan.merges())

@@ -3,6 +3,7 @@
 // bytes on their writer alone, merged atomics on the host alone). For tests and dry runs.
 #pragma once
 
+#include "buffer-manager/PullHistory.h"
 #include "planner/LaunchPlan.h"
 
 #include <memory>
@@ -18,8 +19,9 @@ public:
   size_t count() const { return buffers_.size(); }
   const buffer::HolderView& holders(unsigned buffer) const { return *buffers_[buffer].view; }
   const buffer::Directory<uint8_t>& directory(unsigned buffer) const { return *buffers_[buffer].directory; }
-  // The BufferInput of `buffer` (id: its index + 1) for a LaunchInput.
-  BufferInput input(unsigned buffer) const { return {buffer + 1, buffers_[buffer].view.get()}; }
+  // The BufferInput of `buffer` (id: its index + 1) for a LaunchInput, with what `devices`
+  // devices fetched from each other's copies lately (boundary-first launches).
+  BufferInput input(unsigned buffer, unsigned devices = 0) const;
 
   // What the runtime's execution of `plan` does to the directories.
   void apply(const LaunchPlan& plan);
@@ -30,7 +32,9 @@ private:
   struct Buffer {
     std::unique_ptr<buffer::Directory<uint8_t>> directory;
     std::unique_ptr<buffer::HolderView> view;
+    std::vector<buffer::PullHistory> pulled; // per device, grown on use
   };
+  buffer::PullHistory& pulledFrom(unsigned buffer, unsigned device);
   std::vector<Buffer> buffers_;
 };
 

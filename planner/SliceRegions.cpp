@@ -47,8 +47,8 @@ bool regionsTrusted(const LaunchInput& input) {
   return input.analysis && !input.analysis->unsplittableReason && !input.unsplittable;
 }
 
-// Regions of every buffer argument of one slice (in buffer offsets): from the analysis, or
-// whole windows.
+} // namespace
+
 std::vector<BufferUse> regionsOf(const LaunchInput& input, const analysis::LaunchValues& values, const Slice& slice) {
   std::vector<BufferUse> uses;
   auto useOf = [&uses](unsigned buffer) -> BufferUse& {
@@ -93,6 +93,8 @@ std::vector<BufferUse> regionsOf(const LaunchInput& input, const analysis::Launc
   // be fetched too, which `need` covers because both are united per buffer.
   return uses;
 }
+
+namespace {
 
 // Why running these slices apart would be unsafe (empty: safe). Overlapping commutative
 // atomics are safe and listed in `merges`.

@@ -24,6 +24,11 @@ private:
   mutable bool readBuffers_ = false;
 };
 
+// Regions of every buffer argument of the work-groups `slice` (in buffer offsets): from the
+// analysis when it is complete, else whole windows (read, and written unless read-only).
+std::vector<BufferUse> regionsOf(const LaunchInput& input, const analysis::LaunchValues& values,
+                                 const analysis::Slice& slice);
+
 // Slices of `groups[device]` work-groups of dimension `dim`, laid out in device order. If their
 // may-writes overlap, neighbouring slices are widened to run some work-groups twice
 // (computation replication) when that gives every written byte an owner; otherwise (or with

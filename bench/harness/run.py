@@ -50,6 +50,7 @@ class Config:
     set_label: str = ""                # device indices, "0,1"
     clsplit_devices: str = ""          # CLSPLIT_DEVICES value: "all" or the indices
     strategy: str | None = None
+    variant_env: tuple[tuple[str, str], ...] = ()  # --variants: settings of this clsplit variant
 
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
@@ -79,15 +80,43 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
                         help="stop starting new runs after this many seconds (repeats run round-robin)")
     parser.add_argument("--env", action="append", default=[], metavar="KEY=VALUE",
                         help="extra environment for every run (repeatable)")
+    parser.add_argument("--variants", default=None, metavar="NAME:K=V,K=V;NAME:...",
+                        help="run every clsplit configuration once per variant, with the variant's settings "
+                             "(e.g. 'off:CLSPLIT_OVERLAP=off;on:CLSPLIT_OVERLAP=on'), side by side in the same "
+                             "round-robin; configurations are named <config>+<variant>")
     parser.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
     parser.add_argument("--dry-run", action="store_true",
                         help="list the devices, configurations and number of runs, run nothing")
     args = parser.parse_args(argv)
+    args.variant_list = parse_variants(args.variants)
     if args.smoke:
         args.suite = "smoke"
         args.repeat = 1 if args.repeat is None else args.repeat
         args.warmup = 0 if args.warmup is None else args.warmup
     return args
+
+
+def parse_variants(text: str | None) -> list[tuple[str, tuple[tuple[str, str], ...]]]:
+    """'name:K=V,K=V;name2:K=V' -> [(name, ((K, V), ...)), ...]; [("", ())] when not given."""
+    if not text:
+        return [("", ())]
+    variants = []
+    for part in (p.strip() for p in text.split(";")):
+        if not part:
+            continue
+        name, _, settings = part.partition(":")
+        if not re.fullmatch(r"[A-Za-z0-9_.-]+", name.strip()):
+            raise SystemExit(f"error: variant name {name!r}: letters, digits, '_', '.', '-' only")
+        pairs = []
+        for item in (i.strip() for i in settings.split(",")):
+            if not item:
+                continue
+            key, eq, value = item.partition("=")
+            if not eq or not key.strip():
+                raise SystemExit(f"error: variant {name}: {item!r} is not KEY=VALUE")
+            pairs.append((key.strip(), value.strip()))
+        variants.append((name.strip(), tuple(pairs)))
+    return variants or [("", ())]
 
 
 def select_entries(suite: Suite, workloads: str | None) -> list[Entry]:
@@ -194,8 +223,10 @@ class Harness:
             strategies = self.strategies if len(chosen) > 1 else [s for s in self.strategies
                                                                    if s in ONE_DEVICE_STRATEGIES]
             for strategy in strategies:
-                configs.append(Config(f"clsplit[{label}]:{strategy}", "clsplit", device_set=chosen,
-                                      set_label=label, clsplit_devices=value, strategy=strategy))
+                for variant, settings in self.args.variant_list:
+                    configs.append(Config(f"clsplit[{label}]:{strategy}" + (f"+{variant}" if variant else ""),
+                                          "clsplit", device_set=chosen, set_label=label, clsplit_devices=value,
+                                          strategy=strategy, variant_env=settings))
         return configs
 
     def meta(self) -> dict:
@@ -240,7 +271,8 @@ class Harness:
 
     def oracle_strategy(self, entry: Entry, config: Config) -> tuple[str | None, str]:
         """`static:` ratios from this entry's adaptive-comm run on the same device set."""
-        source = f"clsplit[{config.set_label}]:adaptive-comm"
+        variant = config.name[config.name.index("+"):] if "+" in config.name else ""
+        source = f"clsplit[{config.set_label}]:adaptive-comm{variant}"
         candidates = [r for r in self.records if r["workload"] == entry.workload and r["size"] == entry.size
                       and r["iters"] == entry.iters and r["config"] == source and r.get("report")
                       and r["status"] == "ok"]
@@ -291,6 +323,7 @@ class Harness:
             env_delta = {
                 "OCL_ICD_VENDORS": str(self.vendors),
                 "CLSPLIT_DEVICES": config.clsplit_devices,
+                **dict(config.variant_env),
             }
             if strategy == "default":  # clsplit's own default, as an unconfigured run gets it
                 env.pop("CLSPLIT_STRATEGY", None)

@@ -176,7 +176,7 @@ def _order(a: Aggregate) -> tuple:
         except (IndexError, ValueError):
             return (a.workload, a.size, a.iters, 0, 0, a.config, 0)
     strategy = STRATEGY_ORDER.index(a.strategy) if a.strategy in STRATEGY_ORDER else len(STRATEGY_ORDER)
-    return (a.workload, a.size, a.iters, 1, 0, a.devices, strategy)
+    return (a.workload, a.size, a.iters, 1, 0, a.devices, strategy, a.config)
 
 
 def _derive(aggregates: list[Aggregate]) -> None:

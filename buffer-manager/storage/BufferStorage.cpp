@@ -78,13 +78,20 @@ cl_mem BufferStorage::deviceView(unsigned slot, uint64_t origin, uint64_t size, 
 
 template <class Enqueue>
 FenceRef BufferStorage::enqueueOn(unsigned slot, QueueProvider& queues, const std::vector<FenceRef>& after,
-                                  bool overwritesCopy, const char* what, Enqueue&& enqueue, bool waitedOn) {
-  cl_command_queue q = queues.queue(slot);
+                                  bool overwritesCopy, const char* what, Enqueue&& enqueue, bool waitedOn,
+                                  Lane lane, const RangeSet* overwrites) {
+  cl_command_queue q = lane == Lane::Transfer ? queues.transferQueue(slot) : queues.queue(slot);
   WaitList waits(slots_[slot].context, q);
   waits.add(after);
-  if (overwritesCopy) addWriteHazards(slot, waits);
+  if (overwritesCopy) {
+    if (overwrites) addWriteHazards(slot, *overwrites, waits);
+    else addWriteHazards(slot, waits);
+  }
+  // A command on the transfer lane is waited for from the compute lane: an event of its own
+  // (a marker made later would be one more command and a flush).
+  const bool evented = queues.timesCommands() || waitedOn || lane == Lane::Transfer;
   FenceRef fence;
-  device::check(device::enqueueCommand(q, slots_[slot].context, waits, queues.timesCommands() || waitedOn,
+  device::check(device::enqueueCommand(q, slots_[slot].context, waits, evented,
                                        [&](cl_uint n, const cl_event* list, cl_event* event) {
                                          return enqueue(q, n, list, event);
                                        },
@@ -93,13 +100,8 @@ FenceRef BufferStorage::enqueueOn(unsigned slot, QueueProvider& queues, const st
   return fence;
 }
 
-std::vector<FenceRef> BufferStorage::validAfter(unsigned slot) const {
-  const auto& writer = devices_.at(slot).writer;
-  if (!writer || writer->knownComplete()) return {};
-  return {writer};
-}
-
-void BufferStorage::copyFromHost(ByteRange range, unsigned slot, QueueProvider& queues, TransferLog* log) {
+void BufferStorage::copyFromHost(ByteRange range, unsigned slot, QueueProvider& queues, TransferLog* log,
+                                 Lane lane) {
   struct Piece {
     ByteRange range;
     Version version;
@@ -131,13 +133,14 @@ void BufferStorage::copyFromHost(ByteRange range, unsigned slot, QueueProvider& 
     });
     const auto& block = piece.version.block;
     const void* source = block->data() + (piece.range.lo - piece.version.blockBase);
+    const RangeSet bytes{piece.range};
     FenceRef f = enqueueOn(slot, queues, ready, true, "clEnqueueWriteBuffer (host to device)",
                            [&](cl_command_queue q, cl_uint n, const cl_event* waits, cl_event* event) {
                              return device::call(&cl_icd_dispatch::clEnqueueWriteBuffer, q, deviceBuffer(slot),
                                                  cl_bool(CL_FALSE), size_t(piece.range.lo),
                                                  size_t(piece.range.size()), source, n, waits, event);
-                           });
-    noteWrite(slot, f);
+                           }, false, lane, &bytes);
+    noteWrite(slot, bytes, f);
     retainUntil(f, block);
     directory_.addCopy(RangeSet{piece.range}, me, Version::device());
     if (log) log->push_back({TransferKind::HostToDevice, -1, static_cast<int>(slot), piece.range.size(),
@@ -146,36 +149,41 @@ void BufferStorage::copyFromHost(ByteRange range, unsigned slot, QueueProvider& 
 }
 
 void BufferStorage::copyInDriver(ByteRange range, unsigned from, unsigned slot, QueueProvider& queues,
-                                 TransferLog* log) {
+                                 TransferLog* log, Lane lane) {
   const size_t offset = static_cast<size_t>(range.lo), bytes = static_cast<size_t>(range.size());
   const uint64_t producer = devices_[from].producer;
-  // On the destination's queue, after what wrote the source's copy.
-  FenceRef f = enqueueOn(slot, queues, validAfter(from), true, "clEnqueueCopyBuffer (device to device)",
+  const RangeSet moved{range};
+  // On the destination's queue, after what wrote these bytes of the source's copy.
+  FenceRef f = enqueueOn(slot, queues, validAfter(from, moved), true, "clEnqueueCopyBuffer (device to device)",
                          [&](cl_command_queue q, cl_uint n, const cl_event* waits, cl_event* event) {
                            return device::call(&cl_icd_dispatch::clEnqueueCopyBuffer, q, deviceBuffer(from),
                                                deviceBuffer(slot), offset, offset, bytes, n, waits, event);
-                         });
-  noteRead(from, f);
-  noteWrite(slot, f);
-  directory_.addCopy(RangeSet{range}, deviceHolder(slot), Version::device());
+                         }, false, lane, &moved);
+  noteRead(from, moved, f);
+  noteWrite(slot, moved, f);
+  devices_[from].pulled.pulled(range);
+  directory_.addCopy(moved, deviceHolder(slot), Version::device());
   if (log) log->push_back({TransferKind::DeviceToDevice, static_cast<int>(from), static_cast<int>(slot),
                            range.size(), producer, f});
 }
 
-void BufferStorage::stageToHost(ByteRange range, unsigned from, QueueProvider& queues, TransferLog* log) {
+void BufferStorage::stageToHost(ByteRange range, unsigned from, QueueProvider& queues, TransferLog* log,
+                                Lane lane) {
   const size_t offset = static_cast<size_t>(range.lo), bytes = static_cast<size_t>(range.size());
   const uint64_t producer = devices_[from].producer;
+  const RangeSet staged{range};
   auto block = allocateHost(bytes);
-  FenceRef staged = enqueueOn(from, queues, validAfter(from), false, "clEnqueueReadBuffer (device to host staging)",
-                              [&](cl_command_queue q, cl_uint n, const cl_event* waits, cl_event* event) {
-                                return device::call(&cl_icd_dispatch::clEnqueueReadBuffer, q, deviceBuffer(from),
-                                                    cl_bool(CL_FALSE), offset, bytes,
-                                                    static_cast<void*>(block->data()), n, waits, event);
-                              }, /*waitedOn=*/true);
-  noteRead(from, staged);
-  retainUntil(staged, block);
-  directory_.addCopy(RangeSet{range}, kHost, Version{staged, block, range.lo, producer});
-  if (log) log->push_back({TransferKind::DeviceToHost, static_cast<int>(from), -1, range.size(), producer, staged});
+  FenceRef read = enqueueOn(from, queues, validAfter(from, staged), false, "clEnqueueReadBuffer (device to host staging)",
+                            [&](cl_command_queue q, cl_uint n, const cl_event* waits, cl_event* event) {
+                              return device::call(&cl_icd_dispatch::clEnqueueReadBuffer, q, deviceBuffer(from),
+                                                  cl_bool(CL_FALSE), offset, bytes,
+                                                  static_cast<void*>(block->data()), n, waits, event);
+                            }, /*waitedOn=*/true, lane);
+  noteRead(from, staged, read);
+  devices_[from].pulled.pulled(range);
+  retainUntil(read, block);
+  directory_.addCopy(staged, kHost, Version{read, block, range.lo, producer});
+  if (log) log->push_back({TransferKind::DeviceToHost, static_cast<int>(from), -1, range.size(), producer, read});
 }
 
 std::vector<FenceRef> BufferStorage::bringHome(QueueProvider& queues, TransferLog* log, const Settled& settled) {
@@ -198,7 +206,7 @@ std::vector<FenceRef> BufferStorage::bringHome(QueueProvider& queues, TransferLo
   };
   std::vector<int> completeSlots;
   for (unsigned s = 0; s < slots_.size(); ++s) {
-    if (complete(devices_[s].writer)) completeSlots.push_back(static_cast<int>(s));
+    if (devices_[s].hazards.writesComplete(complete)) completeSlots.push_back(static_cast<int>(s));
   }
   std::vector<Stale> stale;
   directory_.visit(ByteRange{0, size_}, [&](ByteRange r, const Cell<Version>& cell) {
@@ -267,42 +275,13 @@ void BufferStorage::giveHomeTheBytes() {
   if (!current.empty()) directory_.setOnly(current, kHost, Version{nullptr, HostBlock::wrap(home, size_), 0, 0});
 }
 
-std::vector<FenceRef> BufferStorage::writeHazards(unsigned slot) const {
-  const auto& copy = devices_.at(slot);
-  std::vector<FenceRef> fences = copy.readers;
-  if (copy.writer) fences.push_back(copy.writer);
-  return fences;
-}
-
-void BufferStorage::addWriteHazards(unsigned slot, device::WaitList& waits) const {
-  const auto& copy = devices_.at(slot);
-  waits.add(copy.writer);
-  for (const auto& f : copy.readers) waits.add(f);
-}
-
-void BufferStorage::noteRead(unsigned slot, const FenceRef& fence) {
-  auto& readers = devices_.at(slot).readers;
-  std::erase_if(readers, [](const FenceRef& f) { return f->knownComplete(); });
-  for (auto& r : readers)
-    if (r == fence) return;
-    else if (fence->queue() && r->queue() == fence->queue() && fence->positionInQueue() && r->positionInQueue()) {
-      if (fence->positionInQueue() > r->positionInQueue()) r = fence;
-      return;
-    }
-  readers.push_back(fence);
-}
-
-void BufferStorage::noteWrite(unsigned slot, const FenceRef& fence) {
-  auto& copy = devices_.at(slot);
-  copy.readers.clear();
-  copy.writer = fence;
-}
-
 void BufferStorage::publishWrite(const RangeSet& written, unsigned slot, const FenceRef&,
                                  uint64_t producer) {
   if (written.empty()) return;
   directory_.setOnly(written, deviceHolder(slot), Version::device());
-  devices_.at(slot).producer = producer;
+  auto& copy = devices_.at(slot);
+  copy.producer = producer;
+  copy.pulled.written();
 }
 
 void BufferStorage::publishCopy(const RangeSet& ranges, unsigned slot, const FenceRef&, uint64_t) {
@@ -348,7 +327,8 @@ FenceRef BufferStorage::readPieces(const std::vector<PlannedMove>& planned, Byte
   std::vector<Piece> pieces;
   for (const auto& p : planned) {
     if (isDevice(p.from)) {
-      pieces.push_back({p.range, static_cast<int>(deviceOf(p.from)), nullptr, 0, validAfter(deviceOf(p.from))});
+      pieces.push_back({p.range, static_cast<int>(deviceOf(p.from)), nullptr, 0,
+                        validAfter(deviceOf(p.from), RangeSet{p.range})});
       continue;
     }
     directory_.visit(p.range, [&](ByteRange r, const Cell<Version>& cell) {
@@ -393,7 +373,7 @@ FenceRef BufferStorage::readPieces(const std::vector<PlannedMove>& planned, Byte
                                                  size_t(piece.range.size()), static_cast<void*>(target), n,
                                                  list, event);
                            });
-    noteRead(slot, f);
+    noteRead(slot, RangeSet{piece.range}, f);
     if (log) log->push_back({TransferKind::DeviceToHost, piece.from, -1, piece.range.size(), devices_[slot].producer, f});
     done.push_back(f);
   }
@@ -413,7 +393,7 @@ FenceRef BufferStorage::readFromSlot(const RangeSet& ranges, unsigned slot, std:
                                                  cl_bool(CL_FALSE), size_t(r.lo), size_t(r.size()),
                                                  static_cast<void*>(dst + (r.lo - base)), n, waits, event);
                            });
-    noteRead(slot, f);
+    noteRead(slot, RangeSet{r}, f);
     if (log) log->push_back({TransferKind::DeviceToHost, static_cast<int>(slot), -1, r.size(), 0, f});
     fences.push_back(f);
   }

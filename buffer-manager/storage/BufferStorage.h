@@ -9,7 +9,9 @@
 
 #include "buffer-manager/Directory.h"
 #include "buffer-manager/HolderView.h"
+#include "buffer-manager/PullHistory.h"
 #include "buffer-manager/TransferPlanner.h"
+#include "buffer-manager/storage/CopyHazards.h"
 #include "buffer-manager/storage/PinnedPool.h"
 #include "buffer-manager/storage/Version.h"
 #include "device/Real.h"
@@ -26,11 +28,16 @@ struct StorageSlot {
   bool hostUnified = false; // CL_DEVICE_HOST_UNIFIED_MEMORY
 };
 
+// Which real queue of a slot a transfer goes on: the one its kernels run on, or a second one,
+// so that a halo moves while the same device still computes (boundary-first launches).
+enum class Lane : uint8_t { Compute, Transfer };
+
 // The real queue to use on each slot for the command being planned.
 class QueueProvider {
 public:
   virtual ~QueueProvider() = default;
   virtual cl_command_queue queue(unsigned slot) = 0;
+  virtual cl_command_queue transferQueue(unsigned slot) { return queue(slot); }
   // Whether commands need events of their own (profiling, measurements); without, they may be
   // enqueued eventless (device/Enqueue.h).
   virtual bool timesCommands() { return true; }
@@ -75,23 +82,49 @@ public:
   cl_mem deviceView(unsigned slot, uint64_t origin, uint64_t size, cl_mem_flags flags);
   bool allocatedOn(unsigned slot) const { return static_cast<bool>(devices_[slot].buffer); }
 
-  // Transfers (what a planner chose; each updates the directory):
+  // Transfers (what a planner chose; each updates the directory). Each waits for, and is
+  // recorded as, an access of its own bytes only (CopyHazards), on the slot's `lane`.
   // `range` of `from`'s copy read into a new host version (which becomes a valid host copy).
-  void stageToHost(ByteRange range, unsigned from, QueueProvider& queues, TransferLog* log);
+  void stageToHost(ByteRange range, unsigned from, QueueProvider& queues, TransferLog* log,
+                   Lane lane = Lane::Compute);
   // `range`, valid on the host, written from its host versions into `to`'s copy.
-  void copyFromHost(ByteRange range, unsigned to, QueueProvider& queues, TransferLog* log);
+  void copyFromHost(ByteRange range, unsigned to, QueueProvider& queues, TransferLog* log,
+                    Lane lane = Lane::Compute);
   // `range` copied from `from`'s copy to `to`'s inside their driver (same real context).
-  void copyInDriver(ByteRange range, unsigned from, unsigned to, QueueProvider& queues, TransferLog* log);
+  void copyInDriver(ByteRange range, unsigned from, unsigned to, QueueProvider& queues, TransferLog* log,
+                    Lane lane = Lane::Compute);
 
-  // What a command reading `slot`'s copy must wait for: its latest writer (nothing if none or
-  // complete).
-  std::vector<device::FenceRef> validAfter(unsigned slot) const;
+  // What a command reading `slot`'s copy (or `bytes` of it) must wait for: the writers of its
+  // bytes (nothing if none or complete).
+  std::vector<device::FenceRef> validAfter(unsigned slot) const { return devices_.at(slot).hazards.validAfter(); }
+  std::vector<device::FenceRef> validAfter(unsigned slot, const RangeSet& bytes) const {
+    return devices_.at(slot).hazards.validAfter(bytes);
+  }
+  void addValidAfter(unsigned slot, const RangeSet& bytes, device::WaitList& waits) const {
+    devices_.at(slot).hazards.addValidAfter(bytes, waits);
+  }
   // Fences a command writing `slot`'s real buffer must wait for (earlier readers and writers).
-  std::vector<device::FenceRef> writeHazards(unsigned slot) const;
-  // The same, added to `waits` (no list built: this runs for every buffer a launch writes).
-  void addWriteHazards(unsigned slot, device::WaitList& waits) const;
-  void noteRead(unsigned slot, const device::FenceRef& fence);
-  void noteWrite(unsigned slot, const device::FenceRef& fence);
+  std::vector<device::FenceRef> writeHazards(unsigned slot) const { return devices_.at(slot).hazards.writeHazards(); }
+  // The same, added to `waits` (no list built: this runs for every buffer a launch writes);
+  // with `bytes`, for a command writing only those.
+  void addWriteHazards(unsigned slot, device::WaitList& waits) const { devices_.at(slot).hazards.addWriteHazards(waits); }
+  void addWriteHazards(unsigned slot, const RangeSet& bytes, device::WaitList& waits) const {
+    devices_.at(slot).hazards.addWriteHazards(bytes, waits);
+  }
+  // Whole-copy accesses (a write waited for addWriteHazards(slot)), and ranged ones (waited for
+  // the ranged queries of its bytes).
+  void noteRead(unsigned slot, const device::FenceRef& fence) { devices_.at(slot).hazards.noteRead(fence); }
+  void noteWrite(unsigned slot, const device::FenceRef& fence) { devices_.at(slot).hazards.noteWrite(fence); }
+  void noteRead(unsigned slot, const RangeSet& bytes, const device::FenceRef& fence) {
+    devices_.at(slot).hazards.noteRead(bytes, fence);
+  }
+  void noteWrite(unsigned slot, const RangeSet& bytes, const device::FenceRef& fence) {
+    devices_.at(slot).hazards.noteWrite(bytes, fence);
+  }
+
+  // Bytes of `slot`'s copy that other devices fetched from it since its last two writes (the
+  // halo its next writer should produce first: boundary-first launches).
+  RangeSet recentlyPulled(unsigned slot) const { return devices_.at(slot).pulled.recent(); }
 
   // After a command on `slot` wrote `written`: `slot` is its only valid holder.
   void publishWrite(const RangeSet& written, unsigned slot, const device::FenceRef& fence,
@@ -166,22 +199,21 @@ private:
   struct DeviceCopy {
     device::RealMem buffer;
     std::map<std::pair<uint64_t, uint64_t>, device::RealMem> views;
-    // Commands reading this copy since its last write: the latest per real queue (in-order
-    // queues: it implies the earlier ones), so the list is as long as the queues, not the reads.
-    std::vector<device::FenceRef> readers;
-    // The latest command writing this copy. Each write waits for the readers and the writer
-    // before it, so its completion implies theirs: the copy's bytes are valid once it completes.
-    device::FenceRef writer;
+    CopyHazards hazards; // earlier readers and writers, per byte range for the latest few
     uint64_t producer = 0; // the launch that last wrote this copy (transfer volumes' producer)
+    PullHistory pulled; // what other devices fetched from this copy lately
   };
   // Enqueues one real command on `slot`'s queue after `after` (and after the earlier readers
   // and writers of the slot's copy, if it overwrites it) through
   // enqueue(queue, wait count, wait list, &event); returns its fence.
   // `waitedOn`: another queue or the host will wait for it at once (staging), so it gets its
   // own event even where commands go without (a marker made later costs a command and a flush).
+  // `overwrites`: the bytes it writes (only their readers and writers are waited for), with
+  // `overwritesCopy` set.
   template <class Enqueue>
   device::FenceRef enqueueOn(unsigned slot, QueueProvider& queues, const std::vector<device::FenceRef>& after,
-                             bool overwritesCopy, const char* what, Enqueue&& enqueue, bool waitedOn = false);
+                             bool overwritesCopy, const char* what, Enqueue&& enqueue, bool waitedOn = false,
+                             Lane lane = Lane::Compute, const RangeSet* overwrites = nullptr);
 
   // Holders valid on every byte, and holding defined contents of some byte, as of a directory
   // generation.

@@ -95,6 +95,12 @@ const std::vector<SettingSpec>& settingSpecs() {
        "directly. Buffers are pinned in the background after a first pageable use and reused. "
        "0: pageable memory only.",
        "256"},
+      {"CLSPLIT_OVERLAP", "auto",
+       "Boundary-first launches: a split launch whose slices write what other devices fetched "
+       "from them last time runs those work-groups first and the rest after, and moves halos on "
+       "a second queue per device, so that they travel while the interior computes. auto: where "
+       "a discrete device (a GPU) takes part; on: always; off: never.",
+       "off"},
       {"CLSPLIT_TEST_FORCE_STAGING", "",
        "Testing only: copy between devices of one platform through host memory even when they "
        "share it (as between discrete GPUs), so CPU-only test machines exercise that path.",

@@ -69,6 +69,13 @@ Context::Context(std::vector<cl_context_properties> properties, ContextNotify no
       pinnedPool_ = std::make_shared<buffer::PinnedPool>(s.context, s.device, pinnedBytes);
       break;
     }
+  // Halos overlap the interior where a device has copy engines of its own (a discrete GPU);
+  // devices sharing the host's memory copy with the same cores that compute.
+  const std::string& overlap = rt.settings().value("CLSPLIT_OVERLAP");
+  if (overlap != "auto" && overlap != "on" && overlap != "off")
+    log().warn("CLSPLIT_OVERLAP={} is not auto, on or off; using auto", overlap);
+  boundaryFirst_ = slots_.size() > 1 &&
+                   (overlap == "on" || (overlap != "off" && std::any_of(slots_.begin(), slots_.end(), discrete)));
 }
 
 Context::~Context() = default;

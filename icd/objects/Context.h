@@ -43,6 +43,8 @@ public:
   const SlotContext& slot(unsigned s) const { return slots_[s]; }
   // The slots as the planner sees them (by slot: real context, host-unified memory).
   const std::vector<planner::DeviceTraits>& deviceTraits() const { return deviceTraits_; }
+  // Whether split launches may run boundary-first (CLSPLIT_OVERLAP; planner/BoundaryFirst.h).
+  bool boundaryFirst() const { return boundaryFirst_; }
   const std::vector<cl_context_properties>& properties() const { return properties_; }
   // Where host copies of this context's buffers are pinned (null: no discrete device, or off).
   const std::shared_ptr<buffer::PinnedPool>& pinnedPool() const { return pinnedPool_; }
@@ -71,6 +73,7 @@ private:
   std::vector<SlotContext> slots_;
   std::vector<planner::DeviceTraits> deviceTraits_;
   std::shared_ptr<buffer::PinnedPool> pinnedPool_;
+  bool boundaryFirst_ = false;
   std::mutex planMutex_;
   std::mutex hostPtrMutex_;
   std::vector<std::weak_ptr<buffer::BufferStorage>> hostPtrBuffers_;

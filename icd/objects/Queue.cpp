@@ -11,8 +11,8 @@ namespace clsplit::icd {
 
 Queue::Queue(std::shared_ptr<Context> context, cl_command_queue_properties properties)
     : context_(std::move(context)), properties_(properties),
-      realQueues_(context_->slots().size()),
-      madeQueues_(new std::atomic<cl_command_queue>[context_->slots().size()]) {
+      realQueues_(2 * context_->slots().size()),
+      madeQueues_(new std::atomic<cl_command_queue>[2 * context_->slots().size()]) {
   for (size_t s = 0; s < realQueues_.size(); ++s) madeQueues_[s].store(nullptr);
 }
 
@@ -25,11 +25,14 @@ cl_command_queue_properties Queue::setProperties(cl_command_queue_properties whi
   return old;
 }
 
-cl_command_queue Queue::realQueue(unsigned s) {
-  if (s < realQueues_.size())
-    if (cl_command_queue made = madeQueues_[s].load(std::memory_order_acquire)) return made;
+cl_command_queue Queue::madeQueue(unsigned s, bool transfer) {
+  const size_t slots = realQueues_.size() / 2;
+  const size_t index = transfer ? slots + s : s;
+  if (s < slots)
+    if (cl_command_queue made = madeQueues_[index].load(std::memory_order_acquire)) return made;
   std::lock_guard lock(mutex_);
-  auto& q = realQueues_.at(s);
+  if (s >= slots) throw std::out_of_range("clsplit: no such device slot");
+  auto& q = realQueues_[index];
   if (!q) {
     const auto& sc = context_->slot(s);
     // Device times are read where the partitioner measures kernels (several devices), where
@@ -42,7 +45,7 @@ cl_command_queue Queue::realQueue(unsigned s) {
                                          cl_command_queue_properties(timed ? CL_QUEUE_PROFILING_ENABLE : 0), &err);
     device::check(err, "clCreateCommandQueue");
     q = device::RealQueue::adopt(real);
-    madeQueues_[s].store(real, std::memory_order_release);
+    madeQueues_[index].store(real, std::memory_order_release);
   }
   return q.get();
 }

@@ -27,8 +27,11 @@ public:
   bool profiling() const { return properties_ & CL_QUEUE_PROFILING_ENABLE; }
 
   // The real queue of device slot `slot` (created on first use).
-  cl_command_queue realQueue(unsigned slot);
+  cl_command_queue realQueue(unsigned slot) { return madeQueue(slot, false); }
   cl_command_queue queue(unsigned slot) override { return realQueue(slot); }
+  // A second real queue of the slot for transfers that should not wait behind its kernels
+  // (boundary-first launches: a halo moves while the interior computes); created on first use.
+  cl_command_queue transferQueue(unsigned slot) override { return madeQueue(slot, true); }
   // Whether the real commands being enqueued need events of their own: clsplit times every
   // command (report, trace), or the command being planned is timed (TimedCommand).
   bool timesCommands() override;
@@ -76,11 +79,13 @@ public:
 
 private:
   std::vector<cl_command_queue> madeRealQueues(); // the real queues created so far
+  cl_command_queue madeQueue(unsigned slot, bool transfer);
 
   std::shared_ptr<Context> context_;
   cl_command_queue_properties properties_;
   std::mutex mutex_;
-  std::vector<device::RealQueue> realQueues_;   // by slot; empty handle until first use
+  // By slot, then the transfer queues by slot (index slots + slot); empty handle until first use.
+  std::vector<device::RealQueue> realQueues_;
   // The same handles, read without the lock once made (every command asks).
   std::unique_ptr<std::atomic<cl_command_queue>[]> madeQueues_;
   // Adds `done` to a record of what completes everything so far: the latest fence per real

@@ -40,6 +40,7 @@ public:
     input.range = range;
     input.localGiven = localGiven;
     input.devices = queue.context().deviceTraits();
+    input.overlap = queue.context().boundaryFirst();
     input.args.resize(args_.size());
     for (cl_uint i = 0; i < args_.size(); ++i) {
       const auto& a = args_[i];
@@ -94,7 +95,10 @@ private:
     for (unsigned b = 0; b < storages_.size(); ++b)
       if (storages_[b] == s) return b;
     storages_.push_back(s);
-    input.buffers.push_back({mem.id(), &s->holders()});
+    input.buffers.push_back({mem.id(), &s->holders(), {}});
+    if (input.overlap)
+      for (unsigned slot = 0; slot < input.devices.size(); ++slot)
+        input.buffers.back().pulled.push_back(s->recentlyPulled(slot));
     return static_cast<unsigned>(storages_.size() - 1);
   }
 
@@ -269,7 +273,7 @@ FenceRef launchKernel(Queue& queue, Kernel& kernel, const NDRange& appRange, std
   const bool measured = decision.measure && !launchPlan.remapped;
   rt.report().noteTransfers(done.transfers);
   rt.report().noteLaunch(kernel.name(), done.groupsPerDevice, launchPlan.split(), fallback, done.subKernels,
-                         done.transfers);
+                         done.transfers, launchPlan.boundaryFirst());
   rt.recordLaunch(decision.launchId, measured, done.subKernels, done.groupsPerDevice, done.transfers);
 
   if (done.partial) // the directory knows what ran; the application learns that the launch failed

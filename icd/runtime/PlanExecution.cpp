@@ -38,12 +38,15 @@ public:
     readMergeBases();
     ranOn_.assign(subKernels.size(), 0);
     fences_.assign(subKernels.size(), nullptr);
+    pieces_.assign(subKernels.size(), {});
     std::vector<size_t> rejected;
-    for (size_t i = 0; i < subKernels.size(); ++i)
+    for (size_t i = 0; i < subKernels.size(); ++i) {
+      partlyRan_ = false;
       if (cl_int err = enqueue(subKernels[i], i, subKernels[i].device); err != CL_SUCCESS) {
-        rejected.push_back(i);
         out_.error = err;
+        if (!partlyRan_) rejected.push_back(i);
       }
+    }
     if (!rejected.empty() && rejected.size() == subKernels.size()) {
       for (size_t i : rejected) out_.failedDevices.push_back(subKernels[i].device);
       return std::move(out_);
@@ -60,9 +63,10 @@ private:
   // kernel that wrote it, not behind the same device's incoming transfers, which wait for other
   // devices), then every move. A failure blames the device it happened on.
   bool moveBytes() {
+    const auto lane = plan_.overlap ? buffer::Lane::Transfer : buffer::Lane::Compute;
     for (const auto& leg : plan_.staging) {
       try {
-        stage(storage(leg.buffer), leg, launch_.queue, &out_.transfers);
+        stage(storage(leg.buffer), leg, launch_.queue, &out_.transfers, lane);
       } catch (const Error& e) {
         out_.failedDevices.push_back(leg.from);
         out_.error = e.code();
@@ -71,7 +75,7 @@ private:
     }
     for (const auto& m : plan_.moves) {
       try {
-        move(storage(m.buffer), m, launch_.queue, &out_.transfers);
+        move(storage(m.buffer), m, launch_.queue, &out_.transfers, lane);
       } catch (const Error& e) {
         out_.failedDevices.push_back(m.to);
         out_.error = e.code();
@@ -93,21 +97,13 @@ private:
     }
   }
 
-  // Enqueues sub-kernel `i` on `device`; on success records it.
+  // Enqueues sub-kernel `i` on `device` (its pieces in order, boundaries first); on success
+  // records it.
   cl_int enqueue(const SubKernel& sk, size_t i, unsigned device) {
     auto& queue = launch_.queue;
     auto& kernel = launch_.kernel;
     const auto& range = launch_.input.range;
     cl_command_queue real = queue.realQueue(device);
-    // What the sub-kernel waits for: the application's wait list and the queue's barrier, the
-    // writer of each device copy it reads (the moves into it included) and, for the copies it
-    // writes, their readers too.
-    device::WaitList wl(queue.slot(device).context, real);
-    wl.add(launch_.waits);
-    for (const auto& use : sk.uses) {
-      if (use.writes()) storage(use.buffer).addWriteHazards(device, wl);
-      else wl.add(storage(use.buffer).validAfter(device));
-    }
     cl_kernel k = kernel.realKernel(device, launch_.args);
     if (kernel.partitionReady()) {
       if (!plan_.split() && sk.groups() == range.groups(sk.slice.dim)) {
@@ -121,33 +117,83 @@ private:
         kernel.setHiddenArgs(device, hiddenOffset, hiddenSize);
       }
     }
-    size_t offset[3], global[3], local[3];
-    for (unsigned d = 0; d < 3; ++d) {
-      offset[d] = sk.offset[d];
-      global[d] = sk.global[d];
-      local[d] = range.local[d];
-    }
     const bool passLocal = launch_.input.localGiven || plan_.split();
+    // One real launch of `offset`/`global`, after the application's wait list and the queue's
+    // barrier, the writers of the bytes it reads (the moves into them included) and the earlier
+    // readers and writers of the bytes it writes, per range: a halo move on the transfer queue
+    // waits only for the pieces that wrote the halo.
+    auto launch = [&](const std::array<uint64_t, 3>& at, const std::array<uint64_t, 3>& size, bool evented,
+                      auto&& addHazards, FenceRef& f) {
+      device::WaitList wl(queue.slot(device).context, real);
+      wl.add(launch_.waits);
+      addHazards(wl);
+      size_t offset[3], global[3], local[3];
+      for (unsigned d = 0; d < 3; ++d) {
+        offset[d] = at[d];
+        global[d] = size[d];
+        local[d] = range.local[d];
+      }
+      return device::enqueueCommand(
+          real, queue.slot(device).context, wl, queue.timesCommands() || evented,
+          [&](cl_uint n, const cl_event* list, cl_event* event) {
+            return device::call(&cl_icd_dispatch::clEnqueueNDRangeKernel, real, k, cl_uint(range.dims),
+                                static_cast<const size_t*>(offset), static_cast<const size_t*>(global),
+                                passLocal ? static_cast<const size_t*>(local) : nullptr, n, list, event);
+          },
+          f);
+    };
     FenceRef f;
-    cl_int err = device::enqueueCommand(
-        real, queue.slot(device).context, wl, queue.timesCommands(),
-        [&](cl_uint n, const cl_event* list, cl_event* event) {
-          return device::call(&cl_icd_dispatch::clEnqueueNDRangeKernel, real, k, cl_uint(range.dims),
-                              static_cast<const size_t*>(offset), static_cast<const size_t*>(global),
-                              passLocal ? static_cast<const size_t*>(local) : nullptr, n, list, event);
-        },
-        f);
+    cl_int err = CL_SUCCESS;
+    std::vector<FenceRef> pieceFences;
+    if (sk.pieces.empty()) {
+      err = launch(sk.offset, sk.global, false, [&](device::WaitList& wl) {
+        for (const auto& use : sk.uses) {
+          storage(use.buffer).addValidAfter(device, use.need, wl);
+          if (use.writes()) storage(use.buffer).addWriteHazards(device, use.write.united(use.atomic), wl);
+        }
+      }, f);
+    } else {
+      for (const auto& piece : sk.pieces) {
+        FenceRef pf;
+        // A boundary piece gets an event of its own: the halo's move waits for it, not for a
+        // marker behind the interior.
+        err = launch(piece.offset, piece.global, piece.boundary, [&](device::WaitList& wl) {
+          for (const auto& use : piece.uses) {
+            storage(use.buffer).addValidAfter(device, use.read, wl);
+            if (!use.write.empty()) storage(use.buffer).addWriteHazards(device, use.write, wl);
+          }
+        }, pf);
+        if (err != CL_SUCCESS) break;
+        for (const auto& use : piece.uses) {
+          storage(use.buffer).noteRead(device, use.read, pf);
+          storage(use.buffer).noteWrite(device, use.write, pf);
+        }
+        pieceFences.push_back(pf);
+      }
+      if (err == CL_SUCCESS) f = device::allOf(pieceFences);
+    }
     if (err != CL_SUCCESS) {
       log().warn("clEnqueueNDRangeKernel({}) failed on {}: {}", kernel.name(),
                  Runtime::get().slots()[device].device->name, errorName(err));
+      if (!pieceFences.empty()) {
+        // Pieces already enqueued ran part of the slice: the launch has partly run, and what
+        // they wrote is on this device alone (no other device may run the slice again).
+        for (size_t p = 0; p < pieceFences.size(); ++p)
+          for (const auto& use : sk.pieces[p].uses)
+            storage(use.buffer).publishWrite(use.write, device, pieceFences[p], launch_.launchId);
+        out_.partial = true;
+        partlyRan_ = true;
+      }
       return err;
     }
-    for (const auto& use : sk.uses) {
-      storage(use.buffer).noteRead(device, f);
-      if (use.writes()) storage(use.buffer).noteWrite(device, f);
-    }
+    if (sk.pieces.empty())
+      for (const auto& use : sk.uses) {
+        storage(use.buffer).noteRead(device, use.need, f);
+        if (use.writes()) storage(use.buffer).noteWrite(device, use.write.united(use.atomic), f);
+      }
     ranOn_[i] = device;
     fences_[i] = f;
+    pieces_[i] = std::move(pieceFences);
     return CL_SUCCESS;
   }
 
@@ -232,10 +278,19 @@ private:
       storage(merge.buffer).publishHostBlock(merge.region, merged_[m], merge.region.hull().lo, out_.merged[m]);
     }
     if (auto* trace = Trace::active()) {
-      for (size_t i = 0; i < subKernels.size(); ++i)
-        if (fences_[i])
+      for (size_t i = 0; i < subKernels.size(); ++i) {
+        if (!fences_[i]) continue;
+        if (pieces_[i].empty()) {
           trace->subKernel(ranOn_[i], launch_.kernel.name(), subKernels[i].slice.groupBegin,
                            subKernels[i].slice.groupEnd, fences_[i]);
+          continue;
+        }
+        for (size_t p = 0; p < pieces_[i].size(); ++p) {
+          const auto& piece = subKernels[i].pieces[p];
+          trace->subKernel(ranOn_[i], launch_.kernel.name() + (piece.boundary ? " (boundary)" : " (interior)"),
+                           piece.slice.groupBegin, piece.slice.groupEnd, pieces_[i][p]);
+        }
+      }
       trace->transfers(out_.transfers);
     }
   }
@@ -247,6 +302,8 @@ private:
   std::vector<std::shared_ptr<buffer::HostBlock>> merged_;
   std::vector<unsigned> ranOn_;
   std::vector<FenceRef> fences_;
+  std::vector<std::vector<FenceRef>> pieces_; // per sub-kernel, its pieces' fences (if cut)
+  bool partlyRan_ = false; // the sub-kernel being enqueued failed after some of its pieces
 };
 
 } // namespace

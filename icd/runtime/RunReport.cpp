@@ -61,7 +61,7 @@ void RunReport::account(KernelStats& kernel, unsigned slot, size_t launch, uint6
 void RunReport::noteLaunch(const std::string& kernel, const std::vector<uint64_t>& groupsPerSlot,
                            bool split, const std::optional<std::string>& fallbackReason,
                            const std::vector<std::pair<unsigned, device::FenceRef>>& subKernels,
-                           const buffer::TransferLog& transfers) {
+                           const buffer::TransferLog& transfers, bool boundaryFirst) {
   if (!enabled_) return;
   size_t index = SIZE_MAX;
   KernelStats* stats = nullptr;
@@ -81,6 +81,7 @@ void RunReport::noteLaunch(const std::string& kernel, const std::vector<uint64_t
     }
     ++k.launches;
     if (split) ++k.splitLaunches;
+    if (boundaryFirst) ++k.boundaryFirstLaunches;
     if (fallbackReason && !split) {
       auto& reasons = k.fallbackReasons;
       auto it = std::find_if(reasons.begin(), reasons.end(), [&](const auto& r) { return r.first == *fallbackReason; });
@@ -89,21 +90,19 @@ void RunReport::noteLaunch(const std::string& kernel, const std::vector<uint64_t
       else ++reasons.back().second;
     }
     for (unsigned s = 0; s < groupsPerSlot.size() && s < slots_; ++s) k.groups[s] += groupsPerSlot[s];
-    for (const auto& [slot, fence] : subKernels)
-      if (dynamic_cast<device::RealEventFence*>(fence.get())) ++inFlight_;
+    for (const auto& [slot, fence] : subKernels) inFlight_ += device::realCommandsOf(fence).size();
   }
   // Device times are read when each sub-kernel completes (from the vendor's callback), not at
   // exit: by then a vendor may have torn down its thread-local state (Oclgrind does). A real
   // event's fence keeps itself alive until its callbacks have run, so a plain pointer is enough.
   // A command enqueued without an event has no device time: asking when it completes would
   // cost a marker and a callback that an ordinary run does not make.
-  for (const auto& [slot, fence] : subKernels) {
-    auto* real = dynamic_cast<device::RealEventFence*>(fence.get());
-    if (!real) continue;
-    fence->onComplete([this, stats, slot = slot, index, real](cl_int) {
-      account(*stats, slot, index, real->durationNs());
-    });
-  }
+  // A sub-kernel launched in pieces (boundary first) is the sum of its pieces.
+  for (const auto& [slot, fence] : subKernels)
+    for (auto* real : device::realCommandsOf(fence))
+      real->onComplete([this, stats, slot = slot, index, real](cl_int) {
+        account(*stats, slot, index, real->durationNs());
+      });
 }
 
 void RunReport::noteTransfers(const buffer::TransferLog& log) {
@@ -137,7 +136,8 @@ std::string RunReport::json(const std::string& partitionerJson) const {
   bool first = true;
   for (const auto& [name, k] : kernels_) {
     out << (first ? "" : ",") << "\n    " << jsonString(name) << ": {\"launches\": " << k.launches
-        << ", \"split_launches\": " << k.splitLaunches << ", \"fallback_reason\": "
+        << ", \"split_launches\": " << k.splitLaunches
+        << ", \"boundary_first_launches\": " << k.boundaryFirstLaunches << ", \"fallback_reason\": "
         << (k.fallbackReasons.empty() ? "null" : jsonString(mostFrequent(k.fallbackReasons)))
         << ", \"fallback_reasons\": {";
     for (size_t r = 0; r < k.fallbackReasons.size(); ++r)

@@ -27,7 +27,7 @@ public:
   void noteLaunch(const std::string& kernel, const std::vector<uint64_t>& groupsPerSlot,
                   bool split, const std::optional<std::string>& fallbackReason,
                   const std::vector<std::pair<unsigned, device::FenceRef>>& subKernels,
-                  const buffer::TransferLog& transfers);
+                  const buffer::TransferLog& transfers, bool boundaryFirst = false);
   void noteTransfers(const buffer::TransferLog& log);
 
   std::string json(const std::string& partitionerJson) const;
@@ -38,6 +38,7 @@ private:
     std::string name;
     uint64_t launches = 0;
     uint64_t splitLaunches = 0;
+    uint64_t boundaryFirstLaunches = 0; // split launches with halo work-groups launched first
     // Why launches ran whole, with how many did: a kernel can run whole for one reason on some
     // launches (one work-group) and split on others. At most kMaxReasons, the rest counted in
     // the last.

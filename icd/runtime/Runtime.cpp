@@ -176,11 +176,17 @@ void Runtime::recordLaunch(uint64_t launchId, bool measured,
   // kept waiting for a later launch, and nothing is left to read at exit.
   for (const auto& [slot, fence] : subKernels)
     fence->onComplete([fence = fence, &p, launchId, slot = slot, groups = groupsPerSlot[slot]](cl_int status) {
-      auto* real = dynamic_cast<device::RealEventFence*>(fence.get());
-      const uint64_t ns = real && status == CL_COMPLETE ? real->durationNs() : 0;
+      // A sub-kernel launched in pieces (boundary first) took the sum of its pieces' times.
+      const auto commands = device::realCommandsOf(fence);
+      uint64_t ns = 0;
+      for (auto* real : commands) {
+        const uint64_t piece = status == CL_COMPLETE ? real->durationNs() : 0;
+        if (!piece) return;
+        ns += piece;
+      }
       if (!ns) return;
       uint64_t start = UINT64_MAX, end = 0; // on the host clock: whether the devices ran at once
-      if (!real->profile(start, end)) start = end = 0;
+      if (!fence->profile(start, end)) start = end = 0;
       p.reportKernelTime(launchId, slot, groups, ns, start, end);
     });
   for (const auto& t : transfers) {

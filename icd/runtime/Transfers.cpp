@@ -6,13 +6,17 @@
 
 namespace clsplit::icd::runtime {
 
-void stage(buffer::BufferStorage& storage, const planner::Staging& leg, Queue& queue, buffer::TransferLog* log) {
-  storage.stageToHost(leg.range, leg.from, queue, log);
+void stage(buffer::BufferStorage& storage, const planner::Staging& leg, Queue& queue, buffer::TransferLog* log,
+           buffer::Lane lane) {
+  storage.stageToHost(leg.range, leg.from, queue, log, lane);
 }
 
-void move(buffer::BufferStorage& storage, const planner::Move& m, Queue& queue, buffer::TransferLog* log) {
-  if (m.route == planner::Route::InDriver) storage.copyInDriver(m.range, buffer::deviceOf(m.from), m.to, queue, log);
-  else storage.copyFromHost(m.range, m.to, queue, log);
+void move(buffer::BufferStorage& storage, const planner::Move& m, Queue& queue, buffer::TransferLog* log,
+          buffer::Lane lane) {
+  if (m.route == planner::Route::InDriver)
+    storage.copyInDriver(m.range, buffer::deviceOf(m.from), m.to, queue, log, lane);
+  else
+    storage.copyFromHost(m.range, m.to, queue, log, lane);
 }
 
 void acquire(buffer::BufferStorage& storage, const RangeSet& need, unsigned slot, Queue& queue,

@@ -9,9 +9,11 @@
 namespace clsplit::icd::runtime {
 
 // A staging leg: the range read out of its device into a host version.
-void stage(buffer::BufferStorage& storage, const planner::Staging& leg, Queue& queue, buffer::TransferLog* log);
+void stage(buffer::BufferStorage& storage, const planner::Staging& leg, Queue& queue, buffer::TransferLog* log,
+           buffer::Lane lane = buffer::Lane::Compute);
 // A move into a device (a staged one after its leg: from the host version it made).
-void move(buffer::BufferStorage& storage, const planner::Move& m, Queue& queue, buffer::TransferLog* log);
+void move(buffer::BufferStorage& storage, const planner::Move& m, Queue& queue, buffer::TransferLog* log,
+          buffer::Lane lane = buffer::Lane::Compute);
 
 // Makes `need` of `storage` valid on `slot` (planned, then executed); a command reading it on
 // `slot` then waits for storage.validAfter(slot).

@@ -44,6 +44,9 @@ CONFIGS = {
     "d2-adaptive": ("pocl", "pthread pthread", "adaptive", None),
     "d2-adaptive-comm": ("pocl", "pthread pthread", "adaptive-comm", None),
     "d2-staging-static-3-7": ("pocl", "pthread pthread", "static:0.3,0.7", None),
+    "d2-overlap-uniform": ("pocl", "pthread pthread", "uniform", None),
+    "d3-overlap-static-3-3-4": ("pocl", "pthread pthread pthread", "static:0.3,0.3,0.4", None),
+    "d1-twice-overlap-uniform": ("pocl", "pthread", "uniform", None),
     "d3-uniform": ("pocl", "pthread pthread pthread", "uniform", None),
     "d3-static-0-1-2": ("pocl", "pthread pthread pthread", "static:0,1,2", None),
     "d3-single2": ("pocl", "pthread pthread pthread", "single", "2"),
@@ -76,6 +79,13 @@ EXTRA_ENVIRONMENT = {
     # versions pinned from a pool small enough that it evicts and falls back to pageable memory.
     "d2-staging-static-3-7": {"CLSPLIT_TEST_FORCE_STAGING": "1", "CLSPLIT_PINNED_MB": "2",
                               "CLSPLIT_HOST_PTR_SYNC": "2"},
+    # Boundary-first launches: halo work-groups first, moves on a second queue per device
+    # (through host memory as between GPUs; in-device copies between two slots of one device).
+    "d2-overlap-uniform": {"CLSPLIT_TEST_FORCE_STAGING": "1", "CLSPLIT_OVERLAP": "on",
+                           "CLSPLIT_HOST_PTR_SYNC": "2"},
+    "d3-overlap-static-3-3-4": {"CLSPLIT_TEST_FORCE_STAGING": "1", "CLSPLIT_OVERLAP": "on",
+                                "CLSPLIT_HOST_PTR_SYNC": "2"},
+    "d1-twice-overlap-uniform": {"CLSPLIT_DEVICES": "0,0", "CLSPLIT_OVERLAP": "on"},
 }
 # Devices that do not share the host's memory (Oclgrind, forced staging) follow the program's
 # own writes into CL_MEM_USE_HOST_PTR memory only when asked (buffers.cpp case 7 needs it).
@@ -225,6 +235,15 @@ def check_report(config, report_file):
             if k.get("split_launches", 0) != 0 or not k.get("fallback_reason"):
                 problems.append("kernel %s: %s split launches, fallback reason %r (expected none split, a reason)" % (
                     name, k.get("split_launches"), k.get("fallback_reason")))
+        # Boundary-first configurations: a halo_* kernel that splits writes what the other
+        # devices fetched last time, so it launches those work-groups first.
+        overlap = EXTRA_ENVIRONMENT.get(config, {}).get("CLSPLIT_OVERLAP") == "on"
+        if overlap and name == "halo_copy" and k.get("split_launches", 0) > 10:
+            if k.get("boundary_first_launches", 0) < k.get("split_launches", 0) // 2:
+                problems.append("kernel %s: %s of %s split launches boundary-first (expected most)" % (
+                    name, k.get("boundary_first_launches"), k.get("split_launches")))
+        if name == "halo_stencil" and k.get("boundary_first_launches", 0):
+            problems.append("kernel %s ran boundary-first though nothing fetches what it writes" % name)
         groups = k.get("groups_per_device", [])
         used = [i for i, g in enumerate(groups) if g]
         if strategy == "single" and used and used != [int(single)]:

@@ -314,6 +314,32 @@ class FakeClsplitTest(unittest.TestCase):
             self.assertEqual({r["config"] for r in records}, {"direct:0", "direct:1", "clsplit[0,1]:uniform"})
             self.assertTrue(all(r["status"] == "ok" for r in records))
 
+    def test_variants(self):
+        """--variants: every clsplit configuration runs once per variant with its settings, named
+        <config>+<variant>, in the same round-robin; direct runs are not multiplied."""
+        with tempfile.TemporaryDirectory() as tmp:
+            fake, _ = self.fake_build(tmp)
+            out = Path(tmp) / "out"
+            env = dict(os.environ, POCL_DEVICES="pthread pthread", POCL_MAX_PTHREAD_COUNT="1")
+            done = subprocess.run([sys.executable, str(HARNESS / "run.py"), "--build", str(fake), "--smoke",
+                                   "--workloads", "jacobi1d", "--strategies", "uniform", "--out", str(out),
+                                   "--no-plots", "--variants", "off:CLSPLIT_OVERLAP=off;on:CLSPLIT_OVERLAP=on,X=1"],
+                                  env=env, capture_output=True, text=True, timeout=600)
+            self.assertEqual(done.returncode, 0, done.stdout + done.stderr)
+            records = [json.loads(line) for line in (out / "runs.jsonl").read_text().splitlines()]
+            configs = {r["config"] for r in records}
+            self.assertEqual(configs, {"direct:0", "direct:1", "clsplit[0,1]:uniform+off", "clsplit[0,1]:uniform+on"})
+            for r in records:
+                if r["config"].endswith("+off"):
+                    self.assertEqual(r["env"]["CLSPLIT_OVERLAP"], "off")
+                if r["config"].endswith("+on"):
+                    self.assertEqual((r["env"]["CLSPLIT_OVERLAP"], r["env"]["X"]), ("on", "1"))
+        with self.assertRaises(SystemExit):
+            harness_run.parse_variants("bad name:K=V")
+        with self.assertRaises(SystemExit):
+            harness_run.parse_variants("a:novalue")
+        self.assertEqual(harness_run.parse_variants(None), [("", ())])
+
     def test_host_time_reports(self):
         """launch-cost: the timed clsplit runs write no report; one report run per configuration asks
         for an untimed report (CLSPLIT_REPORT_TIMING=0, no per-launch records), `default` leaves

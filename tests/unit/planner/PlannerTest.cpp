@@ -4,9 +4,11 @@
 // again without a failed device brings the other device what it lacks; repeated launches reuse
 // their slices.
 #include "analysis/Analysis.h"
+#include "planner/BoundaryFirst.h"
 #include "planner/LaunchPlanner.h"
 #include "planner/PlanPrinter.h"
 #include "planner/Simulation.h"
+#include "planner/SliceRegions.h"
 #include "tests/unit/planner/StencilKernels.h"
 
 #include <catch2/catch.hpp>
@@ -339,4 +341,101 @@ TEST_CASE("a launch on one device plans whole buffers without exact regions of i
   CHECK_FALSE(plan.split());
   CHECK_FALSE(read);
   CHECK(describe(plan).find("(whole)") != std::string::npos);
+}
+
+TEST_CASE("boundary-first: the halo other devices fetched last time is computed first", "[planner][overlap]") {
+  const uint64_t n = 3 * 1024; // 192 groups of 16: 64 per device
+  SimulatedBuffers sim;
+  const unsigned a = sim.add(n * 4), b = sim.add(n * 4);
+  LaunchPlanner planner;
+  auto launch = [&](const char* name, bool overlap) {
+    Launch l(kernel(name), n, 16, discrete(3));
+    l.buffer(sim, a).buffer(sim, b).integer(static_cast<int32_t>(n));
+    l.input.overlap = overlap;
+    for (unsigned buf = 0; buf < l.input.buffers.size(); ++buf) l.input.buffers[buf] = sim.input(buf, 3);
+    LaunchPlan plan = planner.plan(l.input, LaunchPlanner::key(l.input), {64, 64, 64});
+    sim.apply(plan);
+    return plan;
+  };
+
+  // Nothing was fetched yet: no pieces, but the moves already go on the transfer queues.
+  LaunchPlan stencil0 = launch("stencil", true);
+  CHECK(stencil0.overlap);
+  CHECK_FALSE(stencil0.boundaryFirst());
+  LaunchPlan copy0 = launch("copy", true);
+  CHECK_FALSE(copy0.boundaryFirst());
+  // The second stencil fetches each device's edge elements of `a`, which the copy wrote.
+  LaunchPlan stencil1 = launch("stencil", true);
+  REQUIRE(stencil1.staging.size() == 4);
+  // So the next copy writes them first: one group at each inner edge.
+  LaunchPlan copy1 = launch("copy", true);
+  INFO(describe(copy1, {"a", "b"}));
+  REQUIRE(copy1.boundaryFirst());
+  const auto& subs = copy1.subKernels();
+  REQUIRE(subs.size() == 3);
+  REQUIRE(subs[0].pieces.size() == 2); // its high edge, then the interior
+  REQUIRE(subs[1].pieces.size() == 3); // both edges, then the interior
+  REQUIRE(subs[2].pieces.size() == 2);
+  CHECK(subs[0].pieces[0].boundary);
+  CHECK(subs[0].pieces[0].slice.groupBegin == 63);
+  CHECK(subs[0].pieces[0].slice.groupEnd == 64);
+  CHECK(subs[1].pieces[0].slice.groupBegin == 64);
+  CHECK(subs[1].pieces[0].slice.groupEnd == 65);
+  CHECK(subs[1].pieces[1].slice.groupBegin == 127);
+  CHECK(subs[1].pieces[2].slice.groupBegin == 65);
+  CHECK(subs[1].pieces[2].slice.groupEnd == 127);
+  CHECK_FALSE(subs[1].pieces[2].boundary);
+  // The pieces run every group of the slice once, and the boundary pieces write the halo.
+  for (const auto& sk : subs) {
+    uint64_t groups = 0;
+    for (const auto& p : sk.pieces) groups += p.slice.groupEnd - p.slice.groupBegin;
+    CHECK(groups == sk.groups());
+    CHECK(sk.pieces.back().offset[0] == sk.pieces.back().slice.groupBegin * 16);
+  }
+  for (const auto& leg : stencil1.staging) {
+    bool written = false;
+    for (const auto& p : subs[leg.from].pieces)
+      for (const auto& u : p.uses)
+        if (p.boundary && u.buffer == a && u.write.contains(leg.range)) written = true;
+    CHECK(written);
+  }
+  // The stencil's own writes (`b`) are fetched by nobody: never cut.
+  LaunchPlan stencil2 = launch("stencil", true);
+  CHECK_FALSE(stencil2.boundaryFirst());
+  // The cut is remembered with the launch's slices.
+  LaunchPlan copy2 = launch("copy", true);
+  CHECK(copy2.slicing == copy1.slicing);
+  // Off: the same launch is not cut and its moves stay behind the kernels.
+  launch("stencil", false);
+  LaunchPlan copyOff = launch("copy", false);
+  CHECK_FALSE(copyOff.boundaryFirst());
+  CHECK_FALSE(copyOff.overlap);
+}
+
+TEST_CASE("boundary-first: halos that interior groups write, and short slices, are not cut", "[planner][overlap]") {
+  const uint64_t n = 3 * 1024;
+  SimulatedBuffers sim;
+  const unsigned a = sim.add(n * 4), b = sim.add(n * 4);
+  Launch l(kernel("copy"), n, 16, discrete(3));
+  l.buffer(sim, a).buffer(sim, b).integer(static_cast<int32_t>(n));
+  l.input.overlap = true;
+  for (unsigned buf = 0; buf < 2; ++buf) l.input.buffers[buf] = sim.input(buf, 3);
+  const Slicing slicing = sliceLaunch(l.input, InputValues(l.input, false), 0, {64, 64, 64});
+  // Device 1 was fetched from in the middle of its slice: nothing to launch first.
+  l.input.buffers[a].pulled[1] = floats(1500, 1501);
+  auto halo = haloOf(l.input, slicing);
+  REQUIRE_FALSE(halo.empty());
+  CHECK(cutBoundaries(l.input, InputValues(l.input, false), slicing, halo) == nullptr);
+  // At its edge: cut.
+  l.input.buffers[a].pulled[1] = floats(1024, 1025);
+  halo = haloOf(l.input, slicing);
+  auto cut = cutBoundaries(l.input, InputValues(l.input, false), slicing, halo);
+  REQUIRE(cut != nullptr);
+  CHECK(cut->subKernels[1].pieces.size() == 2);
+  CHECK(cut->subKernels[0].pieces.empty());
+  // Slices shorter than the rule's minimum are not cut.
+  CHECK(cutBoundaries(l.input, InputValues(l.input, false), slicing, halo, BoundaryRules{8, 65}) == nullptr);
+  // Nothing fetched: no halo at all.
+  l.input.buffers[a].pulled[1] = {};
+  CHECK(haloOf(l.input, slicing).empty());
 }

@@ -1,0 +1,67 @@
+// The hazards of one device copy of a buffer: which earlier commands a new command reading or
+// writing some bytes of that copy must wait for. Whole-copy commands are tracked as before (a
+// write waits for every earlier reader and writer); commands that say which bytes they touch
+// (split launches and their transfers) are tracked per byte range for their last few accesses,
+// so that a halo read out of a device waits only for the work-groups that wrote the halo, not
+// for the interior still running on the same device (boundary-first launches).
+#pragma once
+
+#include "analysis/region/RangeSet.h"
+#include "device/Fence.h"
+
+#include <vector>
+
+namespace clsplit::buffer {
+
+class CopyHazards {
+public:
+  // Fences after which `bytes` (or every byte) of the copy hold their latest written values.
+  void addValidAfter(device::WaitList& waits) const;
+  void addValidAfter(const RangeSet& bytes, device::WaitList& waits) const;
+  std::vector<device::FenceRef> validAfter() const;
+  std::vector<device::FenceRef> validAfter(const RangeSet& bytes) const;
+  // Fences a command overwriting `bytes` (or any byte) must wait for: earlier readers and writers.
+  void addWriteHazards(device::WaitList& waits) const;
+  void addWriteHazards(const RangeSet& bytes, device::WaitList& waits) const;
+  std::vector<device::FenceRef> writeHazards() const;
+
+  // A command that read the whole copy, or wrote it after waiting for addWriteHazards().
+  void noteRead(const device::FenceRef& fence);
+  void noteWrite(const device::FenceRef& fence);
+  // A command that read (wrote) `bytes` after waiting for the ranged queries above.
+  void noteRead(const RangeSet& bytes, const device::FenceRef& fence);
+  void noteWrite(const RangeSet& bytes, const device::FenceRef& fence);
+
+  // Whether every write so far is known complete by `complete` (which may also ask drivers).
+  template <class Complete> bool writesComplete(Complete&& complete) const {
+    for (const auto& f : olderWrites_)
+      if (!complete(f)) return false;
+    for (const auto& a : recent_)
+      if (a.write && !complete(a.fence)) return false;
+    return true;
+  }
+
+  // Ranged accesses kept before the oldest is folded into the whole-copy record.
+  static constexpr size_t kRecentAccesses = 24;
+  // A ranged access with more disjoint ranges is kept as its hull (more waiting, never less).
+  static constexpr size_t kMaxRanges = 64;
+
+  size_t recentCount() const { return recent_.size(); } // for tests
+
+private:
+  struct Access {
+    RangeSet bytes;
+    device::FenceRef fence;
+    bool write = false;
+  };
+  void fold(const Access& access);
+  void prune();
+
+  // Everything older than `recent_`, and the whole-copy accesses: the latest fence per real
+  // queue (in-order queues: it implies the earlier ones) and host fences until complete.
+  std::vector<device::FenceRef> olderReads_, olderWrites_;
+  std::vector<Access> recent_; // oldest first
+  size_t pruneAbove_ = 16;
+};
+
+} // namespace clsplit::buffer
