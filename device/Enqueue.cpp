@@ -128,7 +128,7 @@ private:
       const uint64_t position = nextPosition();
       lastEnqueued_.store(position, std::memory_order_release);
       marker = std::make_shared<RealEventFence>(RealEvent::adopt(event), context_, queue_.get(), at, position,
-                                                shared_from_this());
+                                                shared_from_this(), progress_);
     } else { // no marker: wait for the queue instead (correct, only slower)
       log().warn("clEnqueueMarker failed ({}): waiting for the queue instead", errorName(err));
       call(&cl_icd_dispatch::clFinish, queue_.get());
@@ -150,6 +150,9 @@ private:
   std::shared_ptr<Batch> open_; // eventless commands not yet covered by a marker
   std::atomic<uint64_t> lastEnqueued_{0};   // position of the last command enqueued here
   std::atomic<uint64_t> flushedThrough_{0}; // every command up to this position was flushed
+
+public:
+  const std::shared_ptr<QueueProgress> progress_ = std::make_shared<QueueProgress>();
 };
 
 // The fence of a command enqueued without an event.
@@ -160,7 +163,8 @@ public:
 
   cl_int status() override { return marker()->status(); }
   bool knownComplete() override {
-    return batch_->closed.load(std::memory_order_acquire) && batch_->marker->knownComplete();
+    return (batch_->closed.load(std::memory_order_acquire) && batch_->marker->knownComplete()) ||
+           tail_->progress_->covers(position_);
   }
   void appendWaitEvents(cl_context context, std::vector<RealEvent>& out) override {
     marker()->appendWaitEvents(context, out);
@@ -199,7 +203,7 @@ cl_int QueueTail::enqueue(cl_uint waitCount, const cl_event* waitList, bool time
   lastEnqueued_.store(position, std::memory_order_release);
   if (evented) {
     fence = std::make_shared<RealEventFence>(RealEvent::adopt(event), context_, queue_.get(), at, position,
-                                             shared_from_this());
+                                             shared_from_this(), progress_);
     close(fence); // in order: this command completes after the open batch's
     return CL_SUCCESS;
   }

@@ -61,8 +61,13 @@ cl_int RealEventFence::status() {
   if (call(&cl_icd_dispatch::clGetEventInfo, event_.get(), cl_event_info(CL_EVENT_COMMAND_EXECUTION_STATUS),
            sizeof s, static_cast<void*>(&s), static_cast<size_t*>(nullptr)) != CL_SUCCESS)
     return CL_QUEUED;
-  if (s <= CL_COMPLETE) finalStatus_.store(s, std::memory_order_release);
+  if (s <= CL_COMPLETE) cache(s);
   return s;
+}
+
+void RealEventFence::cache(cl_int finalStatus) {
+  finalStatus_.store(finalStatus, std::memory_order_release);
+  if (finalStatus == CL_COMPLETE && progress_) progress_->completed(position_);
 }
 
 void RealEventFence::appendWaitEvents(cl_context context, std::vector<RealEvent>& out) {
@@ -109,7 +114,7 @@ void RealEventFence::fire(cl_int finalStatus) {
   std::vector<std::function<void(cl_int)>> callbacks;
   {
     std::lock_guard lock(mutex_);
-    if (finalStatus_.load() > CL_COMPLETE) finalStatus_.store(finalStatus, std::memory_order_release);
+    if (finalStatus_.load() > CL_COMPLETE) cache(finalStatus);
     callbacks.swap(callbacks_);
   }
   for (auto& fn : callbacks) fn(finalStatus_.load());
@@ -162,8 +167,12 @@ cl_int RealEventFence::wait() {
     std::this_thread::yield();
   }
   cl_event e = event_.get();
-  invoke(e, &cl_icd_dispatch::clWaitForEvents, 1u, &e);
+  const cl_int waited = invoke(e, &cl_icd_dispatch::clWaitForEvents, 1u, &e);
   s = status();
+  if (s > CL_COMPLETE && waited == CL_SUCCESS) { // the wait says complete where the status lags
+    cache(CL_COMPLETE);
+    s = CL_COMPLETE;
+  }
   return s <= CL_COMPLETE ? s : CL_COMPLETE;
 }
 

@@ -64,6 +64,23 @@ public:
   virtual bool commandEventsIn(cl_context context) const { return false; }
 };
 
+// How far a real in-order queue is known to have completed: every command at or before this
+// position has, whatever its own event says yet (rusticl reported an earlier command still
+// running after a later one of its queue had ended). Errors do not advance it: a command
+// terminated by a failed wait list ends before the commands queued ahead of it.
+class QueueProgress {
+public:
+  void completed(uint64_t position) {
+    uint64_t seen = through_.load(std::memory_order_relaxed);
+    while (seen < position && !through_.compare_exchange_weak(seen, position, std::memory_order_release)) {
+    }
+  }
+  bool covers(uint64_t position) const { return position && position <= through_.load(std::memory_order_acquire); }
+
+private:
+  std::atomic<uint64_t> through_{0};
+};
+
 // A command running on a real queue.
 class RealEventFence final : public Fence {
 public:
@@ -71,13 +88,17 @@ public:
   // profiling clock onto the host clock (the device stamps CL_PROFILING_COMMAND_QUEUED then).
   // `queueState`: what the enqueuing side keeps per real queue (device/Enqueue.cpp), kept alive
   // as long as a fence of the queue is (rebuilding it costs a retain and release of the queue).
+  // `progress`: the queue's (positions of its commands known complete), if it keeps one.
   RealEventFence(RealEvent event, cl_context context, cl_command_queue queue,
-                 uint64_t enqueuedAtNs, uint64_t position = 0, std::shared_ptr<const void> queueState = {})
+                 uint64_t enqueuedAtNs, uint64_t position = 0, std::shared_ptr<const void> queueState = {},
+                 std::shared_ptr<QueueProgress> progress = {})
       : event_(std::move(event)), context_(context), queue_(queue), enqueuedAtNs_(enqueuedAtNs),
-        position_(position), queueState_(std::move(queueState)) {}
+        position_(position), queueState_(std::move(queueState)), progress_(std::move(progress)) {}
 
   cl_int status() override;
-  bool knownComplete() override { return finalStatus_.load(std::memory_order_acquire) == CL_COMPLETE; }
+  bool knownComplete() override {
+    return finalStatus_.load(std::memory_order_acquire) == CL_COMPLETE || (progress_ && progress_->covers(position_));
+  }
   void appendWaitEvents(cl_context context, std::vector<RealEvent>& out) override;
   // One driver callback per event, however many functions wait for it.
   void onComplete(std::function<void(cl_int)> fn) override;
@@ -100,7 +121,9 @@ private:
   uint64_t enqueuedAtNs_;
   uint64_t position_;
   std::shared_ptr<const void> queueState_;
+  std::shared_ptr<QueueProgress> progress_;
   std::atomic<cl_int> finalStatus_{CL_QUEUED}; // cached once <= CL_COMPLETE
+  void cache(cl_int finalStatus); // finalStatus_, and the queue's progress when complete
   std::mutex mutex_;
   std::vector<std::pair<cl_context, RealEvent>> bridges_;
   std::vector<std::function<void(cl_int)>> callbacks_; // waiting for the driver's callback

@@ -167,27 +167,49 @@ KernelCosts DynamicPartitioner::kernelCosts(uint32_t kernel, uint64_t groups) co
   return c;
 }
 
-unsigned DynamicPartitioner::wholeLaunchDevice(uint32_t kernel, uint64_t groups, const LaunchRecord& rec) {
+int DynamicPartitioner::dataDevice(const LaunchRecord& rec, const KernelState& ks,
+                                   std::vector<std::pair<unsigned, uint64_t>>* inputs) {
   // Where each producer ran (most of its groups): its bytes are there.
-  std::vector<std::pair<unsigned, uint64_t>> inputs; // (device, bytes)
+  std::vector<uint64_t> held(n_, 0);
   for (const auto& p : rec.producers)
     if (const LaunchRecord* producer = find(p.launch); producer && !producer->groups.empty()) {
       auto most = std::max_element(producer->groups.begin(), producer->groups.end());
-      if (*most > 0) inputs.emplace_back(unsigned(most - producer->groups.begin()), p.bytes);
+      if (*most == 0) continue;
+      const auto d = unsigned(most - producer->groups.begin());
+      held[d] += p.bytes;
+      if (inputs) inputs->emplace_back(d, p.bytes);
     }
+  auto most = std::max_element(held.begin(), held.end());
+  if (most != held.end() && *most > 0) return int(most - held.begin());
+  return ks.lastWholeDevice >= 0 && unsigned(ks.lastWholeDevice) < n_ ? ks.lastWholeDevice : -1;
+}
+
+unsigned DynamicPartitioner::wholeLaunchDevice(uint32_t kernel, uint64_t groups, const LaunchRecord& rec) {
+  auto& ks = kernels_[kernel];
+  std::vector<std::pair<unsigned, uint64_t>> inputs; // (device, bytes)
+  const int dataDevice = this->dataDevice(rec, ks, &inputs);
   std::vector<double> cost(n_);
-  unsigned best = 0;
   for (unsigned d = 0; d < n_; ++d) {
+    // A device that takes turns with the one holding the data (the same hardware: one GPU
+    // selected twice, PoCL's pthread devices sharing one pool) cannot run the launch any sooner:
+    // moving there only moves the data (NAS LU over two PoCL devices moved 3-5 GB that way, its
+    // measured per-device times differing by the other device's queued work).
+    if (dataDevice >= 0 && d != unsigned(dataDevice) && takesTurns(unsigned(dataDevice), d)) {
+      cost[d] = INFINITY;
+      continue;
+    }
     cost[d] = shareNs(kernel, d, double(groups));
     for (const auto& [from, bytes] : inputs)
       if (from != d) {
         auto link = transfers_.between(from, d);
         cost[d] += link.latencyNs + link.perByteNs * double(bytes);
       }
-    if (cost[d] < cost[best]) best = d;
   }
+  // The cheapest, the data's device on a tie.
+  unsigned best = dataDevice >= 0 ? unsigned(dataDevice) : 0;
+  for (unsigned d = 0; d < n_; ++d)
+    if (cost[d] < cost[best]) best = d;
   // Hysteresis, as for splits: a noisy estimate must not move a kernel back and forth.
-  auto& ks = kernels_[kernel];
   if (ks.lastWholeDevice >= 0 && unsigned(ks.lastWholeDevice) < n_ &&
       cost[unsigned(ks.lastWholeDevice)] <= (1 + kWholeDeviceMargin) * cost[best])
     best = unsigned(ks.lastWholeDevice);
@@ -303,7 +325,7 @@ LaunchPlan DynamicPartitioner::plan(const LaunchRequest& request) {
     groups[wholeLaunchDevice(k, request.groups, rec)] = request.groups;
   } else {
     groups = ratiosToGroups(decide(request, k, rec.position), request.groups);
-    dropSerialized(groups, ks);
+    dropSerialized(groups, ks, dataDevice(rec, ks));
     maybeProbe(ks, k, groups);
   }
   noteGroups(ks, groups, request.groups);
@@ -331,11 +353,22 @@ LaunchPlan DynamicPartitioner::plan(const LaunchRequest& request) {
     timed = seq_.timeIteration;
   }
   const bool measure = rec.expected > 1 || timed;
+  double predicted = 0;
+  for (unsigned d = 0; d < n_ && d < groups.size(); ++d)
+    if (groups[d]) {
+      if (!ks.devices[d].known()) {
+        predicted = 0;
+        break;
+      }
+      predicted = std::max(predicted, shareNs(k, d, double(groups[d])));
+    }
 
   launches_.emplace(id, std::move(rec));
   launchOrder_.push_back(id);
   forgetOldLaunches();
-  return LaunchPlan{id, std::move(groups), measure};
+  LaunchPlan plan{id, std::move(groups), measure};
+  plan.predictedNs = predicted;
+  return plan;
 }
 
 unsigned DynamicPartitioner::homeDevice() const {
@@ -780,15 +813,27 @@ void DynamicPartitioner::observeConcurrency(const LaunchRecord& rec) {
     }
 }
 
-void DynamicPartitioner::dropSerialized(std::vector<uint64_t>& groups, KernelState& ks) {
-  if (std::count_if(groups.begin(), groups.end(), [](uint64_t g) { return g > 0; }) < 2) return;
+bool DynamicPartitioner::takesTurns(unsigned a, unsigned b) const {
+  const auto& c = concurrency_[a][b];
+  return c.samples >= kConcurrencySamples && c.overlap < kSerializedOverlap;
+}
+
+void DynamicPartitioner::dropSerialized(std::vector<uint64_t>& groups, KernelState& ks, int data) {
+  const auto used = std::count_if(groups.begin(), groups.end(), [](uint64_t g) { return g > 0; });
+  if (used == 0) return;
   // Now and then a kernel is split anyway, so that what the devices do is measured again.
-  if (ks.launches % kConcurrencyRecheck == kConcurrencyRecheck - 1) return;
-  const unsigned main = unsigned(std::max_element(groups.begin(), groups.end()) - groups.begin());
+  if (used > 1 && ks.launches % kConcurrencyRecheck == kConcurrencyRecheck - 1) return;
+  unsigned main = unsigned(std::max_element(groups.begin(), groups.end()) - groups.begin());
+  // Of devices that take turns, the one holding the launch's data runs it (also when the ratios
+  // gave all the work to the other): the other could not run it sooner, and the data would move.
+  if (data >= 0 && unsigned(data) != main && takesTurns(main, unsigned(data))) {
+    groups[unsigned(data)] += groups[main];
+    groups[main] = 0;
+    main = unsigned(data);
+  }
   for (unsigned d = 0; d < n_; ++d) {
     if (d == main || !groups[d]) continue;
-    const auto& c = concurrency_[main][d];
-    if (c.samples >= kConcurrencySamples && c.overlap < kSerializedOverlap) {
+    if (takesTurns(main, d)) {
       groups[main] += groups[d];
       groups[d] = 0;
     }

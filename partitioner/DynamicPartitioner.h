@@ -176,7 +176,14 @@ private:
   void observeConcurrency(const LaunchRecord& record);
   // `groups` without the devices that take turns with the device given the most (they would
   // only add their time to its), unless this launch re-checks that (kConcurrencyRecheck).
-  void dropSerialized(std::vector<uint64_t>& groups, KernelState& kernel);
+  // `data`: the device holding most of the launch's inputs (dataDevice), or -1.
+  void dropSerialized(std::vector<uint64_t>& groups, KernelState& kernel, int data);
+  // The device holding most of the bytes a launch reads (where their producers ran), else where
+  // the kernel last ran whole, else -1; `inputs` receives (device, bytes) per producer.
+  int dataDevice(const LaunchRecord& rec, const KernelState& ks,
+                 std::vector<std::pair<unsigned, uint64_t>>* inputs = nullptr);
+  // Whether devices a and b were measured (or are assumed) to take turns rather than run at once.
+  bool takesTurns(unsigned a, unsigned b) const;
   void onIterationMeasured();
   CostModel buildCostModel() const;
   void solveSequence(bool force);

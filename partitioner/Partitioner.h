@@ -80,6 +80,9 @@ struct LaunchPlan {
   // Whether the partitioner wants this launch's device and transfer times (timing a command
   // costs the host an event and a callback; a settled launch on one device is sampled).
   bool measure = false;
+  // The slowest device's predicted time for its share, from its measurements of this kernel
+  // (0: some device with work has none, or the strategy measures nothing).
+  double predictedNs = 0;
 };
 
 // producerLaunchId for bytes that came from the host (application writes), not from a launch.

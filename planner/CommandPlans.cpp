@@ -60,6 +60,12 @@ WritePlan planWrite(const WriteInput& input, ByteRange range) {
   // later runs a slice of them fetches only that slice from the home device.
   if (direct && noDeviceHeld && input.homeDevice < input.devices) {
     plan.direct = input.homeDevice;
+    // Inputs are transferred once (thesis §4.1.3): to every device that may run a slice of
+    // them and would fetch it through host memory, while the application's bytes are at hand.
+    for (unsigned d = 0; d < input.traits.size() && d < input.devices; ++d)
+      if (d != input.homeDevice && d < input.mayRun.size() && input.mayRun[d] &&
+          routeBetween(input.traits, buffer::deviceHolder(input.homeDevice), d) == Route::ThroughHost)
+        plan.alsoTo.push_back(d);
     return plan;
   }
   if (!input.eagerUploads) return plan;

@@ -5,6 +5,7 @@
 
 #include "buffer-manager/HolderView.h"
 #include "buffer-manager/TransferPlanner.h"
+#include "planner/LaunchInput.h"
 
 #include <optional>
 #include <vector>
@@ -36,11 +37,19 @@ struct WriteInput {
   bool eagerUploads = true;           // CLSPLIT_EAGER_UPLOAD
   bool hostMemoryPending = false;     // an earlier command still writes the application's memory
   bool useHostPtr = false;            // the buffer is the application's memory (CL_MEM_USE_HOST_PTR)
+  // The devices (for routes between them) and whether the strategy may run work on each; empty:
+  // data no device holds goes to the home device alone.
+  std::vector<DeviceTraits> traits;
+  std::vector<bool> mayRun;
 };
 struct WritePlan {
   // Straight from the application's memory to this device, no host version (what a
   // single-device implementation does). Empty: a new host version holds the bytes.
   std::optional<unsigned> direct;
+  // Bytes no device held: also straight to these devices, which would otherwise fetch their
+  // slices from `direct` through host memory on the first split launch (between discrete GPUs
+  // a device-to-host read of a pageable block ran at 1.4 GB/s: most of a short program's time).
+  std::vector<unsigned> alsoTo;
   // With a host version: the bytes each device held before, uploaded at once (write-update:
   // they are likely to be read there again).
   std::vector<std::pair<unsigned, RangeSet>> uploads;

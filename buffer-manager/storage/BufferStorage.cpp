@@ -190,7 +190,7 @@ std::vector<FenceRef> BufferStorage::bringHome(QueueProvider& queues, TransferLo
   std::vector<FenceRef> reads;
   if (!useHostPtr_) return reads;
   auto complete = [&](const FenceRef& f) {
-    if (!f || f->status() == CL_COMPLETE) return true;
+    if (!f || f->knownComplete() || f->status() == CL_COMPLETE) return true;
     if (!f->queue() || !f->positionInQueue()) return false;
     return std::any_of(settled.begin(), settled.end(),
                        [&](const auto& s) { return s.first == f->queue() && f->positionInQueue() <= s.second; });
@@ -301,7 +301,7 @@ void BufferStorage::writeFromHost(ByteRange range, const void* src, const FenceR
 
 FenceRef BufferStorage::writeToDevice(ByteRange range, const void* src, unsigned slot,
                                       const std::vector<FenceRef>& after, QueueProvider& queues,
-                                      TransferLog* log) {
+                                      TransferLog* log, bool alone) {
   FenceRef f = enqueueOn(slot, queues, after, true, "clEnqueueWriteBuffer (application data to its device)",
                          [&](cl_command_queue q, cl_uint n, const cl_event* waits, cl_event* event) {
                            return device::call(&cl_icd_dispatch::clEnqueueWriteBuffer, q, deviceBuffer(slot),
@@ -309,7 +309,8 @@ FenceRef BufferStorage::writeToDevice(ByteRange range, const void* src, unsigned
                                                n, waits, event);
                          });
   noteWrite(slot, f);
-  directory_.setOnly(RangeSet{range}, deviceHolder(slot), Version::device());
+  if (alone) directory_.setOnly(RangeSet{range}, deviceHolder(slot), Version::device());
+  else directory_.addCopy(RangeSet{range}, deviceHolder(slot), Version::device());
   if (log) log->push_back({TransferKind::HostToDevice, -1, static_cast<int>(slot), range.size(), 0, f});
   return f;
 }

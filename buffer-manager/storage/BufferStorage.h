@@ -141,9 +141,11 @@ public:
   // The application's bytes straight into `slot`'s copy, after `after`, with no host version
   // (`src` must stay valid until the returned fence completes): what a single-device
   // implementation does, for when one device runs everything.
+  // With `alone` false, `slot` holds the bytes beside their other holders (a copy of the same
+  // bytes written to several devices).
   device::FenceRef writeToDevice(ByteRange range, const void* src, unsigned slot,
                                  const std::vector<device::FenceRef>& after, QueueProvider& queues,
-                                 TransferLog* log);
+                                 TransferLog* log, bool alone = true);
 
   // Copies `range` into `dst` piece by piece as planned (planner::planRead: a piece's source is
   // the host or a device holding all of it): host versions by host work, device copies by reads

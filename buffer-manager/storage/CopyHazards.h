@@ -32,12 +32,12 @@ public:
   void noteRead(const RangeSet& bytes, const device::FenceRef& fence);
   void noteWrite(const RangeSet& bytes, const device::FenceRef& fence);
 
-  // Whether every write so far is known complete by `complete` (which may also ask drivers).
+  // Whether every write so far is known complete by `complete` (which may also ask drivers),
+  // asked of the latest write per real queue only: in-order queues make its completion imply
+  // the others' (rusticl reported an earlier command still running after a later one ended).
   template <class Complete> bool writesComplete(Complete&& complete) const {
-    for (const auto& f : olderWrites_)
+    for (const auto& f : validAfter())
       if (!complete(f)) return false;
-    for (const auto& a : recent_)
-      if (a.write && !complete(a.fence)) return false;
     return true;
   }
 

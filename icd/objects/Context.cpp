@@ -74,8 +74,9 @@ Context::Context(std::vector<cl_context_properties> properties, ContextNotify no
   const std::string& overlap = rt.settings().value("CLSPLIT_OVERLAP");
   if (overlap != "auto" && overlap != "on" && overlap != "off")
     log().warn("CLSPLIT_OVERLAP={} is not auto, on or off; using auto", overlap);
-  boundaryFirst_ = slots_.size() > 1 &&
-                   (overlap == "on" || (overlap != "off" && std::any_of(slots_.begin(), slots_.end(), discrete)));
+  if (slots_.size() > 1 && overlap == "on") overlap_ = Overlap::On;
+  else if (slots_.size() > 1 && overlap != "off" && std::any_of(slots_.begin(), slots_.end(), discrete))
+    overlap_ = Overlap::Auto;
 }
 
 Context::~Context() = default;

@@ -43,8 +43,16 @@ public:
   const SlotContext& slot(unsigned s) const { return slots_[s]; }
   // The slots as the planner sees them (by slot: real context, host-unified memory).
   const std::vector<planner::DeviceTraits>& deviceTraits() const { return deviceTraits_; }
-  // Whether split launches may run boundary-first (CLSPLIT_OVERLAP; planner/BoundaryFirst.h).
-  bool boundaryFirst() const { return boundaryFirst_; }
+  // Whether a split launch whose slowest share is predicted to take `predictedNs` (0: not
+  // known) runs boundary-first (CLSPLIT_OVERLAP; planner/BoundaryFirst.h).
+  bool boundaryFirst(double predictedNs) const {
+    return overlap_ == Overlap::On || (overlap_ == Overlap::Auto && predictedNs >= kOverlapMinNs);
+  }
+  // Under `auto`, shares predicted to take at least this long: the boundary launch, its event and
+  // the cross-queue waits cost tens of microseconds of host time per launch on NVIDIA, which
+  // launches of shorter kernels feel (fdtd2d 4096 over two H100, ~50 us kernels: 0.61x).
+  static constexpr double kOverlapMinNs = 1e6;
+  bool boundaryFirstPossible() const { return overlap_ != Overlap::Off; }
   const std::vector<cl_context_properties>& properties() const { return properties_; }
   // Where host copies of this context's buffers are pinned (null: no discrete device, or off).
   const std::shared_ptr<buffer::PinnedPool>& pinnedPool() const { return pinnedPool_; }
@@ -73,7 +81,7 @@ private:
   std::vector<SlotContext> slots_;
   std::vector<planner::DeviceTraits> deviceTraits_;
   std::shared_ptr<buffer::PinnedPool> pinnedPool_;
-  bool boundaryFirst_ = false;
+  enum class Overlap { Off, Auto, On } overlap_ = Overlap::Off;
   std::mutex planMutex_;
   std::mutex hostPtrMutex_;
   std::vector<std::weak_ptr<buffer::BufferStorage>> hostPtrBuffers_;

@@ -153,6 +153,10 @@ FenceRef writeBuffer(Queue& q, Mem& mem, size_t offset, size_t size, const void*
   input.eagerUploads = rt.settings().value("CLSPLIT_EAGER_UPLOAD") != "0";
   input.hostMemoryPending = !hazards.empty();
   input.useHostPtr = mem.storage().useHostPtr() != nullptr;
+  if (!input.onlyDevice) {
+    input.traits = q.context().deviceTraits();
+    for (unsigned s = 0; s < input.devices; ++s) input.mayRun.push_back(rt.mayRunOn(s));
+  }
   planner::WritePlan plan = planner::planWrite(input, range);
   if (plan.direct) {
     // Straight from the application's memory to one device, no host version (the caller waits
@@ -160,7 +164,17 @@ FenceRef writeBuffer(Queue& q, Mem& mem, size_t offset, size_t size, const void*
     // for the device's older commands on the buffer, as writeToDevice overwrites a copy).
     try {
       buffer::TransferLog log;
-      FenceRef done = mem.storage().writeToDevice(range, ptr, *plan.direct, waits, q, &log);
+      std::vector<FenceRef> writes{mem.storage().writeToDevice(range, ptr, *plan.direct, waits, q, &log)};
+      // Copies for the devices that would fetch these bytes through host memory: the write
+      // completes when they are made too (they read `ptr`). One that fails just has no copy.
+      for (unsigned slot : plan.alsoTo) {
+        try {
+          writes.push_back(mem.storage().writeToDevice(range, ptr, slot, waits, q, &log, /*alone=*/false));
+        } catch (const Error& e) {
+          clsplit::log().warn("copying {} written bytes to device slot {} failed ({})", size, slot, e.what());
+        }
+      }
+      FenceRef done = device::allOf(std::move(writes));
       q.noteHostAccess(ptr, size, false, done);
       record(log);
       return done;

@@ -40,7 +40,7 @@ public:
     input.range = range;
     input.localGiven = localGiven;
     input.devices = queue.context().deviceTraits();
-    input.overlap = queue.context().boundaryFirst();
+    gatherPulled_ = queue.context().boundaryFirstPossible(); // decided once the shares are known
     input.args.resize(args_.size());
     for (cl_uint i = 0; i < args_.size(); ++i) {
       const auto& a = args_[i];
@@ -96,7 +96,7 @@ private:
       if (storages_[b] == s) return b;
     storages_.push_back(s);
     input.buffers.push_back({mem.id(), &s->holders(), {}});
-    if (input.overlap)
+    if (gatherPulled_)
       for (unsigned slot = 0; slot < input.devices.size(); ++slot)
         input.buffers.back().pulled.push_back(s->recentlyPulled(slot));
     return static_cast<unsigned>(storages_.size() - 1);
@@ -104,6 +104,7 @@ private:
 
   std::vector<Kernel::Arg> args_;
   std::vector<buffer::BufferStorage*> storages_;
+  bool gatherPulled_ = false;
 };
 
 // How the launch uses each buffer, for the partitioner's dependence tracking.
@@ -238,6 +239,7 @@ FenceRef launchKernel(Queue& queue, Kernel& kernel, const NDRange& appRange, std
   // The launch's commands get events of their own when the partitioner measures it, or the
   // application will read its profiling times.
   std::optional<Queue::TimedCommand> timed(std::in_place, queue, decision.measure || profiled);
+  bound.input.overlap = context.boundaryFirst(decision.predictedNs);
   std::vector<unsigned> failed;
   planner::LaunchPlan launchPlan;
   Execution done;

@@ -217,4 +217,11 @@ std::vector<unsigned> Runtime::platformsInUse() const {
   return platforms;
 }
 
+bool Runtime::mayRunOn(unsigned slot) {
+  if (auto only = partitioner().onlyDevice()) return *only == slot;
+  if (strategy_.kind == partition::StrategyKind::Static)
+    return slot < strategy_.staticRatios.size() && strategy_.staticRatios[slot] > 0;
+  return true;
+}
+
 } // namespace clsplit::icd::runtime

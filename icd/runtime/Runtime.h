@@ -41,6 +41,9 @@ public:
   unsigned singleSlot() const { return singleSlot_; }
   // CLSPLIT_STRATEGY is `single` or `single:N`: nothing is analysed for splitting.
   bool singleStrategy() const { return strategy_.kind == partition::StrategyKind::Single; }
+  // Whether the strategy may give `slot` work-groups (false: a static share of 0, or `single`
+  // on another slot).
+  bool mayRunOn(unsigned slot);
   // The strategy in effect, as the user wrote it (adaptive-comm where the setting was unusable).
   const std::string& strategyName() const { return strategyName_; }
   // Real platforms that have at least one selected device.

@@ -98,3 +98,15 @@ TEST_CASE("a wait list walks a long chain of groups without recursion", "[fence]
   CHECK(waits.fenceCount() == 2);
   CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(5)); // not a timing test: a hang guard
 }
+
+TEST_CASE("a queue's progress covers every command at or before the latest known complete", "[fence]") {
+  QueueProgress progress;
+  CHECK_FALSE(progress.covers(1));
+  progress.completed(7);
+  CHECK(progress.covers(3));
+  CHECK(progress.covers(7));
+  CHECK_FALSE(progress.covers(8));
+  CHECK_FALSE(progress.covers(0)); // position unknown
+  progress.completed(5);           // an earlier command reported late: no step back
+  CHECK(progress.covers(7));
+}

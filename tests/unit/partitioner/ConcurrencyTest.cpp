@@ -175,3 +175,77 @@ TEST_CASE("devices whose sub-kernels take turns stop sharing launches; devices t
     else CHECK(split.back() > 400u);           // still about even
   }
 }
+
+TEST_CASE("a launch that cannot be split does not move to a device that takes turns with its data's") {
+  // NAS LU's wavefront over PoCL's two pthread devices: one real CPU. The device without the
+  // data measures (or is assumed) faster now and then, yet running there cannot be sooner: the
+  // devices share their cores. Measured faster by half, it is still not chosen; two devices that
+  // run at once are (the gain is larger than the move).
+  for (bool sameHardware : {true, false}) {
+    std::vector<DeviceInfo> devices(2);
+    devices[0].name = devices[1].name = "cpu half";
+    devices[0].isCpu = devices[1].isCpu = true;
+    devices[0].realDevice = 0;
+    devices[1].realDevice = sameHardware ? 0 : 1;
+    auto p = makePartitioner(devices, StrategySpec{});
+    unsigned moved = 0;
+    for (int it = 0; it < 40; ++it) {
+      LaunchRequest produce, sweep;
+      produce.kernel = "k:rhs";
+      produce.groups = 64;
+      produce.splittable = false;
+      produce.buffers = {BufferUse{7, false, true, 4096}};
+      sweep.kernel = "k:blts";
+      sweep.groups = 1;
+      sweep.splittable = false;
+      sweep.buffers = {BufferUse{7, true, true, 4096}};
+      auto pp = p->plan(produce);
+      auto ps = p->plan(sweep);
+      // Device 1 measures twice as fast on both kernels (5 ms against 10 ms).
+      for (auto* plan : {&pp, &ps})
+        for (unsigned d = 0; d < 2; ++d)
+          if (plan->groups[d]) p->reportKernelTime(plan->launchId, d, plan->groups[d], d ? 5'000'000 : 10'000'000);
+      if ((pp.groups[0] != 0) != (ps.groups[0] != 0)) ++moved;
+    }
+    INFO((sameHardware ? "one real device" : "two devices"));
+    if (sameHardware) CHECK(moved == 0);
+  }
+}
+
+TEST_CASE("of two devices that take turns, the one holding a launch's data runs it") {
+  // Two kernels, each reading what the other wrote, measured faster on opposite devices of one
+  // real device (re-checked by a split every so often). Going by speed alone, each would run on
+  // its faster half and every launch would move the other's output across; the devices share
+  // their hardware, so neither is really faster: both stay where the data is.
+  std::vector<DeviceInfo> devices(2);
+  devices[0].name = devices[1].name = "one GPU, selected twice";
+  devices[0].realDevice = devices[1].realDevice = 0;
+  auto p = makePartitioner(devices, StrategySpec{});
+  unsigned apart = 0, measured = 0;
+  uint64_t clock = 1'000'000'000;
+  for (int it = 0; it < 1200; ++it) {
+    LaunchRequest a, b;
+    a.kernel = "k:a";
+    a.groups = b.groups = 100;
+    a.buffers = {BufferUse{7, true, false, 1 << 20}, BufferUse{8, false, true, 1 << 20}};
+    b.kernel = "k:b";
+    b.buffers = {BufferUse{8, true, false, 1 << 20}, BufferUse{7, false, true, 1 << 20}};
+    auto pa = p->plan(a);
+    auto pb = p->plan(b);
+    for (auto [plan, fast] : {std::pair{&pa, 1u}, std::pair{&pb, 0u}}) {
+      uint64_t start = clock;
+      for (unsigned d = 0; d < 2; ++d) {
+        if (!plan->groups[d]) continue;
+        const uint64_t ns = plan->groups[d] * (d == fast ? 10'000 : 20'000);
+        p->reportKernelTime(plan->launchId, d, plan->groups[d], ns, start, start + ns);
+        start += ns; // taking turns
+      }
+      measured += plan->groups[0] && plan->groups[1];
+      clock += 10'000'000;
+    }
+    const bool whole = !(pa.groups[0] && pa.groups[1]) && !(pb.groups[0] && pb.groups[1]);
+    if (it >= 300 && whole && (pa.groups[0] != 0) != (pb.groups[0] != 0)) ++apart;
+  }
+  CHECK(measured > 0); // the re-checks did measure both halves
+  CHECK(apart == 0);
+}

@@ -59,6 +59,24 @@ TEST_CASE("a host write goes to the one device, to the home device, or to a host
   SECTION("bytes no device holds go to the home device") {
     auto plan = planWrite(in, {0, 64});
     CHECK(plan.direct == 1u);
+    CHECK(plan.alsoTo.empty());
+  }
+  SECTION("... and to every device that may run a slice of them and would fetch it through host memory") {
+    in.devices = 4;
+    in.heldBefore.assign(4, RangeSet{});
+    // Two discrete GPUs of one context (1, 2), another vendor's GPU (0), a GPU selected twice (3 = 1).
+    in.traits = {DeviceTraits{0, false, 0}, DeviceTraits{1, false, 1}, DeviceTraits{1, false, 2},
+                 DeviceTraits{1, false, 1}};
+    in.mayRun = {true, true, true, true};
+    auto plan = planWrite(in, {0, 64});
+    CHECK(plan.direct == 1u);
+    CHECK(plan.alsoTo == std::vector<unsigned>{0, 2}); // not 3: a copy inside device 1's memory
+    in.mayRun[2] = false; // a static share of 0
+    CHECK(planWrite(in, {0, 64}).alsoTo == std::vector<unsigned>{0});
+    // Devices sharing the host's memory in one context copy inside their driver instead.
+    in.traits = {DeviceTraits{0, true, 0}, DeviceTraits{0, true, 1}, DeviceTraits{0, true, 2},
+                 DeviceTraits{0, true, 3}};
+    CHECK(planWrite(in, {0, 64}).alsoTo.empty());
   }
   SECTION("bytes devices hold: a host version, uploaded where they were") {
     in.heldBefore = {RangeSet::of(0, 32), RangeSet::of(32, 64)};
