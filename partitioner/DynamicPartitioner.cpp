@@ -40,6 +40,9 @@ constexpr uint64_t kSampleEveryMax = 64;
 // kernel's time so far; the next probe of that device waits for 4x as many launches.
 constexpr uint64_t kFirstProbe = 16;
 constexpr uint64_t kProbeBackoff = 4;
+// An unmeasured kernel is shared evenly between identical devices when each share is at least
+// this many waves of the work-groups a device runs at once (evenOverIdentical).
+constexpr double kEvenPriorWaves = 4;
 constexpr double kProbeMinLaunchNs = 200'000;
 constexpr double kProbeShare = 1.0 / 32;
 
@@ -259,11 +262,39 @@ std::vector<double> DynamicPartitioner::decide(const LaunchRequest& request, uin
     for (unsigned d = 0; d < n_ && d < spec_.staticRatios.size(); ++d) r[d] = spec_.staticRatios[d];
     return r;
   case StrategyKind::Adaptive:
+    if (auto even = evenOverIdentical(kernel, request.groups)) return *even;
     return kernelSplit(kernel, request.groups);
   case StrategyKind::AdaptiveComm:
+    if (auto even = evenOverIdentical(kernel, request.groups)) return *even;
     if (position && seq_.haveSolution && *position < seq_.current.size()) return seq_.current[*position];
     return kernelSplit(kernel, request.groups);
   }
+  return r;
+}
+
+std::optional<std::vector<double>> DynamicPartitioner::evenOverIdentical(uint32_t kernel, uint64_t groups) const {
+  const auto& ks = kernels_[kernel];
+  for (unsigned d = 0; d < n_; ++d)
+    if (ks.devices[d].known()) return std::nullopt; // measured: the models decide
+  // The device the priors favour, and the devices identical to it (same name and type) that run
+  // at the same time as it: interchangeable, so sharing evenly is right whatever the kernel
+  // costs. The priors cannot tell a 2 us kernel from a 2 ms one (ep over two H100: all 50
+  // launches planned before the first completed ran on one GPU).
+  unsigned best = 0;
+  for (unsigned d = 1; d < n_; ++d)
+    if (itemNs(d) < itemNs(best)) best = d;
+  std::vector<unsigned> same;
+  for (unsigned d = 0; d < n_; ++d)
+    if (!devices_[d].simulator && devices_[d].name == devices_[best].name && devices_[d].isGpu == devices_[best].isGpu &&
+        devices_[d].isCpu == devices_[best].isCpu && (d == best || !takesTurns(best, d)))
+      same.push_back(d);
+  // Only launches that keep every share busy for several waves of work-groups: a short launch
+  // split in two costs more host time than it saves.
+  if (same.size() < 2) return std::nullopt;
+  for (unsigned d : same)
+    if (double(groups) / double(same.size()) < kEvenPriorWaves * std::max(1.0, floorGroups(ks, d))) return std::nullopt;
+  std::vector<double> r(n_, 0.0);
+  for (unsigned d : same) r[d] = 1.0 / double(same.size());
   return r;
 }
 
@@ -326,7 +357,7 @@ LaunchPlan DynamicPartitioner::plan(const LaunchRequest& request) {
   } else {
     groups = ratiosToGroups(decide(request, k, rec.position), request.groups);
     dropSerialized(groups, ks, dataDevice(rec, ks));
-    maybeProbe(ks, k, groups);
+    rec.probed = maybeProbe(ks, k, groups);
   }
   noteGroups(ks, groups, request.groups);
 
@@ -426,11 +457,12 @@ void DynamicPartitioner::noteGroups(KernelState& ks, const std::vector<uint64_t>
 // good. So an idle device gets one group of a long launch now and then, when that group is
 // expected to cost at most kProbeShare of the kernel's time so far: with the backoff, probes
 // cost at most ~4 % of a run even when the estimate that kept the device idle was right.
-void DynamicPartitioner::maybeProbe(KernelState& ks, uint32_t kernel, std::vector<uint64_t>& groups) {
-  if (spec_.kind != StrategyKind::Adaptive && spec_.kind != StrategyKind::AdaptiveComm) return;
+int DynamicPartitioner::maybeProbe(KernelState& ks, uint32_t kernel, std::vector<uint64_t>& groups) {
+  if (spec_.kind != StrategyKind::Adaptive && spec_.kind != StrategyKind::AdaptiveComm) return -1;
   // On the enqueue path: nothing to estimate while every device has work.
-  if (std::none_of(groups.begin(), groups.end(), [](uint64_t g) { return g == 0; })) return;
+  if (std::none_of(groups.begin(), groups.end(), [](uint64_t g) { return g == 0; })) return -1;
   if (ks.nextProbe.empty()) ks.nextProbe.assign(n_, kFirstProbe);
+  if (ks.probeMoveNs.empty()) ks.probeMoveNs.assign(n_, 0.0);
   double launchNs = 0;
   unsigned donor = 0;
   for (unsigned d = 0; d < n_; ++d) {
@@ -439,19 +471,22 @@ void DynamicPartitioner::maybeProbe(KernelState& ks, uint32_t kernel, std::vecto
     if (groups[d] > groups[donor]) donor = d;
   }
   ks.spentNs += launchNs;
-  if (launchNs < kProbeMinLaunchNs || groups[donor] < 2) return;
+  if (launchNs < kProbeMinLaunchNs || groups[donor] < 2) return -1;
   for (unsigned d = 0; d < n_; ++d) {
     if (groups[d] != 0 || ks.launches < ks.nextProbe[d]) continue;
-    if (shareNs(kernel, d, 1) > kProbeShare * ks.spentNs) continue; // not yet
+    // What a probe costs: the group's time and moving its inputs there, as the last probe of
+    // this kernel moved them (a kernel reading whole buffers through indirections pulls them
+    // whole for one group: sotl over two H100 moved gigabytes that way).
+    if (shareNs(kernel, d, 1) + ks.probeMoveNs[d] > kProbeShare * ks.spentNs) continue; // not yet
     // A device that takes turns with the one running the launch could never take work off it.
-    if (const auto& c = concurrency_[donor][d]; c.samples >= kConcurrencySamples && c.overlap < kSerializedOverlap)
-      continue;
+    if (takesTurns(donor, d)) continue;
     ks.nextProbe[d] = std::max(ks.launches * kProbeBackoff, ks.launches + kFirstProbe);
     groups[d] = 1;
     --groups[donor];
     ++ks.probes;
-    return; // one device per launch
+    return int(d); // one device per launch
   }
+  return -1;
 }
 
 void DynamicPartitioner::recordHistory(KernelState& ks, const std::vector<double>& ratios,
@@ -898,7 +933,22 @@ void DynamicPartitioner::reportDependencyVolume(uint64_t launchId, unsigned devi
                                                 uint64_t producerLaunchId, uint64_t bytes) {
   std::lock_guard lock(mutex_);
   LaunchRecord* rec = find(launchId);
-  if (!rec || device >= n_ || !rec->position || rec->generation != seq_.generation) return;
+  if (!rec || device >= n_) return;
+  if (rec->probed == int(device)) { // what the probe moved: the next probe of the kernel pays it too
+    auto& ks = kernels_[rec->kernel];
+    if (ks.probeMoveNs.size() == n_) {
+      double from = 0;
+      for (unsigned d = 0; d < n_; ++d)
+        if (d != device && rec->groups[d]) {
+          auto link = transfers_.between(d, device);
+          from = std::max(from, link.latencyNs + link.perByteNs * double(bytes));
+        }
+      if (rec->probeMoveCounted) ks.probeMoveNs[device] += from;
+      else ks.probeMoveNs[device] = from;
+      rec->probeMoveCounted = true;
+    }
+  }
+  if (!rec->position || rec->generation != seq_.generation) return;
   const uint64_t key = volumeKey(launchId, device);
   if (producerLaunchId == kHostProducer) {
     seq_.hostInput[*rec->position].observe(key, rec->ratios[device], 0, double(bytes));

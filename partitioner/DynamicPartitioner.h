@@ -74,6 +74,7 @@ private:
     std::vector<uint64_t> lastFixedGroups; // fixed strategies: the split of the last history entry
     int lastWholeDevice = -1;              // where its last launch that could not be split ran
     std::vector<uint64_t> nextProbe;       // per device: launch count of its next probe (maybeProbe)
+    std::vector<double> probeMoveNs;       // per device: what moving its last probe's inputs cost
     uint64_t probes = 0;
     double spentNs = 0;                    // expected time of its launches so far (maybeProbe)
     // kernelSplit()'s balanced split, valid while the model and the launch's groups are those it
@@ -98,6 +99,8 @@ private:
     std::vector<uint64_t> groups;
     std::vector<double> ratios;
     std::vector<Producer> producers;
+    int probed = -1;                  // the device given one group to probe it (maybeProbe)
+    bool probeMoveCounted = false;    // its moves' cost was noted (KernelState::probeMoveNs)
     std::vector<double> measuredNs;   // -1 until reported
     std::vector<std::pair<uint64_t, uint64_t>> spans; // per device: host-clock start, end (0: unknown)
     unsigned expected = 0, reported = 0;
@@ -178,10 +181,15 @@ private:
   // only add their time to its), unless this launch re-checks that (kConcurrencyRecheck).
   // `data`: the device holding most of the launch's inputs (dataDevice), or -1.
   void dropSerialized(std::vector<uint64_t>& groups, KernelState& kernel, int data);
+  // Gives an idle device one group now and then; returns it, or -1.
+  int maybeProbe(KernelState& ks, uint32_t kernel, std::vector<uint64_t>& groups);
   // The device holding most of the bytes a launch reads (where their producers ran), else where
   // the kernel last ran whole, else -1; `inputs` receives (device, bytes) per producer.
   int dataDevice(const LaunchRecord& rec, const KernelState& ks,
                  std::vector<std::pair<unsigned, uint64_t>>* inputs = nullptr);
+  // Before a kernel is measured anywhere: an even split over the devices identical to the one the
+  // priors favour, for launches large enough; nullopt otherwise.
+  std::optional<std::vector<double>> evenOverIdentical(uint32_t kernel, uint64_t groups) const;
   // Whether devices a and b were measured (or are assumed) to take turns rather than run at once.
   bool takesTurns(unsigned a, unsigned b) const;
   void onIterationMeasured();
@@ -202,8 +210,6 @@ private:
   std::vector<uint64_t> fixedGroups(const LaunchRequest& request, uint32_t kernel) const;
   // Notes a launch's split (the home device follows recent launches).
   void noteGroups(KernelState& kernel, const std::vector<uint64_t>& groups, uint64_t total);
-  // Gives an idle device one work-group of a long launch now and then, so that it is measured.
-  void maybeProbe(KernelState& kernel, uint32_t id, std::vector<uint64_t>& groups);
   LaunchRecord* find(uint64_t id);
   void forgetOldLaunches();
 

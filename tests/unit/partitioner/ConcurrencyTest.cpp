@@ -249,3 +249,72 @@ TEST_CASE("of two devices that take turns, the one holding a launch's data runs 
   CHECK(measured > 0); // the re-checks did measure both halves
   CHECK(apart == 0);
 }
+
+TEST_CASE("a probe whose inputs took long to move makes the next probe of that kernel wait longer") {
+  // A kernel running whole on device 0 (10 ms a launch); device 1 is probed with one group now
+  // and then. When a probe had to move 1 GB to device 1 (a kernel reading whole buffers), the
+  // next one waits until the kernel's time so far is 32 times that cost.
+  for (bool heavy : {false, true}) {
+    std::vector<DeviceInfo> devices(2);
+    devices[0].name = "gpu";
+    devices[1].name = "other gpu";
+    devices[0].isGpu = devices[1].isGpu = true;
+    devices[0].realDevice = 0;
+    devices[1].realDevice = 1;
+    auto p = makePartitioner(devices, StrategySpec{});
+    // Transfers between them: 1 GB/s.
+    for (uint64_t i = 1; i <= 20; ++i) p->reportTransfer(1, Direction::DeviceToDevice, i << 20, i * 1'048'576);
+    unsigned probes = 0;
+    for (int it = 0; it < 2000; ++it) {
+      LaunchRequest req;
+      req.kernel = "k:force";
+      req.groups = 1000;
+      auto plan = p->plan(req);
+      for (unsigned d = 0; d < 2; ++d)
+        if (plan.groups[d]) p->reportKernelTime(plan.launchId, d, plan.groups[d], d ? 50'000'000 : 10'000'000);
+      if (plan.groups[1] == 1 && plan.groups[0]) { // a probe: one group on the idle device
+        ++probes;
+        UNSCOPED_INFO("probe at launch " << it);
+        p->reportDependencyVolume(plan.launchId, 1, 0, heavy ? (1ull << 30) : 4096);
+      }
+    }
+    INFO((heavy ? "1 GB per probe" : "4 KiB per probe") << ": " << probes << " probes");
+    if (heavy) CHECK(probes <= 1);
+    else CHECK(probes >= 3);
+  }
+}
+
+TEST_CASE("identical devices share a kernel evenly before it is measured, if its launches are large") {
+  // A program that enqueues all its launches before the first completes is planned from the
+  // priors alone, which cannot tell a 2 us kernel from a 2 ms one. Two identical GPUs are
+  // interchangeable: an even split is right whatever the kernel costs (ep over two H100 had run
+  // every launch on one GPU). Launches too small to keep both busy, different devices and one
+  // device selected twice keep the priors' choice.
+  auto firstPlans = [](std::vector<DeviceInfo> devices, uint64_t groups) {
+    auto p = makePartitioner(devices, StrategySpec{});
+    std::vector<std::vector<uint64_t>> plans;
+    for (int it = 0; it < 20; ++it) { // no measurement arrives
+      LaunchRequest req;
+      req.kernel = "k:ep";
+      req.groups = groups;
+      plans.push_back(p->plan(req).groups);
+    }
+    return plans;
+  };
+  std::vector<DeviceInfo> gpus(2);
+  for (unsigned d = 0; d < 2; ++d) {
+    gpus[d].name = "NVIDIA H100";
+    gpus[d].isGpu = true;
+    gpus[d].computeUnits = 132;
+    gpus[d].concurrentGroups = 132;
+    gpus[d].realDevice = int(d);
+  }
+  for (const auto& g : firstPlans(gpus, 8192)) CHECK(g == std::vector<uint64_t>{4096, 4096});
+  for (const auto& g : firstPlans(gpus, 512)) CHECK((g[0] == 0 || g[1] == 0)); // under 4 waves each
+  auto twice = gpus;
+  twice[1].realDevice = 0; // one GPU selected twice: its halves take turns
+  for (const auto& g : firstPlans(twice, 8192)) CHECK((g[0] == 0 || g[1] == 0));
+  auto mixed = gpus;
+  mixed[1].name = "another GPU";
+  for (const auto& g : firstPlans(mixed, 8192)) CHECK((g[0] == 0 || g[1] == 0));
+}
