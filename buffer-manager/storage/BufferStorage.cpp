@@ -127,10 +127,13 @@ void BufferStorage::copyFromHost(ByteRange range, unsigned slot, QueueProvider& 
       continue;
     }
     // The block may still be being filled by a device (staging, copies): wait host-side.
-    std::vector<FenceRef> ready;
+    std::vector<FenceRef> filledBy, ready;
     directory_.visit(piece.range, [&](ByteRange, const Cell<Version>& cell) {
-      addUnique(ready, device::hostOrdered(cell.tokenOf(kHost)->ready));
+      addUnique(filledBy, cell.tokenOf(kHost)->ready);
     });
+    // One host-side fence per filling command (each costs a completion callback and a user
+    // event), however many directory runs its bytes span.
+    for (const auto& f : filledBy) addUnique(ready, device::hostOrdered(f));
     const auto& block = piece.version.block;
     const void* source = block->data() + (piece.range.lo - piece.version.blockBase);
     const RangeSet bytes{piece.range};

@@ -148,6 +148,15 @@ void Kernel::setArg(cl_uint index, size_t size, const void* value) {
   }
   default: {
     require(value != nullptr, CL_INVALID_ARG_VALUE, "arg_value is NULL for a by-value argument");
+    {
+      // The value it already has (programs often set every argument before every launch): no
+      // vendor call, and no new version for the other devices' kernels to apply.
+      std::lock_guard lock(mutex_);
+      const Arg& current = args_[index];
+      if (current.kind == ArgKind::Scalar && current.bytes.size() == size &&
+          std::memcmp(current.bytes.data(), value, size) == 0)
+        return;
+    }
     // The vendor validates the size against the declared type, on the first real kernel now;
     // the others get the value before they run a launch (a program that changes a scalar
     // before every launch would otherwise pay one vendor call per selected device).
