@@ -76,6 +76,18 @@ DynamicPartitioner::DynamicPartitioner(std::vector<DeviceInfo> devices, Strategy
                      (x.isCpu && y.isCpu && x.platform == y.platform)))
         concurrency_[a][b] = {0.0, kConcurrencySamples}; // one piece of hardware: assumed to take turns
     }
+  if ((spec_.kind == StrategyKind::Adaptive || spec_.kind == StrategyKind::AdaptiveComm) && n_ > 1 &&
+      options_.detectTakingTurns) {
+    bool allTakeTurns = true;
+    for (unsigned a = 0; a < n_; ++a)
+      for (unsigned b = 0; b < n_; ++b) allTakeTurns &= a == b || takesTurns(a, b);
+    if (allTakeTurns) {
+      unsigned best = 0; // the fastest by the priors (the first of equals)
+      for (unsigned d = 1; d < n_; ++d)
+        if (priorNsPerWorkItem(devices_[d]) < priorNsPerWorkItem(devices_[best])) best = d;
+      oneHardware_ = best;
+    }
+  }
   if (spec_.kind == StrategyKind::AdaptiveComm) {
     solver_ = std::make_unique<SolverThread>();
     solver_->run([this] { lp_ = std::make_unique<SequenceLp>(); });
@@ -426,11 +438,11 @@ std::vector<uint64_t> DynamicPartitioner::fixedGroups(const LaunchRequest& reque
     if (spec_.kind == StrategyKind::Uniform) r.assign(n_, 1.0 / n_);
     else if (spec_.kind == StrategyKind::Static)
       for (unsigned d = 0; d < n_ && d < spec_.staticRatios.size(); ++d) r[d] = spec_.staticRatios[d];
-    else r[std::min(spec_.singleDevice, n_ - 1)] = 1;
+    else r[oneHardware_ ? *oneHardware_ : std::min(spec_.singleDevice, n_ - 1)] = 1;
     return ratiosToGroups(r, request.groups);
   }
   std::vector<uint64_t> groups(n_, 0);
-  unsigned d = std::min(spec_.singleDevice, n_ - 1);
+  unsigned d = oneHardware_ ? *oneHardware_ : std::min(spec_.singleDevice, n_ - 1);
   if (spec_.kind == StrategyKind::Static) {
     // The user's ratios say which devices to use: a kernel that runs whole goes to the device
     // with the largest share (a zero share means "not this device").

@@ -35,12 +35,12 @@ public:
   std::optional<unsigned> onlyDevice() const override {
     if (n_ == 1) return 0u;
     if (spec_.kind == StrategyKind::Single) return std::min(spec_.singleDevice, n_ - 1);
-    return std::nullopt;
+    return oneHardware_;
   }
   // Fixed strategies (single, uniform, static) learn nothing: their sub-kernels are not timed.
   bool usesMeasurements() const override {
     return n_ > 1 && spec_.kind != StrategyKind::Single && spec_.kind != StrategyKind::Static &&
-           spec_.kind != StrategyKind::Uniform;
+           spec_.kind != StrategyKind::Uniform && !oneHardware_;
   }
   void reportKernelTime(uint64_t launchId, unsigned device, uint64_t groups, uint64_t nanoseconds,
                         uint64_t startNs = 0, uint64_t endNs = 0) override;
@@ -239,6 +239,10 @@ private:
     unsigned samples = 0;
   };
   std::vector<std::vector<Concurrency>> concurrency_;
+  // Adaptive strategies over devices that are all one piece of hardware (every pair assumed to
+  // take turns: one device selected several times, PoCL's CPU devices of one platform): the
+  // device that runs everything, as `single` would; splitting could not be faster there.
+  std::optional<unsigned> oneHardware_;
   uint64_t modelVersion_ = 0; // bumped whenever a kernel time or latency model changes
   // itemNs() per device for modelVersion_ (-1: not computed): it walks every kernel, and the
   // per-launch plan asks for it for each device that has no measurement of the kernel.

@@ -213,13 +213,14 @@ TEST_CASE("a launch that cannot be split does not move to a device that takes tu
 }
 
 TEST_CASE("of two devices that take turns, the one holding a launch's data runs it") {
-  // Two kernels, each reading what the other wrote, measured faster on opposite devices of one
-  // real device (re-checked by a split every so often). Going by speed alone, each would run on
-  // its faster half and every launch would move the other's output across; the devices share
-  // their hardware, so neither is really faster: both stay where the data is.
+  // Two kernels, each reading what the other wrote, measured faster on opposite devices that are
+  // measured to take turns (re-checked by a split every so often). Going by speed alone, each
+  // would run on its faster device and every launch would move the other's output across; the
+  // devices do not run at once, so neither is really faster: both stay where the data is.
   std::vector<DeviceInfo> devices(2);
-  devices[0].name = devices[1].name = "one GPU, selected twice";
-  devices[0].realDevice = devices[1].realDevice = 0;
+  devices[0].name = devices[1].name = "two devices sharing something";
+  devices[0].realDevice = 0;
+  devices[1].realDevice = 1;
   auto p = makePartitioner(devices, StrategySpec{});
   unsigned apart = 0, measured = 0;
   uint64_t clock = 1'000'000'000;
@@ -317,4 +318,35 @@ TEST_CASE("identical devices share a kernel evenly before it is measured, if its
   auto mixed = gpus;
   mixed[1].name = "another GPU";
   for (const auto& g : firstPlans(mixed, 8192)) CHECK((g[0] == 0 || g[1] == 0));
+}
+
+TEST_CASE("adaptive strategies over devices that are one piece of hardware run everything on one") {
+  // One GPU selected twice, or PoCL's two CPU devices of one platform (one pool of threads):
+  // splitting could not be faster, so the partitioner names one device, as `single` does (the
+  // runtime then takes its one-device path); uniform and static still split as asked.
+  std::vector<DeviceInfo> twice(2);
+  twice[0].name = twice[1].name = "GPU";
+  twice[0].isGpu = twice[1].isGpu = true;
+  twice[0].realDevice = twice[1].realDevice = 3;
+  auto adaptive = makePartitioner(twice, StrategySpec{});
+  REQUIRE(adaptive->onlyDevice().has_value());
+  CHECK_FALSE(adaptive->usesMeasurements());
+  LaunchRequest req;
+  req.kernel = "k";
+  req.groups = 1000;
+  CHECK(adaptive->plan(req).groups[*adaptive->onlyDevice()] == 1000u);
+  auto uniform = makePartitioner(twice, *StrategySpec::parse("uniform", nullptr));
+  CHECK_FALSE(uniform->onlyDevice().has_value());
+  std::vector<DeviceInfo> cpus(2);
+  cpus[0].name = cpus[1].name = "pthread";
+  cpus[0].isCpu = cpus[1].isCpu = true;
+  cpus[0].realDevice = 0;
+  cpus[1].realDevice = 1;
+  CHECK(makePartitioner(cpus, StrategySpec{})->onlyDevice().has_value());
+  PartitionerOptions measureTurns;
+  measureTurns.detectTakingTurns = false; // CLSPLIT_TEST_CONCURRENT_DEVICES
+  CHECK_FALSE(makePartitioner(cpus, StrategySpec{}, measureTurns)->onlyDevice().has_value());
+  auto mixed = cpus;
+  mixed.push_back(twice[0]);
+  CHECK_FALSE(makePartitioner(mixed, StrategySpec{})->onlyDevice().has_value());
 }
