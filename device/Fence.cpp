@@ -476,14 +476,18 @@ void WaitList::addLeaf(const FenceRef& fence) {
   if (fence->queue() && fence->queue() == queue_) return; // in-order queue: implied
   if (fence->knownComplete()) return;
   gathered_ = false;
-  for (auto& kept : fences_) {
+  keepLatestPerQueue(fences_, fence);
+}
+
+void keepLatestPerQueue(std::vector<FenceRef>& fences, const FenceRef& fence) {
+  for (auto& kept : fences) {
     if (kept == fence) return;
     if (fence->queue() && kept->queue() == fence->queue() && fence->positionInQueue() && kept->positionInQueue()) {
       if (fence->positionInQueue() > kept->positionInQueue()) kept = fence;
       return;
     }
   }
-  fences_.push_back(fence);
+  fences.push_back(fence);
 }
 
 void WaitList::gather() const {

@@ -192,6 +192,11 @@ void flattenFences(std::vector<FenceRef>& fences, size_t keepAllUpTo = 16);
 // A fence that is already complete.
 FenceRef completedFence();
 
+// Adds `fence` to `fences`, which keep the latest fence per real in-order queue (its completion
+// implies the earlier ones') and each other fence once: a fence of a queue already there
+// replaces it if later, else is dropped.
+void keepLatestPerQueue(std::vector<FenceRef>& fences, const FenceRef& fence);
+
 // `fence` as seen from the host: a fence completed by clsplit when `fence` completes (or
 // `fence` itself if clsplit completes it already; null if it is done). Commands that read host
 // memory filled by a device command must wait on this rather than on the device event: a driver

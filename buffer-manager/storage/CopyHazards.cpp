@@ -9,17 +9,9 @@ using device::FenceRef;
 
 namespace {
 
-// Adds `fence` to a frontier that keeps the latest fence per real queue.
+// Adds `fence` to a frontier that keeps the latest fence per real queue (none once complete).
 void addLatestPerQueue(std::vector<FenceRef>& frontier, const FenceRef& fence) {
-  if (!fence || fence->knownComplete()) return;
-  for (auto& kept : frontier) {
-    if (kept == fence) return;
-    if (fence->queue() && kept->queue() == fence->queue() && fence->positionInQueue() && kept->positionInQueue()) {
-      if (fence->positionInQueue() > kept->positionInQueue()) kept = fence;
-      return;
-    }
-  }
-  frontier.push_back(fence);
+  if (fence && !fence->knownComplete()) device::keepLatestPerQueue(frontier, fence);
 }
 
 RangeSet bounded(const RangeSet& bytes) {

@@ -2,6 +2,7 @@
 // of the bytes they touch (a halo read waits for the boundary work-groups, not the interior),
 // whole-copy accesses for everything, and the record stays bounded however many accesses came.
 #include "buffer-manager/storage/CopyHazards.h"
+#include "tests/unit/device/QueuedFence.h"
 
 #include <catch2/catch.hpp>
 
@@ -13,17 +14,7 @@ using clsplit::buffer::CopyHazards;
 
 namespace {
 
-// A command of a real in-order queue, completed by the test.
-struct QueuedFence final : HostFence {
-  QueuedFence(int queue, uint64_t position)
-      : queue_(reinterpret_cast<cl_command_queue>(static_cast<uintptr_t>(0x1000 + queue))), position_(position) {}
-  cl_command_queue queue() const override { return queue_; }
-  uint64_t positionInQueue() const override { return position_; }
-  void appendWaitEvents(cl_context, std::vector<RealEvent>&) override {}
-
-  cl_command_queue queue_;
-  uint64_t position_;
-};
+using test::QueuedFence;
 
 uint64_t position = 0;
 std::shared_ptr<QueuedFence> command(int queue) { return std::make_shared<QueuedFence>(queue, ++position); }

@@ -2,6 +2,7 @@
 // made them, and a wait list keeps one fence per real queue (the latest), so that nothing a
 // command touches grows with the number of commands before it.
 #include "device/Fence.h"
+#include "tests/unit/device/QueuedFence.h"
 
 #include <catch2/catch.hpp>
 
@@ -11,17 +12,7 @@ using namespace clsplit::device;
 
 namespace {
 
-// A command of a real in-order queue, completed by the test (stands for a device event).
-struct QueuedFence final : HostFence {
-  QueuedFence(int queue, uint64_t position)
-      : queue_(reinterpret_cast<cl_command_queue>(static_cast<uintptr_t>(0x1000 + queue))), position_(position) {}
-  cl_command_queue queue() const override { return queue_; }
-  uint64_t positionInQueue() const override { return position_; }
-  void appendWaitEvents(cl_context, std::vector<RealEvent>&) override {} // no real events here
-
-  cl_command_queue queue_;
-  uint64_t position_;
-};
+using test::QueuedFence;
 
 FenceRef command(int queue, uint64_t position) { return std::make_shared<QueuedFence>(queue, position); }
 
