@@ -12,8 +12,9 @@
 namespace clsplit::planner {
 
 namespace {
-// The bytes identifying a launch; scalar values only `withScalars`.
-std::string launchKey(const LaunchInput& input, bool withScalars) {
+// The bytes identifying a launch; scalar values only `withScalars`, and then those of the
+// arguments `relevant` marks (all when null).
+std::string launchKey(const LaunchInput& input, bool withScalars, const std::vector<bool>* relevant = nullptr) {
   const auto& range = input.range;
   std::string k;
   k.reserve(sizeof range + input.args.size() * 32);
@@ -23,11 +24,12 @@ std::string launchKey(const LaunchInput& input, bool withScalars) {
   put(range.offset.data(), sizeof range.offset);
   put(range.global.data(), sizeof range.global);
   put(range.local.data(), sizeof range.local);
-  for (const auto& a : input.args) {
+  for (size_t i = 0; i < input.args.size(); ++i) {
+    const auto& a = input.args[i];
     put(&a.kind, sizeof a.kind);
     switch (a.kind) {
     case ArgInput::Kind::Scalar: {
-      if (!withScalars) break;
+      if (!withScalars || (relevant && i < relevant->size() && !(*relevant)[i])) break;
       uint64_t n = a.scalar.size();
       put(&n, sizeof n);
       put(a.scalar.data(), a.scalar.size());
@@ -46,7 +48,23 @@ std::string launchKey(const LaunchInput& input, bool withScalars) {
 }
 } // namespace
 
-std::string LaunchPlanner::key(const LaunchInput& input) { return launchKey(input, true); }
+std::string LaunchPlanner::key(const LaunchInput& input) const {
+  const auto relevant = argsInRegions(input.analysis);
+  return launchKey(input, true, relevant.get());
+}
+
+std::shared_ptr<const std::vector<bool>> LaunchPlanner::argsInRegions(const analysis::KernelAnalysis* analysis) const {
+  // Regions not trusted (incomplete analysis): every argument counts.
+  if (!analysis || analysis->unsplittableReason) return nullptr;
+  std::lock_guard lock(mutex_);
+  for (const auto& [a, mask] : argsInRegions_)
+    if (a == analysis) return mask;
+  if (argsInRegions_.size() >= kEntries) argsInRegions_.erase(argsInRegions_.begin());
+  auto mask = std::make_shared<const std::vector<bool>>(
+      analysis::argumentsInRegions(analysis->regions, analysis->args.size()));
+  argsInRegions_.emplace_back(analysis, mask);
+  return mask;
+}
 std::string LaunchPlanner::shapeKey(const LaunchInput& input) { return launchKey(input, false); }
 
 std::optional<uint32_t> LaunchPlanner::rememberedDimension(const std::string& key, const std::string& shape) const {

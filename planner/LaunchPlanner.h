@@ -13,8 +13,10 @@ namespace clsplit::planner {
 
 class LaunchPlanner {
 public:
-  // Identifies a launch: its range and every argument (buffers by id and window, scalars).
-  static std::string key(const LaunchInput& input);
+  // Identifies a launch: its range, its buffers (by id and window) and the values of the scalar
+  // arguments its regions depend on (analysis::argumentsInRegions): a scalar the kernel only
+  // computes with (a step, a coefficient) changing every launch keeps the memo's slices.
+  std::string key(const LaunchInput& input) const;
 
   // The dimension whose work-groups the partitioner shares out for this launch: remembered for
   // its key once a launch of it was split, else the one chosen for a launch of the same shape
@@ -46,10 +48,14 @@ private:
                                                std::shared_ptr<const Slicing> slicing);
   // The key without scalar values.
   static std::string shapeKey(const LaunchInput& input);
+  // argumentsInRegions of `analysis`, computed once (the kernel keeps its analysis alive).
+  std::shared_ptr<const std::vector<bool>> argsInRegions(const analysis::KernelAnalysis* analysis) const;
   std::optional<uint32_t> rememberedDimension(const std::string& key, const std::string& shape) const;
   void rememberDimension(const std::string& key, const std::string& shape, uint32_t dim);
 
   mutable std::mutex mutex_;
+  mutable std::vector<std::pair<const analysis::KernelAnalysis*, std::shared_ptr<const std::vector<bool>>>>
+      argsInRegions_;
   std::vector<std::pair<std::string, uint32_t>> dims_, shapeDims_;
   std::vector<Entry> slicings_;
 };

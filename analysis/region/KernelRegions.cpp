@@ -90,4 +90,31 @@ std::string toString(const KernelRegions& regions, const ArgNamer& names) {
   return out;
 }
 
+std::vector<bool> argumentsInRegions(const KernelRegions& regions, size_t argCount) {
+  std::vector<bool> used(argCount, false);
+  std::vector<const Expr*> stack;
+  auto walk = [&](const ExprRef& root) {
+    if (root) stack.push_back(root.get());
+    while (!stack.empty()) {
+      const Expr* e = stack.back();
+      stack.pop_back();
+      if (e->kind() == ExprKind::Arg || e->kind() == ExprKind::Load) {
+        if (e->arg() < argCount) used[e->arg()] = true;
+        else used.assign(argCount, true); // out of range: trust nothing
+      }
+      for (const auto& op : e->operands())
+        if (op) stack.push_back(op.get());
+    }
+  };
+  for (const auto& s : regions.statements) {
+    walk(s.offset);
+    for (const auto& g : s.guards)
+      if (g) {
+        walk(g->lhs);
+        walk(g->rhs);
+      }
+  }
+  return used;
+}
+
 } // namespace clsplit::analysis

@@ -43,6 +43,11 @@ struct KernelRegions {
   std::vector<unsigned> decreasingBuffers; // args annotated opencl_decreasing_buffer
 };
 
+// The kernel arguments whose values the regions depend on (Arg leaves of offsets and guards),
+// as a mask indexed by argument: a launch's regions are those of any launch with the same
+// values of these arguments, whatever the others are (the planner's memo keys on them alone).
+std::vector<bool> argumentsInRegions(const KernelRegions& regions, size_t argCount);
+
 // Human-readable listing (`clsplit regions --symbolic`), one statement per line.
 std::string toString(const StatementRegion& s, const ArgNamer& names = {});
 std::string toString(const KernelRegions& regions, const ArgNamer& names = {});

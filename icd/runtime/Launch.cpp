@@ -209,7 +209,7 @@ FenceRef launchKernel(Queue& queue, Kernel& kernel, const NDRange& appRange, std
     else if (input.unsplittable) fallback = *input.unsplittable;
   }
   const bool splittable = slots > 1 && !only && !fallback;
-  const std::string key = planner::LaunchPlanner::key(input);
+  const std::string key = kernel.planner().key(input);
   const uint32_t dim = splittable ? kernel.planner().splitDimension(input, key) : analysis::defaultSplitDimension(range);
   partition::LaunchRequest request = requestFor(kernel, bound, dim);
   request.splittable = splittable && request.groups > 1;

@@ -148,7 +148,7 @@ public:
       }
       input.args.push_back(in);
     }
-    const std::string key = LaunchPlanner::key(input);
+    const std::string key = planner_.key(input);
     const uint32_t dim = planner_.splitDimension(input, key);
     std::vector<uint64_t> groups = l.groups;
     if (groups.empty()) // an even split of the split dimension

@@ -40,6 +40,11 @@ kernel void reverseBlocks(global const int* in, global int* out) {
   int i = get_global_id(0);
   out[i - i % 4 + 3 - i % 4] = in[i];
 }
+// alpha is only computed with; n guards the accesses; k selects the element read.
+kernel void scaleInto(global const float* in, global float* out, float alpha, int n, int k) {
+  int i = get_global_id(0);
+  if (i < n) out[i] = alpha * in[i] + in[k];
+}
 // Every work-item writes element 0: no slicing can own it.
 kernel void sumInto(global const int* in, global int* out) {
   out[0] = in[get_global_id(0)];
@@ -120,7 +125,7 @@ TEST_CASE("Jacobi over three devices moves exactly its halos", "[planner]") {
   auto launch = [&](const char* name, unsigned first, unsigned second) {
     Launch l(kernel(name), n, 16, discrete(3));
     l.buffer(sim, first).buffer(sim, second).integer(static_cast<int32_t>(n));
-    LaunchPlan plan = planner.plan(l.input, LaunchPlanner::key(l.input), {4, 4, 4});
+    LaunchPlan plan = planner.plan(l.input, planner.key(l.input), {4, 4, 4});
     sim.apply(plan);
     return plan;
   };
@@ -169,7 +174,7 @@ TEST_CASE("devices sharing the host's memory copy halos inside their driver", "[
     for (const char* name : {"stencil", "copy"}) {
       Launch l(kernel(name), n, 16, unified(2));
       l.buffer(sim, a).buffer(sim, b).integer(static_cast<int32_t>(n));
-      LaunchPlan plan = planner.plan(l.input, LaunchPlanner::key(l.input), {4, 4});
+      LaunchPlan plan = planner.plan(l.input, planner.key(l.input), {4, 4});
       if (round > 0 && std::string(name) == "stencil") {
         CHECK(plan.staging.empty());
         REQUIRE(plan.moves.size() == 2);
@@ -189,7 +194,7 @@ TEST_CASE("one device selected twice exchanges halos inside its own memory", "[p
     for (const char* name : {"stencil", "copy"}) {
       Launch l(kernel(name), n, 16, sameDeviceTwice());
       l.buffer(sim, a).buffer(sim, b).integer(static_cast<int32_t>(n));
-      LaunchPlan plan = planner.plan(l.input, LaunchPlanner::key(l.input), {4, 4});
+      LaunchPlan plan = planner.plan(l.input, planner.key(l.input), {4, 4});
       if (round == 1 && std::string(name) == "stencil") {
         CHECK(plan.staging.empty());
         REQUIRE(plan.moves.size() == 2);
@@ -206,11 +211,11 @@ TEST_CASE("bytes two devices need from a third are staged out once", "[planner]"
   {
     Launch l(kernel("copy"), 256, 16, discrete(3)); // x[i] = y[i] on device 2: it holds x[1, 255) alone
     l.buffer(sim, x).buffer(sim, y).integer(256);
-    sim.apply(planner.plan(l.input, LaunchPlanner::key(l.input), {0, 0, 16}));
+    sim.apply(planner.plan(l.input, planner.key(l.input), {0, 0, 16}));
   }
   Launch l(kernel("stencil"), 256, 16, discrete(3)); // reads x, writes z, on devices 0 and 1
   l.buffer(sim, x).buffer(sim, z).integer(256);
-  LaunchPlan plan = planner.plan(l.input, LaunchPlanner::key(l.input), {8, 8, 0});
+  LaunchPlan plan = planner.plan(l.input, planner.key(l.input), {8, 8, 0});
   INFO(describe(plan, {"x", "y", "z"}));
   // Device 0 needs x[0, 129), device 1 x[127, 256): what device 2 holds of both is staged out of
   // it once, and both write their part from the host.
@@ -234,7 +239,7 @@ TEST_CASE("overlapping may-writes are replicated so that every byte has one owne
   Launch l(kernel("reverseBlocks"), 256, 2, discrete(2)); // groups of 2 items: a block spans two groups
   l.buffer(sim, in).buffer(sim, out);
   LaunchPlanner planner;
-  LaunchPlan plan = planner.plan(l.input, LaunchPlanner::key(l.input), {64, 64});
+  LaunchPlan plan = planner.plan(l.input, planner.key(l.input), {64, 64});
   INFO(describe(plan, {"in", "out"}));
   REQUIRE(plan.subKernels().size() == 2);
   CHECK(plan.slicing->replicated);
@@ -253,7 +258,7 @@ TEST_CASE("writes no slicing can own run whole on the device with the most group
   Launch l(kernel("sumInto"), 64, 8, discrete(2));
   l.buffer(sim, in).buffer(sim, out);
   LaunchPlanner planner;
-  LaunchPlan plan = planner.plan(l.input, LaunchPlanner::key(l.input), {3, 5});
+  LaunchPlan plan = planner.plan(l.input, planner.key(l.input), {3, 5});
   REQUIRE(plan.subKernels().size() == 1);
   CHECK(plan.subKernels()[0].device == 1);
   CHECK(plan.subKernels()[0].groups() == 8);
@@ -267,7 +272,7 @@ TEST_CASE("commutative atomics of several slices are merged on the host", "[plan
   Launch l(kernel("histogram"), 256, 16, discrete(2));
   l.buffer(sim, in).buffer(sim, bins).integer(16);
   LaunchPlanner planner;
-  LaunchPlan plan = planner.plan(l.input, LaunchPlanner::key(l.input), {8, 8});
+  LaunchPlan plan = planner.plan(l.input, planner.key(l.input), {8, 8});
   INFO(describe(plan, {"in", "bins"}));
   REQUIRE(plan.subKernels().size() == 2);
   REQUIRE(plan.merges().size() == 1);
@@ -294,12 +299,12 @@ TEST_CASE("a plan made again without a failed device brings the other one what i
   };
   {
     auto l = input("stencil");
-    sim.apply(planner.plan(l.input, LaunchPlanner::key(l.input), {8, 8}));
+    sim.apply(planner.plan(l.input, planner.key(l.input), {8, 8}));
   }
   // The copy was to be split, and device 1 failed: planned again, whole on device 0, which must
   // fetch the half of `b` that device 1 wrote.
   auto l = input("copy");
-  LaunchPlan again = planner.plan(l.input, LaunchPlanner::key(l.input), {16, 0});
+  LaunchPlan again = planner.plan(l.input, planner.key(l.input), {16, 0});
   REQUIRE(again.subKernels().size() == 1);
   CHECK(again.subKernels()[0].device == 0);
   RangeSet fetched;
@@ -318,7 +323,7 @@ TEST_CASE("a repeated launch reuses its slices; another scalar value does not", 
   auto plan = [&](int32_t n) {
     Launch l(kernel("stencil"), 256, 16, discrete(2));
     l.buffer(sim, a).buffer(sim, b).integer(n);
-    return planner.plan(l.input, LaunchPlanner::key(l.input), {8, 8});
+    return planner.plan(l.input, planner.key(l.input), {8, 8});
   };
   LaunchPlan p1 = plan(256), p2 = plan(256), p3 = plan(200);
   CHECK(p1.slicing == p2.slicing);
@@ -336,7 +341,7 @@ TEST_CASE("a launch on one device plans whole buffers without exact regions of i
     return std::optional<analysis::ScalarValue>{};
   };
   LaunchPlanner planner;
-  LaunchPlan plan = planner.plan(l.input, LaunchPlanner::key(l.input), {0, 4});
+  LaunchPlan plan = planner.plan(l.input, planner.key(l.input), {0, 4});
   REQUIRE(plan.subKernels().size() == 1);
   CHECK_FALSE(plan.split());
   CHECK_FALSE(read);
@@ -353,7 +358,7 @@ TEST_CASE("boundary-first: the halo other devices fetched last time is computed 
     l.buffer(sim, a).buffer(sim, b).integer(static_cast<int32_t>(n));
     l.input.overlap = overlap;
     for (unsigned buf = 0; buf < l.input.buffers.size(); ++buf) l.input.buffers[buf] = sim.input(buf, 3);
-    LaunchPlan plan = planner.plan(l.input, LaunchPlanner::key(l.input), {64, 64, 64});
+    LaunchPlan plan = planner.plan(l.input, planner.key(l.input), {64, 64, 64});
     sim.apply(plan);
     return plan;
   };
@@ -438,4 +443,36 @@ TEST_CASE("boundary-first: halos that interior groups write, and short slices, a
   // Nothing fetched: no halo at all.
   l.input.buffers[a].pulled[1] = {};
   CHECK(haloOf(l.input, slicing).empty());
+}
+
+TEST_CASE("the memo keys on the scalars the regions depend on, not on the others", "[planner]") {
+  const auto& k = kernel("scaleInto");
+  const auto used = analysis::argumentsInRegions(k.regions, k.args.size());
+  REQUIRE(used.size() == 5);
+  CHECK_FALSE(used[2]); // alpha: a value only
+  CHECK(used[3]);       // n: in the guard
+  CHECK(used[4]);       // k: in an offset
+  SimulatedBuffers sim;
+  const unsigned in = sim.add(1024 * 4), out = sim.add(1024 * 4);
+  LaunchPlanner planner;
+  auto launch = [&](float alpha, int32_t n, int32_t at) {
+    Launch l(k, 1024, 64, discrete(2));
+    l.buffer(sim, in).buffer(sim, out);
+    l.scalars.emplace_back(sizeof alpha);
+    std::memcpy(l.scalars.back().data(), &alpha, sizeof alpha);
+    ArgInput a;
+    a.kind = ArgInput::Kind::Scalar;
+    a.scalar = l.scalars.back();
+    l.input.args.push_back(a);
+    l.integer(n).integer(at);
+    return std::make_pair(planner.key(l.input), planner.plan(l.input, planner.key(l.input), {8, 8}));
+  };
+  auto [key1, plan1] = launch(0.5f, 1024, 3);
+  auto [key2, plan2] = launch(0.25f, 1024, 3); // another alpha: the same slices
+  CHECK(key1 == key2);
+  CHECK(plan1.slicing == plan2.slicing);
+  auto [key3, plan3] = launch(0.5f, 1024, 700); // another element read: other regions
+  CHECK(key3 != key1);
+  CHECK(plan3.subKernels()[0].uses[0].read.contains(RangeSet::of(700 * 4, 701 * 4)));
+  CHECK_FALSE(plan1.subKernels()[0].uses[0].read.contains(RangeSet::of(700 * 4, 701 * 4)));
 }
