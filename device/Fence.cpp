@@ -67,7 +67,9 @@ cl_int RealEventFence::status() {
 
 void RealEventFence::cache(cl_int finalStatus) {
   finalStatus_.store(finalStatus, std::memory_order_release);
-  if (finalStatus == CL_COMPLETE && progress_) progress_->completed(position_);
+  if (!progress_) return;
+  if (finalStatus == CL_COMPLETE) progress_->completed(position_);
+  else if (finalStatus < 0) progress_->failed();
 }
 
 void RealEventFence::appendWaitEvents(cl_context context, std::vector<RealEvent>& out) {

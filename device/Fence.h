@@ -75,10 +75,18 @@ public:
     while (seen < position && !through_.compare_exchange_weak(seen, position, std::memory_order_release)) {
     }
   }
-  bool covers(uint64_t position) const { return position && position <= through_.load(std::memory_order_acquire); }
+  // A command of the queue failed: a later command's completion no longer implies that the
+  // commands queued ahead of the failed one have completed (it ends before them), so nothing is
+  // inferred for this queue from then on.
+  void failed() { poisoned_.store(true, std::memory_order_release); }
+  bool covers(uint64_t position) const {
+    return position && !poisoned_.load(std::memory_order_acquire) &&
+           position <= through_.load(std::memory_order_acquire);
+  }
 
 private:
   std::atomic<uint64_t> through_{0};
+  std::atomic<bool> poisoned_{false};
 };
 
 // A command running on a real queue.
@@ -97,7 +105,8 @@ public:
 
   cl_int status() override;
   bool knownComplete() override {
-    return finalStatus_.load(std::memory_order_acquire) == CL_COMPLETE || (progress_ && progress_->covers(position_));
+    const cl_int cached = finalStatus_.load(std::memory_order_acquire);
+    return cached == CL_COMPLETE || (cached > CL_COMPLETE && progress_ && progress_->covers(position_));
   }
   void appendWaitEvents(cl_context context, std::vector<RealEvent>& out) override;
   // One driver callback per event, however many functions wait for it.

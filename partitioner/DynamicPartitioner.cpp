@@ -493,6 +493,7 @@ int DynamicPartitioner::maybeProbe(KernelState& ks, uint32_t kernel, std::vector
     // A device that takes turns with the one running the launch could never take work off it.
     if (takesTurns(donor, d)) continue;
     ks.nextProbe[d] = std::max(ks.launches * kProbeBackoff, ks.launches + kFirstProbe);
+    ks.probeMoveNs[d] = 0; // this probe's moves, when reported, replace the last one's
     groups[d] = 1;
     --groups[donor];
     ++ks.probes;

@@ -131,6 +131,9 @@ LaunchPlan LaunchPlanner::plan(const LaunchInput& input, const std::string& key,
     for (const auto& e : slicings_)
       if (e.dim == dim && e.groups == groups && e.key == key) plan.slicing = e.slicing;
   }
+  // Boundary-first cuts are made for launches that repeat (a memo hit: their slices were computed
+  // without reading buffer contents), once per halo; a one-off launch is not worth the cut.
+  const bool repeated = plan.slicing != nullptr;
   if (!plan.slicing) {
     // A launch that runs whole on one device needs no exact indirection regions: whole buffers
     // are right for it (the device then holds all of them) and spare the enqueue a wait.
@@ -145,7 +148,7 @@ LaunchPlan LaunchPlanner::plan(const LaunchInput& input, const std::string& key,
   }
   plan.fallback = plan.slicing->problem;
   if (input.overlap && plan.split()) {
-    plan.slicing = boundaryFirst(input, key, dim, groups, plan.slicing);
+    if (repeated) plan.slicing = boundaryFirst(input, key, dim, groups, plan.slicing);
     plan.overlap = true;
   }
   planMoves(input, plan);
@@ -168,7 +171,7 @@ std::shared_ptr<const Slicing> LaunchPlanner::boundaryFirst(const LaunchInput& i
   std::lock_guard lock(mutex_);
   for (auto& e : slicings_)
     if (sameEntry(e) && e.slicing == slicing) {
-      e.cutFor = std::move(halo);
+      e.cutFor = halo;
       e.cut = cut;
     }
   return cut ? cut : slicing;

@@ -52,7 +52,6 @@ public:
   // the cross-queue waits cost tens of microseconds of host time per launch on NVIDIA, which
   // launches of shorter kernels feel (fdtd2d 4096 over two H100, ~50 us kernels: 0.61x).
   static constexpr double kOverlapMinNs = 1e6;
-  bool boundaryFirstPossible() const { return overlap_ != Overlap::Off; }
   const std::vector<cl_context_properties>& properties() const { return properties_; }
   // Where host copies of this context's buffers are pinned (null: no discrete device, or off).
   const std::shared_ptr<buffer::PinnedPool>& pinnedPool() const { return pinnedPool_; }

@@ -40,7 +40,6 @@ public:
     input.range = range;
     input.localGiven = localGiven;
     input.devices = queue.context().deviceTraits();
-    gatherPulled_ = queue.context().boundaryFirstPossible(); // decided once the shares are known
     input.args.resize(args_.size());
     for (cl_uint i = 0; i < args_.size(); ++i) {
       const auto& a = args_[i];
@@ -85,6 +84,15 @@ public:
   BoundLaunch& operator=(const BoundLaunch&) = delete;
 
   const std::vector<Kernel::Arg>& args() const { return args_; }
+  // For a launch that may run boundary-first: what other devices fetched lately from each
+  // buffer's device copies (planner::BufferInput::pulled).
+  void gatherPulled() {
+    for (size_t b = 0; b < storages_.size(); ++b) {
+      auto& pulled = input.buffers[b].pulled;
+      pulled.clear();
+      for (unsigned slot = 0; slot < input.devices.size(); ++slot) pulled.push_back(storages_[b]->recentlyPulled(slot));
+    }
+  }
   const std::vector<buffer::BufferStorage*>& storages() const { return storages_; }
 
   planner::LaunchInput input;
@@ -96,15 +104,11 @@ private:
       if (storages_[b] == s) return b;
     storages_.push_back(s);
     input.buffers.push_back({mem.id(), &s->holders(), {}});
-    if (gatherPulled_)
-      for (unsigned slot = 0; slot < input.devices.size(); ++slot)
-        input.buffers.back().pulled.push_back(s->recentlyPulled(slot));
     return static_cast<unsigned>(storages_.size() - 1);
   }
 
   std::vector<Kernel::Arg> args_;
   std::vector<buffer::BufferStorage*> storages_;
-  bool gatherPulled_ = false;
 };
 
 // How the launch uses each buffer, for the partitioner's dependence tracking.
@@ -240,6 +244,7 @@ FenceRef launchKernel(Queue& queue, Kernel& kernel, const NDRange& appRange, std
   // application will read its profiling times.
   std::optional<Queue::TimedCommand> timed(std::in_place, queue, decision.measure || profiled);
   bound.input.overlap = context.boundaryFirst(decision.predictedNs);
+  if (bound.input.overlap) bound.gatherPulled();
   std::vector<unsigned> failed;
   planner::LaunchPlan launchPlan;
   Execution done;
@@ -282,6 +287,11 @@ FenceRef launchKernel(Queue& queue, Kernel& kernel, const NDRange& appRange, std
     throw Error(done.error, "a device rejected its part of the kernel launch after others had started theirs");
   std::vector<FenceRef> fences = done.merged;
   for (auto& [slot, f] : done.subKernels) fences.push_back(f);
+  // Moves on the transfer queues are waited for by this launch's sub-kernels but are commands of
+  // other real queues: part of the launch's fence, so that what waited for the launch (clFinish,
+  // USE_HOST_PTR synchronisation) knows those queues' progress too.
+  if (launchPlan.overlap)
+    for (const auto& t : done.transfers) fences.push_back(t.fence);
   return device::allOf(std::move(fences));
 }
 

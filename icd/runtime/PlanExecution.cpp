@@ -51,6 +51,10 @@ public:
       for (size_t i : rejected) out_.failedDevices.push_back(subKernels[i].device);
       return std::move(out_);
     }
+    // No device accepted its whole sub-kernel (one ran part of its pieces): nowhere to rerun the
+    // rejected slices; the launch has partly run.
+    if (std::none_of(fences_.begin(), fences_.end(), [](const FenceRef& f) { return f != nullptr; }))
+      rejected.clear();
     for (size_t i : rejected) runElsewhere(i);
     publish();
     return std::move(out_);

@@ -100,4 +100,10 @@ TEST_CASE("a queue's progress covers every command at or before the latest known
   CHECK_FALSE(progress.covers(0)); // position unknown
   progress.completed(5);           // an earlier command reported late: no step back
   CHECK(progress.covers(7));
+  // After a failure of one of its commands, nothing is inferred for the queue: a command ended
+  // by a failed wait list ends before the commands queued ahead of it.
+  progress.failed();
+  CHECK_FALSE(progress.covers(3));
+  progress.completed(9);
+  CHECK_FALSE(progress.covers(9));
 }
