@@ -481,6 +481,27 @@ void WaitList::addLeaf(const FenceRef& fence) {
   keepLatestPerQueue(fences_, fence);
 }
 
+bool WaitList::implies(cl_command_queue queue, uint64_t position) const {
+  if (queue && queue == queue_) return true;
+  if (!queue || !position) return false;
+  return std::any_of(fences_.begin(), fences_.end(), [&](const FenceRef& kept) {
+    return kept->queue() == queue && kept->positionInQueue() >= position;
+  });
+}
+
+bool WaitList::implies(const FenceRef& fence) const {
+  if (!fence) return true;
+  if (fence->groupParts()) return fence->knownComplete();
+  cl_command_queue q = fence->queue();
+  if (q && q == queue_) return true;
+  if (fence->knownComplete()) return true;
+  const uint64_t at = fence->positionInQueue();
+  if (!q || !at) return false;
+  return std::any_of(fences_.begin(), fences_.end(), [&](const FenceRef& kept) {
+    return kept == fence || (kept->queue() == q && kept->positionInQueue() >= at);
+  });
+}
+
 void keepLatestPerQueue(std::vector<FenceRef>& fences, const FenceRef& fence) {
   for (auto& kept : fences) {
     if (kept == fence) return;

@@ -235,6 +235,12 @@ public:
   WaitList(cl_context context, cl_command_queue queue) : context_(context), queue_(queue) {}
   void add(const FenceRef& fence);
   void add(const std::vector<FenceRef>& fences) { for (auto& f : fences) add(f); }
+  // Whether waiting for `fence` is already implied: it runs on the waiting queue itself, is
+  // known complete, or the list holds a fence of its queue at the same or a later position.
+  // Lets callers skip working out whether they need to add it at all.
+  bool implies(const FenceRef& fence) const;
+  // The same for a command known by its real queue and position there (no fence to ask).
+  bool implies(cl_command_queue queue, uint64_t position) const;
   cl_uint size() const { gather(); return static_cast<cl_uint>(events_.size()); }
   const cl_event* data() const { gather(); return events_.empty() ? nullptr : events_.data(); }
   // Whether some of the events are user events (see Fence::commandEventsIn). A command waiting

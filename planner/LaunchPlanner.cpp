@@ -138,7 +138,7 @@ LaunchPlan LaunchPlanner::plan(const LaunchInput& input, const std::string& key,
     // A launch that runs whole on one device needs no exact indirection regions: whole buffers
     // are right for it (the device then holds all of them) and spare the enqueue a wait.
     InputValues values(input, !whole);
-    auto slicing = std::make_shared<const Slicing>(sliceLaunch(input, values, dim, groups));
+    auto slicing = std::make_shared<const Slicing>(sliceLaunch(input, values, dim, groups, &regions_));
     if (!values.readBuffers()) {
       std::lock_guard lock(mutex_);
       if (slicings_.size() >= kEntries) slicings_.erase(slicings_.begin());

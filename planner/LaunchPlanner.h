@@ -5,6 +5,7 @@
 #pragma once
 
 #include "planner/LaunchPlan.h"
+#include "planner/RegionMemo.h"
 
 #include <mutex>
 #include <string>
@@ -29,6 +30,9 @@ public:
   // or all on one device). At the first split of a key the dimension is chosen by comparing the
   // candidates (their slices' regions); if it differs, the same shares are mapped onto it.
   LaunchPlan plan(const LaunchInput& input, const std::string& key, std::vector<uint64_t> groups);
+
+  // How often argument regions were reused or instantiated (tests, dry runs).
+  RegionMemo::Stats regionStats() const { return regions_.stats(); }
 
 private:
   static constexpr size_t kEntries = 4; // ping-ponged buffers alternate between a few launches
@@ -58,6 +62,9 @@ private:
       argsInRegions_;
   std::vector<std::pair<std::string, uint32_t>> dims_, shapeDims_;
   std::vector<Entry> slicings_;
+  // Below the slicing memo: a launch whose key changed re-instantiates only the arguments whose
+  // regions depend on what changed.
+  RegionMemo regions_;
 };
 
 } // namespace clsplit::planner

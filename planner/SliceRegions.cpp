@@ -49,7 +49,8 @@ bool regionsTrusted(const LaunchInput& input) {
 
 } // namespace
 
-std::vector<BufferUse> regionsOf(const LaunchInput& input, const analysis::LaunchValues& values, const Slice& slice) {
+std::vector<BufferUse> regionsOf(const LaunchInput& input, const analysis::LaunchValues& values, const Slice& slice,
+                                 RegionMemo* memo) {
   std::vector<BufferUse> uses;
   auto useOf = [&uses](unsigned buffer) -> BufferUse& {
     for (auto& u : uses)
@@ -62,7 +63,9 @@ std::vector<BufferUse> regionsOf(const LaunchInput& input, const analysis::Launc
   // Regions are trusted only from a complete analysis: an unsplittable kernel's regions may be
   // partial, and then every buffer argument counts as wholly read and (unless read-only) written.
   std::vector<analysis::BufferRegions> regions;
-  if (regionsTrusted(input)) regions = analysis::instantiate(*input.analysis, input.range, slice, values);
+  if (regionsTrusted(input))
+    regions = memo ? memo->instantiate(*input.analysis, input.range, slice, values)
+                   : analysis::instantiate(*input.analysis, input.range, slice, values);
   for (unsigned i = 0; i < input.args.size(); ++i) {
     const ArgInput& a = input.args[i];
     if (a.kind != ArgInput::Kind::Buffer) continue;
@@ -149,7 +152,7 @@ void closeWriteGaps(std::vector<SubKernel>& slices) {
 // may-write regions overlap are widened until each written byte has an owner. Not with
 // commutative atomics: an update run twice would be merged twice. Empty: not possible.
 std::vector<SubKernel> replicate(const LaunchInput& input, const analysis::LaunchValues& values,
-                                 const std::vector<SubKernel>& slices) {
+                                 const std::vector<SubKernel>& slices, RegionMemo* memo) {
   for (const auto& s : slices)
     for (const auto& u : s.uses)
       if (!u.atomic.empty()) return {};
@@ -160,7 +163,7 @@ std::vector<SubKernel> replicate(const LaunchInput& input, const analysis::Launc
   auto key = [](unsigned buffer) { return reinterpret_cast<const void*>(static_cast<uintptr_t>(buffer) + 1); };
   auto writesOf = [&](uint64_t begin, uint64_t end) {
     analysis::WriteRegions out;
-    for (auto& u : regionsOf(input, values, Slice{dim, begin, end})) out.emplace_back(key(u.buffer), std::move(u.write));
+    for (auto& u : regionsOf(input, values, Slice{dim, begin, end}, memo)) out.emplace_back(key(u.buffer), std::move(u.write));
     return out;
   };
   auto wide = analysis::replicateSlices(bounds, input.range.groups(dim), writesOf);
@@ -169,7 +172,7 @@ std::vector<SubKernel> replicate(const LaunchInput& input, const analysis::Launc
     SubKernel sk;
     sk.device = slices[i].device;
     sk.slice = Slice{dim, wide[i].begin, wide[i].end};
-    sk.uses = regionsOf(input, values, sk.slice);
+    sk.uses = regionsOf(input, values, sk.slice, memo);
     for (auto& use : sk.uses)
       for (auto& [buffer, set] : wide[i].owned)
         if (buffer == key(use.buffer)) use.owned = set;
@@ -181,7 +184,7 @@ std::vector<SubKernel> replicate(const LaunchInput& input, const analysis::Launc
 } // namespace
 
 Slicing sliceLaunch(const LaunchInput& input, const analysis::LaunchValues& values, uint32_t dim,
-                    const std::vector<uint64_t>& groups) {
+                    const std::vector<uint64_t>& groups, RegionMemo* memo) {
   Slicing out;
   auto build = [&](const std::vector<uint64_t>& perDevice) {
     out.subKernels.clear();
@@ -192,7 +195,7 @@ Slicing sliceLaunch(const LaunchInput& input, const analysis::LaunchValues& valu
       sk.device = d;
       sk.slice = Slice{dim, begin, begin + perDevice[d]};
       begin += perDevice[d];
-      sk.uses = regionsOf(input, values, sk.slice);
+      sk.uses = regionsOf(input, values, sk.slice, memo);
       out.subKernels.push_back(std::move(sk));
     }
   };
@@ -200,7 +203,7 @@ Slicing sliceLaunch(const LaunchInput& input, const analysis::LaunchValues& valu
   if (out.subKernels.size() > 1) {
     if (std::string problem = overlapProblem(out.subKernels, out.merges); !problem.empty()) {
       out.merges.clear();
-      if (auto wide = replicate(input, values, out.subKernels); !wide.empty()) {
+      if (auto wide = replicate(input, values, out.subKernels, memo); !wide.empty()) {
         out.subKernels = std::move(wide);
         out.replicated = true;
       } else {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "planner/LaunchPlan.h"
+#include "planner/RegionMemo.h"
 
 namespace clsplit::planner {
 
@@ -26,8 +27,9 @@ private:
 
 // Regions of every buffer argument of the work-groups `slice` (in buffer offsets): from the
 // analysis when it is complete, else whole windows (read, and written unless read-only).
+// With a memo, arguments whose region inputs are unchanged reuse their earlier regions.
 std::vector<BufferUse> regionsOf(const LaunchInput& input, const analysis::LaunchValues& values,
-                                 const analysis::Slice& slice);
+                                 const analysis::Slice& slice, RegionMemo* memo = nullptr);
 
 // Slices of `groups[device]` work-groups of dimension `dim`, laid out in device order. If their
 // may-writes overlap, neighbouring slices are widened to run some work-groups twice
@@ -35,7 +37,7 @@ std::vector<BufferUse> regionsOf(const LaunchInput& input, const analysis::Launc
 // atomics that cannot be merged) the whole range runs on the device given the most groups, and
 // `problem` says why.
 Slicing sliceLaunch(const LaunchInput& input, const analysis::LaunchValues& values, uint32_t dim,
-                         const std::vector<uint64_t>& groups);
+                    const std::vector<uint64_t>& groups, RegionMemo* memo = nullptr);
 
 // The real NDRange of the work-groups `slice` of `range` (other dimensions whole).
 void sliceRange(const analysis::NDRange& range, const analysis::Slice& slice, std::array<uint64_t, 3>& offset,

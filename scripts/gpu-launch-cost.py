@@ -4,8 +4,12 @@
 directly on the GPU and through clsplit with its defaults (the GPU alone), alternating, at each
 launch count; medians of the program's timed region (runs without a report) and clsplit's own
 host time per launch (one more run per build with a run report, CLSPLIT_REPORT_TIMING=0). Writes a table to stdout and records to $OUT/launch-cost.json.
+`twice` (and `old-twice` with an old build) runs the same split over the GPU selected twice
+(`uniform`): the split path's cost on one GPU. A pattern may also name a bench workload as
+NAME:SIZE:ITERS (e.g. fdtd2d:4096:50); its count is then the iterations.
 
     python3 scripts/gpu-launch-cost.py [--counts 1000,10000,100000] [--repeat 3] [--budget 420]
+    python3 scripts/gpu-launch-cost.py --patterns jacobi2d:8192:20,fdtd2d:4096:50 --counts 0 --kinds direct,twice,old-twice
 """
 import argparse
 import json
@@ -53,15 +57,22 @@ def env_for(kind):
     return e
 
 
+def program_of(pattern, count):
+    if pattern in SIZES:
+        return [str(NEW / "bench/launches"), "--pattern", pattern, "--iters", str(count), "--size", str(SIZES[pattern])]
+    name, size, iters = pattern.split(":")
+    return [str(NEW / "bench" / name), "--size", size, "--iters", iters]
+
+
 def run(kind, pattern, count, report=None):
-    program = [str(NEW / "bench/launches"), "--pattern", pattern, "--iters", str(count), "--size", str(SIZES[pattern])]
+    program = program_of(pattern, count)
     e = env_for(kind)
     if kind == "direct":
         cmd = program
     else:
-        base = OLD if kind == "old" else NEW
+        base = OLD if kind.startswith("old") else NEW
         cmd = [str(base / "bin/clsplit"), "--"] + program
-        if kind == "twice":  # the split path on one GPU: the GPU selected twice, split evenly
+        if kind.endswith("twice"):  # the split path on one GPU: the GPU selected twice, split evenly
             gpu = GPU_INDEX
             e["CLSPLIT_DEVICES"] = f"{gpu},{gpu}"
             e["CLSPLIT_STRATEGY"] = "uniform"
@@ -98,20 +109,24 @@ def main():
     ap.add_argument("--old-max", type=int, default=10000, help="largest count run with the old build")
     ap.add_argument("--twice-max", type=int, default=10000, help="largest count run split over the GPU twice")
     ap.add_argument("--old-skip", default="markers", help="patterns not run with the old build (it hangs on markers)")
+    ap.add_argument("--kinds", default=None, help="which of direct,new,twice,old,old-twice to run (default: all there are)")
     args = ap.parse_args()
     setup()
     start = time.monotonic()
-    kinds = ["direct", "new", "twice"] + (["old"] if (OLD / "lib/libclsplit.so").exists() else [])
+    kinds = ["direct", "new", "twice"] + (["old", "old-twice"] if (OLD / "lib/libclsplit.so").exists() else [])
+    if args.kinds:
+        kinds = [k for k in args.kinds.split(",") if k in kinds]
     records = []
     for pattern in args.patterns.split(","):
-        for count in [int(c) for c in args.counts.split(",")]:
+        counts = [int(c) for c in args.counts.split(",")] if pattern in SIZES else [int(pattern.split(":")[2])]
+        for count in counts:
             run("direct", pattern, min(count, 1000))  # warm PoCL/NVIDIA caches
             run("new", pattern, min(count, 1000))
             for rep in range(args.repeat):
                 for kind in kinds:
-                    if kind == "old" and (count > args.old_max or pattern in args.old_skip.split(",")):
+                    if kind.startswith("old") and (count > args.old_max or pattern in args.old_skip.split(",")):
                         continue
-                    if kind == "twice" and count > args.twice_max:
+                    if kind.endswith("twice") and count > args.twice_max:
                         continue
                     if time.monotonic() - start > args.budget:
                         break
@@ -123,8 +138,8 @@ def main():
             # Own time from one report run per build (a report's bookkeeping, ~0.7 us per launch
             # on the 2-core machine, stays out of the timed runs above).
             for kind in kinds:
-                if kind == "direct" or (kind == "old" and (count > args.old_max or pattern in args.old_skip.split(","))) \
-                        or (kind == "twice" and count > args.twice_max) or time.monotonic() - start > args.budget:
+                if kind == "direct" or (kind.startswith("old") and (count > args.old_max or pattern in args.old_skip.split(","))) \
+                        or (kind.endswith("twice") and count > args.twice_max) or time.monotonic() - start > args.budget:
                     continue
                 rec = run(kind, pattern, count, report=f"/tmp/r-{kind}.json")
                 rec["rep"] = "report"
@@ -132,7 +147,7 @@ def main():
                             "rep": "report", "verified": rec["verified"], "launches": rec["launches"]}
                 records.append(own_only)
             (OUT / "launch-cost.json").write_text(json.dumps(records, indent=1))
-            row = f"{pattern:9s} {count:7d}"
+            row = f"{pattern:9s} {count:7d}"  # us per launch (per iteration for workloads)
             med = {}
             for kind in kinds:
                 secs = [r["seconds"] for r in records if r["kind"] == kind and r["pattern"] == pattern

@@ -60,7 +60,8 @@ void appendNote(std::string& note, std::string_view kind, const std::string& why
 } // namespace
 
 std::vector<BufferRegions> instantiate(const KernelAnalysis& kernel, const NDRange& range,
-                                       const Slice& slice, const LaunchValues& values) {
+                                       const Slice& slice, const LaunchValues& values,
+                                       const std::vector<bool>* only) {
   const KernelRegions& regions = kernel.regions;
   size_t nargs = kernel.args.size();
   for (const auto& s : regions.statements) nargs = std::max<size_t>(nargs, s.arg + 1);
@@ -76,6 +77,7 @@ std::vector<BufferRegions> instantiate(const KernelAnalysis& kernel, const NDRan
     bool lastRuns = true, lastExact = true;
     detail::Evaluator::GuardState lastState;
     for (const auto& s : regions.statements) {
+      if (only && (s.arg >= only->size() || !(*only)[s.arg])) continue;
       if (!sized[s.arg]) {
         sizes[s.arg] = values.bufferSize(s.arg);
         sized[s.arg] = true;

@@ -78,8 +78,11 @@ struct BufferRegions {
 // a slice as the owner of its write region. A read or atomic region keeps at most 1024
 // disjoint ranges per stride, a write region 16384 (more: their hull, inexact, with a note). readElement is called at most twice per
 // indirection in the parametric regions, and each element at most once per call.
+// With `only`, the statements of arguments it does not mark are skipped (their regions stay
+// empty): the planner re-instantiates only the arguments whose inputs changed.
 std::vector<BufferRegions> instantiate(const KernelAnalysis& kernel, const NDRange& range,
-                                       const Slice& slice, const LaunchValues& values);
+                                       const Slice& slice, const LaunchValues& values,
+                                       const std::vector<bool>* only = nullptr);
 
 // The dimension to split for this launch: one whose slices write disjoint regions, with the
 // smallest read overlap between neighbouring slices (each extra range counting as 4 KiB of

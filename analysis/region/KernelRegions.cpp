@@ -1,6 +1,8 @@
 // Printing of guards, statement regions and parametric regions.
 #include "analysis/region/KernelRegions.h"
 
+#include <algorithm>
+
 namespace clsplit::analysis {
 
 std::string_view name(CmpOp op) {
@@ -90,31 +92,54 @@ std::string toString(const KernelRegions& regions, const ArgNamer& names) {
   return out;
 }
 
-std::vector<bool> argumentsInRegions(const KernelRegions& regions, size_t argCount) {
-  std::vector<bool> used(argCount, false);
+namespace {
+// Calls leaf(expr) for every Arg or Load leaf of the statement's offset and guards.
+template <class Leaf> void forEachArgumentLeaf(const StatementRegion& s, Leaf&& leaf) {
   std::vector<const Expr*> stack;
   auto walk = [&](const ExprRef& root) {
     if (root) stack.push_back(root.get());
     while (!stack.empty()) {
       const Expr* e = stack.back();
       stack.pop_back();
-      if (e->kind() == ExprKind::Arg || e->kind() == ExprKind::Load) {
-        if (e->arg() < argCount) used[e->arg()] = true;
-        else used.assign(argCount, true); // out of range: trust nothing
-      }
+      if (e->kind() == ExprKind::Arg || e->kind() == ExprKind::Load) leaf(*e);
       for (const auto& op : e->operands())
         if (op) stack.push_back(op.get());
     }
   };
-  for (const auto& s : regions.statements) {
-    walk(s.offset);
-    for (const auto& g : s.guards)
-      if (g) {
-        walk(g->lhs);
-        walk(g->rhs);
-      }
-  }
+  walk(s.offset);
+  for (const auto& g : s.guards)
+    if (g) {
+      walk(g->lhs);
+      walk(g->rhs);
+    }
+}
+} // namespace
+
+std::vector<bool> argumentsInRegions(const KernelRegions& regions, size_t argCount) {
+  std::vector<bool> used(argCount, false);
+  for (const auto& s : regions.statements)
+    forEachArgumentLeaf(s, [&](const Expr& e) {
+      if (e.arg() < argCount) used[e.arg()] = true;
+      else used.assign(argCount, true); // out of range: trust nothing
+    });
   return used;
+}
+
+std::vector<ArgumentRegionInputs> regionInputsPerArgument(const KernelRegions& regions, size_t argCount) {
+  size_t n = argCount;
+  for (const auto& s : regions.statements) n = std::max<size_t>(n, s.arg + 1);
+  std::vector<ArgumentRegionInputs> inputs(n);
+  for (auto& in : inputs) in.scalars.assign(n, false);
+  for (const auto& s : regions.statements) {
+    ArgumentRegionInputs& in = inputs[s.arg];
+    in.hasStatements = true;
+    forEachArgumentLeaf(s, [&](const Expr& e) {
+      if (e.kind() == ExprKind::Load) in.readsContents = true;
+      if (e.arg() < n) in.scalars[e.arg()] = true;
+      else in.readsContents = true; // out of range: never reuse
+    });
+  }
+  return inputs;
 }
 
 } // namespace clsplit::analysis

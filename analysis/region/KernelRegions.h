@@ -48,6 +48,17 @@ struct KernelRegions {
 // values of these arguments, whatever the others are (the planner's memo keys on them alone).
 std::vector<bool> argumentsInRegions(const KernelRegions& regions, size_t argCount);
 
+// What the regions of one buffer argument depend on besides the NDRange, the slice and that
+// buffer's size: the scalar arguments in its statements' offsets and guards, and whether they
+// read buffer contents (indirections; then they may change with no argument changing).
+struct ArgumentRegionInputs {
+  std::vector<bool> scalars; // indexed by argument
+  bool readsContents = false;
+  bool hasStatements = false;
+};
+// Indexed by buffer argument (at least argCount entries).
+std::vector<ArgumentRegionInputs> regionInputsPerArgument(const KernelRegions& regions, size_t argCount);
+
 // Human-readable listing (`clsplit regions --symbolic`), one statement per line.
 std::string toString(const StatementRegion& s, const ArgNamer& names = {});
 std::string toString(const KernelRegions& regions, const ArgNamer& names = {});

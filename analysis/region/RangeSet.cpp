@@ -170,10 +170,19 @@ bool RangeSet::contains(const RangeSet& other) const {
 }
 
 bool RangeSet::intersects(const RangeSet& other) const {
+  if (empty() || other.empty()) return false;
+  // Disjoint hulls (the common case: two devices' halves) answer at once.
+  if (ranges_.back().hi <= other.ranges_.front().lo || other.ranges_.back().hi <= ranges_.front().lo) return false;
+  // Otherwise a merge that jumps (binary search) past the ranges ending before the other's
+  // current one: a halo row against a slice's rows costs O(log n), not a walk over the slice.
+  auto endsAfter = [](auto from, auto to, uint64_t lo) {
+    return std::upper_bound(from, to, lo, [](uint64_t v, const ByteRange& r) { return v < r.hi; });
+  };
   auto a = ranges_.begin(), b = other.ranges_.begin();
   while (a != ranges_.end() && b != other.ranges_.end()) {
-    if (std::max(a->lo, b->lo) < std::min(a->hi, b->hi)) return true;
-    if (a->hi < b->hi) ++a; else ++b;
+    if (a->hi <= b->lo) a = endsAfter(a + 1, ranges_.end(), b->lo);
+    else if (b->hi <= a->lo) b = endsAfter(b + 1, other.ranges_.end(), a->lo);
+    else return true;
   }
   return false;
 }

@@ -20,6 +20,14 @@ RangeSet bounded(const RangeSet& bytes) {
 
 } // namespace
 
+CopyHazards::Access::Access(const RangeSet& accessed, const FenceRef& f, bool w)
+    : bytes(bounded(accessed)), hull(accessed.hull()), fence(f), write(w) {
+  if (!f->groupParts()) {
+    queue = f->queue();
+    position = f->positionInQueue();
+  }
+}
+
 void CopyHazards::addValidAfter(device::WaitList& waits) const {
   waits.add(olderWrites_);
   for (const auto& a : recent_)
@@ -28,8 +36,22 @@ void CopyHazards::addValidAfter(device::WaitList& waits) const {
 
 void CopyHazards::addValidAfter(const RangeSet& bytes, device::WaitList& waits) const {
   waits.add(olderWrites_);
-  for (const auto& a : recent_)
-    if (a.write && a.bytes.intersects(bytes)) waits.add(a.fence);
+  addRecent(bytes, /*writesOnly=*/true, waits);
+}
+
+void CopyHazards::addRecent(const RangeSet& bytes, bool writesOnly, device::WaitList& waits) const {
+  if (bytes.empty()) return;
+  const ByteRange hull = bytes.hull();
+  // Newest first: once an access of some queue is in the list, that queue's older accesses are
+  // implied by it and need no byte comparison (the comparisons were most of a split launch's
+  // own time with a full window of row-shaped regions).
+  for (auto a = recent_.rbegin(); a != recent_.rend(); ++a) {
+    if (writesOnly && !a->write) continue;
+    if (a->hull.hi <= hull.lo || hull.hi <= a->hull.lo) continue;
+    if (a->queue && waits.implies(a->queue, a->position)) continue;
+    if (waits.implies(a->fence)) continue;
+    if (a->bytes.intersects(bytes)) waits.add(a->fence);
+  }
 }
 
 std::vector<FenceRef> CopyHazards::validAfter() const {
@@ -45,8 +67,10 @@ std::vector<FenceRef> CopyHazards::validAfter(const RangeSet& bytes) const {
   std::vector<FenceRef> out;
   for (const auto& f : olderWrites_)
     if (!f->knownComplete()) out.push_back(f);
+  const ByteRange hull = bytes.hull();
   for (const auto& a : recent_)
-    if (a.write && a.bytes.intersects(bytes)) addLatestPerQueue(out, a.fence);
+    if (a.write && a.hull.hi > hull.lo && hull.hi > a.hull.lo && a.bytes.intersects(bytes))
+      addLatestPerQueue(out, a.fence);
   return out;
 }
 
@@ -59,8 +83,7 @@ void CopyHazards::addWriteHazards(device::WaitList& waits) const {
 void CopyHazards::addWriteHazards(const RangeSet& bytes, device::WaitList& waits) const {
   waits.add(olderWrites_);
   waits.add(olderReads_);
-  for (const auto& a : recent_)
-    if (a.bytes.intersects(bytes)) waits.add(a.fence);
+  addRecent(bytes, /*writesOnly=*/false, waits);
 }
 
 std::vector<FenceRef> CopyHazards::writeHazards() const {
@@ -86,13 +109,13 @@ void CopyHazards::noteWrite(const FenceRef& fence) {
 
 void CopyHazards::noteRead(const RangeSet& bytes, const FenceRef& fence) {
   if (!fence || bytes.empty()) return;
-  recent_.push_back({bounded(bytes), fence, false});
+  recent_.emplace_back(bytes, fence, false);
   prune();
 }
 
 void CopyHazards::noteWrite(const RangeSet& bytes, const FenceRef& fence) {
   if (!fence || bytes.empty()) return;
-  recent_.push_back({bounded(bytes), fence, true});
+  recent_.emplace_back(bytes, fence, true);
   prune();
 }
 
@@ -101,13 +124,12 @@ void CopyHazards::fold(const Access& access) {
 }
 
 void CopyHazards::prune() {
+  // Amortised O(1) per access: passes run when the window has doubled, not on every access.
+  if (recent_.size() <= 2 * kRecentAccesses) return;
   // Completed accesses oblige nobody to wait; the window keeps the latest few of the rest.
-  if (recent_.size() > pruneAbove_) {
-    std::erase_if(recent_, [](const Access& a) { return a.fence->knownComplete(); });
-    std::erase_if(olderReads_, [](const FenceRef& f) { return f->knownComplete(); });
-    std::erase_if(olderWrites_, [](const FenceRef& f) { return f->knownComplete(); });
-    pruneAbove_ = std::max<size_t>(16, recent_.size());
-  }
+  std::erase_if(recent_, [](const Access& a) { return a.fence->knownComplete(); });
+  std::erase_if(olderReads_, [](const FenceRef& f) { return f->knownComplete(); });
+  std::erase_if(olderWrites_, [](const FenceRef& f) { return f->knownComplete(); });
   if (recent_.size() > kRecentAccesses) {
     const size_t excess = recent_.size() - kRecentAccesses;
     for (size_t i = 0; i < excess; ++i) fold(recent_[i]);

@@ -41,7 +41,8 @@ public:
     return true;
   }
 
-  // Ranged accesses kept before the oldest is folded into the whole-copy record.
+  // Ranged accesses kept before the oldest are folded into the whole-copy record (between this
+  // and twice this many: the window is trimmed when it has doubled).
   static constexpr size_t kRecentAccesses = 24;
   // A ranged access with more disjoint ranges is kept as its hull (more waiting, never less).
   static constexpr size_t kMaxRanges = 64;
@@ -50,10 +51,16 @@ public:
 
 private:
   struct Access {
+    Access(const RangeSet& accessed, const device::FenceRef& f, bool w);
     RangeSet bytes;
+    ByteRange hull; // of the bytes accessed (before bounding)
     device::FenceRef fence;
+    // The fence's real queue and position, asked once (checked for every later command).
+    cl_command_queue queue = nullptr;
+    uint64_t position = 0;
     bool write = false;
   };
+  void addRecent(const RangeSet& bytes, bool writesOnly, device::WaitList& waits) const;
   void fold(const Access& access);
   void prune();
 
@@ -61,7 +68,6 @@ private:
   // queue (in-order queues: it implies the earlier ones) and host fences until complete.
   std::vector<device::FenceRef> olderReads_, olderWrites_;
   std::vector<Access> recent_; // oldest first
-  size_t pruneAbove_ = 16;
 };
 
 } // namespace clsplit::buffer

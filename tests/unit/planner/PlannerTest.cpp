@@ -476,3 +476,58 @@ TEST_CASE("the memo keys on the scalars the regions depend on, not on the others
   CHECK(plan3.subKernels()[0].uses[0].read.contains(RangeSet::of(700 * 4, 701 * 4)));
   CHECK_FALSE(plan1.subKernels()[0].uses[0].read.contains(RangeSet::of(700 * 4, 701 * 4)));
 }
+
+TEST_CASE("a changed scalar re-instantiates only the arguments whose regions use it", "[planner]") {
+  const auto& k = kernel("scaleInto");
+  const auto inputs = analysis::regionInputsPerArgument(k.regions, k.args.size());
+  REQUIRE(inputs.size() >= 5);
+  CHECK(inputs[0].scalars[4]);       // in[k]: `in` depends on k
+  CHECK_FALSE(inputs[1].scalars[4]); // out[i] (i < n): `out` does not
+  CHECK(inputs[1].scalars[3]);
+  CHECK_FALSE(inputs[2].hasStatements); // alpha is no buffer
+
+  SimulatedBuffers sim;
+  const unsigned in = sim.add(1024 * 4), out = sim.add(1024 * 4);
+  LaunchPlanner planner;
+  auto launch = [&](int32_t n, int32_t at) {
+    Launch l(k, 1024, 64, discrete(2));
+    l.buffer(sim, in).buffer(sim, out);
+    const float alpha = 2.0f;
+    l.scalars.emplace_back(sizeof alpha);
+    std::memcpy(l.scalars.back().data(), &alpha, sizeof alpha);
+    ArgInput a;
+    a.kind = ArgInput::Kind::Scalar;
+    a.scalar = l.scalars.back();
+    l.input.args.push_back(a);
+    l.integer(n).integer(at);
+    LaunchPlan plan = planner.plan(l.input, planner.key(l.input), {8, 8});
+    // What a planner without memos computes for the same launch.
+    const Slicing fresh = sliceLaunch(l.input, InputValues(l.input, false), plan.dim, {8, 8});
+    REQUIRE(fresh.subKernels.size() == plan.subKernels().size());
+    for (size_t s = 0; s < fresh.subKernels.size(); ++s)
+      for (size_t u = 0; u < fresh.subKernels[s].uses.size(); ++u) {
+        CHECK(plan.subKernels()[s].uses[u].read == fresh.subKernels[s].uses[u].read);
+        CHECK(plan.subKernels()[s].uses[u].write == fresh.subKernels[s].uses[u].write);
+        CHECK(plan.subKernels()[s].uses[u].need == fresh.subKernels[s].uses[u].need);
+      }
+    return plan;
+  };
+  launch(1024, 3);
+  const auto first = planner.regionStats();
+  CHECK(first.instantiated == 4); // two slices x two buffers
+  CHECK(first.reused == 0);
+  // k changes every launch (a pivot, a time step): `out`'s regions are reused, `in`'s are not.
+  for (int32_t at = 4; at < 40; ++at) launch(1024, at);
+  const auto later = planner.regionStats();
+  CHECK(later.reused - first.reused == 2 * 36);
+  CHECK(later.instantiated - first.instantiated == 2 * 36);
+  // n changes: both buffers' regions depend on it.
+  launch(1000, 39);
+  CHECK(planner.regionStats().instantiated - later.instantiated == 4);
+  // Back to n = 1024 with a k seen long ago: `out`'s regions for n = 1024 are found again
+  // (each argument keeps its latest few), `in`'s for k = 10 were dropped since.
+  const auto before = planner.regionStats();
+  launch(1024, 10);
+  CHECK(planner.regionStats().reused - before.reused == 2);
+  CHECK(planner.regionStats().instantiated - before.instantiated == 2);
+}

@@ -73,3 +73,30 @@ TEST_CASE("set algebra agrees with a byte model") {
     REQUIRE(u.bytes() == a.bytes() + b.bytes() - x.bytes());
   }
 }
+
+TEST_CASE("intersects agrees with intersected on many-range sets (rows, halos, interleavings)") {
+  std::mt19937 rng(7);
+  // Rows of a 2-D grid: `count` ranges of `width` bytes every `pitch` bytes from `first`.
+  auto rows = [](uint64_t first, uint64_t count, uint64_t width, uint64_t pitch) {
+    RangeSet s;
+    for (uint64_t r = 0; r < count; ++r) s.add(ByteRange{first + r * pitch, first + r * pitch + width});
+    return s;
+  };
+  for (int iter = 0; iter < 3000; ++iter) {
+    const uint64_t pitch = 8 + rng() % 64, width = 1 + rng() % pitch;
+    RangeSet a = rows(rng() % 512, 1 + rng() % 80, width, pitch);
+    RangeSet b = (iter % 3 == 0) ? rows(rng() % 4096, 1 + rng() % 80, 1 + rng() % pitch, pitch)
+                                 : RangeSet{ByteRange{rng() % 4096, 0}};
+    if (iter % 3 != 0) { // one halo-like range
+      const uint64_t lo = rng() % 4096;
+      b = RangeSet{ByteRange{lo, lo + 1 + rng() % 64}};
+    }
+    const bool expected = !a.intersected(b).empty();
+    REQUIRE(a.intersects(b) == expected);
+    REQUIRE(b.intersects(a) == expected);
+  }
+  // Interleaved rows that never touch: every jump lands between two ranges.
+  CHECK_FALSE(rows(0, 100, 4, 16).intersects(rows(8, 100, 4, 16)));
+  CHECK(rows(0, 100, 4, 16).intersects(rows(8, 100, 4, 16).united(RangeSet{ByteRange{1203, 1204}})));
+  CHECK_FALSE(RangeSet{}.intersects(rows(0, 3, 4, 8)));
+}
