@@ -44,6 +44,7 @@ RegionMemo::KernelState& RegionMemo::stateOf(const analysis::KernelAnalysis& ker
   state.kernel = &kernel;
   state.inputs = analysis::regionInputsPerArgument(kernel.regions, kernel.args.size());
   state.perArgument.resize(state.inputs.size());
+  state.missesInARow.assign(state.inputs.size(), 0);
   kernels_.push_back(std::move(state));
   return kernels_.back();
 }
@@ -77,6 +78,7 @@ std::vector<analysis::BufferRegions> RegionMemo::instantiate(const analysis::Ker
                               [&](const Remembered& r) { return r.key == keys[arg]; });
       if (hit != remembered.rend()) {
         out[arg] = hit->regions;
+        state.missesInARow[arg] = 0;
         ++stats_.reused;
       } else {
         missing[arg] = true;
@@ -92,6 +94,9 @@ std::vector<analysis::BufferRegions> RegionMemo::instantiate(const analysis::Ker
   for (unsigned arg = 0; arg < missing.size() && arg < fresh.size(); ++arg) {
     if (!missing[arg]) continue;
     ++stats_.instantiated;
+    // After kPerArgument misses in a row, one miss in kPerArgument is remembered.
+    const uint32_t misses = arg < state.missesInARow.size() ? state.missesInARow[arg]++ : 0;
+    if (misses >= kPerArgument && misses % kPerArgument != 0) keys[arg].clear();
     if (!keys[arg].empty() && arg < state.perArgument.size()) {
       auto& remembered = state.perArgument[arg];
       if (remembered.size() >= kPerArgument) remembered.erase(remembered.begin());

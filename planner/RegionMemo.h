@@ -38,6 +38,9 @@ private:
     const analysis::KernelAnalysis* kernel = nullptr;
     std::vector<analysis::ArgumentRegionInputs> inputs;
     std::vector<std::vector<Remembered>> perArgument; // newest last
+    // Misses in a row per argument: an argument whose inputs change every launch (a plane
+    // index in its own offset) is remembered only now and then, not copied every launch.
+    std::vector<uint32_t> missesInARow;
   };
   KernelState& stateOf(const analysis::KernelAnalysis& kernel);
 
