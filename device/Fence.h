@@ -122,6 +122,7 @@ public:
 
   cl_event event() const { return event_.get(); }
   cl_context context() const { return context_; }
+  uint64_t enqueuedAtNs() const { return enqueuedAtNs_; } // host clock, just before the enqueue
 
 private:
   RealEvent event_;

@@ -790,7 +790,8 @@ void DynamicPartitioner::quiesce() {
 // --- Measurements ---------------------------------------------------------------------------
 
 void DynamicPartitioner::reportKernelTime(uint64_t launchId, unsigned device, uint64_t groups,
-                                          uint64_t nanoseconds, uint64_t startNs, uint64_t endNs) {
+                                          uint64_t nanoseconds, uint64_t startNs, uint64_t endNs,
+                                          uint64_t enqueuedNs) {
   std::lock_guard lock(mutex_);
   LaunchRecord* rec = find(launchId);
   if (!rec || device >= n_ || rec->measuredNs[device] >= 0) {
@@ -819,8 +820,8 @@ void DynamicPartitioner::reportKernelTime(uint64_t launchId, unsigned device, ui
   if (obs.interceptValid) launchLatency_[device].observeIntercept(rec->kernel, obs.interceptNs);
   rec->measuredNs[device] = ns;
   if (startNs && endNs >= startNs) {
-    if (rec->spans.size() < n_) rec->spans.assign(n_, {0, 0});
-    rec->spans[device] = {startNs, endNs};
+    if (rec->spans.size() < n_) rec->spans.assign(n_, {});
+    rec->spans[device] = {startNs, endNs, enqueuedNs};
   }
   ++rec->reported;
 
@@ -845,14 +846,25 @@ void DynamicPartitioner::observeConcurrency(const LaunchRecord& rec) {
   if (!options_.detectTakingTurns || rec.expected < 2 || rec.spans.size() < n_) return;
   for (unsigned a = 0; a < n_; ++a)
     for (unsigned b = a + 1; b < n_; ++b) {
-      const auto [sa, ea] = rec.spans[a];
-      const auto [sb, eb] = rec.spans[b];
-      if (!rec.groups[a] || !rec.groups[b] || !ea || !eb) continue;
-      const double da = double(ea - sa), db = double(eb - sb), shorter = std::min(da, db);
+      // Only CPU devices of different vendors can share hardware unannounced (PoCL and rusticl
+      // on one CPU); one device selected twice and CPU devices of one platform are known to
+      // take turns from the start. Two distinct GPUs, or a GPU and a CPU, run at once: shares
+      // that do not overlap there wait for each other's halos or for the host, and measuring
+      // that as taking turns moved split stencils whole onto one GPU (fdtd2d on two H100s).
+      if (!devices_[a].isCpu || !devices_[b].isCpu) continue;
+      auto first = rec.spans[a], second = rec.spans[b];
+      if (!rec.groups[a] || !rec.groups[b] || !first.end || !second.end) continue;
+      if (second.start < first.start) std::swap(first, second);
+      const double da = double(first.end - first.start), db = double(second.end - second.start),
+                   shorter = std::min(da, db);
       // Clocks of two devices are mapped onto the host's with microseconds of error: only
       // sub-kernels long enough to tell count.
       if (shorter < kConcurrencyMinNs) continue;
-      const double span = double(std::max(ea, eb) - std::min(sa, sb));
+      // The later one could not have started before the host enqueued it: when that was past
+      // the first half of the other's run (a host-bound launch, enqueued one device after the
+      // other), not overlapping says nothing about the devices.
+      if (second.enqueued && second.enqueued > first.start + uint64_t(da / 2)) continue;
+      const double span = double(std::max(first.end, second.end) - first.start);
       const double overlap = std::clamp((da + db - span) / shorter, 0.0, 1.0);
       auto& c = concurrency_[a][b];
       c.overlap = c.samples ? 0.75 * c.overlap + 0.25 * overlap : overlap;

@@ -43,7 +43,7 @@ public:
            spec_.kind != StrategyKind::Uniform && !oneHardware_;
   }
   void reportKernelTime(uint64_t launchId, unsigned device, uint64_t groups, uint64_t nanoseconds,
-                        uint64_t startNs = 0, uint64_t endNs = 0) override;
+                        uint64_t startNs = 0, uint64_t endNs = 0, uint64_t enqueuedNs = 0) override;
   void reportTransfer(unsigned device, Direction direction, uint64_t bytes,
                       uint64_t nanoseconds) override;
   void reportDependencyVolume(uint64_t launchId, unsigned device, uint64_t producerLaunchId,
@@ -102,7 +102,10 @@ private:
     int probed = -1;                  // the device given one group to probe it (maybeProbe)
     bool probeMoveCounted = false;    // its moves' cost was noted (KernelState::probeMoveNs)
     std::vector<double> measuredNs;   // -1 until reported
-    std::vector<std::pair<uint64_t, uint64_t>> spans; // per device: host-clock start, end (0: unknown)
+    struct Span {
+      uint64_t start = 0, end = 0, enqueued = 0; // host clock (0: unknown)
+    };
+    std::vector<Span> spans; // per device
     unsigned expected = 0, reported = 0;
   };
   struct IterationRecord {

@@ -138,8 +138,10 @@ public:
   // `startNs`/`endNs` (host clock, 0: unknown): when the sub-kernel ran; the sub-kernels of one
   // split launch tell whether their devices really run at once (devices sharing their hardware
   // take turns: two of PoCL's pthread devices, one GPU selected twice under a heavy kernel).
+  // `enqueuedNs` (host clock, 0: unknown): when the host enqueued it; a sub-kernel the host
+  // enqueued late (host-bound launches) tells nothing about whether its device could run at once.
   virtual void reportKernelTime(uint64_t launchId, unsigned device, uint64_t groups, uint64_t nanoseconds,
-                                uint64_t startNs = 0, uint64_t endNs = 0) = 0;
+                                uint64_t startNs = 0, uint64_t endNs = 0, uint64_t enqueuedNs = 0) = 0;
   virtual void reportTransfer(unsigned device, Direction direction, uint64_t bytes,
                               uint64_t nanoseconds) = 0;
   // Bytes moved to `device` before launch `launchId` that were produced by `producerLaunchId`.

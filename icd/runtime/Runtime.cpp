@@ -178,16 +178,17 @@ void Runtime::recordLaunch(uint64_t launchId, bool measured,
     fence->onComplete([fence = fence, &p, launchId, slot = slot, groups = groupsPerSlot[slot]](cl_int status) {
       // A sub-kernel launched in pieces (boundary first) took the sum of its pieces' times.
       const auto commands = device::realCommandsOf(fence);
-      uint64_t ns = 0;
+      uint64_t ns = 0, enqueued = UINT64_MAX;
       for (auto* real : commands) {
         const uint64_t piece = status == CL_COMPLETE ? real->durationNs() : 0;
         if (!piece) return;
         ns += piece;
+        enqueued = std::min(enqueued, real->enqueuedAtNs());
       }
       if (!ns) return;
       uint64_t start = UINT64_MAX, end = 0; // on the host clock: whether the devices ran at once
       if (!fence->profile(start, end)) start = end = 0;
-      p.reportKernelTime(launchId, slot, groups, ns, start, end);
+      p.reportKernelTime(launchId, slot, groups, ns, start, end, enqueued == UINT64_MAX ? 0 : enqueued);
     });
   for (const auto& t : transfers) {
     auto direction = t.kind == buffer::TransferKind::HostToDevice   ? partition::Direction::HostToDevice

@@ -147,8 +147,10 @@ TEST_CASE("a launch that cannot be split stays where its inputs are, and does no
 
 TEST_CASE("devices whose sub-kernels take turns stop sharing launches; devices that overlap keep on") {
   for (bool takeTurns : {true, false}) {
-    std::vector<DeviceInfo> devices(2);
+    std::vector<DeviceInfo> devices(2); // CPU devices of two vendors: not known to share a CPU
     devices[0].name = devices[1].name = "cpu half";
+    devices[0].isCpu = devices[1].isCpu = true;
+    devices[1].platform = 1;
     auto p = makePartitioner(devices, StrategySpec{});
     uint64_t clock = 1'000'000'000;
     std::vector<uint64_t> split;
@@ -174,6 +176,62 @@ TEST_CASE("devices whose sub-kernels take turns stop sharing launches; devices t
     if (takeTurns) CHECK(split.back() == 0u);  // then one device runs it whole
     else CHECK(split.back() > 400u);           // still about even
   }
+}
+
+TEST_CASE("sub-kernels the host enqueued late do not make two devices count as taking turns") {
+  // Two CPU devices of two vendors (PoCL and rusticl on one CPU) and a host-bound split launch:
+  // the second share is enqueued when the first is nearly done, so they barely overlap, though
+  // the devices could run at once. Enqueued together and still one after the other, they do take
+  // turns. Two distinct GPUs whose shares never overlap (each waits for the other's halo) are
+  // not taken to take turns at all.
+  for (bool enqueuedLate : {true, false}) {
+    std::vector<DeviceInfo> devices(2);
+    devices[0].name = devices[1].name = "cpu";
+    devices[0].isCpu = devices[1].isCpu = true;
+    devices[1].platform = 1;
+    auto p = makePartitioner(devices, StrategySpec{});
+    uint64_t clock = 1'000'000'000;
+    std::vector<uint64_t> split;
+    for (int i = 0; i < 20; ++i) {
+      LaunchRequest req;
+      req.kernel = "k:stencil";
+      req.groups = 1000;
+      auto plan = p->plan(req);
+      const uint64_t enqueued0 = clock, start0 = clock + 5'000;
+      const uint64_t ns0 = plan.groups[0] * 1'000, ns1 = plan.groups[1] * 1'000;
+      // Late: the host enqueues the second share as the first ends; it starts at once then.
+      // Not late: enqueued together, the second waits for the first (taking turns).
+      const uint64_t enqueued1 = enqueuedLate ? start0 + ns0 : enqueued0 + 1'000;
+      const uint64_t start1 = start0 + ns0 + 2'000;
+      if (plan.groups[0]) p->reportKernelTime(plan.launchId, 0, plan.groups[0], ns0, start0, start0 + ns0, enqueued0);
+      if (plan.groups[1]) p->reportKernelTime(plan.launchId, 1, plan.groups[1], ns1, start1, start1 + ns1, enqueued1);
+      clock += 10'000'000;
+      split.push_back(std::min(plan.groups[0], plan.groups[1]));
+    }
+    INFO((enqueuedLate ? "enqueued late" : "enqueued together"));
+    if (enqueuedLate) CHECK(split.back() > 400u); // still about even
+    else CHECK(split.back() == 0u);               // one device runs it whole
+  }
+  std::vector<DeviceInfo> gpus(2);
+  gpus[0].name = gpus[1].name = "gpu";
+  gpus[0].realDevice = 0;
+  gpus[1].realDevice = 1;
+  auto p = makePartitioner(gpus, StrategySpec{});
+  uint64_t clock = 1'000'000'000;
+  uint64_t last = 0;
+  for (int i = 0; i < 20; ++i) {
+    LaunchRequest req;
+    req.kernel = "k:stencil";
+    req.groups = 1000;
+    auto plan = p->plan(req);
+    const uint64_t ns0 = plan.groups[0] * 1'000, ns1 = plan.groups[1] * 1'000;
+    const uint64_t start1 = clock + ns0 + 2'000; // after the other's share, enqueued together
+    if (plan.groups[0]) p->reportKernelTime(plan.launchId, 0, plan.groups[0], ns0, clock, clock + ns0, clock);
+    if (plan.groups[1]) p->reportKernelTime(plan.launchId, 1, plan.groups[1], ns1, start1, start1 + ns1, clock);
+    clock += 10'000'000;
+    last = std::min(plan.groups[0], plan.groups[1]);
+  }
+  CHECK(last > 400u);
 }
 
 TEST_CASE("a launch that cannot be split does not move to a device that takes turns with its data's") {
