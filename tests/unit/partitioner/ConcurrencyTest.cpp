@@ -14,6 +14,25 @@
 
 using namespace clsplit::partition;
 
+namespace {
+// Plans 20 launches of a 1000-group kernel, 10 ms apart on the host clock, reporting each with
+// report(plan, clock); returns the smaller share of each launch.
+template <class Report> std::vector<uint64_t> stencilSplits(Partitioner& p, Report&& report) {
+  std::vector<uint64_t> split;
+  uint64_t clock = 1'000'000'000;
+  for (int i = 0; i < 20; ++i) {
+    LaunchRequest req;
+    req.kernel = "k:stencil";
+    req.groups = 1000;
+    auto plan = p.plan(req);
+    report(plan, clock);
+    clock += 10'000'000;
+    split.push_back(std::min(plan.groups[0], plan.groups[1]));
+  }
+  return split;
+}
+} // namespace
+
 TEST_CASE("concurrent plan() and reports keep plans well formed") {
   std::vector<DeviceInfo> devices(3);
   for (unsigned d = 0; d < 3; ++d) devices[d].name = "dev" + std::to_string(d);
@@ -152,13 +171,7 @@ TEST_CASE("devices whose sub-kernels take turns stop sharing launches; devices t
     devices[0].isCpu = devices[1].isCpu = true;
     devices[1].platform = 1;
     auto p = makePartitioner(devices, StrategySpec{});
-    uint64_t clock = 1'000'000'000;
-    std::vector<uint64_t> split;
-    for (int i = 0; i < 20; ++i) {
-      LaunchRequest req;
-      req.kernel = "k:stencil";
-      req.groups = 1000;
-      auto plan = p->plan(req);
+    const auto split = stencilSplits(*p, [&](const LaunchPlan& plan, uint64_t clock) {
       // Each device's share takes 1 us per group; taking turns, the second starts when the
       // first ends (the launch takes as long as the two shares together).
       uint64_t start = clock;
@@ -168,9 +181,7 @@ TEST_CASE("devices whose sub-kernels take turns stop sharing launches; devices t
         p->reportKernelTime(plan.launchId, d, plan.groups[d], ns, start, start + ns);
         if (takeTurns) start += ns;
       }
-      clock += 10'000'000;
-      split.push_back(std::min(plan.groups[0], plan.groups[1]));
-    }
+    });
     INFO((takeTurns ? "taking turns" : "overlapping"));
     CHECK(*std::max_element(split.begin(), split.begin() + 6) > 0); // equal devices: split early on
     if (takeTurns) CHECK(split.back() == 0u);  // then one device runs it whole
@@ -190,13 +201,7 @@ TEST_CASE("sub-kernels the host enqueued late do not make two devices count as t
     devices[0].isCpu = devices[1].isCpu = true;
     devices[1].platform = 1;
     auto p = makePartitioner(devices, StrategySpec{});
-    uint64_t clock = 1'000'000'000;
-    std::vector<uint64_t> split;
-    for (int i = 0; i < 20; ++i) {
-      LaunchRequest req;
-      req.kernel = "k:stencil";
-      req.groups = 1000;
-      auto plan = p->plan(req);
+    const auto split = stencilSplits(*p, [&](const LaunchPlan& plan, uint64_t clock) {
       const uint64_t enqueued0 = clock, start0 = clock + 5'000;
       const uint64_t ns0 = plan.groups[0] * 1'000, ns1 = plan.groups[1] * 1'000;
       // Late: the host enqueues the second share as the first ends; it starts at once then.
@@ -205,9 +210,7 @@ TEST_CASE("sub-kernels the host enqueued late do not make two devices count as t
       const uint64_t start1 = start0 + ns0 + 2'000;
       if (plan.groups[0]) p->reportKernelTime(plan.launchId, 0, plan.groups[0], ns0, start0, start0 + ns0, enqueued0);
       if (plan.groups[1]) p->reportKernelTime(plan.launchId, 1, plan.groups[1], ns1, start1, start1 + ns1, enqueued1);
-      clock += 10'000'000;
-      split.push_back(std::min(plan.groups[0], plan.groups[1]));
-    }
+    });
     INFO((enqueuedLate ? "enqueued late" : "enqueued together"));
     if (enqueuedLate) CHECK(split.back() > 400u); // still about even
     else CHECK(split.back() == 0u);               // one device runs it whole
@@ -217,21 +220,13 @@ TEST_CASE("sub-kernels the host enqueued late do not make two devices count as t
   gpus[0].realDevice = 0;
   gpus[1].realDevice = 1;
   auto p = makePartitioner(gpus, StrategySpec{});
-  uint64_t clock = 1'000'000'000;
-  uint64_t last = 0;
-  for (int i = 0; i < 20; ++i) {
-    LaunchRequest req;
-    req.kernel = "k:stencil";
-    req.groups = 1000;
-    auto plan = p->plan(req);
+  const auto split = stencilSplits(*p, [&](const LaunchPlan& plan, uint64_t clock) {
     const uint64_t ns0 = plan.groups[0] * 1'000, ns1 = plan.groups[1] * 1'000;
     const uint64_t start1 = clock + ns0 + 2'000; // after the other's share, enqueued together
     if (plan.groups[0]) p->reportKernelTime(plan.launchId, 0, plan.groups[0], ns0, clock, clock + ns0, clock);
     if (plan.groups[1]) p->reportKernelTime(plan.launchId, 1, plan.groups[1], ns1, start1, start1 + ns1, clock);
-    clock += 10'000'000;
-    last = std::min(plan.groups[0], plan.groups[1]);
-  }
-  CHECK(last > 400u);
+  });
+  CHECK(split.back() > 400u);
 }
 
 TEST_CASE("a launch that cannot be split does not move to a device that takes turns with its data's") {

@@ -85,7 +85,7 @@ struct Launch {
     input.args.push_back(a);
     return *this;
   }
-  Launch& integer(int32_t v) {
+  template <class T> Launch& scalar(T v) {
     scalars.emplace_back(sizeof v);
     std::memcpy(scalars.back().data(), &v, sizeof v);
     ArgInput a;
@@ -94,6 +94,7 @@ struct Launch {
     input.args.push_back(a);
     return *this;
   }
+  Launch& integer(int32_t v) { return scalar(v); }
 };
 
 // Three discrete devices (each its own context): their bytes travel through host memory.
@@ -457,14 +458,7 @@ TEST_CASE("the memo keys on the scalars the regions depend on, not on the others
   LaunchPlanner planner;
   auto launch = [&](float alpha, int32_t n, int32_t at) {
     Launch l(k, 1024, 64, discrete(2));
-    l.buffer(sim, in).buffer(sim, out);
-    l.scalars.emplace_back(sizeof alpha);
-    std::memcpy(l.scalars.back().data(), &alpha, sizeof alpha);
-    ArgInput a;
-    a.kind = ArgInput::Kind::Scalar;
-    a.scalar = l.scalars.back();
-    l.input.args.push_back(a);
-    l.integer(n).integer(at);
+    l.buffer(sim, in).buffer(sim, out).scalar(alpha).integer(n).integer(at);
     return std::make_pair(planner.key(l.input), planner.plan(l.input, planner.key(l.input), {8, 8}));
   };
   auto [key1, plan1] = launch(0.5f, 1024, 3);
@@ -491,15 +485,7 @@ TEST_CASE("a changed scalar re-instantiates only the arguments whose regions use
   LaunchPlanner planner;
   auto launch = [&](int32_t n, int32_t at) {
     Launch l(k, 1024, 64, discrete(2));
-    l.buffer(sim, in).buffer(sim, out);
-    const float alpha = 2.0f;
-    l.scalars.emplace_back(sizeof alpha);
-    std::memcpy(l.scalars.back().data(), &alpha, sizeof alpha);
-    ArgInput a;
-    a.kind = ArgInput::Kind::Scalar;
-    a.scalar = l.scalars.back();
-    l.input.args.push_back(a);
-    l.integer(n).integer(at);
+    l.buffer(sim, in).buffer(sim, out).scalar(2.0f).integer(n).integer(at);
     LaunchPlan plan = planner.plan(l.input, planner.key(l.input), {8, 8});
     // What a planner without memos computes for the same launch.
     const Slicing fresh = sliceLaunch(l.input, InputValues(l.input, false), plan.dim, {8, 8});
