@@ -14,9 +14,8 @@ void addLatestPerQueue(std::vector<FenceRef>& frontier, const FenceRef& fence) {
   if (fence && !fence->knownComplete()) device::keepLatestPerQueue(frontier, fence);
 }
 
-RangeSet bounded(const RangeSet& bytes) {
-  return bytes.count() > CopyHazards::kMaxRanges ? RangeSet{bytes.hull()} : bytes;
-}
+// An access's bytes as kept: empty when its hull stands for them.
+RangeSet bounded(const RangeSet& bytes) { return bytes.count() > CopyHazards::kMaxRanges ? RangeSet{} : bytes; }
 
 } // namespace
 
@@ -50,7 +49,7 @@ void CopyHazards::addRecent(const RangeSet& bytes, bool writesOnly, device::Wait
     if (a->hull.hi <= hull.lo || hull.hi <= a->hull.lo) continue;
     if (a->queue && waits.implies(a->queue, a->position)) continue;
     if (waits.implies(a->fence)) continue;
-    if (a->bytes.intersects(bytes)) waits.add(a->fence);
+    if (a->touches(bytes)) waits.add(a->fence);
   }
 }
 
@@ -69,7 +68,7 @@ std::vector<FenceRef> CopyHazards::validAfter(const RangeSet& bytes) const {
     if (!f->knownComplete()) out.push_back(f);
   const ByteRange hull = bytes.hull();
   for (const auto& a : recent_)
-    if (a.write && a.hull.hi > hull.lo && hull.hi > a.hull.lo && a.bytes.intersects(bytes))
+    if (a.write && a.hull.hi > hull.lo && hull.hi > a.hull.lo && a.touches(bytes))
       addLatestPerQueue(out, a.fence);
   return out;
 }

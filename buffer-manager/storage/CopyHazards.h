@@ -43,17 +43,21 @@ public:
 
   // Ranged accesses kept before the oldest are folded into the whole-copy record (between this
   // and twice this many: the window is trimmed when it has doubled).
-  static constexpr size_t kRecentAccesses = 24;
-  // A ranged access with more disjoint ranges is kept as its hull (more waiting, never less).
-  static constexpr size_t kMaxRanges = 64;
+  static constexpr size_t kRecentAccesses = 12;
+  // A ranged access with more disjoint ranges is kept as its hull (more waiting, never less):
+  // a 2-D slice's rows are nearly their hull, and copying and comparing them per command cost
+  // more than the few waits the gaps (border columns) could save.
+  static constexpr size_t kMaxRanges = 8;
 
   size_t recentCount() const { return recent_.size(); } // for tests
 
 private:
   struct Access {
     Access(const RangeSet& accessed, const device::FenceRef& f, bool w);
-    RangeSet bytes;
-    ByteRange hull; // of the bytes accessed (before bounding)
+    // Whether the access may touch `other` (its hull is known to overlap other's).
+    bool touches(const RangeSet& other) const { return bytes.empty() || bytes.intersects(other); }
+    RangeSet bytes; // empty: `hull` stands for them (more than kMaxRanges ranges)
+    ByteRange hull; // of the bytes accessed
     device::FenceRef fence;
     // The fence's real queue and position, asked once (checked for every later command).
     cl_command_queue queue = nullptr;
