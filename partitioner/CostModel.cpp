@@ -79,6 +79,27 @@ CostModel::Breakdown CostModel::predict(const Ratios& y) const {
   return b;
 }
 
+double CostModel::transitionNs(const Ratios& from, const Ratios& to) const {
+  const std::vector<bool> active(devices, true); // the rows come from the other devices
+  double worst = 0;
+  for (unsigned d = 0; d < devices; ++d) {
+    double bytes = 0;
+    for (const auto& e : edges) {
+      if (e.producer >= from.size() || e.consumer >= to.size() || e.producer >= to.size()) continue;
+      // A producer later in the sequence (or the consumer itself: the previous iteration) last
+      // ran with the old split; an earlier one already runs with the new.
+      if (e.producer < e.consumer) continue;
+      const double extra = splitMismatch(from[e.producer], to[e.consumer], d) -
+                           splitMismatch(to[e.producer], to[e.consumer], d);
+      if (extra > 0) bytes += e.bytesPerMismatch * extra;
+    }
+    if (bytes <= 0.5) continue;
+    const Link in = inbound(active, d);
+    worst = std::max(worst, in.latencyNs + in.perByteNs * bytes);
+  }
+  return worst;
+}
+
 bool CostModel::sameStructure(const CostModel& o) const {
   if (devices != o.devices || positions.size() != o.positions.size() ||
       edges.size() != o.edges.size())

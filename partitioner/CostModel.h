@@ -49,6 +49,11 @@ struct CostModel {
     double total() const { return computeNs + transferNs + hostNs; }
   };
   Breakdown predict(const Ratios& ratios) const;
+  // What the first iteration after changing the plan from `from` to `to` moves on top of what
+  // `to` moves every iteration, as time: each edge's consumer at its new split against its
+  // producer's last run at the old one (rows that change device), the devices receiving in
+  // parallel. A plan change is worth it only when its gain repays this (adoptIfBetter).
+  double transitionNs(const Ratios& from, const Ratios& to) const;
   // Compute time of one position alone with the given ratios (no transfers).
   double computeNs(unsigned position, const std::vector<double>& ratios) const;
 

@@ -744,6 +744,17 @@ void DynamicPartitioner::adoptIfBetter(const CostModel& model, SequenceLp::Resul
     auto current = model.predict(seq_.current);
     double threshold = std::max(options_.minRelativeGain, options_.noiseGainFactor * noiseLevel());
     adopt = result.predictedNs < current.total() * (1 - threshold);
+    // The gain must also repay, within a horizon of as many iterations as have run (8 to 64),
+    // the rows the change moves once: identical GPUs measured a few percent apart moved
+    // hundreds of MiB between them through host memory for a predicted gain of microseconds.
+    if (adopt) {
+      const double horizon = std::clamp(double(seq_.lastMeasuredIteration + 1), 8.0, 64.0);
+      const double gainNs = current.total() - result.predictedNs;
+      if (gainNs * horizon < model.transitionNs(seq_.current, result.ratios)) {
+        adopt = false;
+        ++changesNotRepaid_;
+      }
+    }
     if (!adopt) {
       seq_.currentPredictedNs = current.total();
       seq_.currentPredictedComputeNs = current.computeNs;

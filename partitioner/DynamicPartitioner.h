@@ -262,6 +262,7 @@ private:
 
   // Statistics for the report.
   uint64_t solves_ = 0, skippedSolves_ = 0, simplexRuns_ = 0, planChanges_ = 0;
+  uint64_t changesNotRepaid_ = 0; // better plans not adopted: their moves cost more than they gain
   double solveNsTotal_ = 0, solveNsMax_ = 0;
 };
 

@@ -58,6 +58,7 @@ std::string DynamicPartitioner::reportJson() const {
   j.key("meanSolveUs").value(solves_ ? solveNsTotal_ / double(solves_) / 1e3 : 0.0);
   j.key("maxSolveUs").value(solveNsMax_ / 1e3);
   j.key("planChanges").value(planChanges_);
+  j.key("changesNotRepaid").value(changesNotRepaid_);
   j.endObject();
 
   j.key("kernels").beginArray();

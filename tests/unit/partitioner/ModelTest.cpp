@@ -27,6 +27,28 @@ TEST_CASE("S_d reproduces the thesis examples (Figure 4.5b and 4.5e)") {
   CHECK(splitMismatch({1, 0}, {0, 1}, 1) == Approx(1));
 }
 
+TEST_CASE("a plan change costs the rows it moves once, over the link between the devices") {
+  // A stencil updating a 100 MB grid in place (its own previous iteration is its producer) on
+  // two devices 1 ns per byte apart: moving a fifth of the grid costs ~20 ms, once.
+  CostModel model;
+  model.devices = 2;
+  model.positions.resize(1);
+  model.edges.push_back({0, 0, 1e8, 0});
+  model.deviceLinks.assign(2, std::vector<CostModel::Link>(2, CostModel::Link{1.0, 10'000}));
+  const Ratios even{{0.5, 0.5}}, shifted{{0.3, 0.7}};
+  CHECK(model.transitionNs(even, even) == 0);
+  CHECK(model.transitionNs(even, shifted) == Approx(2e7 + 10'000));
+  CHECK(model.transitionNs(shifted, even) == Approx(2e7 + 10'000));
+  // A producer earlier in the sequence already runs with the new split: nothing extra moves.
+  model.positions.resize(2);
+  model.edges = {{0, 1, 1e8, 0}};
+  const Ratios evenBoth{{0.5, 0.5}, {0.5, 0.5}}, shiftedBoth{{0.3, 0.7}, {0.3, 0.7}};
+  CHECK(model.transitionNs(evenBoth, shiftedBoth) == 0);
+  // The previous iteration's consumer feeds the next producer: that edge pays.
+  model.edges = {{1, 0, 1e8, 0}};
+  CHECK(model.transitionNs(evenBoth, shiftedBoth) == Approx(2e7 + 10'000));
+}
+
 TEST_CASE("shared boundaries count neighbouring active slices") {
   CHECK(sharedBoundaries({0.5, 0.5}, 0) == 1);
   CHECK(sharedBoundaries({0.3, 0.3, 0.4}, 1) == 2);
