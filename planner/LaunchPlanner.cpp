@@ -92,6 +92,13 @@ void LaunchPlanner::rememberDimension(const std::string& key, const std::string&
 }
 
 uint32_t LaunchPlanner::splitDimension(const LaunchInput& input, const std::string& key) {
+  {
+    // Every launch asks, most of them of a remembered key: the shape key (a second pass over the
+    // arguments) only for the others.
+    std::lock_guard lock(mutex_);
+    for (const auto& [k, dim] : dims_)
+      if (k == key) return dim;
+  }
   if (auto known = rememberedDimension(key, shapeKey(input))) return *known;
   return analysis::defaultSplitDimension(input.range);
 }

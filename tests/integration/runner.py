@@ -132,11 +132,15 @@ def write_atomically(path, text):
     os.replace(temporary, path)
 
 
-def base_environment(pocl_devices):
+def base_environment(pocl_devices, work, cache):
     env = {k: v for k, v in os.environ.items()
            if not k.startswith("CLSPLIT_") and not k.startswith("OCL_ICD_") and not k.startswith("POCL_")}
     env["POCL_DEVICES"] = pocl_devices
     env["POCL_MAX_PTHREAD_COUNT"] = "1"
+    # PoCL's kernel cache per configuration: tests of other configurations (and the reference)
+    # build the same programs at the same moment, and PoCL 3.1's cache is not safe for that (a
+    # reloaded library binary failed to link now and then under ctest -j2/-j3).
+    env["POCL_CACHE_DIR"] = os.path.join(work, "pocl-cache", cache)
     return env
 
 
@@ -145,7 +149,7 @@ def clsplit_environment(build, work, config):
     vendors = vendors_dir(work, vendor_set)
     if vendors is None:
         return None
-    env = base_environment(pocl_devices)
+    env = base_environment(pocl_devices, work, "clsplit-" + config)
     env["OCL_ICD_VENDORS"] = os.path.join(build, "vendors")
     env["CLSPLIT_VENDORS"] = vendors
     env["CLSPLIT_DEVICES"] = "all"
@@ -185,7 +189,7 @@ def cmd_reference(a):
     if not os.path.exists(POCL_ICD):
         print("SKIP: PoCL is not installed (%s)" % POCL_ICD)
         return SKIP
-    env = base_environment("pthread")
+    env = base_environment("pthread", a.work, "reference")
     env["OCL_ICD_VENDORS"] = vendors_dir(a.work, "pocl")
     rc, out, err = run(a.program, env)
     os.makedirs(os.path.dirname(reference_path(a.work, a.name)), exist_ok=True)
@@ -316,7 +320,7 @@ def cmd_launcher(a):
     os.makedirs(os.path.dirname(report_file), exist_ok=True)
     if os.path.exists(report_file):
         os.remove(report_file)
-    env = base_environment(pocl_devices)
+    env = base_environment(pocl_devices, a.work, "launcher-" + a.config)
     env["CLSPLIT_CONFIG"] = "/dev/null"
     env["CLSPLIT_CACHE_DIR"] = os.path.join(a.work, "analysis-cache")
     if single:
@@ -357,7 +361,7 @@ def cmd_list_devices(a):
     if vendors is None:
         print("SKIP: PoCL is not installed")
         return SKIP
-    env = base_environment("pthread pthread")
+    env = base_environment("pthread pthread", a.work, "list-devices")
     env["CLSPLIT_VENDORS"] = vendors
     env["CLSPLIT_CONFIG"] = "/dev/null"
     failed = False
