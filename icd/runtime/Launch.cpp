@@ -41,6 +41,8 @@ public:
     input.localGiven = localGiven;
     input.devices = queue.context().deviceTraits();
     input.args.resize(args_.size());
+    input.buffers.reserve(args_.size());
+    storages_.reserve(args_.size());
     for (cl_uint i = 0; i < args_.size(); ++i) {
       const auto& a = args_[i];
       auto& in = input.args[i];
@@ -122,6 +124,7 @@ partition::LaunchRequest requestFor(const Kernel& kernel, const BoundLaunch& bou
   for (unsigned d = 0; d < range.dims; ++d)
     if (d != dim) request.otherGroups *= range.groups(d);
   const auto& args = bound.args();
+  request.buffers.reserve(bound.storages().size());
   for (cl_uint i = 0; i < args.size(); ++i) {
     if (args[i].kind != Kernel::ArgKind::Mem || !args[i].mem) continue;
     const bool reads = kernel.argRead(i), writes = kernel.argWritten(i);

@@ -21,6 +21,14 @@ using planner::SubKernel;
 
 namespace {
 
+// The bytes a slice changes in one buffer: its writes, and its atomic updates if it has any
+// (`scratch` holds their union then; most uses have none, and need no copy).
+const RangeSet& changedBytes(const planner::BufferUse& use, RangeSet& scratch) {
+  if (use.atomic.empty()) return use.write;
+  scratch = use.write.united(use.atomic);
+  return scratch;
+}
+
 // The base values of one atomic merge, read before any sub-kernel (the reads are noted, so no
 // sub-kernel overwrites them first).
 struct MergeBase {
@@ -153,7 +161,8 @@ private:
       err = launch(sk.offset, sk.global, false, [&](device::WaitList& wl) {
         for (const auto& use : sk.uses) {
           storage(use.buffer).addValidAfter(device, use.need, wl);
-          if (use.writes()) storage(use.buffer).addWriteHazards(device, use.write.united(use.atomic), wl);
+          RangeSet scratch;
+          if (use.writes()) storage(use.buffer).addWriteHazards(device, changedBytes(use, scratch), wl);
         }
       }, f);
     } else {
@@ -193,7 +202,8 @@ private:
     if (sk.pieces.empty())
       for (const auto& use : sk.uses) {
         storage(use.buffer).noteRead(device, use.need, f);
-        if (use.writes()) storage(use.buffer).noteWrite(device, use.write.united(use.atomic), f);
+        RangeSet scratch;
+        if (use.writes()) storage(use.buffer).noteWrite(device, changedBytes(use, scratch), f);
       }
     ranOn_[i] = device;
     fences_[i] = f;
