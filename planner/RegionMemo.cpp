@@ -67,7 +67,10 @@ std::vector<analysis::BufferRegions> RegionMemo::instantiate(const analysis::Ker
     for (unsigned arg = 0; arg < n; ++arg) {
       const auto& in = state.inputs[arg];
       if (!in.hasStatements) continue;
-      if (in.readsContents) {
+      // Regions read from buffer contents, and (seven times in eight) those of an argument
+      // that missed kPerArgument times in a row, are instantiated without a look-up.
+      const uint32_t misses = state.missesInARow[arg];
+      if (in.readsContents || (misses >= kPerArgument && misses % kPerArgument != 0)) {
         missing[arg] = true;
         ++toInstantiate;
         continue;

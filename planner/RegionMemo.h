@@ -39,7 +39,8 @@ private:
     std::vector<analysis::ArgumentRegionInputs> inputs;
     std::vector<std::vector<Remembered>> perArgument; // newest last
     // Misses in a row per argument: an argument whose inputs change every launch (a plane
-    // index in its own offset) is remembered only now and then, not copied every launch.
+    // index in its own offset) is looked up and remembered one launch in kPerArgument only,
+    // once it has missed kPerArgument times in a row (no key, search or copy the other times).
     std::vector<uint32_t> missesInARow;
   };
   KernelState& stateOf(const analysis::KernelAnalysis& kernel);
