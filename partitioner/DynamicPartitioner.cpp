@@ -185,7 +185,8 @@ KernelCosts DynamicPartitioner::kernelCosts(uint32_t kernel, uint64_t groups) co
 int DynamicPartitioner::dataDevice(const LaunchRecord& rec, const KernelState& ks,
                                    std::vector<std::pair<unsigned, uint64_t>>* inputs) {
   // Where each producer ran (most of its groups): its bytes are there.
-  std::vector<uint64_t> held(n_, 0);
+  auto& held = heldScratch_;
+  held.assign(n_, 0);
   for (const auto& p : rec.producers)
     if (const LaunchRecord* producer = find(p.launch); producer && !producer->groups.empty()) {
       auto most = std::max_element(producer->groups.begin(), producer->groups.end());
@@ -201,9 +202,11 @@ int DynamicPartitioner::dataDevice(const LaunchRecord& rec, const KernelState& k
 
 unsigned DynamicPartitioner::wholeLaunchDevice(uint32_t kernel, uint64_t groups, const LaunchRecord& rec) {
   auto& ks = kernels_[kernel];
-  std::vector<std::pair<unsigned, uint64_t>> inputs; // (device, bytes)
+  auto& inputs = inputsScratch_; // (device, bytes)
+  inputs.clear();
   const int dataDevice = this->dataDevice(rec, ks, &inputs);
-  std::vector<double> cost(n_);
+  auto& cost = costScratch_;
+  cost.assign(n_, 0.0);
   for (unsigned d = 0; d < n_; ++d) {
     // A device that takes turns with the one holding the data (the same hardware: one GPU
     // selected twice, PoCL's pthread devices sharing one pool) cannot run the launch any sooner:
@@ -375,7 +378,6 @@ LaunchPlan DynamicPartitioner::plan(const LaunchRequest& request) {
 
   rec.groups = groups;
   rec.ratios = groupsToRatios(groups);
-  rec.measuredNs.assign(n_, -1.0);
   rec.expected = unsigned(std::count_if(groups.begin(), groups.end(), [](uint64_t g) { return g > 0; }));
   recordHistory(ks, rec.ratios, rec.position, rec.iteration);
   // Inside the kernel sequence, whole iterations are sampled (their measured times stay whole).
@@ -557,7 +559,7 @@ void DynamicPartitioner::attachToSequence(LaunchRecord& rec, bool live) {
     auto profiled = profileEdges_.empty()
                         ? profileEdges_.end()
                         : profileEdges_.find({kernels_[prod->kernel].name, kernels_[rec.kernel].name});
-    auto [edge, inserted] = seq_.edges.try_emplace(key, DependencyVolume(0));
+    auto [edge, inserted] = seq_.edges.try_emplace(key, 0.0); // (no temporary: its deque allocates)
     if (profiled != profileEdges_.end()) {
       if (inserted) edge->second.setPrior(profiled->second);
     } else if (seq_.edgeBuffers[key].insert(p.buffer).second) {
@@ -805,6 +807,7 @@ void DynamicPartitioner::reportKernelTime(uint64_t launchId, unsigned device, ui
                                           uint64_t enqueuedNs) {
   std::lock_guard lock(mutex_);
   LaunchRecord* rec = find(launchId);
+  if (rec && rec->measuredNs.empty()) rec->measuredNs.assign(n_, -1.0); // made at the first report
   if (!rec || device >= n_ || rec->measuredNs[device] >= 0) {
     log().debug("partitioner: ignoring kernel time for launch {} device {}", launchId, device);
     return;

@@ -101,7 +101,7 @@ private:
     std::vector<Producer> producers;
     int probed = -1;                  // the device given one group to probe it (maybeProbe)
     bool probeMoveCounted = false;    // its moves' cost was noted (KernelState::probeMoveNs)
-    std::vector<double> measuredNs;   // -1 until reported
+    std::vector<double> measuredNs;   // -1 until reported (empty: nothing reported yet)
     struct Span {
       uint64_t start = 0, end = 0, enqueued = 0; // host clock (0: unknown)
     };
@@ -254,6 +254,10 @@ private:
 
   uint64_t nextLaunch_ = 1;
   std::unordered_map<uint64_t, LaunchRecord> launches_;
+  // Scratch of wholeLaunchDevice() and dataDevice() (every launch that runs whole asks them).
+  std::vector<uint64_t> heldScratch_;
+  std::vector<std::pair<unsigned, uint64_t>> inputsScratch_;
+  std::vector<double> costScratch_;
   std::deque<uint64_t> launchOrder_;
   std::unordered_map<uint64_t, uint64_t> lastWriter_; // buffer -> launch
 

@@ -103,6 +103,46 @@ uint32_t LaunchPlanner::splitDimension(const LaunchInput& input, const std::stri
   return analysis::defaultSplitDimension(input.range);
 }
 
+void LaunchPlanner::Repeatable::retarget(const analysis::NDRange& to, uint32_t toDim) {
+  range = to;
+  dim = toDim;
+  request.groups = to.groups(dim);
+  request.groupSize = to.local[0] * to.local[1] * to.local[2];
+  request.otherGroups = 1;
+  for (unsigned d = 0; d < to.dims; ++d)
+    if (d != dim) request.otherGroups *= to.groups(d);
+  request.splittable = splittable && request.groups > 1;
+}
+
+LaunchPlanner::Repeatable*
+LaunchPlanner::repeatable(std::span<const uint64_t> buffers, const analysis::NDRange& appRange,
+                          FunctionRef<std::array<uint64_t, 3>(const analysis::NDRange&)> resolveLocal) {
+  auto it = std::find_if(repeatables_.rbegin(), repeatables_.rend(), [&](const Repeatable& r) {
+    return std::equal(r.buffers.begin(), r.buffers.end(), buffers.begin(), buffers.end());
+  });
+  if (it == repeatables_.rend()) return nullptr;
+  Repeatable& r = *it;
+  if (r.appRange.dims != appRange.dims) return nullptr;
+  if (r.appRange.global == appRange.global && r.appRange.local == appRange.local)
+    return &r; // offsets do not change the request
+  analysis::NDRange range = appRange;
+  if (!range.local[0]) range.local = resolveLocal(range);
+  // Another range (a k-loop's shrinking one): its groups along the dimension chosen before (a
+  // launch kept whole runs all of them wherever they are counted; one split is planned along
+  // the dimension chosen for it, and the request follows).
+  r.appRange = appRange;
+  r.retarget(range, r.dim);
+  return &r;
+}
+
+void LaunchPlanner::remember(Repeatable launch) {
+  auto same = std::find_if(repeatables_.begin(), repeatables_.end(),
+                           [&](const Repeatable& r) { return r.buffers == launch.buffers; });
+  if (same != repeatables_.end()) repeatables_.erase(same);
+  else if (repeatables_.size() >= kEntries) repeatables_.erase(repeatables_.begin());
+  repeatables_.push_back(std::move(launch));
+}
+
 LaunchPlan LaunchPlanner::plan(const LaunchInput& input, const std::string& key, std::vector<uint64_t> groups) {
   LaunchPlan plan;
   groups.resize(input.devices.size(), 0);

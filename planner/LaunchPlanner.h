@@ -5,9 +5,12 @@
 #pragma once
 
 #include "planner/LaunchPlan.h"
+#include "partitioner/Partitioner.h"
 #include "planner/RegionMemo.h"
+#include "support/FunctionRef.h"
 
 #include <mutex>
+#include <span>
 #include <string>
 
 namespace clsplit::planner {
@@ -33,6 +36,29 @@ public:
 
   // How often argument regions were reused or instantiated (tests, dry runs).
   RegionMemo::Stats regionStats() const { return regions_.stats(); }
+
+  // The partitioner's request for a launch of this kernel on given buffers, remembered: a
+  // launch on the same buffers asks with it (its groups updated when the range changed) and, kept
+  // whole where its data is, runs without binding arguments, keying the launch or choosing a
+  // dimension. Not locked: the caller serialises the kernel's launches (the planning lock).
+  struct Repeatable {
+    std::vector<uint64_t> buffers;       // per argument: the buffer's id, 0 for none
+    analysis::NDRange appRange;          // as the application gave it (local 0: left to us)
+    analysis::NDRange range;             // local size resolved
+    uint32_t dim = 0;
+    partition::LaunchRequest request;
+    bool splittable = false;             // the kernel's (one work-group launches aside)
+    std::optional<std::string> fallback; // why the kernel cannot be split, if it cannot
+    // The request's groups for `range` along `dim`.
+    void retarget(const analysis::NDRange& range, uint32_t dim);
+  };
+  // The request remembered for these buffers, if `appRange` has as many dimensions; a range
+  // that changed is counted in its groups (`resolveLocal` gives the local size of a range
+  // without one).
+  Repeatable* repeatable(std::span<const uint64_t> buffers, const analysis::NDRange& appRange,
+                         FunctionRef<std::array<uint64_t, 3>(const analysis::NDRange&)> resolveLocal);
+  // Remembers `launch` (the oldest of a few goes: ping-ponged buffers alternate between two).
+  void remember(Repeatable launch);
 
 private:
   static constexpr size_t kEntries = 4; // ping-ponged buffers alternate between a few launches
@@ -65,6 +91,7 @@ private:
   // Below the slicing memo: a launch whose key changed re-instantiates only the arguments whose
   // regions depend on what changed.
   RegionMemo regions_;
+  std::vector<Repeatable> repeatables_; // newest last
 };
 
 } // namespace clsplit::planner

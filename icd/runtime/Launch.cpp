@@ -14,6 +14,7 @@
 #include "icd/runtime/Runtime.h"
 #include "icd/runtime/Trace.h"
 #include "icd/runtime/Transfers.h"
+#include "partitioner/GroupSplit.h"
 #include "partitioner/Partitioner.h"
 #include "planner/PlanPrinter.h"
 #include "support/Log.h"
@@ -199,44 +200,91 @@ FenceRef launchKernel(Queue& queue, Kernel& kernel, const NDRange& appRange, std
     }
   }
   if (auto gate = queue.gate()) waits.push_back(gate);
-  // A split needs the local size the vendor would pick (slices are whole work-groups).
   const bool localGiven = appRange.local[0] != 0;
-  NDRange range = appRange;
-  if (!localGiven) range.local = planner::explicitLocalSize(range, kernel.maxWorkGroupSize(), kernel.requiredWorkGroupSize());
-
-  // 2. Bind the arguments.
-  BoundLaunch bound(kernel, range, localGiven, queue);
-  const planner::LaunchInput& input = bound.input;
-
-  // 3. Decide the shares.
-  std::optional<std::string> fallback;
-  if (slots > 1 && !only) {
-    if (!input.analysis) fallback = "the kernel was not analysed (program built without analysis)";
-    else if (input.analysis->unsplittableReason) fallback = *input.analysis->unsplittableReason;
-    else if (input.unsplittable) fallback = *input.unsplittable;
-  }
-  const bool splittable = slots > 1 && !only && !fallback;
-  const std::string key = kernel.planner().key(input);
-  const uint32_t dim = splittable ? kernel.planner().splitDimension(input, key) : analysis::defaultSplitDimension(range);
-  partition::LaunchRequest request = requestFor(kernel, bound, dim);
-  request.splittable = splittable && request.groups > 1;
-  // Only a report or trace shows it: no string per launch of a program of one-group kernels.
-  if (splittable && request.groups <= 1 && (rt.reporting() || Trace::active()))
-    fallback = "one work-group along dimension " + std::to_string(dim) + ": nothing to divide";
+  auto resolveLocal = [&kernel](const NDRange& r) {
+    return planner::explicitLocalSize(r, kernel.maxWorkGroupSize(), kernel.requiredWorkGroupSize());
+  };
+  LaunchBuffers buffers;
+  kernel.bindBuffers(buffers.mems);
+  buffers.ids.reserve(buffers.mems.size());
+  for (const auto& mem : buffers.mems) buffers.ids.push_back(mem ? mem->id() : 0);
 
   std::unique_lock plan(context.planMutex());
   HostSpan span("plan launch");
-  partition::LaunchPlan decision = rt.partitioner().plan(request);
+
+  // 2. A launch on buffers this kernel was launched on before: the partitioner is asked with the
+  //    request remembered for them. Kept whole on a device that holds all its data, it runs as is.
+  std::optional<partition::LaunchPlan> asked;
+  uint32_t askedDim = 0;
+  planner::LaunchPlanner& planner = kernel.planner();
+  if (slots > 1 && !only)
+    if (auto* known = planner.repeatable(buffers.ids, appRange, resolveLocal)) {
+      asked = rt.partitioner().plan(known->request);
+      askedDim = known->dim;
+      asked->groups.resize(slots, 0);
+      if (auto device = onlyDeviceOf(asked->groups); device && residentOn(kernel, buffers, *device)) {
+        std::optional<std::string> oneGroup;
+        if (known->splittable && known->request.groups <= 1 && (rt.reporting() || Trace::active()))
+          oneGroup = "one work-group along dimension " + std::to_string(known->dim) + ": nothing to divide";
+        const std::string* fallback = known->fallback ? &*known->fallback : oneGroup ? &*oneGroup : nullptr;
+        if (Trace::active()) span.setArgs("\"kernel\": \"" + kernel.name() + "\", \"split\": false");
+        ResidentRecord record{asked->launchId, asked->measure, asked->groups[*device], fallback};
+        return launchResident(queue, kernel, appRange, buffers, *device, waits, record, profiled);
+      }
+    }
+
+  // 3. Bind the arguments (a split needs the local size the vendor would pick: slices are whole
+  //    work-groups).
+  NDRange range = appRange;
+  if (!localGiven) range.local = resolveLocal(range);
+  BoundLaunch bound(kernel, range, localGiven, queue);
+  const planner::LaunchInput& input = bound.input;
+
+  // 4. Decide the shares.
+  std::optional<std::string> kernelFallback;
+  if (slots > 1 && !only) {
+    if (!input.analysis) kernelFallback = "the kernel was not analysed (program built without analysis)";
+    else if (input.analysis->unsplittableReason) kernelFallback = *input.analysis->unsplittableReason;
+    else if (input.unsplittable) kernelFallback = *input.unsplittable;
+  }
+  std::optional<std::string> fallback = kernelFallback;
+  const bool splittable = slots > 1 && !only && !fallback;
+  const std::string key = planner.key(input);
+  const uint32_t dim = splittable ? planner.splitDimension(input, key) : analysis::defaultSplitDimension(range);
+  // Only a report or trace shows it: no string per launch of a program of one-group kernels.
+  if (splittable && range.groups(dim) <= 1 && (rt.reporting() || Trace::active()))
+    fallback = "one work-group along dimension " + std::to_string(dim) + ": nothing to divide";
+
+  partition::LaunchPlan decision;
+  bool remapped = false;
+  if (asked) {
+    decision = std::move(*asked);
+    if (askedDim != dim) {
+      // Asked in groups of another dimension than this launch's plan uses: the same shares along
+      // this one (its times are not reported), and the request follows for the next launches.
+      decision.groups = partition::ratiosToGroups(partition::groupsToRatios(decision.groups), range.groups(dim));
+      remapped = true;
+      if (auto* known = planner.repeatable(buffers.ids, appRange, resolveLocal)) known->retarget(range, dim);
+    }
+  } else {
+    partition::LaunchRequest request = requestFor(kernel, bound, dim);
+    request.splittable = splittable && request.groups > 1;
+    decision = rt.partitioner().plan(request);
+    if (slots > 1 && !only) {
+      planner::LaunchPlanner::Repeatable known{{buffers.ids.begin(), buffers.ids.end()}, appRange, range, dim,
+                                               std::move(request), splittable, kernelFallback};
+      planner.remember(std::move(known));
+    }
+  }
   std::vector<uint64_t> groups = decision.groups;
   groups.resize(slots, 0);
   if (auto device = onlyDeviceOf(groups)) {
     // Kept whole on a device that holds every buffer it uses: no plan needed either.
-    LaunchBuffers buffers;
-    for (const auto& a : bound.args()) buffers.mems.push_back(a.kind == Kernel::ArgKind::Mem ? a.mem : nullptr);
     if (residentOn(kernel, buffers, *device)) {
       span.setArgs("\"kernel\": \"" + kernel.name() + "\", \"split\": false");
       if (fallback) logUnsplitOnce(kernel, *fallback);
-      ResidentRecord record{decision.launchId, decision.measure, groups[*device], fallback ? &*fallback : nullptr};
+      ResidentRecord record{decision.launchId, decision.measure && !remapped, groups[*device],
+                            fallback ? &*fallback : nullptr};
       return launchResident(queue, kernel, appRange, buffers, *device, waits, record, profiled);
     }
   }
@@ -280,7 +328,7 @@ FenceRef launchKernel(Queue& queue, Kernel& kernel, const NDRange& appRange, std
   plan.unlock();
 
   // 6. Record the launch.
-  const bool measured = decision.measure && !launchPlan.remapped;
+  const bool measured = decision.measure && !launchPlan.remapped && !remapped;
   rt.report().noteTransfers(done.transfers);
   rt.report().noteLaunch(kernel.name(), done.groupsPerDevice, launchPlan.split(), fallback, done.subKernels,
                          done.transfers, launchPlan.boundaryFirst());

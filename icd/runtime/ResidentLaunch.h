@@ -20,6 +20,7 @@ struct LaunchBuffers {
   std::array<std::byte, 512> arena;
   std::pmr::monotonic_buffer_resource resource{arena.data(), arena.size()};
   std::pmr::vector<std::shared_ptr<Mem>> mems{&resource};
+  std::pmr::vector<uint64_t> ids{&resource}; // Mem::id() per argument, 0 for none (when filled)
 };
 
 // Whether every buffer of the launch is valid on `slot`, and no other device holds any byte of

@@ -517,3 +517,63 @@ TEST_CASE("a changed scalar re-instantiates only the arguments whose regions use
   CHECK(planner.regionStats().reused - before.reused == 2);
   CHECK(planner.regionStats().instantiated - before.instantiated == 2);
 }
+
+TEST_CASE("a launch on remembered buffers gets their request, counted in its own groups", "[planner]") {
+  LaunchPlanner planner;
+  analysis::NDRange range;
+  range.global = {1024, 1, 1};
+  range.local = {64, 1, 1};
+  LaunchPlanner::Repeatable known;
+  known.buffers = {7, 0, 9};
+  known.appRange = range;
+  known.range = range;
+  known.splittable = true;
+  known.request.kernel = "k";
+  known.request.buffers = {{7, true, false, 4096}, {9, false, true, 4096}};
+  known.retarget(range, 0);
+  planner.remember(known);
+  int resolved = 0;
+  auto resolve = [&](const analysis::NDRange&) {
+    ++resolved;
+    return std::array<uint64_t, 3>{32, 1, 1};
+  };
+  const std::vector<uint64_t> same{7, 0, 9}, swapped{9, 0, 7};
+  REQUIRE(planner.repeatable(swapped, range, resolve) == nullptr); // other buffers: not known
+
+  auto* hit = planner.repeatable(same, range, resolve);
+  REQUIRE(hit != nullptr);
+  CHECK(hit->request.groups == 16);
+  CHECK(hit->request.groupSize == 64);
+  CHECK(hit->request.splittable);
+  CHECK(resolved == 0); // an unchanged range needs nothing resolved
+
+  // A shrinking range left to the implementation: resolved once, and counted in its groups.
+  analysis::NDRange smaller = range;
+  smaller.global = {32, 1, 1};
+  smaller.local = {0, 0, 0};
+  hit = planner.repeatable(same, smaller, resolve);
+  REQUIRE(hit != nullptr);
+  CHECK(resolved == 1);
+  CHECK(hit->request.groups == 1);
+  CHECK(hit->request.groupSize == 32);
+  CHECK_FALSE(hit->request.splittable); // one group: nothing to divide
+  CHECK(hit->request.buffers.size() == 2);
+
+  analysis::NDRange twoD = range;
+  twoD.dims = 2;
+  CHECK(planner.repeatable(same, twoD, resolve) == nullptr);
+
+  // Ping-pong: both orders are remembered; a fifth set of buffers pushes out the oldest.
+  LaunchPlanner::Repeatable other = known;
+  other.buffers = swapped;
+  planner.remember(other);
+  CHECK(planner.repeatable(same, range, resolve) != nullptr);
+  CHECK(planner.repeatable(swapped, range, resolve) != nullptr);
+  for (uint64_t id = 100; id < 103; ++id) {
+    LaunchPlanner::Repeatable more = known;
+    more.buffers = {id};
+    planner.remember(more);
+  }
+  CHECK(planner.repeatable(same, range, resolve) == nullptr);
+  CHECK(planner.repeatable(swapped, range, resolve) != nullptr);
+}
