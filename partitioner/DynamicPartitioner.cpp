@@ -40,6 +40,10 @@ constexpr uint64_t kSampleEveryMax = 64;
 // kernel's time so far; the next probe of that device waits for 4x as many launches.
 constexpr uint64_t kFirstProbe = 16;
 constexpr uint64_t kProbeBackoff = 4;
+// A kernel whole on one device for this many launches in a row, with no launch of any kernel
+// split for kGatherQuiet launches, has its buffers gathered there (LaunchPlan::gather).
+constexpr uint64_t kGatherStreak = 4;
+constexpr uint64_t kGatherQuiet = 32;
 // An unmeasured kernel is shared evenly between identical devices when each share is at least
 // this many waves of the work-groups a device runs at once (evenOverIdentical).
 constexpr double kEvenPriorWaves = 4;
@@ -334,13 +338,17 @@ LaunchPlan DynamicPartitioner::plan(const LaunchRequest& request) {
     // bookkeeping (this runs on every launch, on the application's thread).
     std::vector<uint64_t> groups = fixedGroups(request, k);
     noteGroups(ks, groups, request.groups);
+    // (A fixed split does not change: one launch whole is a streak.)
+    const bool gather = noteWholeStreak(ks, groups) >= 1 && launchesSinceSplit_ >= kGatherQuiet;
     if (ks.history.empty() || groups != ks.lastFixedGroups) { // the history only records changes
       recordHistory(ks, groupsToRatios(groups), std::nullopt, 0);
       ks.lastFixedGroups = groups;
     } else {
       ++ks.launches;
     }
-    return LaunchPlan{id, std::move(groups)};
+    LaunchPlan plan{id, std::move(groups)};
+    plan.gather = gather;
+    return plan;
   }
 
   LaunchRecord rec;
@@ -387,15 +395,30 @@ LaunchPlan DynamicPartitioner::plan(const LaunchRequest& request) {
     for (uint32_t other : seq_.kernels) settled = std::min(settled, settledFor(kernels_[other]));
   const uint64_t tick = rec.position ? rec.iteration : ks.launches;
   const uint64_t every = std::clamp<uint64_t>(std::bit_floor(settled / 16), kSampleEvery, kSampleEveryMax);
-  bool timed = settled < kSettledLaunches || tick % every == 0;
+  // Settled, a sample is also at least options_.minSampleIntervalNs after the last one: a
+  // timed launch costs the same whatever the kernel's length, so short launches are sampled
+  // by time, not by count.
+  auto due = [&](std::chrono::steady_clock::time_point& last) {
+    if (settled < kSettledLaunches) return true;
+    if (tick % every != 0) return false;
+    const auto now = std::chrono::steady_clock::now();
+    if (last != std::chrono::steady_clock::time_point{} &&
+        std::chrono::duration<double, std::nano>(now - last).count() < options_.minSampleIntervalNs)
+      return false;
+    last = now;
+    return true;
+  };
+  bool timed = false;
   if (rec.position) {
     // Decided once per iteration, at its first launch: an iteration is timed whole or not at all
     // (`settled` moves during it).
     if (seq_.samplingIteration != rec.iteration) {
       seq_.samplingIteration = rec.iteration;
-      seq_.timeIteration = timed;
+      seq_.timeIteration = due(seq_.lastSample);
     }
     timed = seq_.timeIteration;
+  } else {
+    timed = due(ks.lastSample);
   }
   const bool measure = rec.expected > 1 || timed;
   double predicted = 0;
@@ -408,11 +431,13 @@ LaunchPlan DynamicPartitioner::plan(const LaunchRequest& request) {
       predicted = std::max(predicted, shareNs(k, d, double(groups[d])));
     }
 
+  const uint64_t streak = noteWholeStreak(ks, groups);
+  LaunchPlan plan{id, groups, measure};
+  plan.predictedNs = predicted;
+  plan.gather = streak >= kGatherStreak && launchesSinceSplit_ >= kGatherQuiet;
   launches_.emplace(id, std::move(rec));
   launchOrder_.push_back(id);
   forgetOldLaunches();
-  LaunchPlan plan{id, std::move(groups), measure};
-  plan.predictedNs = predicted;
   return plan;
 }
 
@@ -456,6 +481,24 @@ std::vector<uint64_t> DynamicPartitioner::fixedGroups(const LaunchRequest& reque
   }
   groups[d] = request.groups;
   return groups;
+}
+
+uint64_t DynamicPartitioner::noteWholeStreak(KernelState& ks, const std::vector<uint64_t>& groups) {
+  int only = -1;
+  for (unsigned d = 0; d < groups.size(); ++d)
+    if (groups[d]) {
+      if (only >= 0) { // split
+        launchesSinceSplit_ = 0;
+        ks.wholeStreak = 0;
+        ks.wholeStreakDevice = -1;
+        return 0;
+      }
+      only = int(d);
+    }
+  ++launchesSinceSplit_;
+  ks.wholeStreak = only == ks.wholeStreakDevice ? ks.wholeStreak + 1 : 1;
+  ks.wholeStreakDevice = only;
+  return ks.wholeStreak;
 }
 
 void DynamicPartitioner::noteGroups(KernelState& ks, const std::vector<uint64_t>& groups, uint64_t total) {

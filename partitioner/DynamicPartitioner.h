@@ -73,6 +73,9 @@ private:
     uint64_t settledAfter = 0;  // launches until the last ratio change above 2 %
     std::vector<uint64_t> lastFixedGroups; // fixed strategies: the split of the last history entry
     int lastWholeDevice = -1;              // where its last launch that could not be split ran
+    std::chrono::steady_clock::time_point lastSample{}; // of its last timed launch (outside a sequence)
+    uint64_t wholeStreak = 0;              // its last launches in a row whole on wholeStreakDevice
+    int wholeStreakDevice = -1;
     std::vector<uint64_t> nextProbe;       // per device: launch count of its next probe (maybeProbe)
     std::vector<double> probeMoveNs;       // per device: what moving its last probe's inputs cost
     uint64_t probes = 0;
@@ -138,6 +141,7 @@ private:
     std::chrono::steady_clock::time_point lastIterationStart{};
     uint64_t samplingIteration = UINT64_MAX; // the iteration timeIteration was decided for
     bool timeIteration = true;
+    std::chrono::steady_clock::time_point lastSample{}; // when the last timed iteration began
   };
 
   // Everything below runs with mutex_ held.
@@ -213,6 +217,9 @@ private:
   std::vector<uint64_t> fixedGroups(const LaunchRequest& request, uint32_t kernel) const;
   // Notes a launch's split (the home device follows recent launches).
   void noteGroups(KernelState& kernel, const std::vector<uint64_t>& groups, uint64_t total);
+  // Counts the kernel's launches in a row whole on one device (returned) and the launches since
+  // one was split (LaunchPlan::gather).
+  uint64_t noteWholeStreak(KernelState& kernel, const std::vector<uint64_t>& groups);
   LaunchRecord* find(uint64_t id);
   void forgetOldLaunches();
 
@@ -254,6 +261,7 @@ private:
 
   uint64_t nextLaunch_ = 1;
   std::unordered_map<uint64_t, LaunchRecord> launches_;
+  uint64_t launchesSinceSplit_ = 0; // launches planned since the last one split (any kernel)
   // Scratch of wholeLaunchDevice() and dataDevice() (every launch that runs whole asks them).
   std::vector<uint64_t> heldScratch_;
   std::vector<std::pair<unsigned, uint64_t>> inputsScratch_;

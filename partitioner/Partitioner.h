@@ -83,6 +83,11 @@ struct LaunchPlan {
   // The slowest device's predicted time for its share, from its measurements of this kernel
   // (0: some device with work has none, or the strategy measures nothing).
   double predictedNs = 0;
+  // Whole on the device that ran this kernel's last launches too, while no launch has been
+  // split lately: the launch's buffers are best brought there whole (once), where the launches
+  // that follow find them (a single-device runtime's layout). A split layout that other
+  // kernels still use is never gathered.
+  bool gather = false;
 };
 
 // producerLaunchId for bytes that came from the host (application writes), not from a launch.
@@ -106,6 +111,10 @@ struct PartitionerOptions {
   double noiseGainFactor = 1.0;
   // Weight of a new measurement at an unchanged split (exponential smoothing of per-group time).
   double smoothing = 0.5;
+  // A launch (or iteration) whose split has settled is timed at most once in this long: timing
+  // costs an event and a callback (on NVIDIA, more than a short launch itself), so a kernel of
+  // a few microseconds is sampled once in hundreds of launches, a long one as before.
+  double minSampleIntervalNs = 1e6;
   // Longest kernel sequence (launches per iteration) that sequence detection looks for.
   unsigned maxSequenceLength = 64;
   // Ratio history kept per kernel for reportJson() (oldest entries dropped beyond it).

@@ -160,6 +160,18 @@ void makeResident(Queue& queue, const LaunchBuffers& buffers, unsigned slot) {
   if (auto* trace = Trace::active()) trace->transfers(log);
 }
 
+// A launch kept whole on `slot`: whether it can run there as is (ResidentLaunch.h), after
+// bringing its buffers there whole when the partitioner says they belong there
+// (partition::LaunchPlan::gather). Copies other devices hold of the buffers it may write are
+// then dropped by the launch (a single-device runtime's layout: later launches find it).
+bool runsAsIs(Queue& queue, const Kernel& kernel, const LaunchBuffers& buffers, unsigned slot, bool gather) {
+  if (residentOn(kernel, buffers, slot)) return true;
+  if (!gather) return false;
+  makeResident(queue, buffers, slot);
+  return std::all_of(buffers.mems.begin(), buffers.mems.end(),
+                     [&](const auto& mem) { return !mem || mem->storage().validEverywhereOn(slot); });
+}
+
 void logUnsplitOnce(const Kernel& kernel, const std::string& reason) {
   static std::mutex onceMutex;
   static std::set<std::string> logged;
@@ -222,7 +234,7 @@ FenceRef launchKernel(Queue& queue, Kernel& kernel, const NDRange& appRange, std
       asked = rt.partitioner().plan(known->request);
       askedDim = known->dim;
       asked->groups.resize(slots, 0);
-      if (auto device = onlyDeviceOf(asked->groups); device && residentOn(kernel, buffers, *device)) {
+      if (auto device = onlyDeviceOf(asked->groups); device && runsAsIs(queue, kernel, buffers, *device, asked->gather)) {
         std::optional<std::string> oneGroup;
         if (known->splittable && known->request.groups <= 1 && (rt.reporting() || Trace::active()))
           oneGroup = "one work-group along dimension " + std::to_string(known->dim) + ": nothing to divide";
@@ -280,7 +292,7 @@ FenceRef launchKernel(Queue& queue, Kernel& kernel, const NDRange& appRange, std
   groups.resize(slots, 0);
   if (auto device = onlyDeviceOf(groups)) {
     // Kept whole on a device that holds every buffer it uses: no plan needed either.
-    if (residentOn(kernel, buffers, *device)) {
+    if (runsAsIs(queue, kernel, buffers, *device, decision.gather)) {
       span.setArgs("\"kernel\": \"" + kernel.name() + "\", \"split\": false");
       if (fallback) logUnsplitOnce(kernel, *fallback);
       ResidentRecord record{decision.launchId, decision.measure && !remapped, groups[*device],

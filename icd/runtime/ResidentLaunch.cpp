@@ -81,7 +81,8 @@ device::FenceRef launchResident(Queue& queue, Kernel& kernel, const analysis::ND
     groupsPerSlot[slot] = record.groups;
     std::vector<std::pair<unsigned, device::FenceRef>> subKernels{{slot, done}};
     report.noteLaunch(kernel.name(), groupsPerSlot, false,
-                      record.fallback ? std::optional<std::string>(*record.fallback) : std::nullopt, subKernels, {});
+                      record.fallback ? std::optional<std::string>(*record.fallback) : std::nullopt, subKernels, {},
+                      false, /*resident=*/true);
     if (record.launchId) rt.recordLaunch(record.launchId, record.measure, subKernels, groupsPerSlot, {});
   }
   return done;

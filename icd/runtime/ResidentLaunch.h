@@ -28,7 +28,9 @@ struct LaunchBuffers {
 // from the storages' cached summaries. Call with the context's planning lock held.
 bool residentOn(const Kernel& kernel, const LaunchBuffers& buffers, unsigned slot);
 
-// Enqueues the whole launch on `slot` (residentOn(slot) must hold, under the same planning lock)
+// Enqueues the whole launch on `slot` (residentOn(slot) must hold under the same planning lock,
+// or `slot` hold every byte of the buffers: the copies other devices hold of those the kernel may
+// write are then dropped)
 // and records it: for the partitioner as launch `launchId` of `groups` work-groups along its
 // split dimension (0: a launch it did not plan), timed when `measure` (or the application
 // profiles it). `range.local` is the application's (zeros: NULL). Returns its fence.

@@ -61,7 +61,7 @@ void RunReport::account(KernelStats& kernel, unsigned slot, size_t launch, uint6
 void RunReport::noteLaunch(const std::string& kernel, const std::vector<uint64_t>& groupsPerSlot,
                            bool split, const std::optional<std::string>& fallbackReason,
                            const std::vector<std::pair<unsigned, device::FenceRef>>& subKernels,
-                           const buffer::TransferLog& transfers, bool boundaryFirst) {
+                           const buffer::TransferLog& transfers, bool boundaryFirst, bool resident) {
   if (!enabled_) return;
   size_t index = SIZE_MAX;
   KernelStats* stats = nullptr;
@@ -82,6 +82,7 @@ void RunReport::noteLaunch(const std::string& kernel, const std::vector<uint64_t
     ++k.launches;
     if (split) ++k.splitLaunches;
     if (boundaryFirst) ++k.boundaryFirstLaunches;
+    if (resident) ++k.residentLaunches;
     if (fallbackReason && !split) {
       auto& reasons = k.fallbackReasons;
       auto it = std::find_if(reasons.begin(), reasons.end(), [&](const auto& r) { return r.first == *fallbackReason; });
@@ -137,7 +138,8 @@ std::string RunReport::json(const std::string& partitionerJson) const {
   for (const auto& [name, k] : kernels_) {
     out << (first ? "" : ",") << "\n    " << jsonString(name) << ": {\"launches\": " << k.launches
         << ", \"split_launches\": " << k.splitLaunches
-        << ", \"boundary_first_launches\": " << k.boundaryFirstLaunches << ", \"fallback_reason\": "
+        << ", \"boundary_first_launches\": " << k.boundaryFirstLaunches
+        << ", \"resident_launches\": " << k.residentLaunches << ", \"fallback_reason\": "
         << (k.fallbackReasons.empty() ? "null" : jsonString(mostFrequent(k.fallbackReasons)))
         << ", \"fallback_reasons\": {";
     for (size_t r = 0; r < k.fallbackReasons.size(); ++r)

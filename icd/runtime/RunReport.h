@@ -23,11 +23,12 @@ public:
   bool enabled() const { return enabled_; }
 
   // One launch: groups per slot (all zero but one when unsplit), why it was not split (if it
-  // was not), and the sub-kernel fences whose device time is accumulated when they complete.
+  // was not), and the sub-kernel fences whose device time is accumulated when they complete;
+  // `resident`: it ran as is on a device holding all its data (ResidentLaunch.h).
   void noteLaunch(const std::string& kernel, const std::vector<uint64_t>& groupsPerSlot,
                   bool split, const std::optional<std::string>& fallbackReason,
                   const std::vector<std::pair<unsigned, device::FenceRef>>& subKernels,
-                  const buffer::TransferLog& transfers, bool boundaryFirst = false);
+                  const buffer::TransferLog& transfers, bool boundaryFirst = false, bool resident = false);
   void noteTransfers(const buffer::TransferLog& log);
 
   std::string json(const std::string& partitionerJson) const;
@@ -39,6 +40,7 @@ private:
     uint64_t launches = 0;
     uint64_t splitLaunches = 0;
     uint64_t boundaryFirstLaunches = 0; // split launches with halo work-groups launched first
+    uint64_t residentLaunches = 0;      // run as is where all their data was (no plan)
     // Why launches ran whole, with how many did: a kernel can run whole for one reason on some
     // launches (one work-group) and split on others. At most kMaxReasons, the rest counted in
     // the last.

@@ -124,5 +124,27 @@ def test_split_follows_moving_load():
               f"{strategy}: device 0's share {before:.2f} before the switch, {after:.2f} after: {h[10:]}")
 
 
+def test_whole_kernel_gathers_its_buffers():
+    """A one-work-group kernel runs whole on one device, reading and writing slabs of buffers
+    that a split launch spread over both: once nothing has been split for a while, its buffers
+    are brought to its device whole and its launches run as is there (no plan per launch)."""
+    program = PROGRAMS / "partial_slabs"
+    direct = run([program, "--launches", "400"],
+                 dict(BASE, POCL_DEVICES="pthread", POCL_MAX_PTHREAD_COUNT="1", OCL_ICD_VENDORS=str(vendors(POCL))),
+                 "direct run")
+    for strategy in ("uniform", "adaptive-comm"):
+        report = TMP / f"gather-{strategy}.json"
+        p = through_clsplit([program, "--launches", "400"], strategy, vendors(POCL), "pthread pthread", report,
+                            f"partial slabs, {strategy}")
+        check(p.stdout == direct.stdout, f"{strategy}: output differs from the direct run: {p.stdout} vs {direct.stdout}")
+        kernels = json.loads(report.read_text())["kernels"]
+        check(kernels["init"]["split_launches"] == 1, f"{strategy}: init was not split: {kernels['init']}")
+        bump = kernels["bump"]
+        check(bump["launches"] == 400 and bump["split_launches"] == 0, f"{strategy}: {bump}")
+        # Gathered after a few dozen launches (LaunchPlan::gather); without it, the device that
+        # runs `bump` would never hold the half of `in` the other one initialised.
+        check(bump["resident_launches"] >= 300, f"{strategy}: only {bump['resident_launches']} of 400 launches ran as is")
+
+
 if __name__ == "__main__":
     main(globals(), sys.argv[3])

@@ -7,6 +7,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <chrono>
+
 #include <cmath>
 #include <numeric>
 
@@ -387,7 +389,9 @@ TEST_CASE("a 2-D kernel's first launch is judged by all of its work-items") {
 
 TEST_CASE("a settled kernel on one device is timed ever more sparsely, at least once in 64 launches") {
   Simulator sim({device("gpu", 1), device("gpu2", 1)}, {{4096, 64}});
-  auto p = make(sim, "adaptive-comm");
+  PartitionerOptions options;
+  options.minSampleIntervalNs = 0; // by count alone (the launches below take no real time)
+  auto p = make(sim, "adaptive-comm", options);
   LaunchRequest req;
   req.kernel = "prog:serial";
   req.groups = 64;
@@ -412,6 +416,63 @@ TEST_CASE("a settled kernel on one device is timed ever more sparsely, at least 
   CHECK(countIn(8, 136) >= 16);        // one in 8 at first
   CHECK(countIn(2000, 3000) <= 17);    // one in 64 once settled for long
   CHECK(countIn(2000, 3000) >= 15);
+}
+
+TEST_CASE("short settled launches are timed by time, not by count") {
+  Simulator sim({device("gpu", 1), device("gpu2", 1)}, {{4096, 64}});
+  PartitionerOptions options;
+  options.minSampleIntervalNs = 50e6; // 50 ms: far longer than the loop below takes
+  auto p = make(sim, "adaptive-comm", options);
+  LaunchRequest req;
+  req.kernel = "prog:serial";
+  req.groups = 64;
+  req.groupSize = 64;
+  req.splittable = false;
+  const auto start = std::chrono::steady_clock::now();
+  unsigned measured = 0, settledMeasured = 0;
+  for (uint64_t i = 0; i < 3000; ++i) {
+    auto plan = p->plan(req);
+    if (!plan.measure) continue;
+    ++measured;
+    if (i >= 8) ++settledMeasured;
+    unsigned d = plan.groups[0] > 0 ? 0 : 1;
+    p->reportKernelTime(plan.launchId, d, plan.groups[d], 2'000);
+  }
+  const double elapsedMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  INFO("3000 plans in " << elapsedMs << " ms");
+  CHECK(measured >= 7); // until settled, every launch
+  // Settled: one sample per 50 ms at most (a count-based one in 64 would be ~46).
+  CHECK(settledMeasured <= 1 + unsigned(elapsedMs / 50));
+}
+
+TEST_CASE("a kernel kept whole on one device gathers its buffers there while nothing is split") {
+  Simulator sim({device("gpu", 1), device("gpu2", 1)}, {{4096, 64}});
+  auto p = make(sim, "adaptive-comm");
+  LaunchRequest whole;
+  whole.kernel = "prog:serial";
+  whole.groups = 64;
+  whole.groupSize = 64;
+  whole.splittable = false;
+  std::vector<bool> gathered;
+  for (int i = 0; i < 40; ++i) {
+    auto plan = p->plan(whole);
+    CHECK(std::count_if(plan.groups.begin(), plan.groups.end(), [](uint64_t g) { return g > 0; }) == 1);
+    gathered.push_back(plan.gather);
+  }
+  CHECK_FALSE(gathered[2]);  // not yet a streak, nor quiet
+  CHECK_FALSE(gathered[20]); // a streak, but only 21 launches since the start
+  CHECK(gathered[39]);
+
+  // A launch split over both devices: their layout is in use, nothing is gathered for a while.
+  LaunchRequest wide = whole;
+  wide.kernel = "prog:wide";
+  wide.groups = 1 << 16;
+  wide.splittable = true;
+  auto split = p->plan(wide);
+  REQUIRE(split.groups[0] > 0);
+  REQUIRE(split.groups[1] > 0);
+  CHECK_FALSE(split.gather);
+  CHECK_FALSE(p->plan(whole).gather);
 }
 
 TEST_CASE("a much slower CPU does no harm") {
