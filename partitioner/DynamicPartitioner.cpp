@@ -44,6 +44,10 @@ constexpr uint64_t kProbeBackoff = 4;
 // split for kGatherQuiet launches, has its buffers gathered there (LaunchPlan::gather).
 constexpr uint64_t kGatherStreak = 4;
 constexpr uint64_t kGatherQuiet = 32;
+// The host's cost per sub-launch: the median of the last kSplitHostSamples split launches, once
+// there are kSplitHostMinSamples (reportSplitHostTime).
+constexpr size_t kSplitHostSamples = 32;
+constexpr size_t kSplitHostMinSamples = 8;
 // An unmeasured kernel is shared evenly between identical devices when each share is at least
 // this many waves of the work-groups a device runs at once (evenOverIdentical).
 constexpr double kEvenPriorWaves = 4;
@@ -70,6 +74,7 @@ DynamicPartitioner::DynamicPartitioner(std::vector<DeviceInfo> devices, Strategy
                                        PartitionerOptions options)
     : devices_(std::move(devices)), spec_(std::move(spec)), options_(options),
       n_(unsigned(devices_.size())), sequence_(options_.maxSequenceLength), transfers_(devices_) {
+  hostOverheadNs_ = options_.hostOverheadPerSubLaunchNs;
   for (const auto& d : devices_)
     launchLatency_.emplace_back(priorLaunchLatencyNs(d), /*trusted=*/d.launchLatencyNs > 0);
   concurrency_.assign(n_, std::vector<Concurrency>(n_));
@@ -176,7 +181,7 @@ double DynamicPartitioner::nsPerGroup(uint32_t kernel, unsigned d) const {
 KernelCosts DynamicPartitioner::kernelCosts(uint32_t kernel, uint64_t groups) const {
   KernelCosts c;
   c.groups = double(std::max<uint64_t>(groups, 1));
-  c.hostOverheadNs = options_.hostOverheadPerSubLaunchNs;
+  c.hostOverheadNs = hostOverheadNs_;
   c.allowed.assign(n_, true);
   for (unsigned d = 0; d < n_; ++d) {
     c.nsPerGroup.push_back(nsPerGroup(kernel, d));
@@ -630,7 +635,7 @@ void DynamicPartitioner::attachToSequence(LaunchRecord& rec, bool live) {
 CostModel DynamicPartitioner::buildCostModel() const {
   CostModel model;
   model.devices = n_;
-  model.hostOverheadNs = options_.hostOverheadPerSubLaunchNs;
+  model.hostOverheadNs = hostOverheadNs_;
   for (unsigned k = 0; k < seq_.kernels.size(); ++k) {
     CostModel::Position pos;
     pos.kernel = seq_.kernels[k];
@@ -844,6 +849,22 @@ void DynamicPartitioner::quiesce() {
 }
 
 // --- Measurements ---------------------------------------------------------------------------
+
+void DynamicPartitioner::reportSplitHostTime(unsigned subLaunches, uint64_t nanoseconds) {
+  if (subLaunches < 2) return;
+  std::lock_guard lock(mutex_);
+  splitHostNs_.push_back(double(nanoseconds) / subLaunches);
+  if (splitHostNs_.size() > kSplitHostSamples) splitHostNs_.pop_front();
+  // The first split launches of a kernel also choose its dimension and instantiate its regions
+  // (milliseconds): the median of several is the steady cost.
+  if (splitHostNs_.size() < kSplitHostMinSamples) return;
+  const double measured = std::max(options_.hostOverheadPerSubLaunchNs,
+                                   median(std::vector<double>(splitHostNs_.begin(), splitHostNs_.end())));
+  if (std::abs(measured - hostOverheadNs_) > 0.2 * hostOverheadNs_) {
+    hostOverheadNs_ = measured;
+    ++modelVersion_; // balanced splits were computed with the old overhead
+  }
+}
 
 void DynamicPartitioner::reportKernelTime(uint64_t launchId, unsigned device, uint64_t groups,
                                           uint64_t nanoseconds, uint64_t startNs, uint64_t endNs,

@@ -46,6 +46,7 @@ public:
                         uint64_t startNs = 0, uint64_t endNs = 0, uint64_t enqueuedNs = 0) override;
   void reportTransfer(unsigned device, Direction direction, uint64_t bytes,
                       uint64_t nanoseconds) override;
+  void reportSplitHostTime(unsigned subLaunches, uint64_t nanoseconds) override;
   void reportDependencyVolume(uint64_t launchId, unsigned device, uint64_t producerLaunchId,
                               uint64_t bytes) override;
   bool saveProfile(const std::string& path) const override;
@@ -262,6 +263,10 @@ private:
   uint64_t nextLaunch_ = 1;
   std::unordered_map<uint64_t, LaunchRecord> launches_;
   uint64_t launchesSinceSplit_ = 0; // launches planned since the last one split (any kernel)
+  // Host time per sub-launch of recent split launches (reportSplitHostTime), and the overhead
+  // the models use: their median once there are enough, never below the option's.
+  std::deque<double> splitHostNs_;
+  double hostOverheadNs_ = 0;
   // Scratch of wholeLaunchDevice() and dataDevice() (every launch that runs whole asks them).
   std::vector<uint64_t> heldScratch_;
   std::vector<std::pair<unsigned, uint64_t>> inputsScratch_;

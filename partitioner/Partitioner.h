@@ -102,7 +102,8 @@ struct PartitionerOptions {
   // or measured so: DeviceInfo::realDevice) stop sharing launches. Off: every pair counts as
   // concurrent (tests of the balancing on devices that share one CPU).
   bool detectTakingTurns = true;
-  // Host-side serial cost of one extra sub-launch (region instantiation, enqueue, events), in ns.
+  // Host-side serial cost of one extra sub-launch (region instantiation, enqueue, events), in ns:
+  // the floor of the estimate measured from split launches (reportSplitHostTime).
   double hostOverheadPerSubLaunchNs = 5000;
   // Change the plan only when the model predicts at least this relative gain, or
   // noiseGainFactor times the measured relative noise (about one standard deviation of a kernel
@@ -153,6 +154,10 @@ public:
                                 uint64_t startNs = 0, uint64_t endNs = 0, uint64_t enqueuedNs = 0) = 0;
   virtual void reportTransfer(unsigned device, Direction direction, uint64_t bytes,
                               uint64_t nanoseconds) = 0;
+  // The host time of one split launch of `subLaunches` sub-kernels, from the enqueue call to its
+  // return: what a split costs the host (planning, moves, vendor calls; ~50-150 us on NVIDIA,
+  // more than a short kernel) is then part of the model, so short launches stay whole.
+  virtual void reportSplitHostTime(unsigned subLaunches, uint64_t nanoseconds) = 0;
   // Bytes moved to `device` before launch `launchId` that were produced by `producerLaunchId`.
   virtual void reportDependencyVolume(uint64_t launchId, unsigned device,
                                       uint64_t producerLaunchId, uint64_t bytes) = 0;

@@ -50,6 +50,7 @@ std::string DynamicPartitioner::reportJson() const {
   j.key("convergedAtIteration").value(converged);
   j.endObject();
 
+  j.key("hostOverheadPerSubLaunchNs").value(hostOverheadNs_);
   j.key("lp").beginObject();
   j.key("solves").value(solves_);
   j.key("skippedUnchanged").value(skippedSolves_);

@@ -20,6 +20,7 @@
 #include "support/Log.h"
 
 #include <algorithm>
+#include <chrono>
 #include <mutex>
 #include <set>
 
@@ -247,6 +248,7 @@ FenceRef launchKernel(Queue& queue, Kernel& kernel, const NDRange& appRange, std
 
   // 3. Bind the arguments (a split needs the local size the vendor would pick: slices are whole
   //    work-groups).
+  const auto planned = std::chrono::steady_clock::now(); // what a split costs the host, from here
   NDRange range = appRange;
   if (!localGiven) range.local = resolveLocal(range);
   BoundLaunch bound(kernel, range, localGiven, queue);
@@ -338,6 +340,10 @@ FenceRef launchKernel(Queue& queue, Kernel& kernel, const NDRange& appRange, std
     span.setArgs("\"kernel\": \"" + kernel.name() + "\", \"split\": " + (launchPlan.split() ? "true" : "false"));
   timed.reset();
   plan.unlock();
+  if (launchPlan.split())
+    rt.partitioner().reportSplitHostTime(
+        unsigned(done.subKernels.size()),
+        uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - planned).count()));
 
   // 6. Record the launch.
   const bool measured = decision.measure && !launchPlan.remapped && !remapped;

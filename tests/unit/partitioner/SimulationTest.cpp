@@ -475,6 +475,34 @@ TEST_CASE("a kernel kept whole on one device gathers its buffers there while not
   CHECK_FALSE(p->plan(whole).gather);
 }
 
+TEST_CASE("what a split costs the host, once measured, keeps launches whole that it would not repay") {
+  // The wide launch of the test above (~0.2 ms by the priors) is split while a sub-launch is
+  // assumed to cost the host 5 us; once split launches were measured to cost 2 ms each, no
+  // longer (a split would save ~0.1 ms of device time).
+  Simulator sim({device("gpu0", 1), device("gpu1", 1)}, {{4096, 64}});
+  LaunchRequest req;
+  req.kernel = "prog:wide";
+  req.groups = 64;
+  req.groupSize = 256;
+  req.otherGroups = 4096;
+  req.buffers = {{0, false, true, 4096 * 64}};
+  auto p = make(sim, "adaptive-comm");
+  auto before = p->plan(req).groups;
+  CHECK((before[0] > 0 && before[1] > 0));
+  auto q = make(sim, "adaptive-comm");
+  for (int i = 0; i < 7; ++i) q->reportSplitHostTime(2, 4'000'000);
+  auto early = q->plan(req).groups; // 7 samples: not yet trusted (first splits cost more)
+  CHECK((early[0] > 0 && early[1] > 0));
+  q->reportSplitHostTime(2, 4'000'000);
+  req.kernel = "prog:wide2"; // a kernel with no split remembered
+  auto after = q->plan(req).groups;
+  CHECK((after[0] == 0 || after[1] == 0));
+  const std::string json = q->reportJson();
+  const auto key = json.find("\"hostOverheadPerSubLaunchNs\"");
+  REQUIRE(key != std::string::npos);
+  CHECK(json.compare(json.find(':', key) + 1, 5, "2e+06") == 0);
+}
+
 TEST_CASE("a much slower CPU does no harm") {
   // A GPU and a CPU 100x slower on another platform (staged transfers): a Jacobi step.
   auto cpu = device("cpu", 100, 30'000);
