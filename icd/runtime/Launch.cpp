@@ -1,11 +1,13 @@
 // The launch path of one clEnqueueNDRangeKernel, in named steps:
 //   1. resident: one device runs everything and holds every buffer -> enqueue it as is
-//   2. bind the arguments for the planner (planner::LaunchInput)
-//   3. decide the shares: the partitioner's work-groups per device (whole on one when the kernel
+//   2. remembered: buffers this kernel ran on before -> ask the partitioner with their request;
+//      kept whole where the data is (or gathered there) -> enqueue it as is
+//   3. bind the arguments for the planner (planner::LaunchInput)
+//   4. decide the shares: the partitioner's work-groups per device (whole on one when the kernel
 //      cannot be split); kept whole on a device holding everything -> enqueue it as is
-//   4. plan: slices, their regions, the bytes to move (planner::LaunchPlanner)
-//   5. execute the plan (PlanExecution.h); a device that fails: plan again without it
-//   6. record the launch (run report, partitioner, trace)
+//   5. plan: slices, their regions, the bytes to move (planner::LaunchPlanner)
+//   6. execute the plan (PlanExecution.h); a device that fails: plan again without it
+//   7. record the launch (run report, partitioner, trace)
 #include "icd/runtime/Launch.h"
 
 #include "icd/runtime/PlanExecution.h"
@@ -254,7 +256,7 @@ FenceRef launchKernel(Queue& queue, Kernel& kernel, const NDRange& appRange, std
   BoundLaunch bound(kernel, range, localGiven, queue);
   const planner::LaunchInput& input = bound.input;
 
-  // 4. Decide the shares.
+  // 4. Decide the shares (unless step 2 asked).
   std::optional<std::string> kernelFallback;
   if (slots > 1 && !only) {
     if (!input.analysis) kernelFallback = "the kernel was not analysed (program built without analysis)";
@@ -303,7 +305,7 @@ FenceRef launchKernel(Queue& queue, Kernel& kernel, const NDRange& appRange, std
     }
   }
 
-  // 4-5. Plan and execute. A device that fails a transfer, or rejects the only (or every)
+  // 5-6. Plan and execute. A device that fails a transfer, or rejects the only (or every)
   //      sub-kernel, has run nothing of this launch: it is planned again, whole, on another.
   // The launch's commands get events of their own when the partitioner measures it, or the
   // application will read its profiling times.
@@ -345,7 +347,7 @@ FenceRef launchKernel(Queue& queue, Kernel& kernel, const NDRange& appRange, std
         unsigned(done.subKernels.size()),
         uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - planned).count()));
 
-  // 6. Record the launch.
+  // 7. Record the launch.
   const bool measured = decision.measure && !launchPlan.remapped && !remapped;
   rt.report().noteTransfers(done.transfers);
   rt.report().noteLaunch(kernel.name(), done.groupsPerDevice, launchPlan.split(), fallback, done.subKernels,
