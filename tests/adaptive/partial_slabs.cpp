@@ -1,7 +1,7 @@
 // An unmodified single-device program whose buffers end up spread over the devices: one split
 // launch initialises `in`, then a one-work-group kernel updates slabs of `out` from the same
 // slabs of `in`, always in the first quarter, hundreds of times. Prints a checksum of `out`.
-#include <CL/cl.h>
+#include "SingleDeviceProgram.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -19,32 +19,17 @@ __kernel void bump(__global const float* in, __global float* out, int slab) {
 }
 )CLC";
 
-#define CHECK(call)                                                                                \
-  do {                                                                                             \
-    cl_int err_ = (call);                                                                          \
-    if (err_ != CL_SUCCESS) {                                                                      \
-      std::fprintf(stderr, "%s failed: %d\n", #call, err_);                                        \
-      return 3;                                                                                    \
-    }                                                                                              \
-  } while (0)
-
 int main(int argc, char** argv) {
   int launches = 400;
   const int n = 1 << 16, slab = 64, slabs = n / slab;
   for (int i = 1; i + 1 < argc; i += 2)
     if (!std::strcmp(argv[i], "--launches")) launches = std::atoi(argv[i + 1]);
-  cl_platform_id platform;
-  cl_device_id device;
-  CHECK(clGetPlatformIDs(1, &platform, nullptr));
-  CHECK(clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 1, &device, nullptr));
+  SingleDeviceProgram cl;
+  CHECK(cl.open(kSource));
+  cl_context context = cl.context;
+  cl_command_queue queue = cl.queue;
+  cl_program program = cl.program;
   cl_int err;
-  cl_context context = clCreateContext(nullptr, 1, &device, nullptr, nullptr, &err);
-  CHECK(err);
-  cl_command_queue queue = clCreateCommandQueue(context, device, 0, &err);
-  CHECK(err);
-  cl_program program = clCreateProgramWithSource(context, 1, &kSource, nullptr, &err);
-  CHECK(err);
-  CHECK(clBuildProgram(program, 1, &device, "", nullptr, nullptr));
   cl_kernel init = clCreateKernel(program, "init", &err);
   CHECK(err);
   cl_kernel bump = clCreateKernel(program, "bump", &err);
@@ -73,8 +58,5 @@ int main(int argc, char** argv) {
   clReleaseMemObject(out);
   clReleaseKernel(init);
   clReleaseKernel(bump);
-  clReleaseProgram(program);
-  clReleaseCommandQueue(queue);
-  clReleaseContext(context);
   return 0;
 }

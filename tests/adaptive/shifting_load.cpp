@@ -1,7 +1,7 @@
 // An unmodified single-device program whose load moves during the run: each work-item loops
 // cost[i] times, and the host moves the expensive half of `cost` from the front of the range to
 // the back after --switch iterations. Prints a checksum of the output (to compare runs).
-#include <CL/cl.h>
+#include "SingleDeviceProgram.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -17,15 +17,6 @@ __kernel void work(__global const int* cost, __global float* out) {
 }
 )CLC";
 
-#define CHECK(call)                                                                                \
-  do {                                                                                             \
-    cl_int err_ = (call);                                                                          \
-    if (err_ != CL_SUCCESS) {                                                                      \
-      std::fprintf(stderr, "%s failed: %d\n", #call, err_);                                        \
-      return 3;                                                                                    \
-    }                                                                                              \
-  } while (0)
-
 int main(int argc, char** argv) {
   int iterations = 40, switchAt = 20, n = 8192, heavy = 3000;
   for (int i = 1; i + 1 < argc; i += 2) {
@@ -34,18 +25,12 @@ int main(int argc, char** argv) {
     if (!std::strcmp(argv[i], "--size")) n = std::atoi(argv[i + 1]);
     if (!std::strcmp(argv[i], "--heavy")) heavy = std::atoi(argv[i + 1]);
   }
-  cl_platform_id platform;
-  cl_device_id device;
-  CHECK(clGetPlatformIDs(1, &platform, nullptr));
-  CHECK(clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 1, &device, nullptr));
+  SingleDeviceProgram cl;
+  CHECK(cl.open(kSource));
+  cl_context context = cl.context;
+  cl_command_queue queue = cl.queue;
+  cl_program program = cl.program;
   cl_int err;
-  cl_context context = clCreateContext(nullptr, 1, &device, nullptr, nullptr, &err);
-  CHECK(err);
-  cl_command_queue queue = clCreateCommandQueue(context, device, 0, &err);
-  CHECK(err);
-  cl_program program = clCreateProgramWithSource(context, 1, &kSource, nullptr, &err);
-  CHECK(err);
-  CHECK(clBuildProgram(program, 1, &device, "", nullptr, nullptr));
   cl_kernel kernel = clCreateKernel(program, "work", &err);
   CHECK(err);
   std::vector<int> front(n), back(n);
@@ -81,8 +66,5 @@ int main(int argc, char** argv) {
   clReleaseMemObject(cost);
   clReleaseMemObject(out);
   clReleaseKernel(kernel);
-  clReleaseProgram(program);
-  clReleaseCommandQueue(queue);
-  clReleaseContext(context);
   return 0;
 }
