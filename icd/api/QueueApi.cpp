@@ -1,6 +1,7 @@
 // Entry points about command queues.
 #include "icd/api/Api.h"
 #include "icd/runtime/HostPtrCoherence.h"
+#include "icd/runtime/Runtime.h"
 #include "icd/runtime/Trace.h"
 #include "icd/objects/Device.h"
 #include "icd/objects/Queue.h"
@@ -58,6 +59,7 @@ cl_int clFinish(cl_command_queue queue) {
   device::FenceRef recorded = q->context().hasHostPtrBuffers() ? q->allRecorded() : nullptr;
   q->finish();
   runtime::bringHostPtrMemoryHome(*q, recorded);
+  runtime::Runtime::get().harvestMeasurements(SIZE_MAX); // what the queue ran is complete now
   return CL_SUCCESS;
 }
 

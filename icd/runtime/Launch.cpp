@@ -189,6 +189,7 @@ FenceRef launchKernel(Queue& queue, Kernel& kernel, const NDRange& appRange, std
   auto& rt = Runtime::get();
   Context& context = queue.context();
   const unsigned slots = static_cast<unsigned>(context.slots().size());
+  rt.harvestSomeMeasurements(); // earlier launches' times, for the partitioner (an atomic load if none)
 
   // 1. One device runs every launch (one selected, or `single`): its buffers are made resident
   //    there whole, as a single-device runtime keeps them, and nothing is planned

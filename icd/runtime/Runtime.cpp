@@ -172,10 +172,9 @@ void Runtime::recordLaunch(uint64_t launchId, bool measured,
   for (const auto& t : transfers)
     if (t.to >= 0) // bytes from the host count too (kHostProducer): they favour cheap host links
       p.reportDependencyVolume(launchId, static_cast<unsigned>(t.to), t.producer, t.bytes);
-  // Device times are read as each command completes (from the vendor's callback): nothing is
-  // kept waiting for a later launch, and nothing is left to read at exit.
+  // Device times are read once each command is found complete (harvestMeasurements).
   for (const auto& [slot, fence] : subKernels)
-    fence->onComplete([fence = fence, &p, launchId, slot = slot, groups = groupsPerSlot[slot]](cl_int status) {
+    whenComplete(fence, [fence = fence, &p, launchId, slot = slot, groups = groupsPerSlot[slot]](cl_int status) {
       // A sub-kernel launched in pieces (boundary first) took the sum of its pieces' times.
       const auto commands = device::realCommandsOf(fence);
       uint64_t ns = 0, enqueued = UINT64_MAX;
@@ -201,9 +200,32 @@ void Runtime::recordLaunch(uint64_t launchId, bool measured,
   }
 }
 
+void Runtime::whenComplete(const device::FenceRef& fence, std::function<void(cl_int)> fn) {
+  std::lock_guard lock(pendingMutex_);
+  pending_.emplace_back(fence, std::move(fn));
+  pendingCount_.store(pending_.size(), std::memory_order_release);
+}
+
+void Runtime::harvestMeasurements(size_t budget) {
+  if (pendingCount_.load(std::memory_order_acquire) == 0) return;
+  std::vector<std::pair<cl_int, std::function<void(cl_int)>>> ready;
+  {
+    std::lock_guard lock(pendingMutex_);
+    // Oldest first, stopping at the first still running (the next ones mostly are too).
+    while (!pending_.empty() && budget-- > 0) {
+      const cl_int status = pending_.front().first->status();
+      if (status > CL_COMPLETE) break;
+      ready.emplace_back(status, std::move(pending_.front().second));
+      pending_.pop_front();
+    }
+    pendingCount_.store(pending_.size(), std::memory_order_release);
+  }
+  for (auto& [status, fn] : ready) fn(status); // outside the lock: they feed the partitioner
+}
+
 void Runtime::measureWhenDone(const device::FenceRef& fence, std::function<void(uint64_t)> report) {
   if (!fence) return;
-  fence->onComplete([fence, report = std::move(report)](cl_int status) {
+  whenComplete(fence, [fence, report = std::move(report)](cl_int status) {
     auto* real = dynamic_cast<device::RealEventFence*>(fence.get());
     uint64_t ns = real && status == CL_COMPLETE ? real->durationNs() : 0;
     if (ns) report(ns); // host-staged work has no device time
