@@ -206,21 +206,26 @@ void Runtime::whenComplete(const device::FenceRef& fence, std::function<void(cl_
   pendingCount_.store(pending_.size(), std::memory_order_release);
 }
 
-void Runtime::harvestMeasurements(size_t budget) {
-  if (pendingCount_.load(std::memory_order_acquire) == 0) return;
+bool Runtime::harvestMeasurements(size_t budget) {
+  if (pendingCount_.load(std::memory_order_acquire) == 0) return false;
+  bool running = false;
   std::vector<std::pair<cl_int, std::function<void(cl_int)>>> ready;
   {
     std::lock_guard lock(pendingMutex_);
     // Oldest first, stopping at the first still running (the next ones mostly are too).
     while (!pending_.empty() && budget-- > 0) {
       const cl_int status = pending_.front().first->status();
-      if (status > CL_COMPLETE) break;
+      if (status > CL_COMPLETE) {
+        running = true;
+        break;
+      }
       ready.emplace_back(status, std::move(pending_.front().second));
       pending_.pop_front();
     }
     pendingCount_.store(pending_.size(), std::memory_order_release);
   }
   for (auto& [status, fn] : ready) fn(status); // outside the lock: they feed the partitioner
+  return running;
 }
 
 void Runtime::measureWhenDone(const device::FenceRef& fence, std::function<void(uint64_t)> report) {

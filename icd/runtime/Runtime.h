@@ -72,12 +72,19 @@ public:
   // read there, not from the vendors' completion callbacks, because on NVIDIA a process that has
   // set one completion callback pays ~2.5 us more for every later enqueue (bench/calls
   // call-costs on an H200: 5.3 -> 7.8 us per clEnqueueNDRangeKernel).
-  void harvestMeasurements(size_t budget);
-  // The launches' share of that: every 8th call asks about the two oldest (a sampled command is
-  // usually still queued behind the next few launches; each question is a driver call).
+  // Returns whether it stopped at a command still running.
+  bool harvestMeasurements(size_t budget);
+  // The launches' share of that: everything complete, oldest first; after finding the oldest
+  // still running, the next 7 calls ask nothing (a sampled command usually waits behind the next
+  // few launches, and each question is a driver call) unless many are pending.
   void harvestSomeMeasurements() {
-    if (pendingCount_.load(std::memory_order_acquire) == 0) return;
-    if ((harvestTicks_.fetch_add(1, std::memory_order_relaxed) & 7) == 0) harvestMeasurements(2);
+    const size_t pending = pendingCount_.load(std::memory_order_acquire);
+    if (pending == 0) return;
+    if (pending < 64 && harvestBackoff_.load(std::memory_order_relaxed) > 0) {
+      harvestBackoff_.fetch_sub(1, std::memory_order_relaxed);
+      return;
+    }
+    if (harvestMeasurements(SIZE_MAX)) harvestBackoff_.store(7, std::memory_order_relaxed);
   }
 
 private:
@@ -101,7 +108,7 @@ private:
   std::mutex pendingMutex_;
   std::deque<std::pair<device::FenceRef, std::function<void(cl_int)>>> pending_;
   std::atomic<size_t> pendingCount_{0};
-  std::atomic<uint64_t> harvestTicks_{0};
+  std::atomic<int> harvestBackoff_{0};
 };
 
 } // namespace clsplit::icd::runtime
