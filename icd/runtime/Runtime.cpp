@@ -15,6 +15,10 @@
 
 namespace clsplit::icd::runtime {
 
+namespace {
+constexpr size_t kMaxPendingMeasurements = 4096;
+} // namespace
+
 Runtime& Runtime::get() {
   static Runtime* runtime = new Runtime; // lives until exit; the report is written at exit
   return *runtime;
@@ -172,7 +176,9 @@ void Runtime::recordLaunch(uint64_t launchId, bool measured,
   for (const auto& t : transfers)
     if (t.to >= 0) // bytes from the host count too (kHostProducer): they favour cheap host links
       p.reportDependencyVolume(launchId, static_cast<unsigned>(t.to), t.producer, t.bytes);
-  // Device times are read once each command is found complete (harvestMeasurements).
+  // A launch run whole (sampled: at most one a millisecond once settled) is read when found
+  // complete (harvestMeasurements); a split one from the completion callbacks (whenComplete).
+  const bool polled = subKernels.size() <= 1;
   for (const auto& [slot, fence] : subKernels)
     whenComplete(fence, [fence = fence, &p, launchId, slot = slot, groups = groupsPerSlot[slot]](cl_int status) {
       // A sub-kernel launched in pieces (boundary first) took the sum of its pieces' times.
@@ -188,7 +194,7 @@ void Runtime::recordLaunch(uint64_t launchId, bool measured,
       uint64_t start = UINT64_MAX, end = 0; // on the host clock: whether the devices ran at once
       if (!fence->profile(start, end)) start = end = 0;
       p.reportKernelTime(launchId, slot, groups, ns, start, end, enqueued == UINT64_MAX ? 0 : enqueued);
-    });
+    }, polled);
   for (const auto& t : transfers) {
     auto direction = t.kind == buffer::TransferKind::HostToDevice   ? partition::Direction::HostToDevice
                      : t.kind == buffer::TransferKind::DeviceToHost ? partition::Direction::DeviceToHost
@@ -196,11 +202,15 @@ void Runtime::recordLaunch(uint64_t launchId, bool measured,
     unsigned slot = static_cast<unsigned>(t.to >= 0 ? t.to : t.from);
     measureWhenDone(t.fence, [&p, slot, direction, bytes = t.bytes](uint64_t ns) {
       p.reportTransfer(slot, direction, bytes, ns);
-    });
+    }, polled);
   }
 }
 
-void Runtime::whenComplete(const device::FenceRef& fence, std::function<void(cl_int)> fn) {
+void Runtime::whenComplete(const device::FenceRef& fence, std::function<void(cl_int)> fn, bool polled) {
+  if (!polled) {
+    fence->onComplete(std::move(fn));
+    return;
+  }
   std::lock_guard lock(pendingMutex_);
   pending_.emplace_back(fence, std::move(fn));
   pendingCount_.store(pending_.size(), std::memory_order_release);
@@ -212,29 +222,41 @@ bool Runtime::harvestMeasurements(size_t budget) {
   std::vector<std::pair<cl_int, std::function<void(cl_int)>>> ready;
   {
     std::lock_guard lock(pendingMutex_);
-    // Oldest first, stopping at the first still running (the next ones mostly are too).
-    while (!pending_.empty() && budget-- > 0) {
-      const cl_int status = pending_.front().first->status();
-      if (status > CL_COMPLETE) {
-        running = true;
-        break;
+    // Oldest first; one still running does not hold up the ones after it (other queues, or
+    // commands whose completion only a later wait would reveal).
+    std::vector<cl_command_queue> flushed;
+    for (auto it = pending_.begin(); it != pending_.end() && budget > 0; --budget) {
+      const cl_int status = it->first->status();
+      if (status <= CL_COMPLETE) {
+        ready.emplace_back(status, std::move(it->second));
+        it = pending_.erase(it);
+        continue;
       }
-      ready.emplace_back(status, std::move(pending_.front().second));
-      pending_.pop_front();
+      // Commands are not flushed one by one: those nobody waits for may never be submitted.
+      cl_command_queue q = it->first->queue();
+      if (!q || std::find(flushed.begin(), flushed.end(), q) == flushed.end()) {
+        if (q) flushed.push_back(q);
+        it->first->flush();
+      }
+      running = true;
+      ++it;
     }
+    // Never found complete (a command whose completion nothing reveals): forgotten, oldest
+    // first, rather than kept for the rest of the run.
+    while (pending_.size() > kMaxPendingMeasurements) pending_.pop_front();
     pendingCount_.store(pending_.size(), std::memory_order_release);
   }
   for (auto& [status, fn] : ready) fn(status); // outside the lock: they feed the partitioner
   return running;
 }
 
-void Runtime::measureWhenDone(const device::FenceRef& fence, std::function<void(uint64_t)> report) {
+void Runtime::measureWhenDone(const device::FenceRef& fence, std::function<void(uint64_t)> report, bool polled) {
   if (!fence) return;
   whenComplete(fence, [fence, report = std::move(report)](cl_int status) {
     auto* real = dynamic_cast<device::RealEventFence*>(fence.get());
     uint64_t ns = real && status == CL_COMPLETE ? real->durationNs() : 0;
     if (ns) report(ns); // host-staged work has no device time
-  });
+  }, polled);
 }
 
 std::vector<unsigned> Runtime::platformsInUse() const {

@@ -72,11 +72,11 @@ public:
   // read there, not from the vendors' completion callbacks, because on NVIDIA a process that has
   // set one completion callback pays ~2.5 us more for every later enqueue (bench/calls
   // call-costs on an H200: 5.3 -> 7.8 us per clEnqueueNDRangeKernel).
-  // Returns whether it stopped at a command still running.
+  // Returns whether it found a command still running.
   bool harvestMeasurements(size_t budget);
-  // The launches' share of that: everything complete, oldest first; after finding the oldest
-  // still running, the next 7 calls ask nothing (a sampled command usually waits behind the next
-  // few launches, and each question is a driver call) unless many are pending.
+  // The launches' share of that: up to 16 questions, oldest first; after finding one still
+  // running, the next 7 calls ask nothing (a sampled command usually waits behind the next few
+  // launches, and each question is a driver call) unless many are pending.
   void harvestSomeMeasurements() {
     const size_t pending = pendingCount_.load(std::memory_order_acquire);
     if (pending == 0) return;
@@ -84,13 +84,16 @@ public:
       harvestBackoff_.fetch_sub(1, std::memory_order_relaxed);
       return;
     }
-    if (harvestMeasurements(SIZE_MAX)) harvestBackoff_.store(7, std::memory_order_relaxed);
+    if (harvestMeasurements(16)) harvestBackoff_.store(7, std::memory_order_relaxed);
   }
 
 private:
-  // fn(final status) once `fence` is found complete by harvestMeasurements.
-  void whenComplete(const device::FenceRef& fence, std::function<void(cl_int)> fn);
-  void measureWhenDone(const device::FenceRef& fence, std::function<void(uint64_t)> report);
+  // fn(final status) once `fence` completes: found so by harvestMeasurements when `polled`,
+  // else from the vendor's completion callback (a split launch's measurements are wanted at
+  // once, the LP re-solves from them; such a launch costs the host far more than the callbacks'
+  // toll on later enqueues).
+  void whenComplete(const device::FenceRef& fence, std::function<void(cl_int)> fn, bool polled);
+  void measureWhenDone(const device::FenceRef& fence, std::function<void(uint64_t)> report, bool polled);
   Runtime();
   void chooseStrategy(); // from CLSPLIT_STRATEGY and the selected devices (logs what is unusable)
   const Settings* settings_;

@@ -144,6 +144,13 @@ def test_whole_kernel_gathers_its_buffers():
         # Gathered after a few dozen launches (LaunchPlan::gather); without it, the device that
         # runs `bump` would never hold the half of `in` the other one initialised.
         check(bump["resident_launches"] >= 300, f"{strategy}: only {bump['resident_launches']} of 400 launches ran as is")
+        if strategy == "adaptive-comm":
+            # Its sampled launches' times reach the partitioner without completion callbacks
+            # (Runtime::harvestMeasurements, read by the launches that follow).
+            model = [k for k in json.loads(report.read_text())["partitioner"]["kernels"] if k["kernel"].endswith(":bump")]
+            device = 0 if bump["groups_per_device"][0] else 1
+            check(model and model[0]["nsPerGroup"][device] is not None,
+                  f"bump was never measured: {model[0]['nsPerGroup'] if model else 'no model'}")
 
 
 if __name__ == "__main__":
