@@ -166,7 +166,11 @@ void makeResident(Queue& queue, const LaunchBuffers& buffers, unsigned slot) {
 // A launch kept whole on `slot`: whether it can run there as is (ResidentLaunch.h), after
 // bringing its buffers there whole when the partitioner says they belong there
 // (partition::LaunchPlan::gather). Copies other devices hold of the buffers it may write are
-// then dropped by the launch (a single-device runtime's layout: later launches find it).
+// then dropped by the launch (a single-device runtime's layout: later launches find it). The
+// caller gathers only launches that wait for nothing (no application events, no barrier): the
+// moves would not wait for those, and a wait list the host completes later (a user event) must
+// not be run ahead of. (A CI run once hung in a three-queue pipeline over PoCL + rusticl, cause
+// not established; this rules gathering out there.)
 bool runsAsIs(Queue& queue, const Kernel& kernel, const LaunchBuffers& buffers, unsigned slot, bool gather) {
   if (residentOn(kernel, buffers, slot)) return true;
   if (!gather) return false;
@@ -238,7 +242,8 @@ FenceRef launchKernel(Queue& queue, Kernel& kernel, const NDRange& appRange, std
       asked = rt.partitioner().plan(known->request);
       askedDim = known->dim;
       asked->groups.resize(slots, 0);
-      if (auto device = onlyDeviceOf(asked->groups); device && runsAsIs(queue, kernel, buffers, *device, asked->gather)) {
+      if (auto device = onlyDeviceOf(asked->groups);
+          device && runsAsIs(queue, kernel, buffers, *device, asked->gather && waits.empty())) {
         std::optional<std::string> oneGroup;
         if (known->splittable && known->request.groups <= 1 && (rt.reporting() || Trace::active()))
           oneGroup = "one work-group along dimension " + std::to_string(known->dim) + ": nothing to divide";
@@ -297,7 +302,7 @@ FenceRef launchKernel(Queue& queue, Kernel& kernel, const NDRange& appRange, std
   groups.resize(slots, 0);
   if (auto device = onlyDeviceOf(groups)) {
     // Kept whole on a device that holds every buffer it uses: no plan needed either.
-    if (runsAsIs(queue, kernel, buffers, *device, decision.gather)) {
+    if (runsAsIs(queue, kernel, buffers, *device, decision.gather && waits.empty())) {
       span.setArgs("\"kernel\": \"" + kernel.name() + "\", \"split\": false");
       if (fallback) logUnsplitOnce(kernel, *fallback);
       ResidentRecord record{decision.launchId, decision.measure && !remapped, groups[*device],
