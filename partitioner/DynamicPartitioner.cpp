@@ -115,21 +115,43 @@ uint32_t DynamicPartitioner::intern(const std::string& kernel) {
     KernelState k;
     k.name = kernel;
     k.devices.resize(n_);
+    k.history = Ring<HistoryEntry>(options_.maxHistory);
     kernels_.push_back(std::move(k));
   }
   return it->second;
 }
 
-DynamicPartitioner::LaunchRecord* DynamicPartitioner::find(uint64_t id) {
-  auto it = launches_.find(id);
-  return it == launches_.end() ? nullptr : &it->second;
+void DynamicPartitioner::LaunchRecord::reset(uint64_t launch) {
+  id = launch;
+  kernel = 0;
+  generation = 0;
+  position.reset();
+  iteration = 0;
+  totalGroups = 0;
+  otherGroups = 1;
+  splittable = true;
+  groups.clear();
+  ratios.clear();
+  producers.clear();
+  probed = -1;
+  probeMoveCounted = false;
+  measuredNs.clear();
+  spans.clear();
+  expected = reported = 0;
 }
 
-void DynamicPartitioner::forgetOldLaunches() {
-  while (launchOrder_.size() > kLaunchMemory) {
-    launches_.erase(launchOrder_.front());
-    launchOrder_.pop_front();
-  }
+DynamicPartitioner::LaunchRecord* DynamicPartitioner::find(uint64_t id) {
+  if (id == 0) return nullptr;
+  const size_t slot = id % kLaunchMemory;
+  if (slot >= records_.size() || records_[slot].id != id) return nullptr;
+  return &records_[slot];
+}
+
+DynamicPartitioner::LaunchRecord& DynamicPartitioner::newRecord(uint64_t id) {
+  const size_t slot = id % kLaunchMemory;
+  if (slot >= records_.size()) records_.resize(std::min(kLaunchMemory, std::max(slot + 1, 2 * records_.size())));
+  records_[slot].reset(id); // forgets launch id - kLaunchMemory
+  return records_[slot];
 }
 
 // --- Per-kernel model ----------------------------------------------------------------------
@@ -214,6 +236,10 @@ unsigned DynamicPartitioner::wholeLaunchDevice(uint32_t kernel, uint64_t groups,
   auto& inputs = inputsScratch_; // (device, bytes)
   inputs.clear();
   const int dataDevice = this->dataDevice(rec, ks, &inputs);
+  auto& memo = ks.wholeChoice;
+  if (memo.model == modelVersion_ && memo.transfers == transferVersion_ && memo.groups == groups &&
+      memo.dataDevice == dataDevice && memo.lastWhole == ks.lastWholeDevice && memo.inputs == inputs)
+    return memo.device;
   auto& cost = costScratch_;
   cost.assign(n_, 0.0);
   for (unsigned d = 0; d < n_; ++d) {
@@ -240,7 +266,14 @@ unsigned DynamicPartitioner::wholeLaunchDevice(uint32_t kernel, uint64_t groups,
   if (ks.lastWholeDevice >= 0 && unsigned(ks.lastWholeDevice) < n_ &&
       cost[unsigned(ks.lastWholeDevice)] <= (1 + kWholeDeviceMargin) * cost[best])
     best = unsigned(ks.lastWholeDevice);
+  memo.model = modelVersion_;
+  memo.transfers = transferVersion_;
+  memo.groups = groups;
+  memo.dataDevice = dataDevice;
+  memo.inputs.assign(inputs.begin(), inputs.end());
+  memo.device = best;
   ks.lastWholeDevice = int(best);
+  memo.lastWhole = ks.lastWholeDevice;
   return best;
 }
 
@@ -356,7 +389,7 @@ LaunchPlan DynamicPartitioner::plan(const LaunchRequest& request) {
     return plan;
   }
 
-  LaunchRecord rec;
+  LaunchRecord& rec = newRecord(id);
   rec.kernel = k;
   rec.totalGroups = request.groups;
   rec.otherGroups = std::max<uint64_t>(1, request.otherGroups);
@@ -389,8 +422,10 @@ LaunchPlan DynamicPartitioner::plan(const LaunchRequest& request) {
   }
   noteGroups(ks, groups, request.groups);
 
-  rec.groups = groups;
-  rec.ratios = groupsToRatios(groups);
+  rec.groups.assign(groups.begin(), groups.end());
+  rec.ratios.assign(groups.size(), 0.0);
+  if (const uint64_t total = request.groups)
+    for (size_t d = 0; d < groups.size(); ++d) rec.ratios[d] = double(groups[d]) / double(total);
   rec.expected = unsigned(std::count_if(groups.begin(), groups.end(), [](uint64_t g) { return g > 0; }));
   recordHistory(ks, rec.ratios, rec.position, rec.iteration);
   // Inside the kernel sequence, whole iterations are sampled (their measured times stay whole).
@@ -440,9 +475,6 @@ LaunchPlan DynamicPartitioner::plan(const LaunchRequest& request) {
   LaunchPlan plan{id, groups, measure};
   plan.predictedNs = predicted;
   plan.gather = streak >= kGatherStreak && launchesSinceSplit_ >= kGatherQuiet;
-  launches_.emplace(id, std::move(rec));
-  launchOrder_.push_back(id);
-  forgetOldLaunches();
   return plan;
 }
 
@@ -557,8 +589,10 @@ void DynamicPartitioner::recordHistory(KernelState& ks, const std::vector<double
   if (!ks.lastRatios.empty() && maxAbsDiff(ks.lastRatios, ratios) > kSettledChange)
     ks.settledAfter = ks.launches;
   ks.lastRatios = ratios;
-  ks.history.push_back({ks.launches, position ? int64_t(iteration) : -1, ratios});
-  while (ks.history.size() > options_.maxHistory) ks.history.pop_front();
+  auto& entry = ks.history.push();
+  entry.launch = ks.launches;
+  entry.iteration = position ? int64_t(iteration) : -1;
+  entry.ratios.assign(ratios.begin(), ratios.end());
   ++ks.launches;
 }
 
@@ -577,9 +611,10 @@ void DynamicPartitioner::startSequence() {
   // The launches that revealed the sequence (all but the current one of its last two passes)
   // become iterations 0 and 1, so that their measurements and dependencies count.
   const size_t window = 2 * size_t(p) - 1;
-  const size_t count = std::min(launchOrder_.size(), window);
+  const uint64_t current = nextLaunch_ - 1; // being planned: not one of them
+  const size_t count = std::min<uint64_t>(current - 1, window);
   for (size_t i = 0; i < count; ++i) {
-    uint64_t id = launchOrder_[launchOrder_.size() - count + i];
+    const uint64_t id = current - count + i;
     LaunchRecord* rec = find(id);
     size_t j = window - count + i;
     if (!rec || rec->kernel != seq_.kernels[j % p]) continue;
@@ -603,14 +638,15 @@ void DynamicPartitioner::attachToSequence(LaunchRecord& rec, bool live) {
     const LaunchRecord* prod = find(p.launch);
     if (!prod || prod->generation != seq_.generation || !prod->position) continue;
     EdgeKey key{*prod->position, pos};
-    // (Runs on every launch: no name pair is built unless a profile was loaded.)
+    if (!seq_.edgeBuffers.insert({key.first, key.second, p.buffer}).second) continue; // known
+    // (No name pair is built unless a profile was loaded.)
     auto profiled = profileEdges_.empty()
                         ? profileEdges_.end()
                         : profileEdges_.find({kernels_[prod->kernel].name, kernels_[rec.kernel].name});
     auto [edge, inserted] = seq_.edges.try_emplace(key, 0.0); // (no temporary: its deque allocates)
     if (profiled != profileEdges_.end()) {
       if (inserted) edge->second.setPrior(profiled->second);
-    } else if (seq_.edgeBuffers[key].insert(p.buffer).second) {
+    } else {
       // Until measured, assume the whole buffer may have to move (an over-approximation).
       edge->second.setPrior(edge->second.prior() + double(p.bytes));
     }
@@ -1030,6 +1066,7 @@ void DynamicPartitioner::reportTransfer(unsigned device, Direction direction, ui
                                         uint64_t nanoseconds) {
   std::lock_guard lock(mutex_);
   transfers_.report(device, direction, bytes, nanoseconds);
+  ++transferVersion_;
 }
 
 void DynamicPartitioner::reportDependencyVolume(uint64_t launchId, unsigned device,

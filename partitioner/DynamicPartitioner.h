@@ -12,6 +12,7 @@
 #include "partitioner/SequenceLp.h"
 #include "partitioner/SolverThread.h"
 #include "partitioner/TransferModel.h"
+#include "support/Ring.h"
 
 #include <chrono>
 #include <deque>
@@ -20,6 +21,7 @@
 #include <optional>
 #include <set>
 #include <unordered_map>
+#include <unordered_set>
 
 namespace clsplit::partition {
 
@@ -69,7 +71,7 @@ private:
     BroydenSolver broyden;
     Relaxation relaxation;
     uint64_t launches = 0;
-    std::deque<HistoryEntry> history;
+    Ring<HistoryEntry> history; // the last options_.maxHistory launches
     std::vector<double> lastRatios;
     uint64_t settledAfter = 0;  // launches until the last ratio change above 2 %
     std::vector<uint64_t> lastFixedGroups; // fixed strategies: the split of the last history entry
@@ -86,13 +88,24 @@ private:
     // a split is chosen).
     std::vector<double> balanced;
     uint64_t balancedModel = UINT64_MAX, balancedGroups = 0;
+    // wholeLaunchDevice()'s last answer and what it depended on: a kernel kept whole asks it on
+    // every launch, and between two measurements the answer for the same inputs is the same.
+    struct WholeChoice {
+      uint64_t model = UINT64_MAX, transfers = 0, groups = 0;
+      int dataDevice = -1, lastWhole = -1;
+      std::vector<std::pair<unsigned, uint64_t>> inputs;
+      unsigned device = 0;
+    } wholeChoice;
   };
   struct Producer {
     uint64_t launch;
     uint64_t buffer;
     uint64_t bytes;
   };
+  // What the partitioner knows of one recent launch. Records live in a fixed table (records_,
+  // reused in place), so a launch's bookkeeping allocates nothing once its vectors have grown.
   struct LaunchRecord {
+    uint64_t id = 0;                  // 0: the slot holds no launch
     uint32_t kernel = 0;
     uint64_t generation = 0;          // sequence generation; 0: outside any sequence
     std::optional<unsigned> position;
@@ -111,6 +124,8 @@ private:
     };
     std::vector<Span> spans; // per device
     unsigned expected = 0, reported = 0;
+    // Makes this slot launch `id`'s, empty (keeps the vectors' storage).
+    void reset(uint64_t id);
   };
   struct IterationRecord {
     double predictedNs = -1, predictedComputeNs = -1;
@@ -127,7 +142,19 @@ private:
     std::vector<bool> splittable;      // false once a launch at that position was not
     std::vector<DependencyVolume> hostInput;
     std::map<EdgeKey, DependencyVolume> edges;
-    std::map<EdgeKey, std::set<uint64_t>> edgeBuffers;
+    // (producer position, consumer position, buffer) triples seen: the edge exists and its
+    // prior counts the buffer (every launch checks its producers here).
+    struct EdgeBuffer {
+      unsigned from, to;
+      uint64_t buffer;
+      bool operator==(const EdgeBuffer&) const = default;
+    };
+    struct EdgeBufferHash {
+      size_t operator()(const EdgeBuffer& e) const {
+        return std::hash<uint64_t>()(e.buffer * 0x9E3779B97F4A7C15ull ^ (uint64_t(e.from) << 32 | e.to));
+      }
+    };
+    std::unordered_set<EdgeBuffer, EdgeBufferHash> edgeBuffers;
     Ratios current;
     ActiveSet active;
     Relaxation relaxation;
@@ -222,7 +249,6 @@ private:
   // one was split (LaunchPlan::gather).
   uint64_t noteWholeStreak(KernelState& kernel, const std::vector<uint64_t>& groups);
   LaunchRecord* find(uint64_t id);
-  void forgetOldLaunches();
 
   std::vector<DeviceInfo> devices_;
   StrategySpec spec_;
@@ -255,13 +281,17 @@ private:
   // device that runs everything, as `single` would; splitting could not be faster there.
   std::optional<unsigned> oneHardware_;
   uint64_t modelVersion_ = 0; // bumped whenever a kernel time or latency model changes
+  uint64_t transferVersion_ = 0; // bumped whenever the transfer model changes
   // itemNs() per device for modelVersion_ (-1: not computed): it walks every kernel, and the
   // per-launch plan asks for it for each device that has no measurement of the kernel.
   mutable std::vector<double> itemNsCache_;
   mutable uint64_t itemNsVersion_ = UINT64_MAX;
 
   uint64_t nextLaunch_ = 1;
-  std::unordered_map<uint64_t, LaunchRecord> launches_;
+  // Launch `id`'s record in slot id % kLaunchMemory (find() checks the id): the recent launches,
+  // for late reports and the producers of later ones.
+  std::vector<LaunchRecord> records_;
+  LaunchRecord& newRecord(uint64_t id);
   uint64_t launchesSinceSplit_ = 0; // launches planned since the last one split (any kernel)
   // Host time per sub-launch of recent split launches (reportSplitHostTime), and the overhead
   // the models use: their median once there are enough, never below the option's.
@@ -271,7 +301,6 @@ private:
   std::vector<uint64_t> heldScratch_;
   std::vector<std::pair<unsigned, uint64_t>> inputsScratch_;
   std::vector<double> costScratch_;
-  std::deque<uint64_t> launchOrder_;
   std::unordered_map<uint64_t, uint64_t> lastWriter_; // buffer -> launch
 
   // Warm-start dependency priors by (producer kernel, consumer kernel) name.

@@ -206,6 +206,7 @@ bool DynamicPartitioner::loadProfile(const std::string& path) {
   }
   unsigned applied = 0;
   ++modelVersion_;
+  ++transferVersion_;
   for (const auto& e : kernelEntries) {
     int d = deviceIndex(e.device);
     if (d < 0 || e.groups < 1) continue;

@@ -90,6 +90,14 @@ def run(kind, pattern, count, report=None):
             for h in r.get("host_time", []):
                 if h["entry"] == "clEnqueueNDRangeKernel":
                     own = h["own_ns_per_call"] / 1000.0
+            # What the run did, without the per-launch histories: $OUT/reports/<kind>-<pattern>-<count>.json
+            part = r.get("partitioner", {})
+            brief = {"kernels": r.get("kernels"), "transfers": r.get("transfers"),
+                     "lp": part.get("lp"), "sequence": part.get("sequence"),
+                     "hostOverheadPerSubLaunchNs": part.get("hostOverheadPerSubLaunchNs"),
+                     "host_time": r.get("host_time", [])[:6], "driver_calls": r.get("driver_calls", [])[:10]}
+            (OUT / "reports").mkdir(parents=True, exist_ok=True)
+            (OUT / "reports" / f"{kind}-{pattern.replace(':', '_')}-{count}.json").write_text(json.dumps(brief, indent=1))
             Path(report).unlink()
         except Exception:
             pass
