@@ -163,20 +163,27 @@ void makeResident(Queue& queue, const LaunchBuffers& buffers, unsigned slot) {
   if (auto* trace = Trace::active()) trace->transfers(log);
 }
 
-// A launch kept whole on `slot`: whether it can run there as is (ResidentLaunch.h), after
-// bringing its buffers there whole when the partitioner says they belong there
-// (partition::LaunchPlan::gather). Copies other devices hold of the buffers it may write are
-// then dropped by the launch (a single-device runtime's layout: later launches find it). The
-// caller gathers only launches that wait for nothing (no application events, no barrier): the
-// moves would not wait for those, and a wait list the host completes later (a user event) must
-// not be run ahead of. (A CI run once hung in a three-queue pipeline over PoCL + rusticl, cause
-// not established; this rules gathering out there.)
-bool runsAsIs(Queue& queue, const Kernel& kernel, const LaunchBuffers& buffers, unsigned slot, bool gather) {
+// A launch kept whole on `slot`: whether it can run there as is (ResidentLaunch.h). When the
+// partitioner says its buffers belong there (partition::LaunchPlan::gather), copies other
+// devices hold of the buffers it may write are dropped by the launch (a single-device runtime's
+// layout: later launches find it), and what `slot` lacks is first brought there if `mayMove`.
+// The caller allows moves only for launches that wait for nothing (no application events, no
+// barrier): the moves would not wait for those, and a wait list the host completes later (a user
+// event) must not be run ahead of. (A CI run once hung in a three-queue pipeline over PoCL +
+// rusticl, cause not established; this rules moving out there.) Dropping copies needs no move:
+// a launch that waits (kernel + marker chains over two queues) still settles.
+bool runsAsIs(Queue& queue, const Kernel& kernel, const LaunchBuffers& buffers, unsigned slot, bool gather,
+              bool mayMove) {
   if (residentOn(kernel, buffers, slot)) return true;
   if (!gather) return false;
+  auto allValidThere = [&] {
+    return std::all_of(buffers.mems.begin(), buffers.mems.end(),
+                       [&](const auto& mem) { return !mem || mem->storage().validEverywhereOn(slot); });
+  };
+  if (allValidThere()) return true;
+  if (!mayMove) return false;
   makeResident(queue, buffers, slot);
-  return std::all_of(buffers.mems.begin(), buffers.mems.end(),
-                     [&](const auto& mem) { return !mem || mem->storage().validEverywhereOn(slot); });
+  return allValidThere();
 }
 
 void logUnsplitOnce(const Kernel& kernel, const std::string& reason) {
@@ -243,7 +250,7 @@ FenceRef launchKernel(Queue& queue, Kernel& kernel, const NDRange& appRange, std
       askedDim = known->dim;
       asked->groups.resize(slots, 0);
       if (auto device = onlyDeviceOf(asked->groups);
-          device && runsAsIs(queue, kernel, buffers, *device, asked->gather && waits.empty())) {
+          device && runsAsIs(queue, kernel, buffers, *device, asked->gather, waits.empty())) {
         std::optional<std::string> oneGroup;
         if (known->splittable && known->request.groups <= 1 && (rt.reporting() || Trace::active()))
           oneGroup = "one work-group along dimension " + std::to_string(known->dim) + ": nothing to divide";
@@ -302,7 +309,7 @@ FenceRef launchKernel(Queue& queue, Kernel& kernel, const NDRange& appRange, std
   groups.resize(slots, 0);
   if (auto device = onlyDeviceOf(groups)) {
     // Kept whole on a device that holds every buffer it uses: no plan needed either.
-    if (runsAsIs(queue, kernel, buffers, *device, decision.gather && waits.empty())) {
+    if (runsAsIs(queue, kernel, buffers, *device, decision.gather, waits.empty())) {
       span.setArgs("\"kernel\": \"" + kernel.name() + "\", \"split\": false");
       if (fallback) logUnsplitOnce(kernel, *fallback);
       ResidentRecord record{decision.launchId, decision.measure && !remapped, groups[*device],
