@@ -153,5 +153,26 @@ def test_whole_kernel_gathers_its_buffers():
                   f"bump was never measured: {model[0]['nsPerGroup'] if model else 'no model'}")
 
 
+def test_whole_kernel_with_wait_lists_settles():
+    """The same slab updates, each waiting for the previous one's event, on buffers its device
+    holds whole while the other device still holds halves of them (a split launch wrote them, a
+    whole kernel read them): nothing has to move, so once the partitioner keeps the kernel there
+    the launches drop the other copies and run as is, although they wait (kernel + marker chains
+    over two queues look like this)."""
+    program = PROGRAMS / "partial_slabs"
+    args = [program, "--launches", "400", "--chained"]
+    direct = run(args, dict(BASE, POCL_DEVICES="pthread", POCL_MAX_PTHREAD_COUNT="1", OCL_ICD_VENDORS=str(vendors(POCL))),
+                 "direct run")
+    for strategy in ("uniform", "adaptive-comm"):
+        report = TMP / f"chained-{strategy}.json"
+        p = through_clsplit(args, strategy, vendors(POCL), "pthread pthread", report, f"chained slabs, {strategy}")
+        check(p.stdout == direct.stdout, f"{strategy}: output differs from the direct run: {p.stdout} vs {direct.stdout}")
+        kernels = json.loads(report.read_text())["kernels"]
+        check(kernels["init2"]["split_launches"] == 1, f"{strategy}: init2 was not split: {kernels['init2']}")
+        bump = kernels["bump"]
+        check(bump["launches"] == 400 and bump["split_launches"] == 0, f"{strategy}: {bump}")
+        check(bump["resident_launches"] >= 300, f"{strategy}: only {bump['resident_launches']} of 400 launches ran as is")
+
+
 if __name__ == "__main__":
     main(globals(), sys.argv[3])
