@@ -44,6 +44,10 @@ constexpr uint64_t kProbeBackoff = 4;
 // split for kGatherQuiet launches, has its buffers gathered there (LaunchPlan::gather).
 constexpr uint64_t kGatherStreak = 4;
 constexpr uint64_t kGatherQuiet = 32;
+// A launch that cannot be split, of a kernel that ran whole on one device this many launches in
+// a row, with nothing split lately, no sample due and the models unchanged, takes the settled
+// lane (planSettledWhole): its device again, without a launch record.
+constexpr uint64_t kSettledWholeStreak = 64;
 // The host's cost per sub-launch: the median of the last kSplitHostSamples split launches, once
 // there are kSplitHostMinSamples (reportSplitHostTime).
 constexpr size_t kSplitHostSamples = 32;
@@ -218,14 +222,16 @@ int DynamicPartitioner::dataDevice(const LaunchRecord& rec, const KernelState& k
   // Where each producer ran (most of its groups): its bytes are there.
   auto& held = heldScratch_;
   held.assign(n_, 0);
-  for (const auto& p : rec.producers)
+  for (const auto& p : rec.producers) {
+    int d = p.wholeDevice; // a producer of the settled lane has no record
     if (const LaunchRecord* producer = find(p.launch); producer && !producer->groups.empty()) {
       auto most = std::max_element(producer->groups.begin(), producer->groups.end());
-      if (*most == 0) continue;
-      const auto d = unsigned(most - producer->groups.begin());
-      held[d] += p.bytes;
-      if (inputs) inputs->emplace_back(d, p.bytes);
+      d = *most == 0 ? -1 : int(most - producer->groups.begin());
     }
+    if (d < 0) continue;
+    held[unsigned(d)] += p.bytes;
+    if (inputs) inputs->emplace_back(unsigned(d), p.bytes);
+  }
   auto most = std::max_element(held.begin(), held.end());
   if (most != held.end() && *most > 0) return int(most - held.begin());
   return ks.lastWholeDevice >= 0 && unsigned(ks.lastWholeDevice) < n_ ? ks.lastWholeDevice : -1;
@@ -389,6 +395,10 @@ LaunchPlan DynamicPartitioner::plan(const LaunchRequest& request) {
     return plan;
   }
 
+  auto step = sequence_.observe(k);
+  if (!step.newSequence)
+    if (auto settled = planSettledWhole(request, ks, id, step.position)) return std::move(*settled);
+
   LaunchRecord& rec = newRecord(id);
   rec.kernel = k;
   rec.totalGroups = request.groups;
@@ -397,11 +407,10 @@ LaunchPlan DynamicPartitioner::plan(const LaunchRequest& request) {
   for (const auto& b : request.buffers)
     if (b.reads)
       if (auto it = lastWriter_.find(b.buffer); it != lastWriter_.end())
-        rec.producers.push_back({it->second, b.buffer, b.bytes});
+        rec.producers.push_back({it->second.launch, b.buffer, b.bytes, it->second.wholeDevice});
   for (const auto& b : request.buffers)
-    if (b.writes) lastWriter_[b.buffer] = id;
+    if (b.writes) lastWriter_[b.buffer] = {id, -1}; // its device once decided (below)
 
-  auto step = sequence_.observe(k);
   if (step.newSequence) startSequence();
   if (step.position) {
     rec.generation = seq_.generation;
@@ -421,6 +430,11 @@ LaunchPlan DynamicPartitioner::plan(const LaunchRequest& request) {
     rec.probed = maybeProbe(ks, k, groups);
   }
   noteGroups(ks, groups, request.groups);
+  if (auto only = std::count_if(groups.begin(), groups.end(), [](uint64_t g) { return g > 0; }); only == 1) {
+    const int device = int(std::find_if(groups.begin(), groups.end(), [](uint64_t g) { return g > 0; }) - groups.begin());
+    for (const auto& b : request.buffers)
+      if (b.writes) lastWriter_[b.buffer].wholeDevice = device;
+  }
 
   rec.groups.assign(groups.begin(), groups.end());
   rec.ratios.assign(groups.size(), 0.0);
@@ -475,6 +489,57 @@ LaunchPlan DynamicPartitioner::plan(const LaunchRequest& request) {
   LaunchPlan plan{id, groups, measure};
   plan.predictedNs = predicted;
   plan.gather = streak >= kGatherStreak && launchesSinceSplit_ >= kGatherQuiet;
+  return plan;
+}
+
+std::optional<LaunchPlan> DynamicPartitioner::planSettledWhole(const LaunchRequest& request, KernelState& ks,
+                                                               uint64_t id, std::optional<unsigned> position) {
+  const auto& memo = ks.wholeChoice;
+  if (request.splittable || ks.wholeStreak < kSettledWholeStreak || launchesSinceSplit_ < kGatherQuiet ||
+      ks.wholeStreakDevice < 0 || ks.wholeStreakDevice != ks.lastWholeDevice || int(memo.device) != ks.lastWholeDevice ||
+      memo.model != modelVersion_ || memo.transfers != transferVersion_ || memo.groups != request.groups)
+    return std::nullopt;
+  // Whether plan() would time it (the same rule, without its effects): then it takes the full path.
+  // (As plan() counts them: this kernel's launches with this one, the others' without.)
+  auto settledFor = [](uint64_t launches, uint64_t after) { return launches - std::min(launches, after); };
+  uint64_t settled = settledFor(ks.launches + 1, ks.settledAfter);
+  if (position)
+    for (uint32_t other : seq_.kernels)
+      if (&kernels_[other] != &ks) settled = std::min(settled, settledFor(kernels_[other].launches, kernels_[other].settledAfter));
+  if (settled < kSettledLaunches) return std::nullopt;
+  const bool sequenced = position && seq_.generation == sequence_.generation();
+  if (!sequenced || seq_.samplingIteration != sequence_.iterations()) {
+    const uint64_t tick = sequenced ? sequence_.iterations() : ks.launches + 1;
+    const uint64_t every = std::clamp<uint64_t>(std::bit_floor(settled / 16), kSampleEvery, kSampleEveryMax);
+    if (tick % every == 0) {
+      const auto& last = sequenced ? seq_.lastSample : ks.lastSample;
+      const auto now = std::chrono::steady_clock::now();
+      if (last == std::chrono::steady_clock::time_point{} ||
+          std::chrono::duration<double, std::nano>(now - last).count() >= options_.minSampleIntervalNs)
+        return std::nullopt;
+    }
+    if (sequenced) { // this iteration is not timed (one launch of it decided so)
+      seq_.samplingIteration = sequence_.iterations();
+      seq_.timeIteration = false;
+    }
+  } else if (seq_.timeIteration) {
+    return std::nullopt;
+  }
+
+  // Its device again. What later launches need: its writes (a reader finds no record for it and
+  // goes by where the kernel last ran), the start of a sequence iteration (the host time of the
+  // iteration before), counts and streaks. No history entry: the report's history skips it.
+  for (const auto& b : request.buffers)
+    if (b.writes) lastWriter_[b.buffer] = {id, int(memo.device)};
+  if (sequenced && *position == 0) seq_.lastIterationStart = std::chrono::steady_clock::now();
+  ++ks.launches;
+  std::vector<uint64_t> groups(n_, 0);
+  groups[memo.device] = request.groups;
+  noteGroups(ks, groups, request.groups);
+  const uint64_t streak = noteWholeStreak(ks, groups);
+  LaunchPlan plan{id, std::move(groups), false};
+  plan.gather = streak >= kGatherStreak && launchesSinceSplit_ >= kGatherQuiet;
+  ++settledLaunches_;
   return plan;
 }
 

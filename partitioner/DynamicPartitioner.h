@@ -101,6 +101,11 @@ private:
     uint64_t launch;
     uint64_t buffer;
     uint64_t bytes;
+    int wholeDevice = -1; // where it ran whole (-1: split, or not known yet)
+  };
+  struct Writer {
+    uint64_t launch = 0;
+    int wholeDevice = -1; // as Producer::wholeDevice: known even when its record is not
   };
   // What the partitioner knows of one recent launch. Records live in a fixed table (records_,
   // reused in place), so a launch's bookkeeping allocates nothing once its vectors have grown.
@@ -182,6 +187,9 @@ private:
   // reads from the devices its producers ran on; the previous choice kept unless another is
   // clearly better (two similar devices must not take turns, moving the data every time).
   unsigned wholeLaunchDevice(uint32_t kernel, uint64_t groups, const LaunchRecord& rec);
+  // plan()'s settled lane (kSettledWholeStreak), or nullopt for the full path.
+  std::optional<LaunchPlan> planSettledWhole(const LaunchRequest& request, KernelState& ks, uint64_t id,
+                                             std::optional<unsigned> position);
   KernelCosts kernelCosts(uint32_t kernel, uint64_t groups) const;
   double nsPerGroup(uint32_t kernel, unsigned device) const;
   double itemNs(unsigned device) const;
@@ -301,13 +309,14 @@ private:
   std::vector<uint64_t> heldScratch_;
   std::vector<std::pair<unsigned, uint64_t>> inputsScratch_;
   std::vector<double> costScratch_;
-  std::unordered_map<uint64_t, uint64_t> lastWriter_; // buffer -> launch
+  std::unordered_map<uint64_t, Writer> lastWriter_; // buffer -> its last writer
 
   // Warm-start dependency priors by (producer kernel, consumer kernel) name.
   std::map<std::pair<std::string, std::string>, double> profileEdges_;
 
   // Statistics for the report.
   uint64_t solves_ = 0, skippedSolves_ = 0, simplexRuns_ = 0, planChanges_ = 0;
+  uint64_t settledLaunches_ = 0; // planned by planSettledWhole
   uint64_t changesNotRepaid_ = 0; // better plans not adopted: their moves cost more than they gain
   double solveNsTotal_ = 0, solveNsMax_ = 0;
 };

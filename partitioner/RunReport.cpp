@@ -51,6 +51,7 @@ std::string DynamicPartitioner::reportJson() const {
   j.endObject();
 
   j.key("hostOverheadPerSubLaunchNs").value(hostOverheadNs_);
+  j.key("settledLaunches").value(settledLaunches_); // planned by the settled lane (planSettledWhole)
   j.key("lp").beginObject();
   j.key("solves").value(solves_);
   j.key("skippedUnchanged").value(skippedSolves_);

@@ -46,8 +46,14 @@ def setup():
     GPU_INDEX = next(d["index"] for d in json.loads(listing) if d["type"] == "GPU")
 
 
+# --variant NAME=KEY=VALUE+KEY=VALUE: the new build run with extra settings, as kind NAME.
+VARIANTS = {}
+REPORTS = {}  # a summary of each report run, by "kind pattern count"
+
+
 def env_for(kind):
     e = dict(os.environ)
+    e.update(VARIANTS.get(kind, {}))
     e["LD_LIBRARY_PATH"] = f"{NEW}/lib:" + e.get("LD_LIBRARY_PATH", "")
     e["CLSPLIT_VENDORS"] = "/tmp/vendors-real"
     for k in ("CLSPLIT_REPORT", "CLSPLIT_TRACE", "CLSPLIT_SUMMARY"):
@@ -90,14 +96,14 @@ def run(kind, pattern, count, report=None):
             for h in r.get("host_time", []):
                 if h["entry"] == "clEnqueueNDRangeKernel":
                     own = h["own_ns_per_call"] / 1000.0
-            # What the run did, without the per-launch histories: $OUT/reports/<kind>-<pattern>-<count>.json
+            # What the run did, without the per-launch histories: $OUT/reports.json
             part = r.get("partitioner", {})
             brief = {"kernels": r.get("kernels"), "transfers": r.get("transfers"),
                      "lp": part.get("lp"), "sequence": part.get("sequence"),
                      "hostOverheadPerSubLaunchNs": part.get("hostOverheadPerSubLaunchNs"),
                      "host_time": r.get("host_time", [])[:6], "driver_calls": r.get("driver_calls", [])[:10]}
-            (OUT / "reports").mkdir(parents=True, exist_ok=True)
-            (OUT / "reports" / f"{kind}-{pattern.replace(':', '_')}-{count}.json").write_text(json.dumps(brief, indent=1))
+            REPORTS[f"{kind} {pattern} {count}"] = brief
+            (OUT / "reports.json").write_text(json.dumps(REPORTS, indent=1))
             Path(report).unlink()
         except Exception:
             pass
@@ -118,10 +124,16 @@ def main():
     ap.add_argument("--twice-max", type=int, default=10000, help="largest count run split over the GPU twice")
     ap.add_argument("--old-skip", default="markers", help="patterns not run with the old build (it hangs on markers)")
     ap.add_argument("--kinds", default=None, help="which of direct,new,twice,old,old-twice to run (default: all there are)")
+    ap.add_argument("--variant", action="append", default=[],
+                    help="NAME=KEY=VALUE+KEY=VALUE: the new build with these settings, run as kind NAME")
     args = ap.parse_args()
+    for v in args.variant:
+        name, settings = v.split("=", 1)
+        VARIANTS[name] = dict(kv.split("=", 1) for kv in settings.split("+"))
     setup()
     start = time.monotonic()
     kinds = ["direct", "new", "twice"] + (["old", "old-twice"] if (OLD / "lib/libclsplit.so").exists() else [])
+    kinds += list(VARIANTS)
     if args.kinds:
         kinds = [k for k in args.kinds.split(",") if k in kinds]
     records = []

@@ -101,6 +101,12 @@ const std::vector<SettingSpec>& settingSpecs() {
        "a second queue per device, so that they travel while the interior computes. auto: where "
        "a discrete device (a GPU) takes part; on: always; off: never.",
        "off"},
+      {"CLSPLIT_SAMPLE_MS", "1",
+       "Adaptive strategies: once a kernel's split has settled, at most one of its launches per "
+       "this many milliseconds is timed (an event, its profiling times, and an update of the "
+       "models); launches until then are all timed. Larger: less host work per launch, slower "
+       "reaction to a changing load. 0: every 16th to 256th launch, by count.",
+       "10"},
       {"CLSPLIT_TEST_FORCE_STAGING", "",
        "Testing only: copy between devices of one platform through host memory even when they "
        "share it (as between discrete GPUs), so CPU-only test machines exercise that path.",

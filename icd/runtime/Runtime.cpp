@@ -11,6 +11,8 @@
 #include "support/Log.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdlib>
 #include <sstream>
 
 namespace clsplit::icd::runtime {
@@ -122,6 +124,13 @@ partition::Partitioner& Runtime::partitioner() {
     partition::PartitionerOptions options;
     options.asyncSolve = true; // kernels of a few microseconds must not wait for an LP solve
     options.detectTakingTurns = settings_->value("CLSPLIT_TEST_CONCURRENT_DEVICES").empty();
+    {
+      const std::string& ms = settings_->value("CLSPLIT_SAMPLE_MS");
+      char* end = nullptr;
+      const double value = std::strtod(ms.c_str(), &end);
+      if (!ms.empty() && !*end && value >= 0 && std::isfinite(value)) options.minSampleIntervalNs = value * 1e6;
+      else log().warn("CLSPLIT_SAMPLE_MS={} is not a number of milliseconds; using {}", ms, options.minSampleIntervalNs / 1e6);
+    }
     partitioner_ = partition::makePartitioner(std::move(devices), strategy_, options);
     const std::string& profile = settings_->value("CLSPLIT_PROFILE");
     if (!profile.empty()) {

@@ -475,6 +475,66 @@ TEST_CASE("a kernel kept whole on one device gathers its buffers there while not
   CHECK_FALSE(p->plan(whole).gather);
 }
 
+namespace {
+uint64_t settledLaunches(const Partitioner& p) {
+  const std::string json = p.reportJson();
+  const auto at = json.find("\"settledLaunches\":");
+  REQUIRE(at != std::string::npos);
+  return std::stoull(json.substr(at + std::string("\"settledLaunches\":").size()));
+}
+} // namespace
+
+TEST_CASE("an unsplittable kernel settled on one device takes the settled lane until the models change") {
+  Simulator sim({device("gpu0", 1), device("gpu1", 1)}, {{4096, 64}});
+  PartitionerOptions options;
+  options.minSampleIntervalNs = 50e6; // no sample due by time during the loop
+  auto p = make(sim, "adaptive-comm", options);
+  LaunchRequest req;
+  req.kernel = "prog:serial";
+  req.groups = 1;
+  req.groupSize = 64;
+  req.splittable = false;
+  req.buffers = {{7, true, true, 4096}};
+  std::vector<uint64_t> first;
+  unsigned measured = 0;
+  for (int i = 0; i < 400; ++i) {
+    auto plan = p->plan(req);
+    if (first.empty()) first = plan.groups;
+    CHECK(plan.groups == first); // the same device throughout, settled lane or not
+    if (plan.measure) {
+      ++measured;
+      const unsigned d = plan.groups[0] ? 0 : 1;
+      p->reportKernelTime(plan.launchId, d, plan.groups[d], 3'000);
+    }
+  }
+  const uint64_t settled = settledLaunches(*p);
+  INFO(settled << " of 400 launches in the settled lane, " << measured << " measured");
+  CHECK(settled >= 300);
+  CHECK(settled <= 400 - measured); // a timed launch never takes it
+
+  // A new transfer measurement changes the models: the next launch is planned in full, then the
+  // lane is open again.
+  p->reportTransfer(0, Direction::HostToDevice, 1 << 20, 100'000);
+  auto full = p->plan(req);
+  CHECK(full.groups == first);
+  CHECK(settledLaunches(*p) == settled);
+  auto again = p->plan(req);
+  CHECK(again.groups == first);
+  CHECK(settledLaunches(*p) == settled + 1);
+  CHECK(again.gather); // nothing split: its buffers belong where it runs
+
+  // A split launch of another kernel closes the lane for a while (the data may have moved).
+  LaunchRequest wide = req;
+  wide.kernel = "prog:wide";
+  wide.groups = 1 << 16;
+  wide.splittable = true;
+  auto split = p->plan(wide);
+  REQUIRE(split.groups[0] > 0);
+  REQUIRE(split.groups[1] > 0);
+  p->plan(req);
+  CHECK(settledLaunches(*p) == settled + 1);
+}
+
 TEST_CASE("what a split costs the host, once measured, keeps launches whole that it would not repay") {
   // The wide launch of the test above (~0.2 ms by the priors) is split while a sub-launch is
   // assumed to cost the host 5 us; once split launches were measured to cost 2 ms each, no
