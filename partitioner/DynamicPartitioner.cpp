@@ -44,9 +44,10 @@ constexpr uint64_t kProbeBackoff = 4;
 // split for kGatherQuiet launches, has its buffers gathered there (LaunchPlan::gather).
 constexpr uint64_t kGatherStreak = 4;
 constexpr uint64_t kGatherQuiet = 32;
-// A launch that cannot be split, of a kernel that ran whole on one device this many launches in
-// a row, with nothing split lately, no sample due and the models unchanged, takes the settled
-// lane (planSettledWhole): its device again, without a launch record.
+// A launch of a kernel that ran whole on one device this many launches in a row, with nothing
+// split lately, its inputs last written there, no sample or probe due and the models and plans
+// unchanged since it was last planned in full, takes the settled lane (planSettledWhole): its
+// device again, without a launch record.
 constexpr uint64_t kSettledWholeStreak = 64;
 // The host's cost per sub-launch: the median of the last kSplitHostSamples split launches, once
 // there are kSplitHostMinSamples (reportSplitHostTime).
@@ -486,6 +487,22 @@ LaunchPlan DynamicPartitioner::plan(const LaunchRequest& request) {
     }
 
   const uint64_t streak = noteWholeStreak(ks, groups);
+  // What the settled lane may repeat: this decision, while nothing it was made from changes.
+  ks.settled.valid = rec.expected == 1 && rec.probed < 0;
+  if (ks.settled.valid) {
+    ks.settled.device = unsigned(std::find_if(groups.begin(), groups.end(), [](uint64_t g) { return g > 0; }) - groups.begin());
+    ks.settled.model = modelVersion_;
+    ks.settled.transfers = transferVersion_;
+    ks.settled.plans = planChanges_;
+    ks.settled.generation = seq_.generation;
+    ks.settled.groups = request.groups;
+    ks.settled.splittable = request.splittable;
+    // maybeProbe's account of the kernel's time (a probe is due once an idle device's share of
+    // it is small enough): the lane keeps it.
+    ks.settled.probeSpentNs = request.splittable && (spec_.kind == StrategyKind::Adaptive || spec_.kind == StrategyKind::AdaptiveComm)
+                                  ? shareNs(k, ks.settled.device, double(request.groups))
+                                  : 0.0;
+  }
   LaunchPlan plan{id, groups, measure};
   plan.predictedNs = predicted;
   plan.gather = streak >= kGatherStreak && launchesSinceSplit_ >= kGatherQuiet;
@@ -494,11 +511,23 @@ LaunchPlan DynamicPartitioner::plan(const LaunchRequest& request) {
 
 std::optional<LaunchPlan> DynamicPartitioner::planSettledWhole(const LaunchRequest& request, KernelState& ks,
                                                                uint64_t id, std::optional<unsigned> position) {
-  const auto& memo = ks.wholeChoice;
-  if (request.splittable || ks.wholeStreak < kSettledWholeStreak || launchesSinceSplit_ < kGatherQuiet ||
-      ks.wholeStreakDevice < 0 || ks.wholeStreakDevice != ks.lastWholeDevice || int(memo.device) != ks.lastWholeDevice ||
-      memo.model != modelVersion_ || memo.transfers != transferVersion_ || memo.groups != request.groups)
+  const auto& last = ks.settled;
+  if (!last.valid || ks.wholeStreak < kSettledWholeStreak || launchesSinceSplit_ < kGatherQuiet ||
+      ks.wholeStreakDevice != int(last.device) || last.splittable != request.splittable ||
+      last.model != modelVersion_ || last.transfers != transferVersion_ || last.plans != planChanges_ ||
+      last.generation != seq_.generation || last.groups != request.groups)
     return std::nullopt;
+  // Its inputs were last written where it runs (else the full path weighs moving it to them).
+  for (const auto& b : request.buffers)
+    if (b.reads)
+      if (auto it = lastWriter_.find(b.buffer); it != lastWriter_.end() && it->second.wholeDevice != int(last.device))
+        return std::nullopt;
+  // No probe of an idle device due (maybeProbe: only launches long enough to lend a group).
+  if (last.probeSpentNs >= kProbeMinLaunchNs && request.groups >= 2) {
+    if (ks.nextProbe.size() != n_) return std::nullopt;
+    for (unsigned d = 0; d < n_; ++d)
+      if (d != last.device && ks.launches >= ks.nextProbe[d]) return std::nullopt;
+  }
   // Whether plan() would time it (the same rule, without its effects): then it takes the full path.
   // (As plan() counts them: this kernel's launches with this one, the others' without.)
   auto settledFor = [](uint64_t launches, uint64_t after) { return launches - std::min(launches, after); };
@@ -530,11 +559,12 @@ std::optional<LaunchPlan> DynamicPartitioner::planSettledWhole(const LaunchReque
   // goes by where the kernel last ran), the start of a sequence iteration (the host time of the
   // iteration before), counts and streaks. No history entry: the report's history skips it.
   for (const auto& b : request.buffers)
-    if (b.writes) lastWriter_[b.buffer] = {id, int(memo.device)};
+    if (b.writes) lastWriter_[b.buffer] = {id, int(last.device)};
   if (sequenced && *position == 0) seq_.lastIterationStart = std::chrono::steady_clock::now();
+  ks.spentNs += last.probeSpentNs;
   ++ks.launches;
   std::vector<uint64_t> groups(n_, 0);
-  groups[memo.device] = request.groups;
+  groups[last.device] = request.groups;
   noteGroups(ks, groups, request.groups);
   const uint64_t streak = noteWholeStreak(ks, groups);
   LaunchPlan plan{id, std::move(groups), false};

@@ -96,6 +96,13 @@ private:
       std::vector<std::pair<unsigned, uint64_t>> inputs;
       unsigned device = 0;
     } wholeChoice;
+    // Its last launch planned in full, when it ran whole (planSettledWhole repeats it).
+    struct SettledWhole {
+      bool valid = false, splittable = false;
+      unsigned device = 0;
+      uint64_t model = 0, transfers = 0, plans = 0, generation = 0, groups = 0;
+      double probeSpentNs = 0;
+    } settled;
   };
   struct Producer {
     uint64_t launch;

@@ -101,6 +101,7 @@ def run(kind, pattern, count, report=None):
             brief = {"kernels": r.get("kernels"), "transfers": r.get("transfers"),
                      "lp": part.get("lp"), "sequence": part.get("sequence"),
                      "hostOverheadPerSubLaunchNs": part.get("hostOverheadPerSubLaunchNs"),
+                     "settledLaunches": part.get("settledLaunches"),
                      "host_time": r.get("host_time", [])[:6], "driver_calls": r.get("driver_calls", [])[:10]}
             REPORTS[f"{kind} {pattern} {count}"] = brief
             (OUT / "reports.json").write_text(json.dumps(REPORTS, indent=1))
@@ -131,6 +132,8 @@ def main():
         name, settings = v.split("=", 1)
         VARIANTS[name] = dict(kv.split("=", 1) for kv in settings.split("+"))
     setup()
+    if (OUT / "reports.json").exists():  # an earlier call of this command (the same $OUT)
+        REPORTS.update(json.loads((OUT / "reports.json").read_text()))
     start = time.monotonic()
     kinds = ["direct", "new", "twice"] + (["old", "old-twice"] if (OLD / "lib/libclsplit.so").exists() else [])
     kinds += list(VARIANTS)

@@ -535,6 +535,31 @@ TEST_CASE("an unsplittable kernel settled on one device takes the settled lane u
   CHECK(settledLaunches(*p) == settled + 1);
 }
 
+TEST_CASE("a short splittable kernel kept whole takes the settled lane") {
+  Simulator sim({device("gpu0", 1), device("gpu1", 1)}, {{4096, 64}});
+  PartitionerOptions options;
+  options.minSampleIntervalNs = 50e6;
+  auto p = make(sim, "adaptive-comm", options);
+  LaunchRequest req;
+  req.kernel = "prog:short";
+  req.groups = 16; // a few microseconds: a split would cost the host more than it saves
+  req.groupSize = 64;
+  req.splittable = true;
+  req.buffers = {{3, true, true, 1 << 16}};
+  unsigned whole = 0;
+  for (int i = 0; i < 600; ++i) {
+    auto plan = p->plan(req);
+    whole += plan.groups[0] == 0 || plan.groups[1] == 0;
+    if (plan.measure)
+      for (unsigned d = 0; d < 2; ++d)
+        if (plan.groups[d]) p->reportKernelTime(plan.launchId, d, plan.groups[d], 2'000);
+  }
+  const uint64_t settled = settledLaunches(*p);
+  INFO(whole << " of 600 launches whole, " << settled << " in the settled lane");
+  REQUIRE(whole >= 550);
+  CHECK(settled >= 300);
+}
+
 TEST_CASE("what a split costs the host, once measured, keeps launches whole that it would not repay") {
   // The wide launch of the test above (~0.2 ms by the priors) is split while a sub-launch is
   // assumed to cost the host 5 us; once split launches were measured to cost 2 ms each, no
