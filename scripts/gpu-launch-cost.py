@@ -139,6 +139,8 @@ def main():
     kinds += list(VARIANTS)
     if args.kinds:
         kinds = [k for k in args.kinds.split(",") if k in kinds]
+    # Written after what an earlier call of this command left in $OUT (several calls per machine).
+    earlier = json.loads((OUT / "launch-cost.json").read_text()) if (OUT / "launch-cost.json").exists() else []
     records = []
     for pattern in args.patterns.split(","):
         counts = [int(c) for c in args.counts.split(",")] if pattern in SIZES else [int(pattern.split(":")[2])]
@@ -169,7 +171,7 @@ def main():
                 own_only = {"kind": kind, "pattern": pattern, "count": count, "own_us": rec["own_us"], "seconds": None,
                             "rep": "report", "verified": rec["verified"], "launches": rec["launches"]}
                 records.append(own_only)
-            (OUT / "launch-cost.json").write_text(json.dumps(records, indent=1))
+            (OUT / "launch-cost.json").write_text(json.dumps(earlier + records, indent=1))
             row = f"{pattern:9s} {count:7d}"  # us per launch (per iteration for workloads)
             med = {}
             for kind in kinds:
