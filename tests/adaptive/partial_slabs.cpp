@@ -41,38 +41,35 @@ int main(int argc, char** argv) {
     else if (!std::strcmp(argv[i], "--chained")) chained = true;
   SingleDeviceProgram cl;
   CHECK(cl.open(kSource));
-  cl_context context = cl.context;
-  cl_command_queue queue = cl.queue;
-  cl_program program = cl.program;
   cl_int err;
-  cl_kernel init = clCreateKernel(program, "init", &err);
+  cl_kernel init = clCreateKernel(cl.program, "init", &err);
   CHECK(err);
-  cl_kernel bump = clCreateKernel(program, "bump", &err);
+  cl_kernel bump = clCreateKernel(cl.program, "bump", &err);
   CHECK(err);
   std::vector<float> host(n, 1.0f);
-  cl_mem in = clCreateBuffer(context, CL_MEM_READ_WRITE, n * sizeof(float), nullptr, &err);
+  cl_mem in = clCreateBuffer(cl.context, CL_MEM_READ_WRITE, n * sizeof(float), nullptr, &err);
   CHECK(err);
-  cl_mem out = clCreateBuffer(context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, n * sizeof(float), host.data(), &err);
+  cl_mem out = clCreateBuffer(cl.context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, n * sizeof(float), host.data(), &err);
   CHECK(err);
   const size_t all = n, local = 64, one = slab;
-  cl_mem partial = clCreateBuffer(context, CL_MEM_READ_WRITE, slab * sizeof(float), nullptr, &err);
+  cl_mem partial = clCreateBuffer(cl.context, CL_MEM_READ_WRITE, slab * sizeof(float), nullptr, &err);
   CHECK(err);
   if (!chained) {
     CHECK(clSetKernelArg(init, 0, sizeof in, &in));
-    CHECK(clEnqueueNDRangeKernel(queue, init, 1, nullptr, &all, &local, 0, nullptr, nullptr));
+    CHECK(clEnqueueNDRangeKernel(cl.queue, init, 1, nullptr, &all, &local, 0, nullptr, nullptr));
   } else {
-    cl_kernel init2 = clCreateKernel(program, "init2", &err);
+    cl_kernel init2 = clCreateKernel(cl.program, "init2", &err);
     CHECK(err);
-    cl_kernel total = clCreateKernel(program, "total", &err);
+    cl_kernel total = clCreateKernel(cl.program, "total", &err);
     CHECK(err);
     CHECK(clSetKernelArg(init2, 0, sizeof in, &in));
     CHECK(clSetKernelArg(init2, 1, sizeof out, &out));
-    CHECK(clEnqueueNDRangeKernel(queue, init2, 1, nullptr, &all, &local, 0, nullptr, nullptr));
+    CHECK(clEnqueueNDRangeKernel(cl.queue, init2, 1, nullptr, &all, &local, 0, nullptr, nullptr));
     CHECK(clSetKernelArg(total, 0, sizeof in, &in));
     CHECK(clSetKernelArg(total, 1, sizeof out, &out));
     CHECK(clSetKernelArg(total, 2, sizeof partial, &partial));
     CHECK(clSetKernelArg(total, 3, sizeof n, &n));
-    CHECK(clEnqueueNDRangeKernel(queue, total, 1, nullptr, &one, &one, 0, nullptr, nullptr));
+    CHECK(clEnqueueNDRangeKernel(cl.queue, total, 1, nullptr, &one, &one, 0, nullptr, nullptr));
     clReleaseKernel(init2);
     clReleaseKernel(total);
   }
@@ -83,13 +80,13 @@ int main(int argc, char** argv) {
     cl_int s = l % (slabs / 4);
     CHECK(clSetKernelArg(bump, 2, sizeof s, &s));
     cl_event done = nullptr;
-    CHECK(clEnqueueNDRangeKernel(queue, bump, 1, nullptr, &one, &one, previous ? 1 : 0, previous ? &previous : nullptr,
+    CHECK(clEnqueueNDRangeKernel(cl.queue, bump, 1, nullptr, &one, &one, previous ? 1 : 0, previous ? &previous : nullptr,
                                  chained ? &done : nullptr));
     if (previous) clReleaseEvent(previous);
     previous = done;
   }
   if (previous) clReleaseEvent(previous);
-  CHECK(clEnqueueReadBuffer(queue, out, CL_TRUE, 0, n * sizeof(float), host.data(), 0, nullptr, nullptr));
+  CHECK(clEnqueueReadBuffer(cl.queue, out, CL_TRUE, 0, n * sizeof(float), host.data(), 0, nullptr, nullptr));
   double sum = 0;
   for (int i = 0; i < n; ++i) sum += host[i] * double(1 + i % 13);
   std::printf("checksum %.6f\n", sum);

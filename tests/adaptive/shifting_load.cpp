@@ -27,20 +27,17 @@ int main(int argc, char** argv) {
   }
   SingleDeviceProgram cl;
   CHECK(cl.open(kSource));
-  cl_context context = cl.context;
-  cl_command_queue queue = cl.queue;
-  cl_program program = cl.program;
   cl_int err;
-  cl_kernel kernel = clCreateKernel(program, "work", &err);
+  cl_kernel kernel = clCreateKernel(cl.program, "work", &err);
   CHECK(err);
   std::vector<int> front(n), back(n);
   for (int i = 0; i < n; ++i) {
     front[i] = i < n / 2 ? heavy : heavy / 30;
     back[i] = i < n / 2 ? heavy / 30 : heavy;
   }
-  cl_mem cost = clCreateBuffer(context, CL_MEM_READ_ONLY, n * sizeof(int), nullptr, &err);
+  cl_mem cost = clCreateBuffer(cl.context, CL_MEM_READ_ONLY, n * sizeof(int), nullptr, &err);
   CHECK(err);
-  cl_mem out = clCreateBuffer(context, CL_MEM_WRITE_ONLY, n * sizeof(float), nullptr, &err);
+  cl_mem out = clCreateBuffer(cl.context, CL_MEM_WRITE_ONLY, n * sizeof(float), nullptr, &err);
   CHECK(err);
   CHECK(clSetKernelArg(kernel, 0, sizeof cost, &cost));
   CHECK(clSetKernelArg(kernel, 1, sizeof out, &out));
@@ -49,12 +46,12 @@ int main(int argc, char** argv) {
   const size_t global = n, local = 64;
   for (int it = 0; it < iterations; ++it) {
     if (it == 0 || it == switchAt)
-      CHECK(clEnqueueWriteBuffer(queue, cost, CL_TRUE, 0, n * sizeof(int), (it < switchAt ? front : back).data(),
+      CHECK(clEnqueueWriteBuffer(cl.queue, cost, CL_TRUE, 0, n * sizeof(int), (it < switchAt ? front : back).data(),
                                  0, nullptr, nullptr));
-    CHECK(clEnqueueNDRangeKernel(queue, kernel, 1, nullptr, &global, &local, 0, nullptr, nullptr));
-    CHECK(clFinish(queue)); // one time step at a time, as an iterative solver checking progress would
+    CHECK(clEnqueueNDRangeKernel(cl.queue, kernel, 1, nullptr, &global, &local, 0, nullptr, nullptr));
+    CHECK(clFinish(cl.queue)); // one time step at a time, as an iterative solver checking progress would
     if (it == switchAt - 1 || it == iterations - 1) {
-      CHECK(clEnqueueReadBuffer(queue, out, CL_TRUE, 0, n * sizeof(float), result.data(), 0, nullptr, nullptr));
+      CHECK(clEnqueueReadBuffer(cl.queue, out, CL_TRUE, 0, n * sizeof(float), result.data(), 0, nullptr, nullptr));
       for (float v : result) {
         unsigned bits;
         std::memcpy(&bits, &v, sizeof bits);

@@ -124,6 +124,19 @@ def test_split_follows_moving_load():
               f"{strategy}: device 0's share {before:.2f} before the switch, {after:.2f} after: {h[10:]}")
 
 
+def check_slab_updates(args, strategy, init, direct, report):
+    """partial_slabs through clsplit: the output of the direct run, `init` split once, the 400
+    slab updates (`bump`) all whole and at least 300 of them run as is. Returns bump's entry."""
+    p = through_clsplit(args, strategy, vendors(POCL), "pthread pthread", report, f"{' '.join(map(str, args[1:]))}, {strategy}")
+    check(p.stdout == direct.stdout, f"{strategy}: output differs from the direct run: {p.stdout} vs {direct.stdout}")
+    kernels = json.loads(report.read_text())["kernels"]
+    check(kernels[init]["split_launches"] == 1, f"{strategy}: {init} was not split: {kernels[init]}")
+    bump = kernels["bump"]
+    check(bump["launches"] == 400 and bump["split_launches"] == 0, f"{strategy}: {bump}")
+    check(bump["resident_launches"] >= 300, f"{strategy}: only {bump['resident_launches']} of 400 launches ran as is")
+    return bump
+
+
 def test_whole_kernel_gathers_its_buffers():
     """A one-work-group kernel runs whole on one device, reading and writing slabs of buffers
     that a split launch spread over both: once nothing has been split for a while, its buffers
@@ -134,16 +147,9 @@ def test_whole_kernel_gathers_its_buffers():
                  "direct run")
     for strategy in ("uniform", "adaptive-comm"):
         report = TMP / f"gather-{strategy}.json"
-        p = through_clsplit([program, "--launches", "400"], strategy, vendors(POCL), "pthread pthread", report,
-                            f"partial slabs, {strategy}")
-        check(p.stdout == direct.stdout, f"{strategy}: output differs from the direct run: {p.stdout} vs {direct.stdout}")
-        kernels = json.loads(report.read_text())["kernels"]
-        check(kernels["init"]["split_launches"] == 1, f"{strategy}: init was not split: {kernels['init']}")
-        bump = kernels["bump"]
-        check(bump["launches"] == 400 and bump["split_launches"] == 0, f"{strategy}: {bump}")
         # Gathered after a few dozen launches (LaunchPlan::gather); without it, the device that
         # runs `bump` would never hold the half of `in` the other one initialised.
-        check(bump["resident_launches"] >= 300, f"{strategy}: only {bump['resident_launches']} of 400 launches ran as is")
+        bump = check_slab_updates([program, "--launches", "400"], strategy, "init", direct, report)
         if strategy == "adaptive-comm":
             # Its sampled launches' times reach the partitioner without completion callbacks
             # (Runtime::harvestMeasurements, read by the launches that follow).
@@ -167,14 +173,7 @@ def test_whole_kernel_with_wait_lists_settles():
     direct = run(args, dict(BASE, POCL_DEVICES="pthread", POCL_MAX_PTHREAD_COUNT="1", OCL_ICD_VENDORS=str(vendors(POCL))),
                  "direct run")
     for strategy in ("uniform",):
-        report = TMP / f"chained-{strategy}.json"
-        p = through_clsplit(args, strategy, vendors(POCL), "pthread pthread", report, f"chained slabs, {strategy}")
-        check(p.stdout == direct.stdout, f"{strategy}: output differs from the direct run: {p.stdout} vs {direct.stdout}")
-        kernels = json.loads(report.read_text())["kernels"]
-        check(kernels["init2"]["split_launches"] == 1, f"{strategy}: init2 was not split: {kernels['init2']}")
-        bump = kernels["bump"]
-        check(bump["launches"] == 400 and bump["split_launches"] == 0, f"{strategy}: {bump}")
-        check(bump["resident_launches"] >= 300, f"{strategy}: only {bump['resident_launches']} of 400 launches ran as is")
+        check_slab_updates(args, strategy, "init2", direct, TMP / f"chained-{strategy}.json")
 
 
 if __name__ == "__main__":

@@ -387,6 +387,18 @@ TEST_CASE("a 2-D kernel's first launch is judged by all of its work-items") {
   CHECK((narrow[0] == 0 || narrow[1] == 0));
 }
 
+namespace {
+// A launch of `kernel` over `groups` work-groups of 64 items.
+LaunchRequest launchOf(const char* kernel, uint64_t groups, bool splittable) {
+  LaunchRequest req;
+  req.kernel = kernel;
+  req.groups = groups;
+  req.groupSize = 64;
+  req.splittable = splittable;
+  return req;
+}
+} // namespace
+
 TEST_CASE("a settled kernel on one device is timed ever more sparsely, at least once in 64 launches") {
   Simulator sim({device("gpu", 1), device("gpu2", 1)}, {{4096, 64}});
   PartitionerOptions options;
@@ -423,11 +435,7 @@ TEST_CASE("short settled launches are timed by time, not by count") {
   PartitionerOptions options;
   options.minSampleIntervalNs = 50e6; // 50 ms: far longer than the loop below takes
   auto p = make(sim, "adaptive-comm", options);
-  LaunchRequest req;
-  req.kernel = "prog:serial";
-  req.groups = 64;
-  req.groupSize = 64;
-  req.splittable = false;
+  LaunchRequest req = launchOf("prog:serial", 64, false);
   const auto start = std::chrono::steady_clock::now();
   unsigned measured = 0, settledMeasured = 0;
   for (uint64_t i = 0; i < 3000; ++i) {
@@ -444,6 +452,20 @@ TEST_CASE("short settled launches are timed by time, not by count") {
   // Settled: one sample per 50 ms at most (a count-based one in 64 would be ~46).
   CHECK(settledMeasured <= 1 + unsigned(elapsedMs / 50));
 }
+
+namespace {
+// A launch of another kernel, `base` made large and splittable, which both devices share.
+LaunchPlan planWideSplit(Partitioner& p, const LaunchRequest& base) {
+  LaunchRequest wide = base;
+  wide.kernel = "prog:wide";
+  wide.groups = 1 << 16;
+  wide.splittable = true;
+  auto split = p.plan(wide);
+  REQUIRE(split.groups[0] > 0);
+  REQUIRE(split.groups[1] > 0);
+  return split;
+}
+} // namespace
 
 TEST_CASE("a kernel kept whole on one device gathers its buffers there while nothing is split") {
   Simulator sim({device("gpu", 1), device("gpu2", 1)}, {{4096, 64}});
@@ -464,13 +486,7 @@ TEST_CASE("a kernel kept whole on one device gathers its buffers there while not
   CHECK(gathered[39]);
 
   // A launch split over both devices: their layout is in use, nothing is gathered for a while.
-  LaunchRequest wide = whole;
-  wide.kernel = "prog:wide";
-  wide.groups = 1 << 16;
-  wide.splittable = true;
-  auto split = p->plan(wide);
-  REQUIRE(split.groups[0] > 0);
-  REQUIRE(split.groups[1] > 0);
+  auto split = planWideSplit(*p, whole);
   CHECK_FALSE(split.gather);
   CHECK_FALSE(p->plan(whole).gather);
 }
@@ -489,11 +505,7 @@ TEST_CASE("an unsplittable kernel settled on one device takes the settled lane u
   PartitionerOptions options;
   options.minSampleIntervalNs = 50e6; // no sample due by time during the loop
   auto p = make(sim, "adaptive-comm", options);
-  LaunchRequest req;
-  req.kernel = "prog:serial";
-  req.groups = 1;
-  req.groupSize = 64;
-  req.splittable = false;
+  LaunchRequest req = launchOf("prog:serial", 1, false);
   req.buffers = {{7, true, true, 4096}};
   std::vector<uint64_t> first;
   unsigned measured = 0;
@@ -524,13 +536,7 @@ TEST_CASE("an unsplittable kernel settled on one device takes the settled lane u
   CHECK(again.gather); // nothing split: its buffers belong where it runs
 
   // A split launch of another kernel closes the lane for a while (the data may have moved).
-  LaunchRequest wide = req;
-  wide.kernel = "prog:wide";
-  wide.groups = 1 << 16;
-  wide.splittable = true;
-  auto split = p->plan(wide);
-  REQUIRE(split.groups[0] > 0);
-  REQUIRE(split.groups[1] > 0);
+  planWideSplit(*p, req);
   p->plan(req);
   CHECK(settledLaunches(*p) == settled + 1);
 }
@@ -540,11 +546,7 @@ TEST_CASE("a short splittable kernel kept whole takes the settled lane") {
   PartitionerOptions options;
   options.minSampleIntervalNs = 50e6;
   auto p = make(sim, "adaptive-comm", options);
-  LaunchRequest req;
-  req.kernel = "prog:short";
-  req.groups = 16; // a few microseconds: a split would cost the host more than it saves
-  req.groupSize = 64;
-  req.splittable = true;
+  LaunchRequest req = launchOf("prog:short", 16, true); // a split would cost more than it saves
   req.buffers = {{3, true, true, 1 << 16}};
   unsigned whole = 0;
   for (int i = 0; i < 600; ++i) {
