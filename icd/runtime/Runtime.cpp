@@ -103,7 +103,7 @@ void Runtime::chooseStrategy() {
   strategyName_ = replaced ? partition::StrategySpec{}.str() : text;
 }
 
-partition::Partitioner& Runtime::partitioner() {
+partition::Partitioner& Runtime::makePartitioner() {
   std::call_once(partitionerOnce_, [this] {
     std::vector<partition::DeviceInfo> devices;
     for (const auto& s : slots_) {
@@ -144,6 +144,7 @@ partition::Partitioner& Runtime::partitioner() {
         if (!rt.partitioner_->saveProfile(path)) log().warn("cannot save the profile to {}", path);
       });
     }
+    partitionerMade_.store(partitioner_.get(), std::memory_order_release);
   });
   return *partitioner_;
 }

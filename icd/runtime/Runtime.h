@@ -49,7 +49,10 @@ public:
   // Real platforms that have at least one selected device.
   std::vector<unsigned> platformsInUse() const;
 
-  partition::Partitioner& partitioner();
+  partition::Partitioner& partitioner() { // every launch asks: one atomic load once made
+    if (auto* made = partitionerMade_.load(std::memory_order_acquire)) return *made;
+    return makePartitioner();
+  }
   // The partitioner's state as JSON (for the run report; measurements still in flight omitted).
   std::string partitionerJson();
   RunReport& report();
@@ -106,7 +109,9 @@ private:
   bool commandsTimed_ = true;
   std::atomic<bool> commandsTimedKnown_{false};
   bool reporting_ = false;
+  partition::Partitioner& makePartitioner();
   std::unique_ptr<partition::Partitioner> partitioner_;
+  std::atomic<partition::Partitioner*> partitionerMade_{nullptr};
   std::unique_ptr<RunReport> report_;
   std::mutex pendingMutex_;
   std::deque<std::pair<device::FenceRef, std::function<void(cl_int)>>> pending_;
