@@ -19,6 +19,8 @@ namespace clsplit::icd::runtime {
 
 namespace {
 constexpr size_t kMaxPendingMeasurements = 4096;
+// harvestMeasurements looks at most 4x this many pending entries per call.
+constexpr size_t kHarvestLookAhead = 16;
 } // namespace
 
 Runtime& Runtime::get() {
@@ -232,10 +234,19 @@ bool Runtime::harvestMeasurements(size_t budget) {
   std::vector<std::pair<cl_int, std::function<void(cl_int)>>> ready;
   {
     std::lock_guard lock(pendingMutex_);
-    // Oldest first; one still running does not hold up the ones after it (other queues, or
-    // commands whose completion only a later wait would reveal).
-    std::vector<cl_command_queue> flushed;
-    for (auto it = pending_.begin(); it != pending_.end() && budget > 0; --budget) {
+    // Oldest first. One still running holds up the later ones of its queue (an in-order queue
+    // completes them after it: asking about them would be driver calls for nothing; a program
+    // that runs far ahead of its GPU had 15 such questions per launch), not those of others.
+    std::vector<cl_command_queue> runningQueues;
+    size_t looked = 0; // entries looked at, asked or not (a long backlog is not walked whole)
+    for (auto it = pending_.begin(); it != pending_.end() && budget > 0 && looked < 4 * kHarvestLookAhead;
+         ++looked) {
+      cl_command_queue q = it->first->queue();
+      if (q && std::find(runningQueues.begin(), runningQueues.end(), q) != runningQueues.end()) {
+        ++it;
+        continue;
+      }
+      --budget;
       const cl_int status = it->first->status();
       if (status <= CL_COMPLETE) {
         ready.emplace_back(status, std::move(it->second));
@@ -243,11 +254,8 @@ bool Runtime::harvestMeasurements(size_t budget) {
         continue;
       }
       // Commands are not flushed one by one: those nobody waits for may never be submitted.
-      cl_command_queue q = it->first->queue();
-      if (!q || std::find(flushed.begin(), flushed.end(), q) == flushed.end()) {
-        if (q) flushed.push_back(q);
-        it->first->flush();
-      }
+      if (q) runningQueues.push_back(q);
+      it->first->flush();
       running = true;
       ++it;
     }
