@@ -19,8 +19,6 @@ namespace clsplit::icd::runtime {
 
 namespace {
 constexpr size_t kMaxPendingMeasurements = 4096;
-// harvestMeasurements looks at most 4x this many pending entries per call.
-constexpr size_t kHarvestLookAhead = 16;
 } // namespace
 
 Runtime& Runtime::get() {
@@ -238,9 +236,11 @@ bool Runtime::harvestMeasurements(size_t budget) {
     // completes them after it: asking about them would be driver calls for nothing; a program
     // that runs far ahead of its GPU had 15 such questions per launch), not those of others.
     std::vector<cl_command_queue> runningQueues;
-    size_t looked = 0; // entries looked at, asked or not (a long backlog is not walked whole)
-    for (auto it = pending_.begin(); it != pending_.end() && budget > 0 && looked < 4 * kHarvestLookAhead;
-         ++looked) {
+    // Entries looked at, asked or not: at most 4x the budget (a launch does not walk a long
+    // backlog whole; clFinish, with no budget, harvests everything).
+    const size_t lookLimit = budget > SIZE_MAX / 4 ? SIZE_MAX : 4 * budget;
+    size_t looked = 0;
+    for (auto it = pending_.begin(); it != pending_.end() && budget > 0 && looked < lookLimit; ++looked) {
       cl_command_queue q = it->first->queue();
       if (q && std::find(runningQueues.begin(), runningQueues.end(), q) != runningQueues.end()) {
         ++it;
