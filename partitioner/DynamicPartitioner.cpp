@@ -376,7 +376,13 @@ LaunchPlan DynamicPartitioner::plan(const LaunchRequest& request) {
     ks.groupSize = size;
     ks.otherGroups = rows;
     for (auto& t : ks.devices) t.regroup(oldItems / itemsPerRow(ks));
-    ++modelVersion_;
+    // Only this kernel's estimates change: the rescaling keeps the per-item speed it lends other
+    // kernels' estimates (itemNs, recomputed), so their caches and settled decisions stay (a
+    // k-loop's shrinking launches regroup every time and kept every kernel off the settled lane).
+    ks.balancedModel = UINT64_MAX;
+    ks.wholeChoice.model = UINT64_MAX;
+    ks.settled.valid = false;
+    itemNsVersion_ = UINT64_MAX;
   }
   if (!usesMeasurements()) {
     // A fixed split learns nothing from the launch: no record of it, no dependency or sequence

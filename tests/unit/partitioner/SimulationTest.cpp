@@ -541,6 +541,30 @@ TEST_CASE("an unsplittable kernel settled on one device takes the settled lane u
   CHECK(settledLaunches(*p) == settled + 1);
 }
 
+TEST_CASE("a kernel whose launches change shape does not keep the others off the settled lane") {
+  // A k-loop: one kernel's rows shrink every launch (its model is regrouped each time), the
+  // others keep their shape.
+  Simulator sim({device("gpu0", 1), device("gpu1", 1)}, {{4096, 64}});
+  PartitionerOptions options;
+  options.minSampleIntervalNs = 50e6;
+  auto p = make(sim, "adaptive-comm", options);
+  LaunchRequest steady = launchOf("prog:norm", 1, false);
+  steady.buffers = {{1, true, true, 4096}};
+  LaunchRequest shrinking = launchOf("prog:project", 1, false);
+  shrinking.buffers = {{1, true, true, 4096}};
+  for (int i = 0; i < 400; ++i) {
+    shrinking.otherGroups = 64 - i % 60;
+    for (auto* req : {&steady, &shrinking}) {
+      auto plan = p->plan(*req);
+      const unsigned d = plan.groups[0] ? 0 : 1;
+      if (plan.measure) p->reportKernelTime(plan.launchId, d, plan.groups[d], 3'000);
+    }
+  }
+  // The steady kernel's launches, most of them; the shrinking one's never.
+  CHECK(settledLaunches(*p) >= 250);
+  CHECK(settledLaunches(*p) <= 400);
+}
+
 TEST_CASE("a short splittable kernel kept whole takes the settled lane") {
   Simulator sim({device("gpu0", 1), device("gpu1", 1)}, {{4096, 64}});
   PartitionerOptions options;
