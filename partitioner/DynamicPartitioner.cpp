@@ -145,6 +145,16 @@ void DynamicPartitioner::LaunchRecord::reset(uint64_t launch) {
   expected = reported = 0;
 }
 
+int DynamicPartitioner::wholeDeviceOf(const std::vector<uint64_t>& groups) {
+  int only = -1;
+  for (unsigned d = 0; d < groups.size(); ++d)
+    if (groups[d]) {
+      if (only >= 0) return -1;
+      only = int(d);
+    }
+  return only;
+}
+
 DynamicPartitioner::LaunchRecord* DynamicPartitioner::find(uint64_t id) {
   if (id == 0) return nullptr;
   const size_t slot = id % kLaunchMemory;
@@ -243,10 +253,6 @@ unsigned DynamicPartitioner::wholeLaunchDevice(uint32_t kernel, uint64_t groups,
   auto& inputs = inputsScratch_; // (device, bytes)
   inputs.clear();
   const int dataDevice = this->dataDevice(rec, ks, &inputs);
-  auto& memo = ks.wholeChoice;
-  if (memo.model == modelVersion_ && memo.transfers == transferVersion_ && memo.groups == groups &&
-      memo.dataDevice == dataDevice && memo.lastWhole == ks.lastWholeDevice && memo.inputs == inputs)
-    return memo.device;
   auto& cost = costScratch_;
   cost.assign(n_, 0.0);
   for (unsigned d = 0; d < n_; ++d) {
@@ -273,14 +279,7 @@ unsigned DynamicPartitioner::wholeLaunchDevice(uint32_t kernel, uint64_t groups,
   if (ks.lastWholeDevice >= 0 && unsigned(ks.lastWholeDevice) < n_ &&
       cost[unsigned(ks.lastWholeDevice)] <= (1 + kWholeDeviceMargin) * cost[best])
     best = unsigned(ks.lastWholeDevice);
-  memo.model = modelVersion_;
-  memo.transfers = transferVersion_;
-  memo.groups = groups;
-  memo.dataDevice = dataDevice;
-  memo.inputs.assign(inputs.begin(), inputs.end());
-  memo.device = best;
   ks.lastWholeDevice = int(best);
-  memo.lastWhole = ks.lastWholeDevice;
   return best;
 }
 
@@ -380,7 +379,6 @@ LaunchPlan DynamicPartitioner::plan(const LaunchRequest& request) {
     // kernels' estimates (itemNs, recomputed), so their caches and settled decisions stay (a
     // k-loop's shrinking launches regroup every time and kept every kernel off the settled lane).
     ks.balancedModel = UINT64_MAX;
-    ks.wholeChoice.model = UINT64_MAX;
     ks.settled.valid = false;
     itemNsVersion_ = UINT64_MAX;
   }
@@ -437,11 +435,10 @@ LaunchPlan DynamicPartitioner::plan(const LaunchRequest& request) {
     rec.probed = maybeProbe(ks, k, groups);
   }
   noteGroups(ks, groups, request.groups);
-  if (auto only = std::count_if(groups.begin(), groups.end(), [](uint64_t g) { return g > 0; }); only == 1) {
-    const int device = int(std::find_if(groups.begin(), groups.end(), [](uint64_t g) { return g > 0; }) - groups.begin());
+  const int whole = wholeDeviceOf(groups);
+  if (whole >= 0)
     for (const auto& b : request.buffers)
-      if (b.writes) lastWriter_[b.buffer].wholeDevice = device;
-  }
+      if (b.writes) lastWriter_[b.buffer].wholeDevice = whole;
 
   rec.groups.assign(groups.begin(), groups.end());
   rec.ratios.assign(groups.size(), 0.0);
@@ -450,37 +447,7 @@ LaunchPlan DynamicPartitioner::plan(const LaunchRequest& request) {
   rec.expected = unsigned(std::count_if(groups.begin(), groups.end(), [](uint64_t g) { return g > 0; }));
   recordHistory(ks, rec.ratios, rec.position, rec.iteration);
   // Inside the kernel sequence, whole iterations are sampled (their measured times stay whole).
-  auto settledFor = [](const KernelState& k) { return k.launches - std::min(k.launches, k.settledAfter); };
-  uint64_t settled = settledFor(ks); // launches since the split last changed
-  if (rec.position)
-    for (uint32_t other : seq_.kernels) settled = std::min(settled, settledFor(kernels_[other]));
-  const uint64_t tick = rec.position ? rec.iteration : ks.launches;
-  const uint64_t every = std::clamp<uint64_t>(std::bit_floor(settled / 16), kSampleEvery, kSampleEveryMax);
-  // Settled, a sample is also at least options_.minSampleIntervalNs after the last one: a
-  // timed launch costs the same whatever the kernel's length, so short launches are sampled
-  // by time, not by count.
-  auto due = [&](std::chrono::steady_clock::time_point& last) {
-    if (settled < kSettledLaunches) return true;
-    if (tick % every != 0) return false;
-    const auto now = std::chrono::steady_clock::now();
-    if (last != std::chrono::steady_clock::time_point{} &&
-        std::chrono::duration<double, std::nano>(now - last).count() < options_.minSampleIntervalNs)
-      return false;
-    last = now;
-    return true;
-  };
-  bool timed = false;
-  if (rec.position) {
-    // Decided once per iteration, at its first launch: an iteration is timed whole or not at all
-    // (`settled` moves during it).
-    if (seq_.samplingIteration != rec.iteration) {
-      seq_.samplingIteration = rec.iteration;
-      seq_.timeIteration = due(seq_.lastSample);
-    }
-    timed = seq_.timeIteration;
-  } else {
-    timed = due(ks.lastSample);
-  }
+  const bool timed = sampleDue(ks, ks.launches, rec.position, rec.iteration, /*commit=*/true);
   const bool measure = rec.expected > 1 || timed;
   double predicted = 0;
   for (unsigned d = 0; d < n_ && d < groups.size(); ++d)
@@ -494,9 +461,9 @@ LaunchPlan DynamicPartitioner::plan(const LaunchRequest& request) {
 
   const uint64_t streak = noteWholeStreak(ks, groups);
   // What the settled lane may repeat: this decision, while nothing it was made from changes.
-  ks.settled.valid = rec.expected == 1 && rec.probed < 0;
+  ks.settled.valid = whole >= 0 && rec.probed < 0;
   if (ks.settled.valid) {
-    ks.settled.device = unsigned(std::find_if(groups.begin(), groups.end(), [](uint64_t g) { return g > 0; }) - groups.begin());
+    ks.settled.device = unsigned(whole);
     ks.settled.model = modelVersion_;
     ks.settled.transfers = transferVersion_;
     ks.settled.plans = planChanges_;
@@ -513,6 +480,42 @@ LaunchPlan DynamicPartitioner::plan(const LaunchRequest& request) {
   plan.predictedNs = predicted;
   plan.gather = streak >= kGatherStreak && launchesSinceSplit_ >= kGatherQuiet;
   return plan;
+}
+
+bool DynamicPartitioner::sampleDue(KernelState& ks, uint64_t launches, std::optional<unsigned> position,
+                                   uint64_t iteration, bool commit) {
+  // Launches since the split last changed (this kernel's `launches` counting this one; in a
+  // sequence, the least settled of its kernels).
+  auto settledFor = [](uint64_t n, uint64_t after) { return n - std::min(n, after); };
+  uint64_t settled = settledFor(launches, ks.settledAfter);
+  if (position)
+    for (uint32_t other : seq_.kernels)
+      if (&kernels_[other] != &ks) settled = std::min(settled, settledFor(kernels_[other].launches, kernels_[other].settledAfter));
+  const uint64_t tick = position ? iteration : launches;
+  const uint64_t every = std::clamp<uint64_t>(std::bit_floor(settled / 16), kSampleEvery, kSampleEveryMax);
+  // Settled, a sample is also at least options_.minSampleIntervalNs after the last one: a
+  // timed launch costs the same whatever the kernel's length, so short launches are sampled
+  // by time, not by count.
+  auto due = [&](std::chrono::steady_clock::time_point& last) {
+    if (settled < kSettledLaunches) return true;
+    if (tick % every != 0) return false;
+    const auto now = std::chrono::steady_clock::now();
+    if (last != std::chrono::steady_clock::time_point{} &&
+        std::chrono::duration<double, std::nano>(now - last).count() < options_.minSampleIntervalNs)
+      return false;
+    if (commit) last = now;
+    return true;
+  };
+  if (!position) return due(ks.lastSample);
+  // Decided once per iteration, at its first launch: an iteration is timed whole or not at all
+  // (`settled` moves during it).
+  if (seq_.samplingIteration == iteration) return seq_.timeIteration;
+  const bool timed = due(seq_.lastSample);
+  if (commit || !timed) {
+    seq_.samplingIteration = iteration;
+    seq_.timeIteration = timed;
+  }
+  return timed;
 }
 
 std::optional<LaunchPlan> DynamicPartitioner::planSettledWhole(const LaunchRequest& request, KernelState& ks,
@@ -534,39 +537,15 @@ std::optional<LaunchPlan> DynamicPartitioner::planSettledWhole(const LaunchReque
     for (unsigned d = 0; d < n_; ++d)
       if (d != last.device && ks.launches >= ks.nextProbe[d]) return std::nullopt;
   }
-  // Whether plan() would time it (the same rule, without its effects): then it takes the full path.
-  // (As plan() counts them: this kernel's launches with this one, the others' without.)
-  auto settledFor = [](uint64_t launches, uint64_t after) { return launches - std::min(launches, after); };
-  uint64_t settled = settledFor(ks.launches + 1, ks.settledAfter);
-  if (position)
-    for (uint32_t other : seq_.kernels)
-      if (&kernels_[other] != &ks) settled = std::min(settled, settledFor(kernels_[other].launches, kernels_[other].settledAfter));
-  if (settled < kSettledLaunches) return std::nullopt;
-  const bool sequenced = position && seq_.generation == sequence_.generation();
-  if (!sequenced || seq_.samplingIteration != sequence_.iterations()) {
-    const uint64_t tick = sequenced ? sequence_.iterations() : ks.launches + 1;
-    const uint64_t every = std::clamp<uint64_t>(std::bit_floor(settled / 16), kSampleEvery, kSampleEveryMax);
-    if (tick % every == 0) {
-      const auto& last = sequenced ? seq_.lastSample : ks.lastSample;
-      const auto now = std::chrono::steady_clock::now();
-      if (last == std::chrono::steady_clock::time_point{} ||
-          std::chrono::duration<double, std::nano>(now - last).count() >= options_.minSampleIntervalNs)
-        return std::nullopt;
-    }
-    if (sequenced) { // this iteration is not timed (one launch of it decided so)
-      seq_.samplingIteration = sequence_.iterations();
-      seq_.timeIteration = false;
-    }
-  } else if (seq_.timeIteration) {
-    return std::nullopt;
-  }
+  // Not timed (plan()'s rule, asked without its effects: a timed launch takes the full path).
+  if (sampleDue(ks, ks.launches + 1, position, sequence_.iterations(), /*commit=*/false)) return std::nullopt;
 
   // Its device again. What later launches need: its writes (a reader finds no record for it and
   // goes by where the kernel last ran), the start of a sequence iteration (the host time of the
   // iteration before), counts and streaks. No history entry: the report's history skips it.
   for (const auto& b : request.buffers)
     if (b.writes) lastWriter_[b.buffer] = {id, int(last.device)};
-  if (sequenced && *position == 0) seq_.lastIterationStart = std::chrono::steady_clock::now();
+  if (position && *position == 0) seq_.lastIterationStart = std::chrono::steady_clock::now();
   ks.spentNs += last.probeSpentNs;
   ++ks.launches;
   std::vector<uint64_t> groups(n_, 0);

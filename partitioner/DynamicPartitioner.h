@@ -88,14 +88,6 @@ private:
     // a split is chosen).
     std::vector<double> balanced;
     uint64_t balancedModel = UINT64_MAX, balancedGroups = 0;
-    // wholeLaunchDevice()'s last answer and what it depended on: a kernel kept whole asks it on
-    // every launch, and between two measurements the answer for the same inputs is the same.
-    struct WholeChoice {
-      uint64_t model = UINT64_MAX, transfers = 0, groups = 0;
-      int dataDevice = -1, lastWhole = -1;
-      std::vector<std::pair<unsigned, uint64_t>> inputs;
-      unsigned device = 0;
-    } wholeChoice;
     // Its last launch planned in full, when it ran whole (planSettledWhole repeats it).
     struct SettledWhole {
       bool valid = false, splittable = false;
@@ -194,6 +186,13 @@ private:
   // reads from the devices its producers ran on; the previous choice kept unless another is
   // clearly better (two similar devices must not take turns, moving the data every time).
   unsigned wholeLaunchDevice(uint32_t kernel, uint64_t groups, const LaunchRecord& rec);
+  // Whether this launch of `ks` is timed: with `launches` its launch count including this one;
+  // `commit` records the decision (the sample's time, the iteration's choice), else nothing
+  // that would change it is recorded (the settled lane asks before plan() does).
+  bool sampleDue(KernelState& ks, uint64_t launches, std::optional<unsigned> position, uint64_t iteration,
+                 bool commit);
+  // The device all of `groups` went to (-1: split, or none).
+  static int wholeDeviceOf(const std::vector<uint64_t>& groups);
   // plan()'s settled lane (kSettledWholeStreak), or nullopt for the full path.
   std::optional<LaunchPlan> planSettledWhole(const LaunchRequest& request, KernelState& ks, uint64_t id,
                                              std::optional<unsigned> position);

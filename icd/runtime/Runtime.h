@@ -71,10 +71,11 @@ public:
                     const std::vector<uint64_t>& groupsPerSlot, const buffer::TransferLog& transfers);
 
   // Runs the pending measurements whose commands have completed, asking the drivers about at
-  // most `budget` of them, oldest first, and none queued behind one still running on its queue. The launches and clFinish call it: measurements are
-  // read there, not from the vendors' completion callbacks, because on NVIDIA a process that has
-  // set one completion callback pays ~2.5 us more for every later enqueue (bench/calls
-  // call-costs on an H200: 5.3 -> 7.8 us per clEnqueueNDRangeKernel).
+  // most `budget` of them, oldest first, and none queued behind one still running on its queue.
+  // The launches and clFinish call it: measurements are read there, not from the vendors'
+  // completion callbacks, because on NVIDIA a process that has set one completion callback pays
+  // ~2.5 us more for every later enqueue (bench/calls call-costs on an H200: 5.3 -> 7.8 us per
+  // clEnqueueNDRangeKernel).
   // Returns whether it found a command still running.
   bool harvestMeasurements(size_t budget);
   // The launches' share of that: up to 16 questions, oldest first; after finding one still
