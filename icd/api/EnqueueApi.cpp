@@ -9,6 +9,7 @@
 #include "icd/objects/Queue.h"
 #include "icd/runtime/Commands.h"
 #include "icd/runtime/Launch.h"
+#include "icd/runtime/Runtime.h"
 #include "icd/runtime/Trace.h"
 
 namespace clsplit::icd::api {
@@ -72,6 +73,10 @@ struct Command {
         throw Error(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST, "the command failed");
       }
       runtime::bringHostPtrMemoryHome(*queue, whole);
+      // The queue's commands are complete now: their sampled times reach the partitioner here,
+      // not only at the next launch or clFinish (a program that ends with a blocking read would
+      // otherwise leave its last samples unread, all of them where it runs ahead of the device).
+      runtime::Runtime::get().harvestMeasurements(SIZE_MAX);
     }
   }
 };

@@ -3,6 +3,7 @@
 #include "icd/objects/Event.h"
 #include "icd/objects/Queue.h"
 #include "icd/runtime/HostPtrCoherence.h"
+#include "icd/runtime/Runtime.h"
 
 #include <algorithm>
 
@@ -33,6 +34,7 @@ cl_int clWaitForEvents(cl_uint num_events, const cl_event* events) {
       runtime::bringHostPtrMemoryHome(*q, device::allOf(std::move(waited)));
       synced.push_back(q);
     }
+  runtime::Runtime::get().harvestMeasurements(SIZE_MAX); // as after a blocking command
   return CL_SUCCESS;
 }
 

@@ -152,7 +152,9 @@ def test_whole_kernel_gathers_its_buffers():
         bump = check_slab_updates([program, "--launches", "400"], strategy, "init", direct, report)
         if strategy == "adaptive-comm":
             # Its sampled launches' times reach the partitioner without completion callbacks
-            # (Runtime::harvestMeasurements, read by the launches that follow).
+            # (Runtime::harvestMeasurements, read by the launches that follow and by the final
+            # blocking read: on a loaded machine the program may enqueue all 400 before the
+            # device finishes the first, and then only that read finds them complete).
             model = [k for k in json.loads(report.read_text())["partitioner"]["kernels"] if k["kernel"].endswith(":bump")]
             device = 0 if bump["groups_per_device"][0] else 1
             check(model and model[0]["nsPerGroup"][device] is not None,
