@@ -100,15 +100,16 @@ bool attachRegions(ProgramAnalysis& result, const llvm::Module& module) {
 // null (with errors or reasons set) when the hints cannot be applied.
 std::unique_ptr<llvm::Module> applyHints(ProgramAnalysis& result, llvm::LLVMContext& context,
                                          std::string_view source, std::string_view buildOptions,
-                                         const std::string& hintsDir,
+                                         std::string_view compileOptions, const AnalysisOptions& analysisOptions,
                                          const std::vector<transformer::TransformedKernel>& kernels) {
   std::vector<std::string> names;
   for (const auto& k : kernels) names.push_back(k.name);
   frontend::ProgramHints hints =
-      frontend::readHints(hintsDir, programHash(source, buildOptions), names);
+      frontend::readHints(analysisOptions.hintsDir, programHash(source, buildOptions), names);
   if (hints.empty()) return nullptr;
   result.errors.insert(result.errors.end(), hints.errors.begin(), hints.errors.end());
   frontend::CompileOptions options;
+  options.pinnedMacros = analysisOptions.pinnedMacros;
   for (const auto& k : kernels) {
     auto it = hints.kernels.find(k.name);
     if (it == hints.kernels.end()) continue;
@@ -122,27 +123,31 @@ std::unique_ptr<llvm::Module> applyHints(ProgramAnalysis& result, llvm::LLVMCont
       options.injectedPragmas.push_back({*k.bodyEndOffset, line.text, line.file, line.line});
   }
   if (!result.errors.empty()) return nullptr;
-  frontend::CompileResult compiled = frontend::compile(context, source, buildOptions, options);
+  frontend::CompileResult compiled = frontend::compile(context, source, compileOptions, options);
   result.errors.insert(result.errors.end(), compiled.pragmaErrors.begin(), compiled.pragmaErrors.end());
   if (!compiled.ok() && compiled.pragmaErrors.empty())
     result.errors.push_back({{}, "the program does not compile with its hints: " + firstMessage(compiled.errors)});
   if (!result.errors.empty()) return nullptr;
   result.buildLogNotes += "clsplit: applied " + std::to_string(options.injectedPragmas.size()) +
-                          " hint pragma(s) from " + hintsDir + "\n";
+                          " hint pragma(s) from " + analysisOptions.hintsDir + "\n";
   return std::move(compiled.module);
 }
 
 ProgramAnalysis analyzeUncached(std::string_view source, std::string_view buildOptions,
                                 const AnalysisOptions& analysisOptions) {
   llvm::LLVMContext context;
+  const std::string compileOptions = analysisOptions.deviceMacros.empty()
+                                         ? std::string(buildOptions)
+                                         : std::string(buildOptions) + " " + analysisOptions.deviceMacros;
   transformer::TransformResult transformed;
   bool transformerRan = false;
   frontend::CompileOptions options;
+  options.pinnedMacros = analysisOptions.pinnedMacros;
   options.astClient = [&](clang::CompilerInstance& ci, const frontend::ParsedProgram& program) {
     transformed = transformer::transformProgram(ci, program);
     transformerRan = true;
   };
-  frontend::CompileResult compiled = frontend::compile(context, source, buildOptions, options);
+  frontend::CompileResult compiled = frontend::compile(context, source, compileOptions, options);
   if (compiled.crashed || !transformerRan)
     return wholeProgramFallback(source, "clsplit's compiler failed: " + firstMessage(compiled.errors));
 
@@ -187,7 +192,7 @@ ProgramAnalysis analyzeUncached(std::string_view source, std::string_view buildO
     check.emitIR = false;
     check.lowerPragmas = false;
     frontend::CompileResult verified =
-        frontend::compile(checkContext, transformed.vendorSource, buildOptions, check);
+        frontend::compile(checkContext, transformed.vendorSource, compileOptions, check);
     if (!verified.ok()) {
       std::string reason = "the partition-ready copy does not compile: " + firstMessage(verified.errors);
       log().warn("clsplit: {}", reason);
@@ -203,7 +208,7 @@ ProgramAnalysis analyzeUncached(std::string_view source, std::string_view buildO
 
   std::unique_ptr<llvm::Module> hinted;
   if (!analysisOptions.hintsDir.empty())
-    hinted = applyHints(result, context, source, buildOptions, analysisOptions.hintsDir, transformed.kernels);
+    hinted = applyHints(result, context, source, buildOptions, compileOptions, analysisOptions, transformed.kernels);
   const llvm::Module* module = hinted ? hinted.get() : compiled.module.get();
   if (!result.errors.empty()) {
     // Malformed hints: the build fails, as for a malformed pragma in the source.
@@ -265,7 +270,9 @@ std::string programHash(std::string_view source, std::string_view buildOptions) 
 // sources, so a changed analyzer never reuses older results).
 std::string analysisCacheKey(std::string_view source, std::string_view buildOptions,
                              const AnalysisOptions& options) {
-  return sha256({"clsplit analysis", programHash(source, buildOptions),
+  std::string pinned;
+  for (const auto& name : options.pinnedMacros) pinned += name + " ";
+  return sha256({"clsplit analysis", programHash(source, buildOptions), options.deviceMacros, pinned,
                  frontend::hintsDigest(options.hintsDir), CLSPLIT_VERSION, kAnalysisRevision,
                  CLSPLIT_ANALYSIS_BUILD_ID});
 }

@@ -75,6 +75,13 @@ struct ProgramAnalysis {
 struct AnalysisOptions {
   std::string cacheDir;           // "" disables the on-disk cache
   std::string hintsDir;           // CLSPLIT_HINTS: hint files keyed by source hash / kernel name
+  // -D/-U options for the macros the device predefines in kernels (__OPENCL_VERSION__, feature
+  // macros), which Clang 16 alone does not define as the reported device does. Added to the
+  // program's options for compiling only: hint files stay named after the program's own.
+  std::string deviceMacros;
+  // The predefined macros those options and the device's builds make the same for every vendor
+  // (frontend::CompileOptions::pinnedMacros): branches on them do not stop the split.
+  std::vector<std::string> pinnedMacros;
 };
 
 // Parses, analyses and rewrites one program. Never throws: an internal failure yields a result

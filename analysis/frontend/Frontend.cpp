@@ -387,7 +387,8 @@ public:
                                                         llvm::StringRef) override {
     ci.getPreprocessor().addPPCallbacks(std::make_unique<PreprocessorRecorder>(
         ci.getSourceManager(), ci.getFileManager(), program_, fs_, mainLowered_));
-    ci.getPreprocessor().addPPCallbacks(std::make_unique<ConditionalRecorder>(ci.getPreprocessor(), program_));
+    ci.getPreprocessor().addPPCallbacks(std::make_unique<ConditionalRecorder>(ci.getPreprocessor(), program_,
+                                                                               options_.pinnedMacros));
     std::vector<std::unique_ptr<clang::ASTConsumer>> consumers;
     clang::CodeGenerator* codegen = nullptr;
     if (options_.emitIR) {

@@ -60,6 +60,10 @@ struct CompileOptions {
   bool lowerPragmas = true; // false: compile the text as it is (e.g. to check a vendor copy)
   AstClient astClient;      // optional
   std::vector<InjectedPragma> injectedPragmas; // lowered into the analysis copy too
+  // Predefined macros whose value, or absence, is the same for every vendor and in this
+  // compile (the reported device's: its builds pin them, and so do the -D/-U options here):
+  // `#if` chains on them take the same branch everywhere (ConditionalRecorder).
+  std::vector<std::string> pinnedMacros;
 };
 
 struct CompileResult {

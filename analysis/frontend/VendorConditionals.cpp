@@ -58,8 +58,27 @@ std::vector<std::string> conditionIdentifiers(llvm::StringRef text) {
   return names;
 }
 
-ConditionalRecorder::ConditionalRecorder(clang::Preprocessor& pp, ParsedProgram& program)
-    : pp_(pp), sm_(pp.getSourceManager()), program_(program) {
+std::vector<std::string> directiveMacroNames(llvm::StringRef text) {
+  std::vector<std::string> names;
+  while (!text.empty()) {
+    auto [line, rest] = text.split('\n');
+    text = rest;
+    line = line.ltrim();
+    if (!line.consume_front("#")) continue;
+    line = line.ltrim();
+    if (!line.consume_front("define") && !line.consume_front("undef")) continue;
+    if (line.empty() || !(line[0] == ' ' || line[0] == '\t')) continue; // `#defined_thing`
+    line = line.ltrim();
+    size_t n = 0;
+    while (n < line.size() && isIdentChar(line[n])) ++n;
+    if (n && isIdentStart(line[0])) names.push_back(line.substr(0, n).str());
+  }
+  return names;
+}
+
+ConditionalRecorder::ConditionalRecorder(clang::Preprocessor& pp, ParsedProgram& program,
+                                         const std::vector<std::string>& pinned)
+    : pp_(pp), sm_(pp.getSourceManager()), program_(program), pinned_(pinned.begin(), pinned.end()) {
   for (const auto& macro : program.options.macros) {
     std::string name = macro.definition.substr(0, macro.definition.find('='));
     if (macro.undefine) commandLineMacros_.erase(name);
@@ -73,9 +92,11 @@ bool ConditionalRecorder::identifierDepends(llvm::StringRef name, unsigned depth
   if (taint != tainted_.end() && taint->second) return true;
   clang::IdentifierInfo* id = pp_.getIdentifierInfo(name);
   const clang::MacroInfo* macro = id ? pp_.getMacroInfo(id) : nullptr;
-  if (!macro) return mayBeVendorMacro(name);
+  const bool pinned = pinned_.count(name.str()) > 0;
+  if (!macro) return !pinned && mayBeVendorMacro(name);
   clang::SourceLocation at = macro->getDefinitionLoc();
   const bool programs = at.isValid() && at.isFileID() && program_.isUserFile(sm_.getFileID(at));
+  if (pinned && !programs) return false;
   // -D macros sit in the predefines buffer beside the compiler's own: told apart by name.
   const bool commandLine = !programs && commandLineMacros_.count(name.str()) && !mayBeVendorMacro(name);
   if (!programs && !commandLine) return true; // predefined, or from a header of the compiler
@@ -169,6 +190,8 @@ void ConditionalRecorder::Endif(clang::SourceLocation loc, clang::SourceLocation
   if (!chain) return;
   const Chain closed = *chain;
   open_.erase(open_.begin() + (chain - open_.data()), open_.end());
+  lastEndif_ = loc;
+  lastEndifDependent_ = closed.dependent;
   if (!closed.ifLoc.isFileID() || !loc.isFileID()) return;
   auto [fid, ifOffset] = sm_.getDecomposedLoc(closed.ifLoc);
   auto [endFid, endOffset] = sm_.getDecomposedLoc(loc);
@@ -181,6 +204,20 @@ void ConditionalRecorder::Endif(clang::SourceLocation loc, clang::SourceLocation
   program_.conditionals[fid].push_back(ConditionalChain{begin, end, closed.dependent});
 }
 
+void ConditionalRecorder::SourceRangeSkipped(clang::SourceRange range, clang::SourceLocation endifLoc) {
+  // The last block of a chain is reported after its #endif closed the chain (Clang calls
+  // Endif first): that chain is the one whose dependence counts.
+  const bool dependent = insideDependentBranch() || (endifLoc == lastEndif_ && lastEndifDependent_);
+  if (!dependent || !range.getBegin().isFileID()) return;
+  auto [fid, begin] = sm_.getDecomposedLoc(range.getBegin());
+  auto [endFid, end] = sm_.getDecomposedLoc(range.getEnd());
+  if (fid != endFid || end < begin || !program_.isUserFile(fid)) return;
+  bool invalid = false;
+  llvm::StringRef buffer = sm_.getBufferData(fid, &invalid);
+  if (invalid || end > buffer.size()) return;
+  for (const std::string& name : directiveMacroNames(buffer.substr(begin, end - begin))) tainted_[name] = true;
+}
+
 void ConditionalRecorder::MacroDefined(const clang::Token& name, const clang::MacroDirective*) {
   const std::string defined = name.getIdentifierInfo()->getName().str();
   if (!open_.empty() && !open_.back().guard.empty()) {
@@ -190,13 +227,23 @@ void ConditionalRecorder::MacroDefined(const clang::Token& name, const clang::Ma
     if (chain.guard == defined) chain.dependent = false;
     chain.guard.clear();
   }
+  if (pinnedOutsideProgram(name)) return;
   tainted_[defined] = insideDependentBranch();
+}
+
+bool ConditionalRecorder::pinnedOutsideProgram(const clang::Token& name) const {
+  // A pinned macro set by clsplit's own compiler and its headers (Clang 16's opencl-c-base.h
+  // takes features back under `#if defined(__undef___opencl_c_...)`): its value here is the
+  // pinned one whatever those branches do; only the program's own directives can change it.
+  if (!pinned_.count(name.getIdentifierInfo()->getName().str())) return false;
+  const clang::SourceLocation at = name.getLocation();
+  return !(at.isValid() && at.isFileID() && program_.isUserFile(sm_.getFileID(at)));
 }
 
 void ConditionalRecorder::MacroUndefined(const clang::Token& name, const clang::MacroDefinition&,
                                          const clang::MacroDirective*) {
   // Undefined here, perhaps defined for a vendor that skipped this: only the taint matters.
-  if (insideDependentBranch()) tainted_[name.getIdentifierInfo()->getName().str()] = true;
+  if (insideDependentBranch() && !pinnedOutsideProgram(name)) tainted_[name.getIdentifierInfo()->getName().str()] = true;
 }
 
 } // namespace clsplit::analysis::frontend

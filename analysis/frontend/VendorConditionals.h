@@ -28,6 +28,9 @@ bool mayBeVendorMacro(llvm::StringRef name);
 // out), up to the end of its logical line.
 std::vector<std::string> conditionIdentifiers(llvm::StringRef text);
 
+// The macros a block of source text defines or undefines (`#define NAME`, `# undef NAME`).
+std::vector<std::string> directiveMacroNames(llvm::StringRef text);
+
 // Records, into ParsedProgram::conditionals, every conditional chain of the program's files
 // with whether some vendor could take a different branch of it than clsplit's compiler did.
 // A chain depends on the vendor when a condition evaluated up to the branch taken here uses a
@@ -35,7 +38,8 @@ std::vector<std::string> conditionIdentifiers(llvm::StringRef text);
 // the program defined or undefined inside such a chain.
 class ConditionalRecorder final : public clang::PPCallbacks {
 public:
-  ConditionalRecorder(clang::Preprocessor& pp, ParsedProgram& program);
+  // `pinned`: predefined macros whose value (or absence) is the same on every vendor.
+  ConditionalRecorder(clang::Preprocessor& pp, ParsedProgram& program, const std::vector<std::string>& pinned = {});
 
   void If(clang::SourceLocation loc, clang::SourceRange condition, ConditionValueKind value) override;
   void Elif(clang::SourceLocation loc, clang::SourceRange condition, ConditionValueKind value,
@@ -48,6 +52,8 @@ public:
   void Elifndef(clang::SourceLocation loc, clang::SourceRange condition, clang::SourceLocation ifLoc) override;
   void Else(clang::SourceLocation loc, clang::SourceLocation ifLoc) override;
   void Endif(clang::SourceLocation loc, clang::SourceLocation ifLoc) override;
+  // A block not compiled here: macros it (un)defines may differ for a vendor that compiles it.
+  void SourceRangeSkipped(clang::SourceRange range, clang::SourceLocation endifLoc) override;
   void MacroDefined(const clang::Token& name, const clang::MacroDirective* md) override;
   void MacroUndefined(const clang::Token& name, const clang::MacroDefinition& md,
                       const clang::MacroDirective* undef) override;
@@ -67,11 +73,16 @@ private:
   bool conditionDepends(clang::SourceLocation directive);
   bool identifierDepends(llvm::StringRef name, unsigned depth);
   bool insideDependentBranch() const;
+  // Whether `name` is a pinned macro named outside the program's own files.
+  bool pinnedOutsideProgram(const clang::Token& name) const;
 
   clang::Preprocessor& pp_;
   clang::SourceManager& sm_;
   ParsedProgram& program_;
   std::set<std::string> commandLineMacros_; // -D names: the same text for every vendor
+  std::set<std::string> pinned_;            // predefined, but the same for every vendor
+  clang::SourceLocation lastEndif_;         // the #endif that closed the last chain,
+  bool lastEndifDependent_ = false;         // and whether that chain was dependent
   std::map<std::string, bool> tainted_;     // macro -> (re)defined or undefined in a dependent branch
   std::vector<Chain> open_;                 // innermost last
 };

@@ -67,6 +67,14 @@ cl_int clReleaseContext(cl_context context) {
   return CL_SUCCESS;
 }
 
+cl_int clSetContextDestructorCallback(cl_context context, void(CL_CALLBACK* pfn_notify)(cl_context, void*),
+                                      void* user_data) {
+  auto c = Context::from(context);
+  require(pfn_notify != nullptr, CL_INVALID_VALUE, "pfn_notify is NULL");
+  c->addDestructorCallback(pfn_notify, user_data);
+  return CL_SUCCESS;
+}
+
 cl_int clGetContextInfo(cl_context context, cl_context_info param, size_t size, void* value,
                         size_t* size_ret) {
   return Context::from(context)->info(param, size, value, size_ret);

@@ -307,7 +307,13 @@ cl_int clEnqueueNDRangeKernel(cl_command_queue queue, cl_kernel kernel, cl_uint 
   analysis::NDRange range;
   range.dims = dims;
   size_t groupItems = 1;
+  // OpenCL 2.1 and later: an empty range is a command that completes once its wait list has.
+  bool empty = false;
   for (cl_uint d = 0; d < dims; ++d) {
+    if (global[d] == 0 && device.openclVersion() >= 210) {
+      empty = true;
+      continue;
+    }
     require(global[d] > 0, CL_INVALID_GLOBAL_WORK_SIZE, "a global_work_size value is 0");
     range.global[d] = global[d];
     range.offset[d] = offset ? offset[d] : 0;
@@ -322,6 +328,11 @@ cl_int clEnqueueNDRangeKernel(cl_command_queue queue, cl_kernel kernel, cl_uint 
       range.local[d] = local[d];
       groupItems *= local[d];
     }
+  }
+  if (empty) {
+    FenceRef done = c.waits.empty() ? c.queue->allRecorded() : device::allOf(c.waits);
+    c.finish(done, event, false);
+    return CL_SUCCESS;
   }
   const auto required = k->requiredWorkGroupSize();
   if (local) {

@@ -27,6 +27,10 @@ cl_int clCreateKernelsInProgram(cl_program program, cl_uint num_kernels, cl_kern
   return CL_SUCCESS;
 }
 
+cl_kernel clCloneKernel(cl_kernel source_kernel, cl_int*) {
+  return Kernel::from(source_kernel)->clone()->publishHandle();
+}
+
 cl_int clRetainKernel(cl_kernel kernel) {
   Kernel::from(kernel)->retain();
   return CL_SUCCESS;

@@ -44,6 +44,16 @@ cl_mem clCreateBuffer(cl_context context, cl_mem_flags flags, size_t size, void*
   return std::make_shared<Mem>(c, flags, size, host_ptr)->publishHandle();
 }
 
+cl_mem clCreateBufferWithProperties(cl_context context, const cl_mem_properties* properties, cl_mem_flags flags,
+                                   size_t size, void* host_ptr, cl_int* errcode_ret) {
+  Context::from(context);
+  // OpenCL 3.0 defines no buffer property (extensions do, none of which the device offers).
+  require(!properties || properties[0] == 0, CL_INVALID_PROPERTY, "unknown buffer property");
+  cl_mem mem = api::clCreateBuffer(context, flags, size, host_ptr, errcode_ret);
+  if (properties) Mem::from(mem)->setPropertiesArray({0});
+  return mem;
+}
+
 cl_mem clCreateSubBuffer(cl_mem buffer, cl_mem_flags flags, cl_buffer_create_type type,
                          const void* info, cl_int*) {
   auto parent = Mem::from(buffer);
@@ -111,7 +121,7 @@ cl_mem clCreateImage3D(cl_context context, cl_mem_flags, const cl_image_format*,
 cl_int clGetSupportedImageFormats(cl_context context, cl_mem_flags flags, cl_mem_object_type type,
                                   cl_uint num_entries, cl_image_format* formats, cl_uint* num_formats) {
   Context::from(context);
-  checkFlags(flags);
+  checkFlags(flags & ~cl_mem_flags(CL_MEM_KERNEL_READ_AND_WRITE)); // OpenCL 2.0's read_write images
   require(type == CL_MEM_OBJECT_IMAGE1D || type == CL_MEM_OBJECT_IMAGE1D_BUFFER ||
               type == CL_MEM_OBJECT_IMAGE1D_ARRAY || type == CL_MEM_OBJECT_IMAGE2D ||
               type == CL_MEM_OBJECT_IMAGE2D_ARRAY || type == CL_MEM_OBJECT_IMAGE3D,

@@ -101,6 +101,12 @@ const std::vector<SettingSpec>& settingSpecs() {
        "a second queue per device, so that they travel while the interior computes. auto: where "
        "a discrete device (a GPU) takes part; on: always; off: never.",
        "off"},
+      {"CLSPLIT_OPENCL_VERSION", "3.0",
+       "The OpenCL version of the clsplit platform and device: 3.0 (its optional features where "
+       "every selected device has them and clsplit supports them: docs/limitations.md) or 1.2, for "
+       "programs that use OpenCL 2.x features whenever a device reports a version above 1.2. "
+       "Kernels built without -cl-std are OpenCL C 1.2 either way.",
+       "1.2"},
       {"CLSPLIT_SAMPLE_MS", "1",
        "Adaptive strategies: once a kernel's split has settled, at most one of its launches per "
        "this many milliseconds is timed (an event, its profiling times, and an update of the "

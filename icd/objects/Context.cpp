@@ -79,7 +79,14 @@ Context::Context(std::vector<cl_context_properties> properties, ContextNotify no
     overlap_ = Overlap::Auto;
 }
 
-Context::~Context() = default;
+Context::~Context() {
+  for (auto it = destructorCallbacks_.rbegin(); it != destructorCallbacks_.rend(); ++it) it->first(handle(), it->second);
+}
+
+void Context::addDestructorCallback(DestructorCallback fn, void* userData) {
+  std::lock_guard lock(destructorMutex_);
+  destructorCallbacks_.emplace_back(fn, userData);
+}
 
 void Context::addHostPtrBuffer(const std::shared_ptr<buffer::BufferStorage>& storage) {
   std::lock_guard lock(hostPtrMutex_);

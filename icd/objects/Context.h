@@ -66,6 +66,11 @@ public:
   bool hasHostPtrBuffers() const { return hasHostPtrBuffers_.load(std::memory_order_relaxed); }
   std::vector<std::shared_ptr<buffer::BufferStorage>> hostPtrBuffers();
 
+  // clSetContextDestructorCallback: called in reverse order of registration when the context
+  // is destroyed (its last reference gone, the objects made in it included).
+  using DestructorCallback = void(CL_CALLBACK*)(cl_context, void*);
+  void addDestructorCallback(DestructorCallback fn, void* userData);
+
   // Reports an asynchronous error to the application's pfn_notify, if any.
   void notify(const std::string& message) const;
 
@@ -85,6 +90,8 @@ private:
   std::mutex hostPtrMutex_;
   std::vector<std::weak_ptr<buffer::BufferStorage>> hostPtrBuffers_;
   std::atomic<bool> hasHostPtrBuffers_{false};
+  std::mutex destructorMutex_;
+  std::vector<std::pair<DestructorCallback, void*>> destructorCallbacks_;
 };
 
 } // namespace clsplit::icd

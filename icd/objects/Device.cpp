@@ -1,12 +1,14 @@
 // The merge rules of the virtual device's info, one row per query.
 #include "icd/objects/Device.h"
 
+#include "icd/objects/LanguageFeatures.h"
 #include "icd/objects/Platform.h"
 #include "icd/runtime/Runtime.h"
 #include "device/Vendors.h"
 #include "support/Log.h"
 
 #include <algorithm>
+#include <cstring>
 #include <numeric>
 #include <set>
 #include <sstream>
@@ -103,6 +105,14 @@ std::pair<int, int> openclCVersion(const std::string& s) { // "OpenCL C 1.2 ..."
   return {major, minor};
 }
 
+// A cl_name_version[] query; empty where the device does not answer it (OpenCL 1.x).
+NameVersions nameVersions(cl_device_id device, cl_device_info param) {
+  auto bytes = device::deviceInfoBytes(device, param);
+  NameVersions out(bytes.size() / sizeof(cl_name_version));
+  if (!out.empty()) std::memcpy(out.data(), bytes.data(), out.size() * sizeof(cl_name_version));
+  return out;
+}
+
 std::string deviceName(const std::vector<const device::RealDevice*>& devices) {
   std::vector<std::pair<std::string, int>> counts;
   for (auto* d : devices) {
@@ -148,7 +158,7 @@ Device* Device::instance() {
     cl_device_type type = parseDeviceType(override);
     if (!override.empty() && !type)
       log().warn("CLSPLIT_DEVICE_TYPE={} is not a device type; using the devices' types", override);
-    auto d = std::make_shared<Device>(devices, type);
+    auto d = std::make_shared<Device>(devices, type, reportedOpenCLVersion(rt.settings()));
     d->publishHandle();
     static std::shared_ptr<Device> keep = d; // root devices are never released
     return d.get();
@@ -156,8 +166,9 @@ Device* Device::instance() {
   return device;
 }
 
-Device::Device(const std::vector<const device::RealDevice*>& devices, cl_device_type typeOverride)
-    : devices_(devices) {
+Device::Device(const std::vector<const device::RealDevice*>& devices, cl_device_type typeOverride,
+               int openclVersion)
+    : devices_(devices), openclVersion_(openclVersion >= 300 ? 300 : 120) {
   using device::deviceInfoBytes;
   for (const auto& rule : kRules) {
     bool first = true;
@@ -233,7 +244,8 @@ Device::Device(const std::vector<const device::RealDevice*>& devices, cl_device_
   info_[CL_DEVICE_VENDOR_ID] = InfoValue::of(cl_uint(0));
   info_[CL_DRIVER_VERSION] = InfoValue::string(CLSPLIT_VERSION);
   info_[CL_DEVICE_PROFILE] = InfoValue::string("FULL_PROFILE");
-  info_[CL_DEVICE_VERSION] = InfoValue::string("OpenCL 1.2 clsplit " CLSPLIT_VERSION);
+  info_[CL_DEVICE_VERSION] = InfoValue::string(openclVersion_ >= 300 ? "OpenCL 3.0 clsplit " CLSPLIT_VERSION
+                                                                       : "OpenCL 1.2 clsplit " CLSPLIT_VERSION);
   info_[CL_DEVICE_PLATFORM] = InfoValue::of(Platform::instance().handle());
   info_[CL_DEVICE_QUEUE_PROPERTIES] = InfoValue::of(cl_command_queue_properties(
       CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE | CL_QUEUE_PROFILING_ENABLE));
@@ -260,7 +272,106 @@ Device::Device(const std::vector<const device::RealDevice*>& devices, cl_device_
                            CL_DEVICE_IMAGE_MAX_ARRAY_SIZE})
     info_[p] = InfoValue::of(size_t(0));
   info_[CL_DEVICE_HALF_FP_CONFIG] = InfoValue::of(cl_device_fp_config(0));
+  if (openclVersion_ >= 300) addOpenCL30Info();
+  else kernelPrelude_ = icd::kernelPrelude(120, {}, {});
 }
+
+void Device::addOpenCL30Info() {
+  std::vector<NameVersions> features, cVersions;
+  std::vector<std::string> known; // feature macros some real compiler may predefine
+  for (auto* d : devices_) {
+    features.push_back(nameVersions(d->handle, CL_DEVICE_OPENCL_C_FEATURES));
+    cVersions.push_back(nameVersions(d->handle, CL_DEVICE_OPENCL_C_ALL_VERSIONS));
+    for (const auto& f : features.back()) known.emplace_back(f.name, strnlen(f.name, CL_NAME_VERSION_MAX_NAME_SIZE));
+  }
+  const NameVersions reported = commonFeatures(features);
+  kernelPrelude_ = icd::kernelPrelude(300, reported, known);
+  reportedFeatures_ = reported;
+  knownFeatures_ = known;
+  auto has = [&](std::string_view name) {
+    return std::any_of(reported.begin(), reported.end(), [&](const cl_name_version& v) { return name == v.name; });
+  };
+  info_[CL_DEVICE_NUMERIC_VERSION] = InfoValue::of(cl_version(CL_MAKE_VERSION(3, 0, 0)));
+  info_[CL_DEVICE_OPENCL_C_ALL_VERSIONS] = InfoValue::array(commonCVersions(cVersions, cLanguageVersion_));
+  info_[CL_DEVICE_OPENCL_C_FEATURES] = InfoValue::array(reported);
+  info_[CL_DEVICE_LATEST_CONFORMANCE_VERSION_PASSED] = InfoValue::string("v0000-01-01-00"); // never submitted
+
+  // The common kernel extensions, each at the lowest version a device lists (1.0.0 if none does).
+  NameVersions extensions;
+  std::stringstream names(std::string(reinterpret_cast<const char*>(info_[CL_DEVICE_EXTENSIONS].bytes().data())));
+  std::vector<NameVersions> listed;
+  for (auto* d : devices_) listed.push_back(nameVersions(d->handle, CL_DEVICE_EXTENSIONS_WITH_VERSION));
+  for (std::string name; names >> name;) {
+    cl_name_version e{};
+    std::memcpy(e.name, name.data(), std::min(name.size(), size_t(CL_NAME_VERSION_MAX_NAME_SIZE - 1)));
+    e.version = CL_MAKE_VERSION(1, 0, 0);
+    bool first = true;
+    for (const auto& list : listed)
+      for (const auto& v : list)
+        if (name == v.name) {
+          e.version = first ? v.version : std::min(e.version, v.version);
+          first = false;
+        }
+    extensions.push_back(e);
+  }
+  info_[CL_DEVICE_EXTENSIONS_WITH_VERSION] = InfoValue::array(extensions);
+  info_[CL_DEVICE_ILS_WITH_VERSION] = InfoValue::raw({});
+  info_[CL_DEVICE_IL_VERSION] = InfoValue::string("");
+  info_[CL_DEVICE_BUILT_IN_KERNELS_WITH_VERSION] = InfoValue::raw({});
+
+  // Atomics and fences: the specification's minimum, and what the reported features add.
+  cl_device_atomic_capabilities memory = CL_DEVICE_ATOMIC_ORDER_RELAXED | CL_DEVICE_ATOMIC_SCOPE_WORK_GROUP;
+  if (has("__opencl_c_atomic_order_acq_rel")) memory |= CL_DEVICE_ATOMIC_ORDER_ACQ_REL;
+  if (has("__opencl_c_atomic_order_seq_cst")) memory |= CL_DEVICE_ATOMIC_ORDER_SEQ_CST;
+  if (has("__opencl_c_atomic_scope_device")) memory |= CL_DEVICE_ATOMIC_SCOPE_DEVICE;
+  if (has("__opencl_c_atomic_scope_all_devices")) memory |= CL_DEVICE_ATOMIC_SCOPE_ALL_DEVICES;
+  cl_device_atomic_capabilities fences = memory | CL_DEVICE_ATOMIC_ORDER_ACQ_REL;
+  for (auto* d : devices_) { // a device's fences may offer less than its atomics
+    const auto bytes = device::deviceInfoBytes(d->handle, CL_DEVICE_ATOMIC_FENCE_CAPABILITIES);
+    if (bytes.size() == sizeof(cl_device_atomic_capabilities)) fences &= readValue(bytes, Kind::Bits);
+  }
+  fences |= CL_DEVICE_ATOMIC_ORDER_RELAXED | CL_DEVICE_ATOMIC_ORDER_ACQ_REL | CL_DEVICE_ATOMIC_SCOPE_WORK_GROUP;
+  info_[CL_DEVICE_ATOMIC_MEMORY_CAPABILITIES] = InfoValue::of(memory);
+  info_[CL_DEVICE_ATOMIC_FENCE_CAPABILITIES] = InfoValue::of(fences);
+
+  // Optional features not offered (LanguageFeatures.h says why), with the values that go with that.
+  info_[CL_DEVICE_WORK_GROUP_COLLECTIVE_FUNCTIONS_SUPPORT] =
+      InfoValue::of(cl_bool(has("__opencl_c_work_group_collective_functions") ? CL_TRUE : CL_FALSE));
+  // Sub-kernels cut at work-group boundaries, each with whole groups: the last group of a
+  // launch that is not a multiple of its local size is not split that way yet.
+  info_[CL_DEVICE_NON_UNIFORM_WORK_GROUP_SUPPORT] = InfoValue::of(cl_bool(CL_FALSE));
+  info_[CL_DEVICE_GENERIC_ADDRESS_SPACE_SUPPORT] = InfoValue::of(cl_bool(CL_FALSE));
+  info_[CL_DEVICE_PIPE_SUPPORT] = InfoValue::of(cl_bool(CL_FALSE));
+  info_[CL_DEVICE_SUB_GROUP_INDEPENDENT_FORWARD_PROGRESS] = InfoValue::of(cl_bool(CL_FALSE));
+  info_[CL_DEVICE_DEVICE_ENQUEUE_CAPABILITIES] = InfoValue::of(cl_device_device_enqueue_capabilities(0));
+  info_[CL_DEVICE_SVM_CAPABILITIES] = InfoValue::of(cl_device_svm_capabilities(0));
+  info_[CL_DEVICE_QUEUE_ON_DEVICE_PROPERTIES] = InfoValue::of(cl_command_queue_properties(0));
+  for (cl_device_info p : {CL_DEVICE_QUEUE_ON_DEVICE_PREFERRED_SIZE, CL_DEVICE_QUEUE_ON_DEVICE_MAX_SIZE,
+                           CL_DEVICE_MAX_ON_DEVICE_QUEUES, CL_DEVICE_MAX_ON_DEVICE_EVENTS, CL_DEVICE_MAX_PIPE_ARGS,
+                           CL_DEVICE_PIPE_MAX_ACTIVE_RESERVATIONS, CL_DEVICE_PIPE_MAX_PACKET_SIZE,
+                           CL_DEVICE_MAX_NUM_SUB_GROUPS, CL_DEVICE_MAX_READ_WRITE_IMAGE_ARGS,
+                           CL_DEVICE_IMAGE_PITCH_ALIGNMENT, CL_DEVICE_IMAGE_BASE_ADDRESS_ALIGNMENT,
+                           CL_DEVICE_PREFERRED_PLATFORM_ATOMIC_ALIGNMENT, CL_DEVICE_PREFERRED_GLOBAL_ATOMIC_ALIGNMENT,
+                           CL_DEVICE_PREFERRED_LOCAL_ATOMIC_ALIGNMENT})
+    info_[p] = InfoValue::of(cl_uint(0));
+  for (cl_device_info p : {CL_DEVICE_MAX_GLOBAL_VARIABLE_SIZE, CL_DEVICE_GLOBAL_VARIABLE_PREFERRED_TOTAL_SIZE})
+    info_[p] = InfoValue::of(size_t(0));
+
+  // A hint: the smallest multiple any device prefers (1 where a device does not say).
+  size_t multiple = SIZE_MAX;
+  for (auto* d : devices_) {
+    const auto bytes = device::deviceInfoBytes(d->handle, CL_DEVICE_PREFERRED_WORK_GROUP_SIZE_MULTIPLE);
+    size_t v = bytes.size() == sizeof(size_t) ? size_t(readValue(bytes, Kind::Size)) : 1;
+    multiple = std::min(multiple, std::max<size_t>(v, 1));
+  }
+  info_[CL_DEVICE_PREFERRED_WORK_GROUP_SIZE_MULTIPLE] = InfoValue::of(multiple == SIZE_MAX ? size_t(1) : multiple);
+}
+
+std::string Device::analysisMacros(bool c30) const {
+  return analysisMacroOptions(openclVersion_, reportedFeatures_, knownFeatures_, c30);
+}
+
+std::vector<std::string> Device::pinnedMacros() const { return pinnedMacroNames(knownFeatures_); }
 
 cl_int Device::info(cl_device_info param, size_t size, void* value, size_t* sizeRet) const {
   auto it = info_.find(param);

@@ -1,11 +1,13 @@
 // The one virtual device the application sees: its info is a conservative merge of the
-// selected real devices (minimum of limits, common extensions, minimum OpenCL C version).
+// selected real devices (minimum of limits, common extensions, minimum OpenCL C version), as an
+// OpenCL 3.0 device with the optional features all of them have and clsplit supports (or 1.2).
 #pragma once
 
 #include "icd/api/InfoQuery.h"
 #include "icd/objects/Object.h"
 
 #include <map>
+#include <string>
 #include <vector>
 
 namespace clsplit::device { struct RealDevice; }
@@ -18,7 +20,7 @@ public:
   static Device* instance();
   // Builds the merged info from `devices` (exposed for unit tests).
   explicit Device(const std::vector<const device::RealDevice*>& devices,
-                  cl_device_type typeOverride = 0);
+                  cl_device_type typeOverride = 0, int openclVersion = 300);
 
   cl_int info(cl_device_info param, size_t size, void* value, size_t* sizeRet) const;
   cl_device_type type() const { return type_; }
@@ -31,6 +33,15 @@ public:
   cl_ulong maxMemAllocSize() const { return maxMemAllocSize_; }
   // CL_DEVICE_OPENCL_C_VERSION as {major, minor}.
   std::pair<int, int> cLanguageVersion() const { return cLanguageVersion_; }
+  // The OpenCL version reported: 300 or 120 (CLSPLIT_OPENCL_VERSION).
+  int openclVersion() const { return openclVersion_; }
+  // What precedes a program's source in the real builds, so that its kernels see this device
+  // (LanguageFeatures.h: kernelPrelude).
+  const std::string& kernelPrelude() const { return kernelPrelude_; }
+  // The same for clsplit's analysis of a program compiled as OpenCL C 3.0 (`c30`) or not, as
+  // compiler options, and the macros both make the same everywhere (LanguageFeatures.h).
+  std::string analysisMacros(bool c30) const;
+  std::vector<std::string> pinnedMacros() const;
 
 private:
   std::vector<const device::RealDevice*> devices_;
@@ -41,6 +52,11 @@ private:
   cl_uint memBaseAddrAlign_ = 0;
   cl_ulong maxMemAllocSize_ = 0;
   std::pair<int, int> cLanguageVersion_{1, 2};
+  int openclVersion_ = 300;
+  std::string kernelPrelude_;
+  std::vector<cl_name_version> reportedFeatures_; // CL_DEVICE_OPENCL_C_FEATURES
+  std::vector<std::string> knownFeatures_;        // every feature a real device lists
+  void addOpenCL30Info(); // the queries OpenCL 2.x/3.0 added
 };
 
 // Parses CLSPLIT_DEVICE_TYPE ("gpu", "cpu,gpu" or "cpu|gpu", ...); 0 when empty or invalid.

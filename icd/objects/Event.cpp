@@ -95,7 +95,8 @@ cl_int Event::profilingInfo(cl_profiling_info param, size_t size, void* value, s
   case CL_PROFILING_COMMAND_QUEUED: v = queuedNs_; break;
   case CL_PROFILING_COMMAND_SUBMIT: v = submitNs_; break;
   case CL_PROFILING_COMMAND_START:
-  case CL_PROFILING_COMMAND_END: {
+  case CL_PROFILING_COMMAND_END:
+  case CL_PROFILING_COMMAND_COMPLETE: { // no child commands (no device-side enqueue): its END
     uint64_t start = UINT64_MAX, end = 0;
     if (!done_->profile(start, end)) start = end = submitNs_; // no work was needed
     start = std::max<uint64_t>(start, submitNs_);

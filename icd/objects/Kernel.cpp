@@ -106,6 +106,35 @@ Kernel::DeclaredKind Kernel::declaredKind(cl_uint index) const { return declared
 
 bool Kernel::argReadOnly(cl_uint index) const { return index < readOnly_.size() && readOnly_[index]; }
 
+std::shared_ptr<Kernel> Kernel::clone() const {
+  auto copy = std::make_shared<Kernel>(program_, name_);
+  std::vector<Arg> args;
+  {
+    std::lock_guard lock(mutex_);
+    args = args_;
+  }
+  for (cl_uint i = 0; i < args.size(); ++i) {
+    const Arg& a = args[i];
+    switch (a.kind) {
+    case ArgKind::Unset: break;
+    case ArgKind::Scalar: copy->setArg(i, a.bytes.size(), a.bytes.data()); break;
+    case ArgKind::Local: copy->setArg(i, a.localSize, nullptr); break;
+    case ArgKind::Mem: {
+      auto mem = a.memRef.lock();
+      if (a.boundToBuffer && !mem) { // released since: launches of either kernel fail alike
+        std::lock_guard lock(copy->mutex_);
+        copy->args_[i] = a;
+        break;
+      }
+      cl_mem handle = mem ? mem->handle() : nullptr;
+      copy->setArg(i, sizeof handle, &handle);
+      break;
+    }
+    }
+  }
+  return copy;
+}
+
 void Kernel::setArg(cl_uint index, size_t size, const void* value) {
   require(index < numArgs_, CL_INVALID_ARG_INDEX, "arg_index is not a kernel argument");
   DeclaredKind kind = declared_[index];

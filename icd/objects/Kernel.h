@@ -38,6 +38,8 @@ public:
     size_t localSize = 0;
   };
   void setArg(cl_uint index, size_t size, const void* value);
+  // clCloneKernel: a new kernel of the same function with the same argument values.
+  std::shared_ptr<Kernel> clone() const;
   // A copy of the arguments for one launch (CL_INVALID_KERNEL_ARGS if one is unset).
   std::vector<Arg> snapshotArgs() const;
   // Whether argument `index` is declared read-only for the device (const or __constant).

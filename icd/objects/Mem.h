@@ -20,6 +20,8 @@ public:
 
   Context& context() const { return *context_; }
   cl_mem_flags flags() const { return flags_; }
+  // The list given to clCreateBufferWithProperties (CL_MEM_PROPERTIES).
+  void setPropertiesArray(std::vector<cl_mem_properties> list) { propertiesArray_ = std::move(list); }
   size_t size() const { return size_; }
   void* hostPtr() const { return hostPtr_; }
   size_t origin() const { return origin_; }      // offset in the root buffer
@@ -55,6 +57,7 @@ private:
   std::shared_ptr<Mem> parent_;
   std::shared_ptr<buffer::BufferStorage> storage_;
   cl_mem_flags flags_;
+  std::vector<cl_mem_properties> propertiesArray_;
   size_t size_;
   size_t origin_ = 0;
   void* hostPtr_;

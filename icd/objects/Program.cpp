@@ -87,32 +87,25 @@ const analysis::KernelAnalysis* Program::kernelAnalysis(const std::string& name)
 
 namespace {
 // A kernel must see the device clsplit reports, not the real one (the conformance suite's
-// kernel_preprocessor_macros checks both): clsplit reports no image support (its API has no
-// image objects), so __IMAGE_SUPPORT__, which a vendor with images predefines, is taken back;
-// it reports OpenCL 1.2, so a vendor's newer __OPENCL_VERSION__ says 1.2.
-// `#line 1` keeps the program's own line numbers in build logs.
-// Without -cl-std a compiler uses "the highest OpenCL C 1.x version the device supports" - the
-// real device's, which may be newer than the one clsplit reports (PoCL 3.1 compiles OpenCL C
-// 3.0 then): the real builds ask for the version clsplit reports.
+// kernel_preprocessor_macros and features_macro check both): the real builds get the device's
+// prelude first (no __IMAGE_SUPPORT__, its __OPENCL_VERSION__, only its feature macros;
+// Device::kernelPrelude), and -cl-std of its OpenCL C version unless the program gives one:
+// without it a compiler uses "the highest OpenCL C 1.x version the device supports" - the real
+// device's, which may be newer than the one clsplit reports (PoCL 3.1 compiles OpenCL C 3.0).
 std::string asReportedOptions(const std::string& options, const Device& device) {
   if (options.find("-cl-std=") != std::string::npos) return options;
   const auto [major, minor] = device.cLanguageVersion();
   return options + (options.empty() ? "" : " ") + "-cl-std=CL" + std::to_string(major) + "." + std::to_string(minor);
 }
 
-std::string asReportedDevice(const std::string& source) {
-  return "#undef __IMAGE_SUPPORT__\n"
-         "#if defined(__OPENCL_VERSION__) && __OPENCL_VERSION__ > 120\n"
-         "#undef __OPENCL_VERSION__\n#define __OPENCL_VERSION__ 120\n#endif\n"
-         "#line 1\n" + source;
-}
+std::string asReportedDevice(const std::string& source, const Device& device) { return device.kernelPrelude() + source; }
 } // namespace
 
 void Program::buildOn(unsigned platform, const std::string& programSource, const std::string& options,
                       std::string& log, cl_int& status) {
   cl_context ctx = platformContext(*context_, platform);
   auto devices = platformDevices(*context_, platform);
-  const std::string source = asReportedDevice(programSource);
+  const std::string source = asReportedDevice(programSource, context_->device());
   const char* text = source.c_str();
   size_t length = source.size();
   cl_int err = CL_SUCCESS;
@@ -185,8 +178,13 @@ void Program::build(const std::string& requested) {
   // Analysed even when nothing will be split (strategy single, one device): the argument
   // descriptions and precise regions still serve validation and transfers. (Cached on disk.)
   {
+    // The program's OpenCL C version: the last -cl-std it gives, else a 1.x.
+    const size_t std = options.rfind("-cl-std=");
+    const bool c30 = std != std::string::npos && options.compare(std + 8, 5, "CL3.0") == 0;
+    const Device& device = context_->device();
     analysis::AnalysisOptions ao{defaultCacheDir(rt.settings().value("CLSPLIT_CACHE_DIR")),
-                                 rt.settings().value("CLSPLIT_HINTS")};
+                                 rt.settings().value("CLSPLIT_HINTS"), device.analysisMacros(c30),
+                                 device.pinnedMacros()};
     runtime::HostSpan span("analysis");
     result = std::make_shared<const analysis::ProgramAnalysis>(
         analysis::analyzeProgram(source_, options, ao));
@@ -295,7 +293,7 @@ void Program::compile(const std::string& options,
       headerHandles.push_back(h);
       headerNames.push_back(name.c_str());
     }
-    const std::string source = asReportedDevice(source_);
+    const std::string source = asReportedDevice(source_, context_->device());
     const char* text = source.c_str();
     size_t length = source.size();
     cl_int err = CL_SUCCESS;
@@ -468,6 +466,11 @@ cl_int Program::info(cl_program_info param, size_t size, void* value, size_t* si
     for (const auto& n : names) joined += (joined.empty() ? "" : ";") + n;
     return writeInfo(InfoValue::string(joined), size, value, sizeRet);
   }
+  // OpenCL 2.1/2.2 queries of features the device does not offer (IL programs, program-scope
+  // global constructors and destructors).
+  case CL_PROGRAM_IL: return writeInfo(InfoValue::raw({}), size, value, sizeRet);
+  case CL_PROGRAM_SCOPE_GLOBAL_CTORS_PRESENT:
+  case CL_PROGRAM_SCOPE_GLOBAL_DTORS_PRESENT: return writeInfo(InfoValue::of(cl_bool(CL_FALSE)), size, value, sizeRet);
   default: throw Error(CL_INVALID_VALUE, "unknown program info");
   }
 }
@@ -486,6 +489,8 @@ cl_int Program::buildInfo(cl_program_build_info param, size_t size, void* value,
                                                       : CL_PROGRAM_BINARY_TYPE_EXECUTABLE;
     return writeInfo(InfoValue::of(type), size, value, sizeRet);
   }
+  case CL_PROGRAM_BUILD_GLOBAL_VARIABLE_TOTAL_SIZE: // no program-scope globals offered
+    return writeInfo(InfoValue::of(size_t(0)), size, value, sizeRet);
   default: throw Error(CL_INVALID_VALUE, "unknown program build info");
   }
 }

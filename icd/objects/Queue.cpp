@@ -182,6 +182,12 @@ cl_int Queue::info(cl_command_queue_info param, size_t size, void* value, size_t
       {CL_QUEUE_DEVICE, [](const Queue& q) { return InfoValue::of(q.context().device().handle()); }},
       {CL_QUEUE_REFERENCE_COUNT, [](const Queue& q) { return InfoValue::of(q.referenceCount()); }},
       {CL_QUEUE_PROPERTIES, [](const Queue& q) { return InfoValue::of(q.properties()); }},
+      {CL_QUEUE_PROPERTIES_ARRAY, [](const Queue& q) { return InfoValue::array(q.propertiesArray_); }},
+      {CL_QUEUE_DEVICE_DEFAULT, [](const Queue&) { return InfoValue::of(static_cast<cl_command_queue>(nullptr)); }},
+      {CL_QUEUE_SIZE,
+       [](const Queue&) -> InfoValue {
+         throw Error(CL_INVALID_COMMAND_QUEUE, "CL_QUEUE_SIZE is for device queues; this is a host queue");
+       }},
   };
   return answerInfo(table, *this, param, size, value, sizeRet);
 }

@@ -25,6 +25,8 @@ public:
   cl_command_queue_properties properties() const { return properties_; }
   cl_command_queue_properties setProperties(cl_command_queue_properties enable, bool on);
   bool profiling() const { return properties_ & CL_QUEUE_PROFILING_ENABLE; }
+  // The list given to clCreateCommandQueueWithProperties (CL_QUEUE_PROPERTIES_ARRAY).
+  void setPropertiesArray(std::vector<cl_queue_properties> list) { propertiesArray_ = std::move(list); }
 
   // The real queue of device slot `slot` (created on first use).
   cl_command_queue realQueue(unsigned slot) { return madeQueue(slot, false); }
@@ -83,6 +85,7 @@ private:
 
   std::shared_ptr<Context> context_;
   cl_command_queue_properties properties_;
+  std::vector<cl_queue_properties> propertiesArray_;
   std::mutex mutex_;
   // By slot, then the transfer queues by slot (index slots + slot); empty handle until first use.
   std::vector<device::RealQueue> realQueues_;

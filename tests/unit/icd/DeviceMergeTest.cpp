@@ -1,6 +1,7 @@
 // The virtual device's info merged from real devices (PoCL's, and Oclgrind's when installed):
 // every merge rule is recomputed here from the real devices' own answers, and the merged
-// answers must still satisfy the OpenCL 1.2 minimums and agree with each other.
+// answers must still satisfy the OpenCL 1.2 minimums and agree with each other; the OpenCL 3.0
+// queries offer only what every device has.
 #include "tests/unit/icd/DeviceMergeModule.h"
 
 #include <catch2/catch.hpp>
@@ -202,10 +203,85 @@ void checkConformance(const Device& device) {
   CHECK(fp16 == (merged<cl_uint>(device, CL_DEVICE_PREFERRED_VECTOR_WIDTH_HALF) != 0));
   CHECK(merged<cl_bool>(device, CL_DEVICE_IMAGE_SUPPORT) == CL_FALSE);
   CHECK(mergedString(device, CL_DEVICE_PROFILE) == "FULL_PROFILE");
-  CHECK(mergedString(device, CL_DEVICE_VERSION).rfind("OpenCL 1.2 ", 0) == 0);
+  CHECK(mergedString(device, CL_DEVICE_VERSION).rfind("OpenCL 3.0 ", 0) == 0);
   CHECK(mergedString(device, CL_DEVICE_OPENCL_C_VERSION).rfind("OpenCL C 1.", 0) == 0);
   CHECK(mergedString(device, CL_DEVICE_VENDOR) == "clsplit");
   CHECK(merged<cl_command_queue_properties>(device, CL_DEVICE_QUEUE_PROPERTIES) & CL_QUEUE_PROFILING_ENABLE);
+}
+
+std::vector<cl_name_version> mergedVersions(const Device& d, cl_device_info param) {
+  size_t size = 0;
+  REQUIRE(d.info(param, 0, nullptr, &size) == CL_SUCCESS);
+  std::vector<cl_name_version> v(size / sizeof(cl_name_version));
+  if (size) REQUIRE(d.info(param, size, v.data(), nullptr) == CL_SUCCESS);
+  return v;
+}
+
+std::vector<cl_name_version> realVersions(const RealDevice* d, cl_device_info param) {
+  auto bytes = clsplit::device::deviceInfoBytes(d->handle, param);
+  std::vector<cl_name_version> v(bytes.size() / sizeof(cl_name_version));
+  if (!v.empty()) std::memcpy(v.data(), bytes.data(), v.size() * sizeof(cl_name_version));
+  return v;
+}
+
+bool lists(const std::vector<cl_name_version>& list, const std::string& name, cl_version version = 0) {
+  for (const auto& v : list)
+    if (name == v.name && (!version || v.version == version)) return true;
+  return false;
+}
+
+// OpenCL 3.0: every query has an answer; a feature or OpenCL C version is offered only where
+// every device has it; what goes with an optional feature agrees with it.
+void checkOpenCL30(const Device& device, const std::vector<const RealDevice*>& devices) {
+  for (cl_device_info param :
+       {CL_DEVICE_NUMERIC_VERSION, CL_DEVICE_OPENCL_C_ALL_VERSIONS, CL_DEVICE_OPENCL_C_FEATURES,
+        CL_DEVICE_EXTENSIONS_WITH_VERSION, CL_DEVICE_ILS_WITH_VERSION, CL_DEVICE_IL_VERSION,
+        CL_DEVICE_BUILT_IN_KERNELS_WITH_VERSION, CL_DEVICE_ATOMIC_MEMORY_CAPABILITIES,
+        CL_DEVICE_ATOMIC_FENCE_CAPABILITIES, CL_DEVICE_NON_UNIFORM_WORK_GROUP_SUPPORT,
+        CL_DEVICE_WORK_GROUP_COLLECTIVE_FUNCTIONS_SUPPORT, CL_DEVICE_GENERIC_ADDRESS_SPACE_SUPPORT,
+        CL_DEVICE_DEVICE_ENQUEUE_CAPABILITIES, CL_DEVICE_PIPE_SUPPORT, CL_DEVICE_SVM_CAPABILITIES,
+        CL_DEVICE_PREFERRED_WORK_GROUP_SIZE_MULTIPLE, CL_DEVICE_LATEST_CONFORMANCE_VERSION_PASSED,
+        CL_DEVICE_MAX_GLOBAL_VARIABLE_SIZE, CL_DEVICE_GLOBAL_VARIABLE_PREFERRED_TOTAL_SIZE,
+        CL_DEVICE_QUEUE_ON_DEVICE_PROPERTIES, CL_DEVICE_QUEUE_ON_DEVICE_MAX_SIZE, CL_DEVICE_MAX_ON_DEVICE_QUEUES,
+        CL_DEVICE_MAX_PIPE_ARGS, CL_DEVICE_MAX_NUM_SUB_GROUPS, CL_DEVICE_MAX_READ_WRITE_IMAGE_ARGS,
+        CL_DEVICE_PREFERRED_PLATFORM_ATOMIC_ALIGNMENT}) {
+    size_t size = 0;
+    INFO("param 0x" << std::hex << param);
+    CHECK(device.info(param, 0, nullptr, &size) == CL_SUCCESS);
+  }
+  CHECK(merged<cl_version>(device, CL_DEVICE_NUMERIC_VERSION) == CL_MAKE_VERSION(3, 0, 0));
+  const auto features = mergedVersions(device, CL_DEVICE_OPENCL_C_FEATURES);
+  for (const auto& f : features)
+    for (const auto* d : devices) {
+      INFO(f.name << " on " << d->name);
+      CHECK(lists(realVersions(d, CL_DEVICE_OPENCL_C_FEATURES), f.name));
+    }
+  for (const char* never : {"__opencl_c_images", "__opencl_c_pipes", "__opencl_c_device_enqueue",
+                            "__opencl_c_program_scope_global_variables", "__opencl_c_generic_address_space",
+                            "__opencl_c_subgroups"}) {
+    INFO(never);
+    CHECK(!lists(features, never));
+  }
+  const auto versions = mergedVersions(device, CL_DEVICE_OPENCL_C_ALL_VERSIONS);
+  CHECK(lists(versions, "OpenCL C", CL_MAKE_VERSION(1, 2, 0)));
+  bool everyC30 = true;
+  for (const auto* d : devices) everyC30 = everyC30 && lists(realVersions(d, CL_DEVICE_OPENCL_C_ALL_VERSIONS), "OpenCL C", CL_MAKE_VERSION(3, 0, 0));
+  CHECK(lists(versions, "OpenCL C", CL_MAKE_VERSION(3, 0, 0)) == everyC30);
+  const auto atomics = merged<cl_device_atomic_capabilities>(device, CL_DEVICE_ATOMIC_MEMORY_CAPABILITIES);
+  CHECK((atomics & (CL_DEVICE_ATOMIC_ORDER_RELAXED | CL_DEVICE_ATOMIC_SCOPE_WORK_GROUP)) ==
+        (CL_DEVICE_ATOMIC_ORDER_RELAXED | CL_DEVICE_ATOMIC_SCOPE_WORK_GROUP));
+  CHECK(bool(atomics & CL_DEVICE_ATOMIC_ORDER_SEQ_CST) == lists(features, "__opencl_c_atomic_order_seq_cst"));
+  CHECK(bool(atomics & CL_DEVICE_ATOMIC_SCOPE_DEVICE) == lists(features, "__opencl_c_atomic_scope_device"));
+  CHECK(merged<cl_bool>(device, CL_DEVICE_WORK_GROUP_COLLECTIVE_FUNCTIONS_SUPPORT) ==
+        (lists(features, "__opencl_c_work_group_collective_functions") ? CL_TRUE : CL_FALSE));
+  CHECK(merged<cl_device_svm_capabilities>(device, CL_DEVICE_SVM_CAPABILITIES) == 0);
+  CHECK(merged<cl_bool>(device, CL_DEVICE_PIPE_SUPPORT) == CL_FALSE);
+  CHECK(mergedVersions(device, CL_DEVICE_ILS_WITH_VERSION).empty());
+  // Extensions with versions: the same names as CL_DEVICE_EXTENSIONS.
+  auto names = words(mergedString(device, CL_DEVICE_EXTENSIONS));
+  std::set<std::string> versioned;
+  for (const auto& e : mergedVersions(device, CL_DEVICE_EXTENSIONS_WITH_VERSION)) versioned.insert(e.name);
+  CHECK(versioned == names);
 }
 
 } // namespace
@@ -217,6 +293,7 @@ TEST_CASE("one real device: the merge is that device's own answers", "[device_me
   Device device(one);
   checkMergeRules(device, one);
   checkConformance(device);
+  checkOpenCL30(device, one);
   CHECK(mergedString(device, CL_DEVICE_NAME) == "clsplit (" + pocl[0]->name + ")");
   CHECK(merged<cl_uint>(device, CL_DEVICE_MAX_COMPUTE_UNITS) == pocl[0]->computeUnits);
 }
@@ -228,6 +305,7 @@ TEST_CASE("two identical devices: compute units add up, limits stay", "[device_m
   Device device(two);
   checkMergeRules(device, two);
   checkConformance(device);
+  checkOpenCL30(device, two);
   CHECK(mergedString(device, CL_DEVICE_NAME) == "clsplit (2x " + pocl[0]->name + ")");
   Device single(std::vector<const RealDevice*>{pocl[0]});
   CHECK(merged<cl_ulong>(device, CL_DEVICE_GLOBAL_MEM_SIZE) == merged<cl_ulong>(single, CL_DEVICE_GLOBAL_MEM_SIZE));
@@ -245,6 +323,9 @@ TEST_CASE("two vendors (PoCL and Oclgrind): every rule holds on unlike devices",
   Device device(both);
   checkMergeRules(device, both);
   checkConformance(device);
+  checkOpenCL30(device, both);
+  // Oclgrind is an OpenCL 1.2 device: no OpenCL C 3.0 and no optional feature with it.
+  CHECK(mergedVersions(device, CL_DEVICE_OPENCL_C_FEATURES).empty());
   CHECK(mergedString(device, CL_DEVICE_NAME) == "clsplit (" + pocl[0]->name + " + " + oclgrind[0]->name + ")");
 }
 

@@ -13,6 +13,14 @@ TEST_CASE("condition identifiers leave out literals, numbers, comments and defin
   CHECK(conditionIdentifiers("0").empty());
 }
 
+TEST_CASE("the macros a skipped block (un)defines", "[frontend][conditionals]") {
+  using V = std::vector<std::string>;
+  CHECK(directiveMacroNames("#define A 1\n  #  undef B\n#definedX\n#include <x>\nint C;\n#define D(x) x\n") ==
+        V{"A", "B", "D"});
+  CHECK(directiveMacroNames("# define\tTAB\n#define 1BAD\n").size() == 1);
+  CHECK(directiveMacroNames("").empty());
+}
+
 TEST_CASE("vendors predefine names of the reserved kinds only", "[frontend][conditionals]") {
   CHECK(mayBeVendorMacro("__OPENCL_VERSION__"));
   CHECK(mayBeVendorMacro("__NV_CL_C_VERSION"));

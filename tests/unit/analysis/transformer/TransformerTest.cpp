@@ -253,10 +253,59 @@ TEST_CASE("branches a vendor's macros may choose make the program run whole", "[
   CHECK(reason("#define NEW_CL (__OPENCL_VERSION__ >= 200)\n" + head + "#if !NEW_CL\n" + body) != "");
   CHECK(reason("#ifdef cl_khr_fp64\n#define WIDE 1\n#endif\n" + head + "#ifdef WIDE\n" + body) != "");
   CHECK(reason("#define LIMITED\n#ifdef cl_khr_fp64\n#undef LIMITED\n#endif\n" + head + "#ifndef LIMITED\n" + body) != "");
+  // Through a macro defined in a vendor branch clsplit's compiler skipped (cl_khr_fp64 is
+  // defined here, so the #ifndef block is not compiled here, but a vendor without it defines NARROW).
+  CHECK(reason("#ifndef cl_khr_fp64\n#define NARROW 1\n#endif\n" + head + "#ifndef NARROW\n" + body) != "");
+  CHECK(reason("#ifdef cl_khr_fp64\n#else\n#  define NARROW\n#endif\n" + head + "#ifndef NARROW\n" + body) != "");
   // A -D option naming a vendor macro is still the vendor's to define.
   CHECK(reason(head + "#if defined(__GPU__)\n" + body, "-D__GPU__") != "");
   // A vendor-only macro, not defined here at all.
   CHECK(reason(head + "#if !defined(cl_nv_pragma_unroll)\n" + body) != "");
+}
+
+TEST_CASE("branches on macros the device pins for every vendor do not stop the split", "[transformer]") {
+  // What icd/objects/LanguageFeatures.h gives a device reporting OpenCL 3.0 with int64 and
+  // device-scope atomics (its vendors' builds get the same values through a prelude).
+  AnalysisOptions pinned;
+  pinned.deviceMacros = "-D__OPENCL_VERSION__=300 -U__IMAGE_SUPPORT__ -U__opencl_c_images";
+  pinned.pinnedMacros = {"__OPENCL_VERSION__", "__IMAGE_SUPPORT__", "__opencl_c_images",
+                         "__opencl_c_atomic_scope_device", "__opencl_c_int64"};
+  const std::string head = "__kernel void k(__global uint* A) {\n";
+  // Both branches use a built-in the rewrite changes: whichever is skipped would matter.
+  const std::string body = "  A[1] = get_num_groups(0) + 1;\n#else\n  A[0] = get_num_groups(0);\n#endif\n}\n";
+  for (const std::string condition : {"#if __OPENCL_VERSION__ >= 200\n", "#ifndef __IMAGE_SUPPORT__\n",
+                                      "#if !defined(__opencl_c_images)\n"}) {
+    INFO(condition);
+    ProgramAnalysis a = analyzeProgram(head + condition + body, "", pinned);
+    REQUIRE(a.kernels.size() == 1);
+    INFO(a.kernels[0].unsplittableReason.value_or(""));
+    CHECK(a.kernels[0].partitionReady);
+    // Without the pins the same program runs whole.
+    CHECK_FALSE(analyze(head + condition + body).kernels[0].partitionReady);
+  }
+  // OpenCL C 3.0: Clang's own header takes features back in branches of its own; the program's
+  // test of a pinned feature still decides alike everywhere.
+  pinned.deviceMacros += " -D__opencl_c_atomic_scope_device=1";
+  ProgramAnalysis c30 = analyzeProgram(head + "#ifdef __opencl_c_atomic_scope_device\n" + body, "-cl-std=CL3.0", pinned);
+  INFO(c30.kernels[0].unsplittableReason.value_or(""));
+  CHECK(c30.kernels[0].partitionReady);
+  // Clang's opencl-c-base.h defines device-scope atomics itself for OpenCL C 3.0 on SPIR: the
+  // options that take a feature back (LanguageFeatures.h) must win over it, or clsplit's
+  // compiler would take another branch than the vendors.
+  AnalysisOptions without = pinned;
+  without.deviceMacros = "-D__OPENCL_VERSION__=300 -U__opencl_c_atomic_scope_device -D__undef___opencl_c_atomic_scope_device";
+  ProgramAnalysis taken = analyzeProgram("#ifdef __opencl_c_atomic_scope_device\n__kernel void with(__global int* A) { A[0] = 1; }\n"
+                                         "#else\n__kernel void without(__global int* A) { A[0] = 2; }\n#endif\n",
+                                         "-cl-std=CL3.0", without);
+  REQUIRE(taken.kernels.size() == 1);
+  CHECK(taken.kernels[0].name == "without");
+  // A pinned macro the program itself redefines in a vendor-dependent branch is no longer pinned.
+  ProgramAnalysis redefined = analyzeProgram("#ifdef __GPU__\n#undef __OPENCL_VERSION__\n#define __OPENCL_VERSION__ 100\n#endif\n" +
+                                                 head + "#if __OPENCL_VERSION__ >= 200\n" + body,
+                                             "", pinned);
+  CHECK_FALSE(redefined.kernels[0].partitionReady);
+  // Other vendor macros stay the vendor's.
+  CHECK_FALSE(analyzeProgram(head + "#ifdef __NV_CL_C_VERSION\n" + body, "", pinned).kernels[0].partitionReady);
 }
 
 TEST_CASE("programs clsplit cannot compile run whole from their own source", "[transformer]") {
