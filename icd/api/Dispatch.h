@@ -1,7 +1,7 @@
 // The one dispatch table every clsplit handle points to.
 #pragma once
 
-#include "icd/api/OpenCL.h"
+#include "icd/api/Handles.h"
 
 namespace clsplit::icd {
 

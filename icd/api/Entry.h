@@ -4,7 +4,7 @@
 #pragma once
 
 #include "device/Error.h"
-#include "icd/api/OpenCL.h"
+#include "icd/api/Handles.h"
 #include "icd/runtime/HostTime.h"
 #include "support/Log.h"
 

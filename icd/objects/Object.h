@@ -5,7 +5,7 @@
 
 #include "icd/api/Dispatch.h"
 #include "device/Error.h"
-#include "icd/api/OpenCL.h"
+#include "icd/api/Handles.h"
 
 #include <atomic>
 #include <memory>
