@@ -130,8 +130,11 @@ LaunchPlanner::repeatable(std::span<const uint64_t> buffers, const analysis::NDR
   // Another range (a k-loop's shrinking one): its groups along the dimension chosen before (a
   // launch kept whole runs all of them wherever they are counted; one split is planned along
   // the dimension chosen for it, and the request follows).
+  // Along the dimension chosen before, unless it has one work-group now and another has more
+  // (Rodinia's nw: its first launch is one group in every dimension, so the remembered
+  // dimension was the last one, and the diagonals that follow grow along the first).
   r.appRange = appRange;
-  r.retarget(range, r.dim);
+  r.retarget(range, range.groups(r.dim) < 2 ? analysis::defaultSplitDimension(range) : r.dim);
   return &r;
 }
 

@@ -563,6 +563,37 @@ TEST_CASE("a launch on remembered buffers gets their request, counted in its own
   twoD.dims = 2;
   CHECK(planner.repeatable(same, twoD, resolve) == nullptr);
 
+  // Remembered along a dimension that has one work-group in a later range while another has
+  // more: counted along that other one, so the launch can be split.
+  LaunchPlanner::Repeatable diagonal = known;
+  diagonal.buffers = {21};
+  diagonal.appRange.dims = diagonal.range.dims = 2;
+  diagonal.appRange.global = diagonal.range.global = {16, 1, 1};
+  diagonal.appRange.local = diagonal.range.local = {16, 1, 1};
+  diagonal.retarget(diagonal.range, 1); // one group in every dimension: the last one
+  planner.remember(diagonal);
+  analysis::NDRange wider = diagonal.appRange;
+  wider.global = {1024, 1, 1};
+  hit = planner.repeatable(std::vector<uint64_t>{21}, wider, resolve);
+  REQUIRE(hit != nullptr);
+  CHECK(hit->dim == 0);
+  CHECK(hit->request.groups == 64);
+  CHECK(hit->request.splittable);
+  // Dimension 0 down to one group, dimension 1 with many: the default, dimension 1.
+  analysis::NDRange tall = wider;
+  tall.global = {16, 64, 1};
+  hit = planner.repeatable(std::vector<uint64_t>{21}, tall, resolve);
+  REQUIRE(hit != nullptr);
+  CHECK(hit->dim == 1);
+  CHECK(hit->request.groups == 64);
+  // A dimension that still has several groups is kept, though another has more.
+  analysis::NDRange both = tall;
+  both.global = {2048, 2, 1};
+  hit = planner.repeatable(std::vector<uint64_t>{21}, both, resolve);
+  REQUIRE(hit != nullptr);
+  CHECK(hit->dim == 1);
+  CHECK(hit->request.groups == 2);
+
   // Ping-pong: both orders are remembered; a fifth set of buffers pushes out the oldest.
   LaunchPlanner::Repeatable other = known;
   other.buffers = swapped;
