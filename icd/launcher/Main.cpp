@@ -174,8 +174,27 @@ int plan(const std::vector<std::string>& args) {
 // Makes clsplit the only platform of the program under either loader: OCL_ICD_VENDORS for
 // ocl-icd, OCL_ICD_FILENAMES for the Khronos loader (which ignores OCL_ICD_VENDORS when its
 // own registry lists other vendors).
+// An installed tree that was moved (a bundle carried to another machine) still names the
+// library where it was installed: ocl-icd then loads nothing, so a vendors directory naming
+// the library where it is now is made under the temporary directory.
+fs::path loaderVendorsDir() {
+  const fs::path dir = vendorsDir();
+  std::ifstream icd(dir / "clsplit.icd");
+  std::string named;
+  std::getline(icd, named);
+  std::error_code ec;
+  if (!named.empty() && fs::equivalent(named, libraryPath(), ec)) return dir;
+  const char* tmp = std::getenv("TMPDIR");
+  const fs::path made = fs::path(tmp && *tmp ? tmp : "/tmp") / ("clsplit-vendors-" + std::to_string(getuid()));
+  fs::create_directories(made, ec);
+  const fs::path part = made / ("clsplit.icd." + std::to_string(getpid())); // whole, for runs beside it
+  std::ofstream(part) << libraryPath().string() << "\n";
+  fs::rename(part, made / "clsplit.icd", ec);
+  return made;
+}
+
 void isolateLoader() {
-  setenv("OCL_ICD_VENDORS", vendorsDir().c_str(), 1);
+  setenv("OCL_ICD_VENDORS", loaderVendorsDir().c_str(), 1);
   setenv("OCL_ICD_FILENAMES", libraryPath().c_str(), 1);
 }
 
