@@ -100,7 +100,7 @@ bool attachRegions(ProgramAnalysis& result, const llvm::Module& module) {
 // null (with errors or reasons set) when the hints cannot be applied.
 std::unique_ptr<llvm::Module> applyHints(ProgramAnalysis& result, llvm::LLVMContext& context,
                                          std::string_view source, std::string_view buildOptions,
-                                         std::string_view compileOptions, const AnalysisOptions& analysisOptions,
+                                         const AnalysisOptions& analysisOptions,
                                          const std::vector<transformer::TransformedKernel>& kernels) {
   std::vector<std::string> names;
   for (const auto& k : kernels) names.push_back(k.name);
@@ -109,6 +109,7 @@ std::unique_ptr<llvm::Module> applyHints(ProgramAnalysis& result, llvm::LLVMCont
   if (hints.empty()) return nullptr;
   result.errors.insert(result.errors.end(), hints.errors.begin(), hints.errors.end());
   frontend::CompileOptions options;
+  options.prelude = analysisOptions.devicePrelude;
   options.pinnedMacros = analysisOptions.pinnedMacros;
   for (const auto& k : kernels) {
     auto it = hints.kernels.find(k.name);
@@ -123,7 +124,7 @@ std::unique_ptr<llvm::Module> applyHints(ProgramAnalysis& result, llvm::LLVMCont
       options.injectedPragmas.push_back({*k.bodyEndOffset, line.text, line.file, line.line});
   }
   if (!result.errors.empty()) return nullptr;
-  frontend::CompileResult compiled = frontend::compile(context, source, compileOptions, options);
+  frontend::CompileResult compiled = frontend::compile(context, source, buildOptions, options);
   result.errors.insert(result.errors.end(), compiled.pragmaErrors.begin(), compiled.pragmaErrors.end());
   if (!compiled.ok() && compiled.pragmaErrors.empty())
     result.errors.push_back({{}, "the program does not compile with its hints: " + firstMessage(compiled.errors)});
@@ -136,18 +137,16 @@ std::unique_ptr<llvm::Module> applyHints(ProgramAnalysis& result, llvm::LLVMCont
 ProgramAnalysis analyzeUncached(std::string_view source, std::string_view buildOptions,
                                 const AnalysisOptions& analysisOptions) {
   llvm::LLVMContext context;
-  const std::string compileOptions = analysisOptions.deviceMacros.empty()
-                                         ? std::string(buildOptions)
-                                         : std::string(buildOptions) + " " + analysisOptions.deviceMacros;
   transformer::TransformResult transformed;
   bool transformerRan = false;
   frontend::CompileOptions options;
+  options.prelude = analysisOptions.devicePrelude;
   options.pinnedMacros = analysisOptions.pinnedMacros;
   options.astClient = [&](clang::CompilerInstance& ci, const frontend::ParsedProgram& program) {
     transformed = transformer::transformProgram(ci, program);
     transformerRan = true;
   };
-  frontend::CompileResult compiled = frontend::compile(context, source, compileOptions, options);
+  frontend::CompileResult compiled = frontend::compile(context, source, buildOptions, options);
   if (compiled.crashed || !transformerRan)
     return wholeProgramFallback(source, "clsplit's compiler failed: " + firstMessage(compiled.errors));
 
@@ -189,10 +188,11 @@ ProgramAnalysis analyzeUncached(std::string_view source, std::string_view buildO
     // The rewrite must never turn a valid program into one a vendor refuses.
     llvm::LLVMContext checkContext;
     frontend::CompileOptions check;
+    check.prelude = analysisOptions.devicePrelude;
     check.emitIR = false;
     check.lowerPragmas = false;
     frontend::CompileResult verified =
-        frontend::compile(checkContext, transformed.vendorSource, compileOptions, check);
+        frontend::compile(checkContext, transformed.vendorSource, buildOptions, check);
     if (!verified.ok()) {
       std::string reason = "the partition-ready copy does not compile: " + firstMessage(verified.errors);
       log().warn("clsplit: {}", reason);
@@ -208,7 +208,7 @@ ProgramAnalysis analyzeUncached(std::string_view source, std::string_view buildO
 
   std::unique_ptr<llvm::Module> hinted;
   if (!analysisOptions.hintsDir.empty())
-    hinted = applyHints(result, context, source, buildOptions, compileOptions, analysisOptions, transformed.kernels);
+    hinted = applyHints(result, context, source, buildOptions, analysisOptions, transformed.kernels);
   const llvm::Module* module = hinted ? hinted.get() : compiled.module.get();
   if (!result.errors.empty()) {
     // Malformed hints: the build fails, as for a malformed pragma in the source.
@@ -272,7 +272,7 @@ std::string analysisCacheKey(std::string_view source, std::string_view buildOpti
                              const AnalysisOptions& options) {
   std::string pinned;
   for (const auto& name : options.pinnedMacros) pinned += name + " ";
-  return sha256({"clsplit analysis", programHash(source, buildOptions), options.deviceMacros, pinned,
+  return sha256({"clsplit analysis", programHash(source, buildOptions), options.devicePrelude, pinned,
                  frontend::hintsDigest(options.hintsDir), CLSPLIT_VERSION, kAnalysisRevision,
                  CLSPLIT_ANALYSIS_BUILD_ID});
 }

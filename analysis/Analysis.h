@@ -75,11 +75,12 @@ struct ProgramAnalysis {
 struct AnalysisOptions {
   std::string cacheDir;           // "" disables the on-disk cache
   std::string hintsDir;           // CLSPLIT_HINTS: hint files keyed by source hash / kernel name
-  // -D/-U options for the macros the device predefines in kernels (__OPENCL_VERSION__, feature
-  // macros), which Clang 16 alone does not define as the reported device does. Added to the
-  // program's options for compiling only: hint files stay named after the program's own.
-  std::string deviceMacros;
-  // The predefined macros those options and the device's builds make the same for every vendor
+  // Preprocessor lines that set the macros the reported device predefines (__OPENCL_VERSION__,
+  // feature macros; icd/objects/LanguageFeatures.h): the same text every vendor's build gets
+  // before the program, included here after Clang's own header, so both compilers see the
+  // same values (frontend::CompileOptions::prelude).
+  std::string devicePrelude;
+  // The predefined macros that text makes the same for every vendor and here
   // (frontend::CompileOptions::pinnedMacros): branches on them do not stop the split.
   std::vector<std::string> pinnedMacros;
 };

@@ -20,12 +20,12 @@ constexpr std::array<std::string_view, 9> kSemanticFlags = {
     "-cl-strict-aliasing",
 };
 
-OpenCLVersion parseClStd(std::string_view value) {
-  if (value == "CL1.0") return 100;
-  if (value == "CL1.1") return 110;
-  if (value == "CL1.2") return 120;
-  if (value == "CL2.0") return 200;
-  if (value == "CL3.0") return 300;
+OpenCLVersion parseClStd(std::string_view value) { // as Clang spells them, either case
+  if (value == "CL" || value == "cl" || value == "CL1.0" || value == "cl1.0") return 100;
+  if (value == "CL1.1" || value == "cl1.1") return 110;
+  if (value == "CL1.2" || value == "cl1.2") return 120;
+  if (value == "CL2.0" || value == "cl2.0") return 200;
+  if (value == "CL3.0" || value == "cl3.0") return 300;
   return 0;
 }
 

@@ -11,6 +11,7 @@
 #include "analysis/frontend/VendorConditionals.h"
 #include "support/Log.h"
 
+#include <clang/Lex/PreprocessorOptions.h>
 #include <clang/AST/ASTConsumer.h>
 #include <clang/AST/ASTContext.h>
 #include <clang/AST/Attr.h>
@@ -387,8 +388,13 @@ public:
                                                         llvm::StringRef) override {
     ci.getPreprocessor().addPPCallbacks(std::make_unique<PreprocessorRecorder>(
         ci.getSourceManager(), ci.getFileManager(), program_, fs_, mainLowered_));
-    ci.getPreprocessor().addPPCallbacks(std::make_unique<ConditionalRecorder>(ci.getPreprocessor(), program_,
-                                                                               options_.pinnedMacros));
+    // Pinned values depend on the OpenCL C version (features exist in 3.0 only): where this
+    // compile does not take the program's -cl-std, it is not the vendors' version, and nothing
+    // is pinned.
+    const bool versionAsVendors = std::none_of(program_.options.ignored.begin(), program_.options.ignored.end(),
+                                               [](const std::string& o) { return o.rfind("-cl-std=", 0) == 0; });
+    ci.getPreprocessor().addPPCallbacks(std::make_unique<ConditionalRecorder>(
+        ci.getPreprocessor(), program_, versionAsVendors ? options_.pinnedMacros : std::vector<std::string>{}));
     std::vector<std::unique_ptr<clang::ASTConsumer>> consumers;
     clang::CodeGenerator* codegen = nullptr;
     if (options_.emitIR) {
@@ -536,6 +542,15 @@ void runClang(llvm::LLVMContext& context, std::string_view source, std::string_v
   memory->addFile(kMarkersHeader, 0,
                   llvm::MemoryBuffer::getMemBuffer(kMarkerDeclarations, kMarkersHeader, false));
   memory->addFile(mainPath, 0, llvm::MemoryBuffer::getMemBufferCopy(mainLowered->analysisText, mainPath));
+  const std::string devicePrelude = std::string(kVirtualInclude) + "/clsplit-device-prelude.h";
+  // Clang 16 declares built-ins on first use, the generic-pointer overloads (atomics of OpenCL
+  // C 3.0) only under __opencl_c_generic_address_space and the global/local ones only under
+  // this macro: a device without generic pointers (a prelude took the feature back) gets the
+  // latter, as its vendors' headers declare them.
+  const std::string preludeText = options.prelude + "\n#ifndef __opencl_c_generic_address_space\n"
+                                                    "#define __opencl_c_named_address_space_builtins 1\n#endif\n";
+  if (!options.prelude.empty())
+    memory->addFile(devicePrelude, 0, llvm::MemoryBuffer::getMemBufferCopy(preludeText, devicePrelude));
   auto overlay = llvm::makeIntrusiveRefCnt<llvm::vfs::OverlayFileSystem>(realView);
   overlay->pushOverlay(memory);
   overlay->setCurrentWorkingDirectory(cwd);
@@ -558,6 +573,9 @@ void runClang(llvm::LLVMContext& context, std::string_view source, std::string_v
     }
     collector.diagnostics.clear();
   }
+  // After the default header (-finclude-default-header put it first): the header defines some
+  // features itself, which the prelude then pins as the vendors' builds see them.
+  if (!options.prelude.empty()) invocation->getPreprocessorOpts().Includes.push_back(devicePrelude);
   clang::FrontendInputFile input(mainPath, clang::InputKind(clang::Language::OpenCL));
   invocation->getFrontendOpts().Inputs = {input};
 

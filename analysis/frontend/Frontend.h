@@ -64,6 +64,9 @@ struct CompileOptions {
   // compile (the reported device's: its builds pin them, and so do the -D/-U options here):
   // `#if` chains on them take the same branch everywhere (ConditionalRecorder).
   std::vector<std::string> pinnedMacros;
+  // Text included after Clang's default header and before the program (the reported device's
+  // macros: analysis::AnalysisOptions::devicePrelude).
+  std::string prelude;
 };
 
 struct CompileResult {

@@ -3,7 +3,7 @@
 Content (icd/runtime/RunReport.cpp): `devices` [{slot, index, name, platform, type}], `strategy`,
 `kernels` {name: {launches, split_launches, fallback_reason, groups_per_device, time_ns_per_device}},
 `transfers` {count, host_to_device_bytes, device_to_host_bytes, device_to_device_bytes: per-device
-lists}, and `partitioner` (partitioner/RunReport.cpp): `kernels` [{kernel, launches, history:
+lists}, and `partitioner` (partitioner/DecisionReport.cpp): `kernels` [{kernel, launches, history:
 [{launch, iteration, ratios}]}], `iterations` [{iteration, predictedNs, measuredKernelNs, ...}],
 `sequence` {kernels, convergedAtIteration, ...}, and `host_time` [{entry, calls, total_ns, driver_ns}]
 (host time per API entry point on the application's threads, and the part spent in vendor calls). The reader is lenient about spelling and nesting

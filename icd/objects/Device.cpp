@@ -286,7 +286,6 @@ void Device::addOpenCL30Info() {
   }
   const NameVersions reported = commonFeatures(features);
   kernelPrelude_ = icd::kernelPrelude(300, reported, known);
-  reportedFeatures_ = reported;
   knownFeatures_ = known;
   auto has = [&](std::string_view name) {
     return std::any_of(reported.begin(), reported.end(), [&](const cl_name_version& v) { return name == v.name; });
@@ -365,10 +364,6 @@ void Device::addOpenCL30Info() {
     multiple = std::min(multiple, std::max<size_t>(v, 1));
   }
   info_[CL_DEVICE_PREFERRED_WORK_GROUP_SIZE_MULTIPLE] = InfoValue::of(multiple == SIZE_MAX ? size_t(1) : multiple);
-}
-
-std::string Device::analysisMacros(bool c30) const {
-  return analysisMacroOptions(openclVersion_, reportedFeatures_, knownFeatures_, c30);
 }
 
 std::vector<std::string> Device::pinnedMacros() const { return pinnedMacroNames(knownFeatures_); }

@@ -38,9 +38,8 @@ public:
   // What precedes a program's source in the real builds, so that its kernels see this device
   // (LanguageFeatures.h: kernelPrelude).
   const std::string& kernelPrelude() const { return kernelPrelude_; }
-  // The same for clsplit's analysis of a program compiled as OpenCL C 3.0 (`c30`) or not, as
-  // compiler options, and the macros both make the same everywhere (LanguageFeatures.h).
-  std::string analysisMacros(bool c30) const;
+  // The macros that prelude makes the same for every vendor (and for clsplit's analysis, which
+  // includes the same text).
   std::vector<std::string> pinnedMacros() const;
 
 private:
@@ -54,8 +53,7 @@ private:
   std::pair<int, int> cLanguageVersion_{1, 2};
   int openclVersion_ = 300;
   std::string kernelPrelude_;
-  std::vector<cl_name_version> reportedFeatures_; // CL_DEVICE_OPENCL_C_FEATURES
-  std::vector<std::string> knownFeatures_;        // every feature a real device lists
+  std::vector<std::string> knownFeatures_; // every feature a real device lists
   void addOpenCL30Info(); // the queries OpenCL 2.x/3.0 added
 };
 

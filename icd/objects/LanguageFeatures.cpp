@@ -53,8 +53,10 @@ std::vector<std::string> featureMacroNames(const std::vector<std::string>& known
       "__opencl_c_pipes", "__opencl_c_program_scope_global_variables", "__opencl_c_read_write_images",
       "__opencl_c_subgroups", "__opencl_c_work_group_collective_functions",
       "__opencl_c_integer_dot_product_input_4x8bit", "__opencl_c_integer_dot_product_input_4x8bit_packed",
-      // Clang 16's besides (`clang -x cl -cl-std=CL3.0 -target spir64 -dM -E`).
-      "__opencl_c_named_address_space_builtins", "__opencl_c_ext_fp16_global_atomic_add",
+      // Clang 16's besides (`clang -x cl -cl-std=CL3.0 -target spir64 -dM -E`), but for
+      // __opencl_c_named_address_space_builtins: not a feature, it keeps the global/local
+      // overloads of built-ins (atomics) that clsplit's compiler declares where they are used.
+      "__opencl_c_ext_fp16_global_atomic_add",
       "__opencl_c_ext_fp16_global_atomic_load_store", "__opencl_c_ext_fp16_global_atomic_min_max",
       "__opencl_c_ext_fp16_local_atomic_add", "__opencl_c_ext_fp16_local_atomic_load_store",
       "__opencl_c_ext_fp16_local_atomic_min_max", "__opencl_c_ext_fp32_global_atomic_add",
@@ -126,16 +128,6 @@ std::string kernelPrelude(int openclVersion, const NameVersions& reported, const
     prelude += "#endif\n";
   }
   return prelude + "#line 1\n";
-}
-
-std::string analysisMacroOptions(int openclVersion, const NameVersions& reported, const std::vector<std::string>& known,
-                                 bool c30) {
-  std::string options = "-D__OPENCL_VERSION__=" + std::to_string(openclVersion) + " -U__IMAGE_SUPPORT__";
-  // Clang's opencl-c-base.h defines some features itself after the command line's macros
-  // (OpenCL C 2.0/3.0 on SPIR), unless __undef_<feature> is defined (what -cl-ext=-<feature> does).
-  for (const auto& name : featureMacroNames(known))
-    options += c30 && find(reported, name) ? " -D" + name + "=1" : " -U" + name + " -D__undef_" + name;
-  return options;
 }
 
 } // namespace clsplit::icd

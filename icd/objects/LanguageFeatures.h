@@ -43,14 +43,9 @@ std::vector<std::string> featureMacroNames(const std::vector<std::string>& known
 // own line numbers.
 std::string kernelPrelude(int openclVersion, const NameVersions& reported, const std::vector<std::string>& known);
 
-// The same for clsplit's own compiler, as -D/-U options (analysis::AnalysisOptions::deviceMacros)
-// for a program compiled as OpenCL C 3.0 (`c30`) or not. (Clang's own header defines some
-// features after the command line: those are taken back as -cl-ext would, by __undef_<name>.)
-std::string analysisMacroOptions(int openclVersion, const NameVersions& reported, const std::vector<std::string>& known,
-                                 bool c30);
-
-// The predefined macros the two above make the same for every vendor and for the analysis:
-// `#if` chains on them need not stop the split (analysis::AnalysisOptions::pinnedMacros).
+// The predefined macros the prelude makes the same for every vendor and for clsplit's analysis
+// (which includes the same text: analysis::AnalysisOptions::devicePrelude): `#if` chains on them
+// need not stop the split (analysis::AnalysisOptions::pinnedMacros).
 std::vector<std::string> pinnedMacroNames(const std::vector<std::string>& known);
 
 } // namespace clsplit::icd

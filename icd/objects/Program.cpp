@@ -178,13 +178,9 @@ void Program::build(const std::string& requested) {
   // Analysed even when nothing will be split (strategy single, one device): the argument
   // descriptions and precise regions still serve validation and transfers. (Cached on disk.)
   {
-    // The program's OpenCL C version: the last -cl-std it gives, else a 1.x.
-    const size_t std = options.rfind("-cl-std=");
-    const bool c30 = std != std::string::npos && options.compare(std + 8, 5, "CL3.0") == 0;
     const Device& device = context_->device();
     analysis::AnalysisOptions ao{defaultCacheDir(rt.settings().value("CLSPLIT_CACHE_DIR")),
-                                 rt.settings().value("CLSPLIT_HINTS"), device.analysisMacros(c30),
-                                 device.pinnedMacros()};
+                                 rt.settings().value("CLSPLIT_HINTS"), device.kernelPrelude(), device.pinnedMacros()};
     runtime::HostSpan span("analysis");
     result = std::make_shared<const analysis::ProgramAnalysis>(
         analysis::analyzeProgram(source_, options, ao));

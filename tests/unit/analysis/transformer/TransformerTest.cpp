@@ -265,9 +265,12 @@ TEST_CASE("branches a vendor's macros may choose make the program run whole", "[
 
 TEST_CASE("branches on macros the device pins for every vendor do not stop the split", "[transformer]") {
   // What icd/objects/LanguageFeatures.h gives a device reporting OpenCL 3.0 with int64 and
-  // device-scope atomics (its vendors' builds get the same values through a prelude).
+  // device-scope atomics (its vendors' builds get the same text before the program).
   AnalysisOptions pinned;
-  pinned.deviceMacros = "-D__OPENCL_VERSION__=300 -U__IMAGE_SUPPORT__ -U__opencl_c_images";
+  pinned.devicePrelude = "#undef __IMAGE_SUPPORT__\n#undef __OPENCL_VERSION__\n#define __OPENCL_VERSION__ 300\n"
+                         "#undef __opencl_c_images\n#undef __opencl_c_atomic_scope_device\n#undef __opencl_c_int64\n"
+                         "#if defined(__OPENCL_C_VERSION__) && __OPENCL_C_VERSION__ >= 300\n"
+                         "#define __opencl_c_atomic_scope_device 1\n#define __opencl_c_int64 1\n#endif\n#line 1\n";
   pinned.pinnedMacros = {"__OPENCL_VERSION__", "__IMAGE_SUPPORT__", "__opencl_c_images",
                          "__opencl_c_atomic_scope_device", "__opencl_c_int64"};
   const std::string head = "__kernel void k(__global uint* A) {\n";
@@ -283,22 +286,25 @@ TEST_CASE("branches on macros the device pins for every vendor do not stop the s
     // Without the pins the same program runs whole.
     CHECK_FALSE(analyze(head + condition + body).kernels[0].partitionReady);
   }
-  // OpenCL C 3.0: Clang's own header takes features back in branches of its own; the program's
-  // test of a pinned feature still decides alike everywhere.
-  pinned.deviceMacros += " -D__opencl_c_atomic_scope_device=1";
-  ProgramAnalysis c30 = analyzeProgram(head + "#ifdef __opencl_c_atomic_scope_device\n" + body, "-cl-std=CL3.0", pinned);
-  INFO(c30.kernels[0].unsplittableReason.value_or(""));
-  CHECK(c30.kernels[0].partitionReady);
-  // Clang's opencl-c-base.h defines device-scope atomics itself for OpenCL C 3.0 on SPIR: the
-  // options that take a feature back (LanguageFeatures.h) must win over it, or clsplit's
-  // compiler would take another branch than the vendors.
+  // OpenCL C 3.0: Clang's own header defines device-scope atomics itself for SPIR, and takes
+  // features back in branches of its own; the prelude, included after it, decides.
+  const std::string which = "#ifdef __opencl_c_atomic_scope_device\n__kernel void with(__global int* A) { A[0] = 1; }\n"
+                            "#else\n__kernel void without(__global int* A) { A[0] = 2; }\n#endif\n";
+  ProgramAnalysis c30 = analyzeProgram(which, "-cl-std=CL3.0", pinned);
+  REQUIRE(c30.kernels.size() == 1);
+  CHECK(c30.kernels[0].name == "with");
+  CHECK(analyzeProgram(which, "-cl-std=cl3.0", pinned).kernels[0].name == "with"); // as Clang spells it too
+  CHECK(analyzeProgram(which, "", pinned).kernels[0].name == "without"); // OpenCL C 1.2: no features
   AnalysisOptions without = pinned;
-  without.deviceMacros = "-D__OPENCL_VERSION__=300 -U__opencl_c_atomic_scope_device -D__undef___opencl_c_atomic_scope_device";
-  ProgramAnalysis taken = analyzeProgram("#ifdef __opencl_c_atomic_scope_device\n__kernel void with(__global int* A) { A[0] = 1; }\n"
-                                         "#else\n__kernel void without(__global int* A) { A[0] = 2; }\n#endif\n",
-                                         "-cl-std=CL3.0", without);
-  REQUIRE(taken.kernels.size() == 1);
-  CHECK(taken.kernels[0].name == "without");
+  without.devicePrelude = "#undef __opencl_c_atomic_scope_device\n";
+  CHECK(analyzeProgram(which, "-cl-std=CL3.0", without).kernels[0].name == "without");
+  ProgramAnalysis split = analyzeProgram(head + "#ifdef __opencl_c_atomic_scope_device\n" + body, "-cl-std=CL3.0", pinned);
+  INFO(split.kernels[0].unsplittableReason.value_or(""));
+  CHECK(split.kernels[0].partitionReady);
+  // A -cl-std clsplit's compiler does not take (C++ for OpenCL): another version than the
+  // vendors', so nothing is pinned.
+  CHECK_FALSE(analyzeProgram(head + "#ifdef __opencl_c_atomic_scope_device\n" + body, "-cl-std=CLC++", pinned)
+                  .kernels[0].partitionReady);
   // A pinned macro the program itself redefines in a vendor-dependent branch is no longer pinned.
   ProgramAnalysis redefined = analyzeProgram("#ifdef __GPU__\n#undef __OPENCL_VERSION__\n#define __OPENCL_VERSION__ 100\n#endif\n" +
                                                  head + "#if __OPENCL_VERSION__ >= 200\n" + body,
