@@ -572,27 +572,25 @@ TEST_CASE("a launch on remembered buffers gets their request, counted in its own
   diagonal.appRange.local = diagonal.range.local = {16, 1, 1};
   diagonal.retarget(diagonal.range, 1); // one group in every dimension: the last one
   planner.remember(diagonal);
-  analysis::NDRange wider = diagonal.appRange;
-  wider.global = {1024, 1, 1};
-  hit = planner.repeatable(std::vector<uint64_t>{21}, wider, resolve);
-  REQUIRE(hit != nullptr);
-  CHECK(hit->dim == 0);
-  CHECK(hit->request.groups == 64);
-  CHECK(hit->request.splittable);
-  // Dimension 0 down to one group, dimension 1 with many: the default, dimension 1.
-  analysis::NDRange tall = wider;
-  tall.global = {16, 64, 1};
-  hit = planner.repeatable(std::vector<uint64_t>{21}, tall, resolve);
-  REQUIRE(hit != nullptr);
-  CHECK(hit->dim == 1);
-  CHECK(hit->request.groups == 64);
-  // A dimension that still has several groups is kept, though another has more.
-  analysis::NDRange both = tall;
-  both.global = {2048, 2, 1};
-  hit = planner.repeatable(std::vector<uint64_t>{21}, both, resolve);
-  REQUIRE(hit != nullptr);
-  CHECK(hit->dim == 1);
-  CHECK(hit->request.groups == 2);
+  struct Step {
+    std::array<uint64_t, 3> global;
+    uint32_t dim;
+    uint64_t groups;
+  };
+  const Step steps[] = {
+      {{1024, 1, 1}, 0, 64}, // grown along dimension 0: counted there, so it can be split
+      {{16, 64, 1}, 1, 64},  // dimension 0 down to one group, dimension 1 with many: the default
+      {{2048, 2, 1}, 1, 2},  // a dimension that still has several groups is kept, though another has more
+  };
+  for (const Step& step : steps) {
+    analysis::NDRange next = diagonal.appRange;
+    next.global = step.global;
+    hit = planner.repeatable(std::vector<uint64_t>{21}, next, resolve);
+    REQUIRE(hit != nullptr);
+    CHECK(hit->dim == step.dim);
+    CHECK(hit->request.groups == step.groups);
+    CHECK(hit->request.splittable);
+  }
 
   // Ping-pong: both orders are remembered; a fifth set of buffers pushes out the oldest.
   LaunchPlanner::Repeatable other = known;
