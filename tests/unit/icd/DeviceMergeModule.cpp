@@ -11,8 +11,12 @@
 using clsplit::icd::Device;
 
 CLSPLIT_TEST_EXPORT void* clsplitTestCreateDevice(const clsplit::device::RealDevice* const* devices, size_t count,
-                                                  cl_device_type override) {
-  return new Device(std::vector<const clsplit::device::RealDevice*>(devices, devices + count), override);
+                                                  cl_device_type override, int openclVersion) {
+  return new Device(std::vector<const clsplit::device::RealDevice*>(devices, devices + count), override, openclVersion);
+}
+
+CLSPLIT_TEST_EXPORT const char* clsplitTestKernelPrelude(const void* device) {
+  return static_cast<const Device*>(device)->kernelPrelude().c_str();
 }
 
 CLSPLIT_TEST_EXPORT cl_int clsplitTestDeviceInfo(const void* device, cl_device_info param, size_t size, void* value,

@@ -25,7 +25,8 @@ struct MergedLimits {
 
 struct DeviceMergeModule {
   // A clsplit::icd::Device merged from `count` real devices (override: CLSPLIT_DEVICE_TYPE's value).
-  void* (*create)(const device::RealDevice* const* devices, size_t count, cl_device_type override);
+  void* (*create)(const device::RealDevice* const* devices, size_t count, cl_device_type override, int openclVersion);
+  const char* (*kernelPrelude)(const void* device);
   // Device::info; an Error it throws becomes its code.
   cl_int (*info)(const void* device, cl_device_info param, size_t size, void* value, size_t* sizeRet);
   void (*limits)(const void* device, MergedLimits* out);
@@ -51,6 +52,7 @@ inline const DeviceMergeModule& deviceMergeModule() {
       return symbol;
     };
     m.create = reinterpret_cast<decltype(m.create)>(get("clsplitTestCreateDevice"));
+    m.kernelPrelude = reinterpret_cast<decltype(m.kernelPrelude)>(get("clsplitTestKernelPrelude"));
     m.info = reinterpret_cast<decltype(m.info)>(get("clsplitTestDeviceInfo"));
     m.limits = reinterpret_cast<decltype(m.limits)>(get("clsplitTestDeviceLimits"));
     m.destroy = reinterpret_cast<decltype(m.destroy)>(get("clsplitTestDestroyDevice"));

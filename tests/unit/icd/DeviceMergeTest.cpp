@@ -18,8 +18,9 @@ namespace {
 // A clsplit::icd::Device (in the private module) merged from real devices.
 class Device {
 public:
-  explicit Device(const std::vector<const RealDevice*>& devices, cl_device_type override = 0)
-      : handle_(clsplit::test::deviceMergeModule().create(devices.data(), devices.size(), override)) {}
+  explicit Device(const std::vector<const RealDevice*>& devices, cl_device_type override = 0, int openclVersion = 300)
+      : handle_(clsplit::test::deviceMergeModule().create(devices.data(), devices.size(), override, openclVersion)) {}
+  std::string kernelPrelude() const { return clsplit::test::deviceMergeModule().kernelPrelude(handle_); }
   ~Device() { clsplit::test::deviceMergeModule().destroy(handle_); }
   Device(const Device&) = delete;
   Device& operator=(const Device&) = delete;
@@ -327,6 +328,22 @@ TEST_CASE("two vendors (PoCL and Oclgrind): every rule holds on unlike devices",
   // Oclgrind is an OpenCL 1.2 device: no OpenCL C 3.0 and no optional feature with it.
   CHECK(mergedVersions(device, CL_DEVICE_OPENCL_C_FEATURES).empty());
   CHECK(mergedString(device, CL_DEVICE_NAME) == "clsplit (" + pocl[0]->name + " + " + oclgrind[0]->name + ")");
+}
+
+TEST_CASE("CLSPLIT_OPENCL_VERSION=1.2: an OpenCL 1.2 device, and kernels see 1.2", "[device_merge]") {
+  auto pocl = devicesOf("Portable Computing Language");
+  REQUIRE(!pocl.empty());
+  Device device(std::vector<const RealDevice*>{pocl[0]}, 0, 120);
+  CHECK(mergedString(device, CL_DEVICE_VERSION).rfind("OpenCL 1.2 ", 0) == 0);
+  size_t size = 0;
+  for (cl_device_info param : {CL_DEVICE_NUMERIC_VERSION, CL_DEVICE_OPENCL_C_FEATURES, CL_DEVICE_OPENCL_C_ALL_VERSIONS}) {
+    INFO("param 0x" << std::hex << param);
+    CHECK(device.info(param, 0, nullptr, &size) == CL_INVALID_VALUE); // not a 1.2 query
+  }
+  CHECK(device.kernelPrelude().find("#define __OPENCL_VERSION__ 120\n") != std::string::npos);
+  CHECK(device.kernelPrelude().find("#define __opencl_c") == std::string::npos);
+  Device v30(std::vector<const RealDevice*>{pocl[0]});
+  CHECK(v30.kernelPrelude().find("#define __OPENCL_VERSION__ 300\n") != std::string::npos);
 }
 
 TEST_CASE("CLSPLIT_DEVICE_TYPE overrides the reported type", "[device_merge]") {
