@@ -5,7 +5,7 @@
 set -uo pipefail
 source scripts/gpu-vendors.sh
 export CLSPLIT_VENDORS=/tmp/vendors-real
-gpu=$("$D/bin/clsplit" --list-devices --json | python3 -c "import json,sys; print(next(str(d['index']) for d in json.load(sys.stdin) if d['type']=='GPU'))")
+gpu=$("$D/bin/clsplit" --list-devices --indices gpu | cut -d, -f1)
 count=${COUNT:-4000}
 run() { # label, then env assignments; prints the first two rows
   local label=$1; shift

@@ -27,7 +27,7 @@ log "via the launcher (sets both)"; "$D/bin/clsplit" -- "$D/bench/list-devices"
 [[ ${CHECK_CORRECTNESS:-1} == 0 ]] || {
 declare -A SZ=([jacobi1d]=1048576 [jacobi2d]=2048 [fdtd2d]=1024 [2spmv]=131072 [spmv-skewed]=262144
                [sotl]=65536 [gemm]=1024 [2mm]=512 [ep]=131072)
-gpus=$("$D/bin/clsplit" --list-devices --json | python3 -c "import json,sys; print(','.join(str(d['index']) for d in json.load(sys.stdin) if d['type']=='GPU'))")
+gpus=$("$D/bin/clsplit" --list-devices --indices gpu)
 {
 for devs in all "$gpus"; do
   for s in uniform adaptive-comm; do

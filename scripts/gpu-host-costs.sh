@@ -7,7 +7,7 @@
 set -uo pipefail
 source scripts/gpu-vendors.sh
 size=${SIZE:-1048576} iters=${ITERS:-2000}
-gpu=$(CLSPLIT_VENDORS=/tmp/vendors-real "$D/bin/clsplit" --list-devices --json | python3 -c "import json,sys; print(next(str(d['index']) for d in json.load(sys.stdin) if d['type']=='GPU'))")
+gpu=$(CLSPLIT_VENDORS=/tmp/vendors-real "$D/bin/clsplit" --list-devices --indices gpu | cut -d, -f1)
 run() { # label, then env assignments
   local label=$1; shift
   [[ -n ${ONLY:-} && ! $label =~ $ONLY ]] && return # ONLY: a regex on the labels to run

@@ -6,7 +6,8 @@
 set -uo pipefail
 source scripts/gpu-vendors.sh
 # Static ratios need one per device: uneven ones, and all on the last device (the CPU).
-n=$(CLSPLIT_VENDORS=/tmp/vendors-real "$D/bin/clsplit" --list-devices --json | python3 -c "import json,sys; print(len(json.load(sys.stdin)))")
+all=$(CLSPLIT_VENDORS=/tmp/vendors-real "$D/bin/clsplit" --list-devices --indices all)
+n=$(tr ',' '\n' <<< "$all" | grep -c .)
 uneven=$(python3 -c "n=$n; print(','.join('%.2f' % ((i + 1) / (n * (n + 1) / 2)) for i in range(n)))")
 last=$(python3 -c "n=$n; print(','.join(['0'] * (n - 1) + ['1']))")
 strategies=${STRATEGIES:-"uniform static:$uneven static:$last adaptive-comm"}

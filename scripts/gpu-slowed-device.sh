@@ -14,8 +14,7 @@ export CLSPLIT_VENDORS=/tmp/vendors-real
 items=${ITEMS:-2048} local=${LOCAL:-32} kernel_ms=${KERNEL_MS:-3} busy_s=${BUSY_S:-2}
 gpu_loads=${GPU_LOADS:-1} # competing processes on the GPU at once
 devices=${DEVICES:-all}
-[[ $devices == gpus ]] && devices=$("$D/bin/clsplit" --list-devices --json | python3 -c \
-  "import json,sys; print(','.join(str(d['index']) for d in json.load(sys.stdin) if d['type']=='GPU'))")
+[[ $devices == gpus ]] && devices=$("$D/bin/clsplit" --list-devices --indices gpu)
 cpu_hog() { # seconds: every core spinning, start and end on the steady clock
   python3 - "$1" <<'PY'
 import multiprocessing, os, sys, time

@@ -7,7 +7,7 @@
 set -uo pipefail
 source scripts/gpu-vendors.sh
 size=${SIZE:-2048} iters=${ITERS:-50}
-gpu=$(CLSPLIT_VENDORS=/tmp/vendors-real "$D/bin/clsplit" --list-devices --json | python3 -c "import json,sys; print(next(str(d['index']) for d in json.load(sys.stdin) if d['type']=='GPU'))")
+gpu=$(CLSPLIT_VENDORS=/tmp/vendors-real "$D/bin/clsplit" --list-devices --indices gpu | cut -d, -f1)
 declare -A cfg=(
   [direct]="OCL_ICD_VENDORS=/tmp/vendors-gpu"
   [single-gpu+cpu]="OCL_ICD_VENDORS=$D/vendors CLSPLIT_VENDORS=/tmp/vendors-real CLSPLIT_DEVICES=all CLSPLIT_STRATEGY=single"

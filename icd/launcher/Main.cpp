@@ -28,6 +28,7 @@ namespace {
 const char* kUsage = R"(usage:
   clsplit [options] -- PROGRAM [ARGS...]   run PROGRAM with every NDRange split across devices
   clsplit --list-devices [--json]          list the real OpenCL devices and their indices
+  clsplit --list-devices --indices TYPE    their indices of TYPE (gpu, cpu, accelerator, all), comma-separated
   clsplit --list-strategies                list the split strategies
   clsplit --list-settings                  list every CLSPLIT_* setting and its current value
   clsplit regions FILE.cl ...              print a kernel's read/write regions (see --help there)
@@ -69,6 +70,24 @@ std::string jsonString(const std::string& s) {
     if (static_cast<unsigned char>(c) >= 0x20) out += c;
   }
   return out + "\"";
+}
+
+// `--indices TYPE`: the indices of the devices of one type, for scripts ("0,1"; empty if none).
+int listIndices(const std::string& type) {
+  static const std::pair<const char*, cl_device_type> kTypes[] = {
+      {"gpu", CL_DEVICE_TYPE_GPU}, {"cpu", CL_DEVICE_TYPE_CPU}, {"accelerator", CL_DEVICE_TYPE_ACCELERATOR},
+      {"all", CL_DEVICE_TYPE_ALL}};
+  auto it = std::find_if(std::begin(kTypes), std::end(kTypes), [&](const auto& t) { return type == t.first; });
+  if (it == std::end(kTypes)) {
+    std::cerr << "clsplit: --indices takes gpu, cpu, accelerator or all, not '" << type << "'\n";
+    return 2;
+  }
+  auto vendors = device::Vendors::load(icd::Settings::process().value("CLSPLIT_VENDORS"));
+  std::string list;
+  for (const auto& d : vendors.devices())
+    if (d.type & it->second) list += (list.empty() ? "" : ",") + std::to_string(d.index);
+  std::cout << list << "\n";
+  return 0;
 }
 
 int listDevices(bool json) {
@@ -329,6 +348,8 @@ int main(int argc, char** argv) {
     std::cout << "clsplit " << CLSPLIT_VERSION << "\n";
     return 0;
   }
+  if (args[0] == "--list-devices" && args.size() > 1 && args[1] == "--indices")
+    return listIndices(args.size() > 2 ? args[2] : "");
   if (args[0] == "--list-devices") return listDevices(args.size() > 1 && args[1] == "--json");
   if (args[0] == "--list-strategies") return listStrategies();
   if (args[0] == "--list-settings")

@@ -8,7 +8,7 @@ configuration, and compares every output byte with the reference; also the clinf
   runner.py launcher  --build B --work W --name N --config C -- PROGRAM [ARGS...]
                       (as compare, through `clsplit [options] -- PROGRAM`: the launcher sets up
                       the loader and settings itself)
-  runner.py list-devices --build B --work W   (`clsplit --list-devices [--json]` sees PoCL's devices)
+  runner.py list-devices --build B --work W   (`clsplit --list-devices [--json|--indices T]` sees PoCL's devices)
   runner.py configs   (lists the configurations)
 
 Exit status 0: passed; 1: failed; 77: skipped (a needed vendor is not installed).
@@ -389,6 +389,16 @@ def cmd_list_devices(a):
     if rc != 0 or len(lines) != 2 or "(selected)" in lines[0] or "(selected)" not in lines[1]:
         failed = True
         print("FAIL: with CLSPLIT_DEVICES=1 only device 1 must be marked selected")
+    # The scripts' way to find devices of a type (scripts/gpu-*.sh): indices, comma-separated.
+    for kind, expected in (("cpu", "0,1"), ("all", "0,1"), ("gpu", "")):
+        rc, out, err = run([launcher, "--list-devices", "--indices", kind], env)
+        if rc != 0 or out.strip() != expected:
+            failed = True
+            print("FAIL: --list-devices --indices %s printed %r (status %d), expected %r" % (kind, out, rc, expected))
+    rc, out, err = run([launcher, "--list-devices", "--indices", "fpga"], env)
+    if rc == 0:
+        failed = True
+        print("FAIL: --indices fpga must be refused")
     return 1 if failed else 0
 
 
