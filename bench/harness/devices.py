@@ -63,10 +63,13 @@ def bench_bin(build: Path) -> Path:
 
 def clsplit_vendors_dir(build: Path, scratch: Path) -> Path:
     """The vendors directory holding only clsplit.icd: <build>/vendors, or, for a bundle that has
-    <build>/lib/libclsplit.so but no vendors directory, one written into `scratch`."""
+    <build>/lib/libclsplit.so but no vendors directory, or one naming the library where it was
+    installed on another machine (cmake --install writes absolute paths), one written into
+    `scratch`."""
     own = build / "vendors"
     library = build / "lib" / "libclsplit.so"
-    if not (own / "clsplit.icd").is_file() and library.is_file():
+    named = clsplit_library(own)
+    if library.is_file() and not (named and Path(named).is_file() and Path(named).resolve() == library.resolve()):
         own = scratch / "clsplit-vendors"
         own.mkdir(parents=True, exist_ok=True)
         (own / "clsplit.icd").write_text(f"{library.resolve()}\n")

@@ -114,6 +114,33 @@ def record(config, seconds, status="ok", kind=None, devices="", warmup=False, st
             "devices": devices, "strategy": strategy, "status": status, "seconds": seconds, "warmup": warmup}
 
 
+class VendorsDirTest(unittest.TestCase):
+    """Which clsplit.icd the harness gives the loader: the build's own, or one it writes for a
+    bundle without a vendors directory or with one naming where it was installed elsewhere."""
+
+    def test_build_bundle_and_moved_install(self):
+        import devices
+        with tempfile.TemporaryDirectory() as tmp:
+            root = Path(tmp)
+            build, scratch = root / "build", root / "scratch"
+            (build / "lib").mkdir(parents=True)
+            library = build / "lib" / "libclsplit.so"
+            library.write_bytes(b"")
+            # A bundle without vendors/: written into scratch.
+            written = devices.clsplit_vendors_dir(build, scratch)
+            self.assertEqual(written, scratch / "clsplit-vendors")
+            self.assertEqual(devices.clsplit_library(written), str(library.resolve()))
+            # The build's own, naming its library: kept.
+            (build / "vendors").mkdir()
+            (build / "vendors" / "clsplit.icd").write_text(f"{library}\n")
+            self.assertEqual(devices.clsplit_vendors_dir(build, scratch), build / "vendors")
+            # Installed elsewhere and carried here: its path is stale, so one is written.
+            (build / "vendors" / "clsplit.icd").write_text("/elsewhere/lib/libclsplit.so\n")
+            moved = devices.clsplit_vendors_dir(build, scratch)
+            self.assertEqual(moved, scratch / "clsplit-vendors")
+            self.assertTrue(devices.clsplit_available(moved)[0])
+
+
 class AggregateTest(unittest.TestCase):
     def test_speedup_and_efficiency(self):
         records = [
