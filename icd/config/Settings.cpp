@@ -101,6 +101,11 @@ const std::vector<SettingSpec>& settingSpecs() {
        "a second queue per device, so that they travel while the interior computes. auto: where "
        "a discrete device (a GPU) takes part; on: always; off: never.",
        "off"},
+      {"CLSPLIT_BUILD_NOTES", "0",
+       "1: clsplit's analysis notes (accesses it over-approximates, why a kernel will not be split, "
+       "hints applied) are added to each program's build log. 0: they go to clsplit's log only "
+       "(CLSPLIT_LOG=info), so programs that warn on any compiler output (pyopencl) stay quiet.",
+       "1"},
       {"CLSPLIT_OPENCL_VERSION", "3.0",
        "The OpenCL version of the clsplit platform and device: 3.0 (its optional features where "
        "every selected device has them and clsplit supports them: docs/limitations.md) or 1.2, for "

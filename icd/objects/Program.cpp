@@ -260,7 +260,12 @@ void Program::build(const std::string& requested) {
   partitionReadyBuild_ = ok && partitionReady;
   if (ok) recipe_ = ProgramBinary{ProgramBinary::Type::Executable, source_, options, {}, {}};
   log_ = buildLog;
-  if (!notes.empty() && ok) log_ += (log_.empty() ? "" : "\n") + notes;
+  // Notes (over-approximated accesses, kernels that will not split, applied hints) are for
+  // whoever tunes the split; programs that warn on any compiler output (pyopencl) get none.
+  if (!notes.empty() && ok) {
+    if (rt.settings().value("CLSPLIT_BUILD_NOTES") == "1") log_ += (log_.empty() ? "" : "\n") + notes;
+    else clsplit::log().info("analysis notes of a program:\n{}", notes);
+  }
   status_ = ok ? CL_BUILD_SUCCESS : CL_BUILD_ERROR;
   if (status == CL_INVALID_BUILD_OPTIONS) throw Error(status, "the build options are invalid");
   if (!ok) throw Error(CL_BUILD_PROGRAM_FAILURE, "the program failed to build (see the build log)");
