@@ -333,7 +333,8 @@ void Device::addOpenCL30Info() {
   info_[CL_DEVICE_ATOMIC_MEMORY_CAPABILITIES] = InfoValue::of(memory);
   info_[CL_DEVICE_ATOMIC_FENCE_CAPABILITIES] = InfoValue::of(fences);
 
-  // Optional features not offered (LanguageFeatures.h says why), with the values that go with that.
+  // What goes with the optional features: collectives as reported, the others not offered
+  // (LanguageFeatures.h says why), with the values the specification gives for that.
   info_[CL_DEVICE_WORK_GROUP_COLLECTIVE_FUNCTIONS_SUPPORT] =
       InfoValue::of(cl_bool(has("__opencl_c_work_group_collective_functions") ? CL_TRUE : CL_FALSE));
   // Sub-kernels cut at work-group boundaries, each with whole groups: the last group of a
