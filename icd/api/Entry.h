@@ -4,6 +4,7 @@
 #pragma once
 
 #include "device/Error.h"
+#include "device/Submission.h"
 #include "icd/api/Handles.h"
 #include "icd/runtime/HostTime.h"
 #include "support/Log.h"
@@ -11,6 +12,7 @@
 #include <atomic>
 #include <new>
 #include <optional>
+#include <string_view>
 #include <tuple>
 #include <type_traits>
 
@@ -43,6 +45,15 @@ R failure(cl_int code, A... args) {
 
 } // namespace detail
 
+// The entry points that may leave vendor calls deferred to the submission thread
+// (device/Submission.h) and make none that must follow them. Every other entry point waits for
+// the deferred calls first, so the vendors see every call in the program's order.
+template <class Tag>
+constexpr bool runsAheadOfSubmission() {
+  constexpr std::string_view name = Tag::name;
+  return name == "clEnqueueNDRangeKernel" || name == "clSetKernelArg";
+}
+
 template <auto Impl, class Tag>
 struct Entry;
 
@@ -52,6 +63,7 @@ struct Entry<Impl, Tag> {
     std::optional<runtime::EntryTimer> timer; // the run report's host_time
     if (runtime::HostTime::on()) timer.emplace(runtime::HostTime::of<Tag>());
     try {
+      if constexpr (!runsAheadOfSubmission<Tag>()) device::submission::drain();
       if constexpr (std::is_void_v<R>) {
         Impl(args...);
       } else {

@@ -1,5 +1,6 @@
 // Entry points about command queues.
 #include "icd/api/Api.h"
+#include "device/Submission.h"
 #include "icd/runtime/HostPtrCoherence.h"
 #include "icd/runtime/Runtime.h"
 #include "icd/runtime/Trace.h"
@@ -94,6 +95,10 @@ cl_int clFinish(cl_command_queue queue) {
   q->finish();
   runtime::bringHostPtrMemoryHome(*q, recorded);
   runtime::Runtime::get().harvestMeasurements(SIZE_MAX); // what the queue ran is complete now
+  // A launch the submission thread enqueued after its clEnqueueNDRangeKernel had returned, and
+  // the vendor rejected: reported here, as vendors report a launch that failed after its enqueue.
+  if (cl_int deferred = device::submission::takeError(); deferred != CL_SUCCESS)
+    throw Error(deferred, "a kernel launch enqueued by the submission thread failed (see the log)");
   return CL_SUCCESS;
 }
 

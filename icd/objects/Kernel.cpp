@@ -1,6 +1,8 @@
 // Kernel objects: argument validation and storage, per-slot real kernels, queries.
 #include "icd/objects/Kernel.h"
 
+#include "device/Submission.h"
+
 #include "icd/api/InfoQuery.h"
 #include "icd/objects/Device.h"
 
@@ -40,6 +42,7 @@ Kernel::Kernel(std::shared_ptr<Program> program, std::string name)
   numArgs_ = partitionReady() ? realArgs - analysis::kHiddenArgCount : realArgs;
   args_.resize(numArgs_);
   argVersion_.assign(numArgs_, 0);
+  acceptedSize_.assign(numArgs_, 0);
   declared_.assign(numArgs_, DeclaredKind::Unknown);
   readOnly_.assign(numArgs_, false);
   for (cl_uint i = 0; i < numArgs_; ++i) {
@@ -149,6 +152,7 @@ void Kernel::setArg(cl_uint index, size_t size, const void* value) {
     else kind = DeclaredKind::Value;
   }
   Arg arg;
+  bool validatedOnFirst = false; // the vendor call that checked the value also set it on slot 0
   switch (kind) {
   case DeclaredKind::Buffer: {
     require(size == sizeof(cl_mem), CL_INVALID_ARG_SIZE, "a buffer argument takes sizeof(cl_mem)");
@@ -167,10 +171,19 @@ void Kernel::setArg(cl_uint index, size_t size, const void* value) {
   case DeclaredKind::Local: {
     require(value == nullptr, CL_INVALID_ARG_VALUE, "a __local argument takes a NULL arg_value");
     require(size > 0, CL_INVALID_ARG_SIZE, "a __local argument needs a size");
-    // Set (and checked) on the first real kernel now; the others get it before they run.
+    {
+      std::lock_guard lock(mutex_);
+      const Arg& current = args_[index];
+      if (current.kind == ArgKind::Local && current.localSize == size) return;
+    }
+    // Checked on the first real kernel now (after the launches deferred on it: this sets its
+    // value); the others get it before they run.
+    device::submission::drain();
     device::check(call(&cl_icd_dispatch::clSetKernelArg, slots_.front().kernel.get(), index, size,
                        static_cast<const void*>(nullptr)),
                   "clSetKernelArg (__local)");
+    localArgsVersion_.fetch_add(1, std::memory_order_relaxed);
+    validatedOnFirst = true;
     arg.kind = ArgKind::Local;
     arg.localSize = size;
     break;
@@ -186,11 +199,21 @@ void Kernel::setArg(cl_uint index, size_t size, const void* value) {
           std::memcmp(current.bytes.data(), value, size) == 0)
         return;
     }
-    // The vendor validates the size against the declared type, on the first real kernel now;
-    // the others get the value before they run a launch (a program that changes a scalar
-    // before every launch would otherwise pay one vendor call per selected device).
-    cl_int err = call(&cl_icd_dispatch::clSetKernelArg, slots_.front().kernel.get(), index, size, value);
-    if (err != CL_SUCCESS) throw Error(err, "clSetKernelArg rejected by the device");
+    // The vendor validates the size against the declared type, on the first real kernel, the
+    // first time the argument gets this size; the real kernels get the value before they run a
+    // launch (a program that changes a scalar before every launch would otherwise pay a vendor
+    // call per selected device, and one racing the launches deferred on the first kernel).
+    bool known;
+    {
+      std::lock_guard lock(mutex_);
+      known = acceptedSize_[index] == size;
+    }
+    if (!known) {
+      device::submission::drain(); // this sets the first kernel's value
+      cl_int err = call(&cl_icd_dispatch::clSetKernelArg, slots_.front().kernel.get(), index, size, value);
+      if (err != CL_SUCCESS) throw Error(err, "clSetKernelArg rejected by the device");
+      validatedOnFirst = true;
+    }
     arg.kind = ArgKind::Scalar;
     arg.bytes.assign(static_cast<const std::byte*>(value), static_cast<const std::byte*>(value) + size);
     break;
@@ -200,16 +223,21 @@ void Kernel::setArg(cl_uint index, size_t size, const void* value) {
   uint64_t version = ++argVersionCounter;
   args_[index] = std::move(arg);
   argVersion_[index] = version;
+  if (kind == DeclaredKind::Value) acceptedSize_[index] = size;
   if (kind != DeclaredKind::Buffer) {
     auto& first = slots_.front();
     if (first.scalarVersion.size() < numArgs_) first.scalarVersion.resize(numArgs_, 0);
-    first.scalarVersion[index] = version; // already set above
-    first.appliedUpTo = version; // the first real kernel gets every value at once
+    const uint64_t previous = latestScalar_.load(std::memory_order_relaxed);
+    if (validatedOnFirst) {
+      first.scalarVersion[index] = version; // set above
+      // Caught up before, so still caught up (otherwise applyScalars sets what it lacks).
+      if (first.appliedUpTo >= previous) first.appliedUpTo = version;
+    }
     latestScalar_.store(version, std::memory_order_release);
   }
 }
 
-void Kernel::applyScalars(unsigned slot) {
+void Kernel::applyScalars(unsigned slot, ArgWrites* deferred) {
   auto& s = slots_[slot];
   const uint64_t latest = latestScalar_.load(std::memory_order_acquire);
   if (s.appliedUpTo >= latest) return;
@@ -218,14 +246,49 @@ void Kernel::applyScalars(unsigned slot) {
   for (cl_uint i = 0; i < numArgs_; ++i) {
     const Arg& a = args_[i];
     if ((a.kind != ArgKind::Scalar && a.kind != ArgKind::Local) || s.scalarVersion[i] == argVersion_[i]) continue;
-    cl_int err = a.kind == ArgKind::Local
-                     ? call(&cl_icd_dispatch::clSetKernelArg, s.kernel.get(), i, a.localSize, static_cast<const void*>(nullptr))
-                     : call(&cl_icd_dispatch::clSetKernelArg, s.kernel.get(), i, a.bytes.size(),
-                            static_cast<const void*>(a.bytes.data()));
-    device::check(err, "clSetKernelArg (value set earlier on another device's kernel)");
+    const size_t size = a.kind == ArgKind::Local ? a.localSize : a.bytes.size();
+    const void* value = a.kind == ArgKind::Local ? nullptr : static_cast<const void*>(a.bytes.data());
+    setReal(s.kernel.get(), i, size, value, deferred, "clSetKernelArg (value set earlier)");
     s.scalarVersion[i] = argVersion_[i];
   }
   s.appliedUpTo = latest;
+}
+
+void Kernel::setReal(cl_kernel real, cl_uint index, size_t size, const void* value, ArgWrites* deferred,
+                     const char* what) {
+  if (deferred) deferred->add(index, size, value);
+  else device::check(call(&cl_icd_dispatch::clSetKernelArg, real, index, size, value), what);
+}
+
+void Kernel::ArgWrites::add(cl_uint index, size_t size, const void* value) {
+  const size_t at = bytes_.size();
+  if (value) {
+    const auto* p = static_cast<const std::byte*>(value);
+    bytes_.insert(bytes_.end(), p, p + size);
+  }
+  writes_.push_back({index, size, at, value == nullptr});
+}
+
+cl_int Kernel::ArgWrites::apply(cl_kernel kernel) const {
+  for (const auto& w : writes_) {
+    const void* value = w.null ? nullptr : static_cast<const void*>(bytes_.data() + w.at);
+    if (cl_int err = call(&cl_icd_dispatch::clSetKernelArg, kernel, w.index, w.size, value); err != CL_SUCCESS)
+      return err;
+  }
+  return CL_SUCCESS;
+}
+
+bool Kernel::shapeAccepted(unsigned slot, const analysis::NDRange& range) const {
+  const auto& a = slots_.at(slot).accepted;
+  return a.dims == range.dims && a.local == range.local &&
+         a.localArgs == localArgsVersion_.load(std::memory_order_relaxed);
+}
+
+void Kernel::noteShapeAccepted(unsigned slot, const analysis::NDRange& range) {
+  auto& a = slots_.at(slot).accepted;
+  a.dims = range.dims;
+  a.local = range.local;
+  a.localArgs = localArgsVersion_.load(std::memory_order_relaxed);
 }
 
 std::vector<Kernel::Arg> Kernel::snapshotArgs() const {
@@ -257,9 +320,9 @@ void Kernel::bindBuffers(std::pmr::vector<std::shared_ptr<Mem>>& out) const {
   }
 }
 
-cl_kernel Kernel::realKernel(unsigned slot, std::span<const std::shared_ptr<Mem>> buffers) {
+cl_kernel Kernel::realKernel(unsigned slot, std::span<const std::shared_ptr<Mem>> buffers, ArgWrites* deferred) {
   auto& s = slots_.at(slot);
-  applyScalars(slot);
+  applyScalars(slot, deferred);
   if (s.boundMem.size() < numArgs_) s.boundMem.resize(numArgs_, reinterpret_cast<cl_mem>(~uintptr_t{0}));
   for (cl_uint i = 0; i < numArgs_; ++i) {
     if (declared_[i] == DeclaredKind::Local || declared_[i] == DeclaredKind::Value) continue;
@@ -269,9 +332,7 @@ cl_kernel Kernel::realKernel(unsigned slot, std::span<const std::shared_ptr<Mem>
       std::lock_guard lock(mutex_); // only buffer arguments are bound here
       if (args_[i].kind != ArgKind::Mem) continue;
     }
-    device::check(call(&cl_icd_dispatch::clSetKernelArg, s.kernel.get(), i, sizeof(cl_mem),
-                       static_cast<const void*>(&real)),
-                  "clSetKernelArg (buffer)");
+    setReal(s.kernel.get(), i, sizeof(cl_mem), &real, deferred, "clSetKernelArg (buffer)");
     s.boundMem[i] = real;
   }
   return s.kernel.get();
@@ -294,7 +355,7 @@ cl_kernel Kernel::realKernel(unsigned slot, const std::vector<Arg>& args) {
 }
 
 void Kernel::setHiddenArgs(unsigned slot, const std::array<uint64_t, 4>& offset,
-                           const std::array<uint64_t, 4>& size) {
+                           const std::array<uint64_t, 4>& size, ArgWrites* deferred) {
   auto& s = slots_.at(slot);
   std::array<uint64_t, 8> values{offset[0], offset[1], offset[2], offset[3],
                                  size[0],   size[1],   size[2],   size[3]};
@@ -304,12 +365,8 @@ void Kernel::setHiddenArgs(unsigned slot, const std::array<uint64_t, 4>& offset,
     o.s[i] = offset[i];
     g.s[i] = size[i];
   }
-  device::check(call(&cl_icd_dispatch::clSetKernelArg, s.kernel.get(), numArgs_, sizeof o,
-                     static_cast<const void*>(&o)),
-                "clSetKernelArg (hidden offset)");
-  device::check(call(&cl_icd_dispatch::clSetKernelArg, s.kernel.get(), numArgs_ + 1, sizeof g,
-                     static_cast<const void*>(&g)),
-                "clSetKernelArg (hidden size)");
+  setReal(s.kernel.get(), numArgs_, sizeof o, &o, deferred, "clSetKernelArg (hidden offset)");
+  setReal(s.kernel.get(), numArgs_ + 1, sizeof g, &g, deferred, "clSetKernelArg (hidden size)");
   s.hidden = values;
   s.hiddenSet = true;
 }

@@ -56,17 +56,43 @@ public:
   // unset or its buffer was released.
   void bindBuffers(std::pmr::vector<std::shared_ptr<Mem>>& out) const;
 
+  // Argument values for one real kernel, recorded to be set by the thread that enqueues the
+  // launch (device/Submission.h): in order with that launch, whatever the application sets next.
+  class ArgWrites {
+  public:
+    void add(cl_uint index, size_t size, const void* value); // value null: a __local size
+    cl_int apply(cl_kernel kernel) const;
+
+  private:
+    struct Write {
+      cl_uint index;
+      size_t size;
+      size_t at; // into bytes_
+      bool null;
+    };
+    std::vector<Write> writes_;
+    std::vector<std::byte> bytes_;
+  };
+
   // The real kernel of `slot` with the given arguments set (cached per slot).
   cl_kernel realKernel(unsigned slot, const std::vector<Arg>& args);
-  // The same from bindBuffers()'s list (scalars are set on the real kernels by setArg).
-  cl_kernel realKernel(unsigned slot, std::span<const std::shared_ptr<Mem>> buffers);
+  // The same from bindBuffers()'s list. With `deferred`, the values the real kernel lacks are
+  // recorded there instead of set now (the cache counts them as set).
+  cl_kernel realKernel(unsigned slot, std::span<const std::shared_ptr<Mem>> buffers, ArgWrites* deferred = nullptr);
   // Sets the hidden arguments of the partition-ready kernel on `slot` for a slice of the launch
   // with this original global offset and size.
   void setHiddenArgs(unsigned slot, const std::array<uint64_t, 4>& offset,
-                     const std::array<uint64_t, 4>& size);
+                     const std::array<uint64_t, 4>& size, ArgWrites* deferred = nullptr);
   // The same for a launch that runs whole: the kernel's own built-ins are then right (the
   // prelude's whole-launch flag), so a range that changes every launch costs no vendor call.
-  void setHiddenWhole(unsigned slot) { setHiddenArgs(slot, {0, 0, 0, 0}, {0, 0, 0, 1}); }
+  void setHiddenWhole(unsigned slot, ArgWrites* deferred = nullptr) {
+    setHiddenArgs(slot, {0, 0, 0, 0}, {0, 0, 0, 1}, deferred);
+  }
+  // Whether the vendor of `slot` accepted a launch of this shape (dimensions, work-group size,
+  // __local sizes) before: a launch that may be enqueued after the application's call returned
+  // (device/Submission.h) must be one the vendor will not reject for its shape.
+  bool shapeAccepted(unsigned slot, const analysis::NDRange& range) const;
+  void noteShapeAccepted(unsigned slot, const analysis::NDRange& range);
   bool partitionReady() const { return analysis_ && analysis_->partitionReady && program_->partitionReadyBuild(); }
 
   cl_int info(cl_kernel_info param, size_t size, void* value, size_t* sizeRet) const;
@@ -110,13 +136,27 @@ private:
     uint64_t appliedUpTo = 0;                  // every scalar of version <= this is set
     std::array<uint64_t, 8> hidden{};          // cached hidden-argument values
     bool hiddenSet = false;
+    struct Shape {
+      cl_uint dims = 0; // 0: none accepted yet
+      std::array<uint64_t, 3> local{}; // zeros: NULL (the vendor chose)
+      uint64_t localArgs = 0; // localArgsVersion_ then
+    } accepted;
   };
   std::vector<SlotKernel> slots_;
   std::vector<uint64_t> argVersion_;
   // The newest version of a scalar or __local argument (applyScalars catches a slot up to it).
   std::atomic<uint64_t> latestScalar_{0};
-  // Sets on `slot`'s real kernel the scalar and __local values it has not had yet.
-  void applyScalars(unsigned slot);
+  // Sets on `slot`'s real kernel the scalar and __local values it has not had yet (or records
+  // them in `deferred`).
+  void applyScalars(unsigned slot, ArgWrites* deferred = nullptr);
+  // One value on a real kernel: set now, or recorded in `deferred`.
+  static void setReal(cl_kernel real, cl_uint index, size_t size, const void* value, ArgWrites* deferred,
+                      const char* what);
+  // The size each by-value argument was last accepted with by the vendor (0: never): setting it
+  // again with that size needs no vendor call to validate it.
+  std::vector<size_t> acceptedSize_;
+  // Bumped when a __local argument's size changes (launch shapes accepted before no longer hold).
+  std::atomic<uint64_t> localArgsVersion_{0};
   std::vector<DeclaredKind> declared_;
   std::vector<bool> readOnly_;
   std::vector<bool> written_, read_;

@@ -10,6 +10,7 @@
 //   7. record the launch (run report, partitioner, trace)
 #include "icd/runtime/Launch.h"
 
+#include "device/Submission.h"
 #include "icd/runtime/PlanExecution.h"
 #include "icd/runtime/ResidentLaunch.h"
 #include "icd/runtime/RunReport.h"
@@ -212,11 +213,13 @@ FenceRef launchKernel(Queue& queue, Kernel& kernel, const NDRange& appRange, std
     std::unique_lock plan(context.planMutex());
     bool resident = residentOn(kernel, buffers, *only);
     if (!resident) {
+      device::submission::drain(); // moves are vendor calls of their own
       makeResident(queue, buffers, *only);
       resident = residentOn(kernel, buffers, *only);
     }
     if (resident) {
       ResidentRecord record;
+      record.mayDefer = true;
       if (rt.reporting() || Trace::active()) {
         NDRange sized = appRange;
         if (!sized.local[0])
@@ -226,6 +229,9 @@ FenceRef launchKernel(Queue& queue, Kernel& kernel, const NDRange& appRange, std
       return launchResident(queue, kernel, appRange, buffers, *only, waits, record, profiled);
     }
   }
+  // Several devices: planning, moves and sub-kernels make vendor calls on this thread, after
+  // whatever was deferred (device/Submission.h).
+  device::submission::drain();
   if (auto gate = queue.gate()) waits.push_back(gate);
   const bool localGiven = appRange.local[0] != 0;
   auto resolveLocal = [&kernel](const NDRange& r) {

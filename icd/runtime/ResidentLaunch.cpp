@@ -2,12 +2,67 @@
 #include "icd/runtime/ResidentLaunch.h"
 
 #include "device/Enqueue.h"
+#include "device/Submission.h"
 #include "icd/runtime/RunReport.h"
 #include "icd/runtime/Runtime.h"
 #include "icd/runtime/Trace.h"
 #include "support/Log.h"
 
 namespace clsplit::icd::runtime {
+
+namespace {
+
+// A launch's range as the vendor's clEnqueueNDRangeKernel takes it.
+struct VendorRange {
+  explicit VendorRange(const analysis::NDRange& range) : dims(range.dims), localGiven(range.local[0] != 0) {
+    for (unsigned d = 0; d < 3; ++d) {
+      offset[d] = range.offset[d];
+      global[d] = range.global[d];
+      local[d] = range.local[d];
+    }
+  }
+  cl_int enqueue(cl_command_queue queue, cl_kernel kernel, cl_uint n, const cl_event* list, cl_event* event) const {
+    return device::call(&cl_icd_dispatch::clEnqueueNDRangeKernel, queue, kernel, dims,
+                        static_cast<const size_t*>(offset), static_cast<const size_t*>(global),
+                        localGiven ? static_cast<const size_t*>(local) : nullptr, n, list, event);
+  }
+  cl_uint dims;
+  bool localGiven;
+  size_t offset[3], global[3], local[3];
+};
+
+// Leaves the enqueue (and the argument values the real kernel lacks) to the submission thread.
+// The real kernel, queue and buffers stay alive meanwhile: every entry point that could release
+// them waits for the deferred calls first (icd/api/Entry.h).
+device::FenceRef deferLaunch(Kernel& kernel, const analysis::NDRange& range, const LaunchBuffers& buffers,
+                             cl_command_queue queue, cl_context context, unsigned slot) {
+  Kernel::ArgWrites writes;
+  cl_kernel k = kernel.realKernel(slot, buffers.mems, &writes);
+  if (kernel.partitionReady()) kernel.setHiddenWhole(slot, &writes);
+  auto fence = std::make_shared<device::submission::DeferredFence>(queue, context);
+  device::submission::defer([fence, writes = std::move(writes), vendor = VendorRange(range), k, queue, context] {
+    device::FenceRef done;
+    cl_int err = writes.apply(k);
+    if (err == CL_SUCCESS)
+      err = device::enqueueCommand(
+          queue, context, device::WaitList(context, queue), false,
+          [&](cl_uint n, const cl_event* list, cl_event* event) { return vendor.enqueue(queue, k, n, list, event); },
+          done);
+    if (err != CL_SUCCESS) {
+      log().error("the device rejected a kernel launch enqueued after the application's call returned ({}); "
+                  "the next clFinish returns it",
+                  errorName(err));
+      device::submission::noteError(err);
+      auto failed = std::make_shared<device::HostFence>();
+      failed->complete(err);
+      done = failed;
+    }
+    fence->resolve(std::move(done));
+  });
+  return fence;
+}
+
+} // namespace
 
 bool residentOn(const Kernel& kernel, const LaunchBuffers& buffers, unsigned slot) {
   for (cl_uint i = 0; i < buffers.mems.size(); ++i) {
@@ -40,26 +95,23 @@ device::FenceRef launchResident(Queue& queue, Kernel& kernel, const analysis::ND
     else wl.add(storage.validAfter(slot));
   }
 
-  cl_kernel k = kernel.realKernel(slot, buffers.mems);
-  if (kernel.partitionReady()) kernel.setHiddenWhole(slot);
-  size_t offset[3], global[3], local[3];
-  for (unsigned d = 0; d < 3; ++d) {
-    offset[d] = range.offset[d];
-    global[d] = range.global[d];
-    local[d] = range.local[d];
-  }
-  const bool localGiven = range.local[0] != 0;
   const bool timed = record.measure || profiled || rt.commandsTimed();
   device::FenceRef done;
-  cl_int err = device::enqueueCommand(
-      real, slotContext.context, wl, timed,
-      [&](cl_uint n, const cl_event* list, cl_event* event) {
-        return device::call(&cl_icd_dispatch::clEnqueueNDRangeKernel, real, k, cl_uint(range.dims),
-                            static_cast<const size_t*>(offset), static_cast<const size_t*>(global),
-                            localGiven ? static_cast<const size_t*>(local) : nullptr, n, list, event);
-      },
-      done);
-  if (err != CL_SUCCESS) throw Error(err, "the device rejected the kernel launch");
+  if (record.mayDefer && !timed && device::submission::enabled() && wl.size() == 0 &&
+      kernel.shapeAccepted(slot, range) && !Trace::active()) {
+    done = deferLaunch(kernel, range, buffers, real, slotContext.context, slot);
+  } else {
+    device::submission::drain(); // the real kernel's arguments and the queue: after what was deferred
+    cl_kernel k = kernel.realKernel(slot, buffers.mems);
+    if (kernel.partitionReady()) kernel.setHiddenWhole(slot);
+    VendorRange vendor(range);
+    cl_int err = device::enqueueCommand(
+        real, slotContext.context, wl, timed,
+        [&](cl_uint n, const cl_event* list, cl_event* event) { return vendor.enqueue(real, k, n, list, event); },
+        done);
+    if (err != CL_SUCCESS) throw Error(err, "the device rejected the kernel launch");
+    kernel.noteShapeAccepted(slot, range);
+  }
 
   for (cl_uint i = 0; i < buffers.mems.size(); ++i) {
     if (!buffers.mems[i]) continue;

@@ -39,6 +39,10 @@ struct ResidentRecord {
   bool measure = false;
   uint64_t groups = 0; // for the run report and the partitioner (0: not asked for)
   const std::string* fallback = nullptr; // why a launch meant for several devices ran whole
+  // The enqueue may be left to the submission thread (device/Submission.h) when nothing needs
+  // the command's event now. The one-device path allows it; the others make vendor calls of
+  // their own around the launch.
+  bool mayDefer = false;
 };
 device::FenceRef launchResident(Queue& queue, Kernel& kernel, const analysis::NDRange& range,
                                 const LaunchBuffers& buffers, unsigned slot,

@@ -3,6 +3,7 @@
 
 #include "buffer-manager/storage/PinnedPool.h"
 #include "device/RealCall.h"
+#include "device/Submission.h"
 #include "icd/runtime/HostTime.h"
 #include "icd/runtime/Runtime.h"
 #include "partitioner/Partitioner.h"
@@ -126,6 +127,7 @@ std::string RunReport::json(const std::string& partitionerJson) const {
   out << "{\n  \"clsplit_version\": " << jsonString(CLSPLIT_VERSION) << ",\n";
   out << "  \"strategy\": " << jsonString(rt.strategyName()) << ",\n";
   out << "  \"unmeasured_sub_kernels\": " << inFlight_ << ",\n";
+  out << "  \"deferred_launches\": " << device::submission::deferredCount() << ",\n";
   out << "  \"devices\": [";
   for (const auto& s : rt.slots()) {
     out << (s.slot ? "," : "") << "\n    {\"slot\": " << s.slot << ", \"index\": " << s.device->index

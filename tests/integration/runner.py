@@ -64,6 +64,8 @@ CONFIGS = {
     "rusticl-single1": ("pocl+rusticl", "pthread", "single", "1"),
     "nodevice": ("pocl", "pthread", None, None),
     "d2-as-gpu": ("pocl", "pthread pthread", None, None),
+    "d1-submit": ("pocl", "pthread", None, None),
+    "d2-single1-submit": ("pocl", "pthread pthread", "single", "1"),
 }
 # Settings of some configurations beyond the above.
 EXTRA_ENVIRONMENT = {
@@ -86,6 +88,11 @@ EXTRA_ENVIRONMENT = {
     "d3-overlap-static-3-3-4": {"CLSPLIT_TEST_FORCE_STAGING": "1", "CLSPLIT_OVERLAP": "on",
                                 "CLSPLIT_HOST_PTR_SYNC": "2"},
     "d1-twice-overlap-uniform": {"CLSPLIT_DEVICES": "0,0", "CLSPLIT_OVERLAP": "on"},
+    # Launches enqueued by the submission thread (device/Submission.h; on by default only where
+    # a GPU is selected and the host has 4 hardware threads).
+    # Untimed report: a timed one gives every command an event, and those launches are not deferred.
+    "d1-submit": {"CLSPLIT_SUBMIT_THREAD": "on", "CLSPLIT_REPORT_TIMING": "0"},
+    "d2-single1-submit": {"CLSPLIT_SUBMIT_THREAD": "on", "CLSPLIT_REPORT_TIMING": "0"},
 }
 # Devices that do not share the host's memory (Oclgrind, forced staging) follow the program's
 # own writes into CL_MEM_USE_HOST_PTR memory only when asked (buffers.cpp case 7 needs it).
@@ -228,6 +235,13 @@ def check_report(config, report_file):
     moved = report.get("transfers", {}).get("device_to_device_bytes", [])
     notes.append("launches %d, split %d, device-to-device bytes %s" % (launches, split, moved))
     devices = len(report.get("devices", [])) or None
+    if config.endswith("-submit"):
+        deferred = report.get("deferred_launches", 0)
+        notes.append("launches deferred to the submission thread: %d" % deferred)
+        # Most launches of a program that launches a kernel again and again (same shape, no
+        # event asked for) leave their enqueue to the thread.
+        if launches >= 100 and deferred < launches // 4:
+            problems.append("only %d of %d launches were deferred to the submission thread" % (deferred, launches))
     for name, k in kernels.items():
         # Under uniform with two devices or more, a kernel a test names split_* splits every launch.
         if name.startswith("split_") and strategy == "uniform" and devices != 1:
