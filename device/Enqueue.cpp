@@ -91,7 +91,7 @@ public:
   }
 
   cl_int enqueue(cl_uint waitCount, const cl_event* waitList, bool timed, bool waitsOnUserEvents, EnqueueCall call,
-                 FenceRef& fence);
+                 FenceRef& fence, FunctionRef<void(const FenceRef&)>* published);
 
   // The marker standing for `batch` (enqueued now if it has none yet).
   // Whoever asks waits for it, and may have flushed the queue before the marker existed (an
@@ -188,7 +188,7 @@ private:
 bool EventlessFence::commandEventsIn(cl_context context) const { return context == tail_->context(); }
 
 cl_int QueueTail::enqueue(cl_uint waitCount, const cl_event* waitList, bool timed, bool waitsOnUserEvents,
-                          EnqueueCall enqueue, FenceRef& fence) {
+                          EnqueueCall enqueue, FenceRef& fence, FunctionRef<void(const FenceRef&)>* published) {
   std::lock_guard lock(mutex_);
   // A marker enqueued later waits for every command before it. Were one of those to wait on
   // another queue, a user event or host work, a marker asked for by what that waits for would
@@ -205,10 +205,11 @@ cl_int QueueTail::enqueue(cl_uint waitCount, const cl_event* waitList, bool time
     fence = std::make_shared<RealEventFence>(RealEvent::adopt(event), context_, queue_.get(), at, position,
                                              shared_from_this(), progress_);
     close(fence); // in order: this command completes after the open batch's
-    return CL_SUCCESS;
+  } else {
+    if (!open_) open_ = std::make_shared<Batch>();
+    fence = std::make_shared<EventlessFence>(shared_from_this(), open_, position);
   }
-  if (!open_) open_ = std::make_shared<Batch>();
-  fence = std::make_shared<EventlessFence>(shared_from_this(), open_, position);
+  if (published) (*published)(fence);
   return CL_SUCCESS;
 }
 
@@ -222,7 +223,15 @@ cl_int enqueueCommand(cl_command_queue queue, cl_context context, const WaitList
   const cl_uint count = waits.size();
   const cl_event* list = waits.data();
   const bool userEvents = count > 0 && waits.waitsOnUserEvents();
-  return QueueTail::of(queue, context)->enqueue(count, list, timed, userEvents, enqueue, fence);
+  return QueueTail::of(queue, context)->enqueue(count, list, timed, userEvents, enqueue, fence, nullptr);
+}
+
+cl_int enqueueCommand(cl_command_queue queue, cl_context context, const WaitList& waits, bool timed,
+                      EnqueueCall enqueue, FenceRef& fence, FunctionRef<void(const FenceRef&)> published) {
+  const cl_uint count = waits.size();
+  const cl_event* list = waits.data();
+  const bool userEvents = count > 0 && waits.waitsOnUserEvents();
+  return QueueTail::of(queue, context)->enqueue(count, list, timed, userEvents, enqueue, fence, &published);
 }
 
 void setEventlessCommands(bool allowed) { eventlessAllowed.store(allowed); }

@@ -18,6 +18,11 @@ using EnqueueCall = FunctionRef<cl_int(cl_uint, const cl_event*, cl_event*)>;
 // not. Returns the vendor's status; on success `fence` is the command's.
 cl_int enqueueCommand(cl_command_queue queue, cl_context context, const WaitList& waits, bool timed,
                       EnqueueCall enqueue, FenceRef& fence);
+// The same, calling `published(fence)` while no other command can be enqueued on `queue` yet:
+// whoever publishes the command's fence there (a deferred launch's, device/Submission.h) does
+// so before any later command of the queue exists.
+cl_int enqueueCommand(cl_command_queue queue, cl_context context, const WaitList& waits, bool timed,
+                      EnqueueCall enqueue, FenceRef& fence, FunctionRef<void(const FenceRef&)> published);
 
 // Whether commands may be enqueued without events at all (CLSPLIT_EVENTLESS; default on).
 void setEventlessCommands(bool allowed);

@@ -30,6 +30,18 @@ std::atomic<cl_int> firstError{0};
 constexpr uint64_t kMaxPending = 1024;
 // How long the idle thread spins before it sleeps.
 constexpr auto kSpin = std::chrono::microseconds(200);
+// worthwhile(): over a window of this many deferred launches, at most a quarter may have had a
+// drain wait for them; otherwise the next kPauseLaunches launches are enqueued directly.
+constexpr uint64_t kWindow = 64;
+constexpr uint64_t kPauseLaunches = 1024;
+
+// What worthwhile() decides from (the launching threads only; relaxed: a heuristic).
+struct Payoff {
+  std::atomic<uint64_t> deferredInWindow{0};
+  std::atomic<uint64_t> waitedInWindow{0};
+  std::atomic<uint64_t> pausedFor{0}; // launches left to enqueue directly
+};
+Payoff payoff;
 
 class Worker {
 public:
@@ -58,6 +70,7 @@ public:
     const uint64_t target = deferred_.load(std::memory_order_acquire);
     if (done_.load(std::memory_order_acquire) >= target) return;
     if (std::this_thread::get_id() == id_) return; // its own items run in order anyway
+    payoff.waitedInWindow.fetch_add(1, std::memory_order_relaxed);
     waitUntil(target);
   }
 
@@ -150,7 +163,27 @@ Worker& worker() {
 void setEnabled(bool enabled) { enabledFlag.store(enabled, std::memory_order_relaxed); }
 bool enabled() { return enabledFlag.load(std::memory_order_relaxed); }
 
-void defer(std::function<void()> work) { worker().defer(std::move(work)); }
+bool worthwhile() {
+  if (!enabled()) return false;
+  if (uint64_t paused = payoff.pausedFor.load(std::memory_order_relaxed)) {
+    payoff.pausedFor.store(paused - 1, std::memory_order_relaxed);
+    return false;
+  }
+  return true;
+}
+
+void defer(std::function<void()> work) {
+  if (payoff.deferredInWindow.fetch_add(1, std::memory_order_relaxed) + 1 >= kWindow) {
+    if (payoff.waitedInWindow.load(std::memory_order_relaxed) * 4 > kWindow) {
+      payoff.pausedFor.store(kPauseLaunches, std::memory_order_relaxed);
+      log().debug("submission thread: most deferred launches were waited for at once; {} launches enqueued directly",
+                  kPauseLaunches);
+    }
+    payoff.deferredInWindow.store(0, std::memory_order_relaxed);
+    payoff.waitedInWindow.store(0, std::memory_order_relaxed);
+  }
+  worker().defer(std::move(work));
+}
 
 void drain() {
   if (auto* w = made.load(std::memory_order_acquire)) w->drain();
@@ -175,6 +208,11 @@ void noteError(cl_int error) {
 
 void shutdown() {
   if (auto* w = made.load(std::memory_order_acquire)) w->stop();
+}
+
+DeferredFence::DeferredFence(cl_command_queue queue, cl_context context) : queue_(queue), context_(context) {
+  static std::atomic<uint64_t> deferredSoFar{0};
+  pendingPosition_ = (uint64_t{1} << 62) + deferredSoFar.fetch_add(1, std::memory_order_relaxed) + 1;
 }
 
 void DeferredFence::resolve(FenceRef command) {

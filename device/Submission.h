@@ -20,6 +20,12 @@ namespace clsplit::device::submission {
 void setEnabled(bool enabled);
 bool enabled();
 
+// Whether deferring pays now: not while most deferred launches are drained soon after by the
+// program's next call (a blocking read after every launch), which then waits for the thread to
+// hand the launch to the vendor instead of enqueueing it itself; the program's pattern is
+// looked at again after a while.
+bool worthwhile();
+
 // Runs `work` on the submission thread after everything deferred before it. Blocks while more
 // than a bounded number of items wait (memory stays bounded when the vendor is the bottleneck).
 void defer(std::function<void()> work);
@@ -46,7 +52,7 @@ void shutdown();
 // (its events, a callback, a wait) first drains.
 class DeferredFence final : public Fence {
 public:
-  DeferredFence(cl_command_queue queue, cl_context context) : queue_(queue), context_(context) {}
+  DeferredFence(cl_command_queue queue, cl_context context);
 
   // On the submission thread: the command's fence, once enqueued.
   void resolve(FenceRef command);
@@ -58,8 +64,12 @@ public:
   }
   void onComplete(std::function<void(cl_int)> fn) override { resolved()->onComplete(std::move(fn)); }
   cl_command_queue queue() const override { return queue_; }
-  // Unknown (0) until enqueued: positions are handed out in the real queue's order then.
-  uint64_t positionInQueue() const override { return ready() ? inner_->positionInQueue() : 0; }
+  // Positions are handed out when a command is enqueued (in the real queue's order, markers
+  // made meanwhile by other threads included). Until then, a deferred command is later than
+  // every command enqueued on its queue so far, and than those deferred before it: what it
+  // stands for then is a position past every real one, in deferral order. Fences of one queue
+  // therefore still collapse to the latest while their commands wait for the thread.
+  uint64_t positionInQueue() const override { return ready() ? inner_->positionInQueue() : pendingPosition_; }
   void flush() override { resolved()->flush(); }
   cl_int wait() override { return resolved()->wait(); }
   bool profile(uint64_t& start, uint64_t& end) override { return ready() && inner_->profile(start, end); }
@@ -71,6 +81,7 @@ private:
 
   cl_command_queue queue_;
   cl_context context_;
+  uint64_t pendingPosition_;
   FenceRef inner_; // set once, before ready_
   std::atomic<bool> ready_{false};
 };

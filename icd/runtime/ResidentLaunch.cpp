@@ -43,11 +43,13 @@ device::FenceRef deferLaunch(Kernel& kernel, const analysis::NDRange& range, con
   device::submission::defer([fence, writes = std::move(writes), vendor = VendorRange(range), k, queue, context] {
     device::FenceRef done;
     cl_int err = writes.apply(k);
+    // Resolved under the queue's lock: no later command of the queue (a marker another thread
+    // asks for) gets a position before this one's fence shows its own.
     if (err == CL_SUCCESS)
       err = device::enqueueCommand(
           queue, context, device::WaitList(context, queue), false,
           [&](cl_uint n, const cl_event* list, cl_event* event) { return vendor.enqueue(queue, k, n, list, event); },
-          done);
+          done, [&](const device::FenceRef& enqueued) { fence->resolve(enqueued); });
     if (err != CL_SUCCESS) {
       log().error("the device rejected a kernel launch enqueued after the application's call returned ({}); "
                   "the next clFinish returns it",
@@ -55,9 +57,8 @@ device::FenceRef deferLaunch(Kernel& kernel, const analysis::NDRange& range, con
       device::submission::noteError(err);
       auto failed = std::make_shared<device::HostFence>();
       failed->complete(err);
-      done = failed;
+      fence->resolve(std::move(failed));
     }
-    fence->resolve(std::move(done));
   });
   return fence;
 }
@@ -97,7 +98,7 @@ device::FenceRef launchResident(Queue& queue, Kernel& kernel, const analysis::ND
 
   const bool timed = record.measure || profiled || rt.commandsTimed();
   device::FenceRef done;
-  if (record.mayDefer && !timed && device::submission::enabled() && wl.size() == 0 &&
+  if (record.mayDefer && !timed && device::submission::worthwhile() && wl.size() == 0 &&
       kernel.shapeAccepted(slot, range) && !Trace::active()) {
     done = deferLaunch(kernel, range, buffers, real, slotContext.context, slot);
   } else {

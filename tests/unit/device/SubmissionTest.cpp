@@ -54,7 +54,10 @@ TEST_CASE("a deferred command's fence is queued until the thread resolves it", "
   });
   CHECK(fence->status() == CL_QUEUED); // asking does not wait for the thread
   CHECK_FALSE(fence->knownComplete());
-  CHECK(fence->positionInQueue() == 0); // unknown until enqueued
+  // Until enqueued: after every command enqueued so far, and after the fences deferred before.
+  auto later = std::make_shared<submission::DeferredFence>(nullptr, nullptr);
+  CHECK(fence->positionInQueue() > (uint64_t{1} << 62));
+  CHECK(later->positionInQueue() > fence->positionInQueue());
   release.store(true);
   std::thread completer([&] {
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
@@ -71,4 +74,25 @@ TEST_CASE("a vendor error of a deferred command is reported once", "[submission]
   submission::noteError(CL_INVALID_VALUE); // the first one is kept
   CHECK(submission::takeError() == CL_OUT_OF_RESOURCES);
   CHECK(submission::takeError() == CL_SUCCESS);
+}
+
+TEST_CASE("deferring pauses while every deferred launch is waited for at once", "[submission]") {
+  submission::setEnabled(true);
+  REQUIRE(submission::worthwhile());
+  // A program that reads back after every launch: each drain finds the launch still pending.
+  for (int i = 0; i < 64; ++i) {
+    std::atomic<bool> go{false};
+    submission::defer([&go] { while (!go.load()) std::this_thread::yield(); });
+    std::thread releaser([&go] {
+      std::this_thread::sleep_for(std::chrono::microseconds(200));
+      go.store(true);
+    });
+    submission::drain();
+    releaser.join();
+  }
+  CHECK_FALSE(submission::worthwhile()); // launches are enqueued directly for a while
+  int paused = 1;
+  while (!submission::worthwhile() && paused < 100000) ++paused;
+  CHECK(paused == 1024); // then the program's pattern is looked at again
+  submission::setEnabled(false);
 }
