@@ -118,15 +118,14 @@ const std::vector<SettingSpec>& settingSpecs() {
        "models); launches until then are all timed. Larger: less host work per launch, slower "
        "reaction to a changing load. 0: every 16th to 256th launch, by count.",
        "10"},
-      {"CLSPLIT_SUBMIT_THREAD", "auto",
-       "Launches that run whole where their data already is (every launch when one device runs "
-       "them all) are enqueued on the vendor by a thread of clsplit's own, in order, while the "
-       "application's thread goes on; every other OpenCL call first waits for them. Hides the "
-       "vendor's enqueue cost behind clsplit's own (NVIDIA: ~4 us per launch). A vendor error "
-       "such a launch meets is logged and returned by the next clFinish. auto: on when a GPU is "
-       "selected and the host has at least 4 hardware threads (the thread spins briefly when idle); "
-       "on; off.",
-       "off"},
+      {"CLSPLIT_SUBMIT_THREAD", "off",
+       "on: launches that run whole where their data already is (every launch when one device "
+       "runs them all) are enqueued on the vendor by a thread of clsplit's own, in order, while "
+       "the application's thread goes on; every other OpenCL call first waits for them, and a "
+       "vendor error such a launch meets is logged and returned by the next clFinish. Meant to "
+       "hide a vendor's enqueue cost behind clsplit's own; on NVIDIA's OpenCL (H100) it did not "
+       "pay (docs/benchmarks.md), hence off by default. The thread spins briefly when idle.",
+       "on"},
       {"CLSPLIT_TEST_FORCE_STAGING", "",
        "Testing only: copy between devices of one platform through host memory even when they "
        "share it (as between discrete GPUs), so CPU-only test machines exercise that path.",

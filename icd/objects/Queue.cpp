@@ -2,6 +2,7 @@
 #include "icd/objects/Queue.h"
 
 #include "device/Enqueue.h"
+#include "device/Submission.h"
 #include "icd/api/InfoQuery.h"
 #include "icd/objects/Device.h"
 #include "icd/runtime/Runtime.h"
@@ -46,6 +47,11 @@ cl_command_queue Queue::madeQueue(unsigned s, bool transfer) {
     device::check(err, "clCreateCommandQueue");
     q = device::RealQueue::adopt(real);
     madeQueues_[index].store(real, std::memory_order_release);
+    // The submission thread's first call into a vendor costs it a one-time set-up (the driver's
+    // per-thread state): made now, with the queue, so that the application's next call (which
+    // waits for it) pays it rather than its first launches.
+    if (device::submission::enabled() && !transfer)
+      device::submission::defer([real] { device::call(&cl_icd_dispatch::clFlush, real); });
   }
   return q.get();
 }

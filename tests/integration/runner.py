@@ -88,8 +88,7 @@ EXTRA_ENVIRONMENT = {
     "d3-overlap-static-3-3-4": {"CLSPLIT_TEST_FORCE_STAGING": "1", "CLSPLIT_OVERLAP": "on",
                                 "CLSPLIT_HOST_PTR_SYNC": "2"},
     "d1-twice-overlap-uniform": {"CLSPLIT_DEVICES": "0,0", "CLSPLIT_OVERLAP": "on"},
-    # Launches enqueued by the submission thread (device/Submission.h; on by default only where
-    # a GPU is selected and the host has 4 hardware threads).
+    # Launches enqueued by the submission thread (device/Submission.h; off by default).
     # Untimed report: a timed one gives every command an event, and those launches are not deferred.
     "d1-submit": {"CLSPLIT_SUBMIT_THREAD": "on", "CLSPLIT_REPORT_TIMING": "0"},
     "d2-single1-submit": {"CLSPLIT_SUBMIT_THREAD": "on", "CLSPLIT_REPORT_TIMING": "0"},
