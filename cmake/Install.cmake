@@ -13,7 +13,8 @@ set(CMAKE_INSTALL_DEFAULT_COMPONENT_NAME runtime)
 install(TARGETS clsplit LIBRARY DESTINATION lib COMPONENT runtime)
 install(TARGETS clsplit_launcher clsplit_regions_cli clsplit_plan_cli RUNTIME DESTINATION bin COMPONENT runtime)
 set_target_properties(clsplit_launcher clsplit_regions_cli clsplit_plan_cli PROPERTIES INSTALL_RPATH "\$ORIGIN/../lib")
-install(FILES ${CMAKE_SOURCE_DIR}/scripts/report.py DESTINATION share/clsplit COMPONENT runtime)
+install(FILES ${CMAKE_SOURCE_DIR}/scripts/report.py ${CMAKE_SOURCE_DIR}/scripts/clsplit_report.py
+        DESTINATION share/clsplit COMPONENT runtime)
 # The vendors file names the library where it is installed (ocl-icd reads absolute paths).
 install(CODE "
   set(prefix \"\$ENV{DESTDIR}\${CMAKE_INSTALL_PREFIX}\")

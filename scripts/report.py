@@ -9,23 +9,12 @@ sequence); without one, every launch of the first kernel starts an iteration.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
-
-def iterations(report: dict) -> list[list[dict]]:
-    launches = report.get("launches") or []
-    if not launches:
-        return []
-    sequence = ((report.get("partitioner") or {}).get("sequence") or {}).get("kernels") or []
-    first = sequence[0].split(":")[-1] if sequence else launches[0]["kernel"]
-    groups: list[list[dict]] = []
-    for launch in launches:
-        if launch["kernel"] == first or not groups:
-            groups.append([])
-        groups[-1].append(launch)
-    return groups
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # clsplit_report.py, installed beside it
+import clsplit_report  # noqa: E402
+from clsplit_report import ReportSummary  # noqa: E402
 
 
 def per_iteration(iters: list[list[dict]], field: str, devices: int) -> list[list[float]]:
@@ -47,25 +36,30 @@ def ratios(iters: list[list[dict]], devices: int) -> list[list[float]]:
     return rows
 
 
-def summary(report: dict, iters: list[list[dict]]) -> str:
-    devices = report.get("devices", [])
-    lines = [f"clsplit run report: strategy {report.get('strategy')}, clsplit {report.get('clsplit_version')}"]
-    for d in devices:
-        lines.append(f"  device {d['slot']}: [{d['index']}] {d['name']} ({d['platform']}, {d['type']})")
+def summary(report: ReportSummary, iters: list[list[dict]]) -> str:
+    lines = [f"clsplit run report: strategy {report.strategy}, clsplit {report.version}"]
+    for d in report.devices:
+        lines.append(f"  device {d.get('slot')}: [{d.get('index')}] {d.get('name')} ({d.get('platform')}, {d.get('type')})")
     lines.append(f"  {'kernel':28} {'launches':>9} {'split':>7}  groups / device ms")
-    for name, k in sorted(report.get("kernels", {}).items()):
-        cells = "  ".join(f"{g}/{t / 1e6:.2f}" for g, t in zip(k["groups_per_device"], k["time_ns_per_device"]))
-        lines.append(f"  {name[:28]:28} {k['launches']:>9} {k['split_launches']:>7}  {cells}")
-        if k.get("fallback_reason"):
-            lines.append(f"      not split: {k['fallback_reason']}")
-    t = report.get("transfers", {})
-    for key in ("host_to_device_bytes", "device_to_host_bytes", "device_to_device_bytes"):
-        lines.append(f"  {key}: {t.get(key)}")
+    for k in sorted(report.kernels, key=lambda k: k.name):
+        cells = "  ".join(f"{int(g)}/{t / 1e6:.2f}" for g, t in zip(k.groups_per_device or [], k.time_ns_per_device or []))
+        lines.append(f"  {k.name[:28]:28} {k.launches or 0:>9} {k.split_launches or 0:>7}  {cells}")
+        if k.fallback_reason:
+            lines.append(f"      not split: {k.fallback_reason}")
+    for key, values in (("host_to_device_bytes", report.host_to_device), ("device_to_host_bytes", report.device_to_host),
+                        ("device_to_device_bytes", report.device_to_device)):
+        lines.append(f"  {key}: {[int(v) for v in values]}")
+    if report.launch_own_us is not None:
+        lines.append(f"  host time per launch: {report.launch_host_us:.2f} us, clsplit's own {report.launch_own_us:.2f} us")
+    if report.deferred_launches:
+        lines.append(f"  launches enqueued by the submission thread: {report.deferred_launches}")
     lines.append(f"  iterations: {len(iters)}")
+    for problem in report.problems:
+        lines.append(f"  (report: {problem})")
     return "\n".join(lines) + "\n"
 
 
-def plot(report: dict, iters: list[list[dict]], out: Path) -> list[Path]:
+def plot(report: ReportSummary, iters: list[list[dict]], out: Path) -> list[Path]:
     try:
         import matplotlib
     except ImportError:
@@ -74,9 +68,8 @@ def plot(report: dict, iters: list[list[dict]], out: Path) -> list[Path]:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    devices = report.get("devices", [])
-    n = len(devices)
-    labels = [f"{d['slot']}: {d['name']}" for d in devices]
+    n = len(report.devices)
+    labels = [f"{d.get('slot')}: {d.get('name')}" for d in report.devices]
     x = list(range(len(iters)))
     written = []
 
@@ -97,15 +90,14 @@ def plot(report: dict, iters: list[list[dict]], out: Path) -> list[Path]:
             ax.plot(x, [r[d] for r in rows], marker=".", label=labels[d])
         ax.set_xlabel("iteration")
         ax.set_ylabel(ylabel)
-        ax.set_title(f"{ylabel} per device ({report.get('strategy')})")
+        ax.set_title(f"{ylabel} per device ({report.strategy})")
         ax.grid(alpha=0.3)
         ax.legend(fontsize=8)
         save(fig, name)
 
     # The partitioner's own view, when it has one: predicted vs measured iteration time.
-    its = (report.get("partitioner") or {}).get("iterations") or []
-    pairs = [(i["iteration"], i["predictedNs"] / 1e6, i["measuredKernelNs"] / 1e6)
-             for i in its if "predictedNs" in i and "measuredKernelNs" in i]
+    pairs = [(i["iteration"], i["predicted_ns"] / 1e6, i["measured_ns"] / 1e6)
+             for i in report.iterations if i.get("predicted_ns") is not None and i.get("measured_ns") is not None]
     if pairs:
         fig, ax = plt.subplots(figsize=(7, 3.6))
         ax.plot([p[0] for p in pairs], [p[1] for p in pairs], marker=".", label="predicted by the LP")
@@ -126,12 +118,12 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--out", type=Path, default=None, help="directory for the plots (default: <report>-plots)")
     parser.add_argument("--no-plots", action="store_true", help="print the summary only")
     args = parser.parse_args(argv)
-    try:
-        report = json.loads(args.report.read_text())
-    except (OSError, json.JSONDecodeError) as e:
-        print(f"clsplit report: cannot read {args.report}: {e}", file=sys.stderr)
+    report = clsplit_report.load(args.report)
+    if report is None or not report.kernels and report.problems:
+        why = report.problems[0] if report else "no such file"
+        print(f"clsplit report: cannot read {args.report}: {why}", file=sys.stderr)
         return 1
-    iters = iterations(report)
+    iters = report.launch_iterations()
     text = summary(report, iters)
     print(text, end="")
     if args.no_plots:

@@ -24,6 +24,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+# The run-report reader: scripts/ in the source tree, share/clsplit/ (the harness' parent) installed.
+for _reader in (Path(__file__).resolve().parents[2] / "scripts", Path(__file__).resolve().parent.parent):
+    if (_reader / "clsplit_report.py").exists():
+        sys.path.insert(1, str(_reader))
+        break
 
 import clsplit_report  # noqa: E402
 import devices as devs  # noqa: E402

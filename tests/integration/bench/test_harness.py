@@ -20,6 +20,7 @@ from pathlib import Path
 
 HARNESS = Path(__file__).resolve().parents[3] / "bench" / "harness"
 sys.path.insert(0, str(HARNESS))
+sys.path.insert(1, str(HARNESS.parents[1] / "scripts"))  # the run-report reader
 
 import clsplit_report  # noqa: E402
 import execute  # noqa: E402

@@ -12,7 +12,7 @@ export POCL_DEVICES="pthread pthread" POCL_MAX_PTHREAD_COUNT=1 CLSPLIT_CONFIG=/d
 export TMPDIR=$work # the launcher's vendors directory for a moved tree goes here
 
 cmake --install "$build" --prefix "$work/prefix" --component runtime > "$work/install.log"
-for f in bin/clsplit bin/clsplit-regions bin/clsplit-plan lib/libclsplit.so vendors/clsplit.icd share/clsplit/report.py; do
+for f in bin/clsplit bin/clsplit-regions bin/clsplit-plan lib/libclsplit.so vendors/clsplit.icd share/clsplit/report.py share/clsplit/clsplit_report.py; do
   [[ -e $work/prefix/$f ]] || { echo "FAIL: the install lacks $f"; exit 1; }
 done
 [[ $(cat "$work/prefix/vendors/clsplit.icd") == "$work/prefix/lib/libclsplit.so" ]] ||

@@ -1,4 +1,5 @@
-"""Reading clsplit's run report (CLSPLIT_REPORT=path.json).
+"""Reading clsplit's run report (CLSPLIT_REPORT=path.json): the one reader, used by `clsplit report`
+(scripts/report.py) and the bench harness (bench/harness/run.py); installed next to report.py.
 
 Content (icd/runtime/RunReport.cpp): `devices` [{slot, index, name, platform, type}], `strategy`,
 `kernels` {name: {launches, split_launches, fallback_reason, groups_per_device, time_ns_per_device}},
@@ -41,6 +42,7 @@ class KernelSummary:
 @dataclass
 class ReportSummary:
     strategy: str | None = None
+    version: str | None = None
     devices: list[dict] = field(default_factory=list)
     kernels: list[KernelSummary] = field(default_factory=list)
     host_to_device: list[float] = field(default_factory=list)
@@ -53,7 +55,26 @@ class ReportSummary:
     # the time inside vendor calls).
     launch_host_us: float | None = None
     launch_own_us: float | None = None
+    # The first launches one by one ({kernel, groups, time_ns, bytes_in: per device}), and the
+    # first kernel of the application's time step as the partitioner detected it (or None).
+    launches: list[dict] = field(default_factory=list)
+    sequence_first: str | None = None
+    # Launches left to the submission thread (CLSPLIT_SUBMIT_THREAD).
+    deferred_launches: int | None = None
     problems: list[str] = field(default_factory=list)
+
+    def launch_iterations(self) -> list[list[dict]]:
+        """The launches grouped into the application's time steps: a step starts at each launch of
+        the sequence's first kernel (without a detected sequence: of the first kernel launched)."""
+        if not self.launches:
+            return []
+        first = self.sequence_first or self.launches[0].get("kernel")
+        groups: list[list[dict]] = []
+        for launch in self.launches:
+            if launch.get("kernel") == first or not groups:
+                groups.append([])
+            groups[-1].append(launch)
+        return groups
 
     @property
     def bytes_h2d(self) -> float:
@@ -89,6 +110,7 @@ class ReportSummary:
             "converged_at": self.converged_at,
             "launch_host_us": self.launch_host_us,
             "launch_own_us": self.launch_own_us,
+            "deferred_launches": self.deferred_launches,
             "problems": self.problems,
         }
 
@@ -149,6 +171,11 @@ def summarize(raw: dict) -> ReportSummary:
         return summary
     summary.strategy = raw.get("strategy") if isinstance(raw.get("strategy"), str) else (
         json.dumps(raw.get("strategy")) if raw.get("strategy") is not None else None)
+    summary.version = raw.get("clsplit_version") if isinstance(raw.get("clsplit_version"), str) else None
+    if isinstance(raw.get("launches"), list):
+        summary.launches = [launch for launch in raw["launches"] if isinstance(launch, dict)]
+    if isinstance(raw.get("deferred_launches"), int):
+        summary.deferred_launches = raw["deferred_launches"]
     if isinstance(raw.get("devices"), list):
         summary.devices = [d for d in raw["devices"] if isinstance(d, dict)]
     kernels = raw.get("kernels")
@@ -189,6 +216,8 @@ def summarize(raw: dict) -> ReportSummary:
         sequence = partitioner.get("sequence")
         if isinstance(sequence, dict) and isinstance(sequence.get("convergedAtIteration"), int):
             summary.converged_at = sequence["convergedAtIteration"]
+        if isinstance(sequence, dict) and sequence.get("kernels"):
+            summary.sequence_first = str(sequence["kernels"][0]).split(":")[-1]
     for entry in raw.get("host_time") or []:
         if isinstance(entry, dict) and entry.get("entry") == "clEnqueueNDRangeKernel" and entry.get("calls"):
             calls = float(entry["calls"])
