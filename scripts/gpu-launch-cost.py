@@ -17,8 +17,12 @@ import os
 import re
 import statistics
 import subprocess
+import sys
 import time
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import clsplit_report  # noqa: E402  (the run-report reader, beside this script)
 
 ROOT = Path.cwd()
 NEW = ROOT / ".device"
@@ -93,9 +97,7 @@ def run(kind, pattern, count, report=None):
     if report and Path(report).exists():
         try:
             r = json.loads(Path(report).read_text())
-            for h in r.get("host_time", []):
-                if h["entry"] == "clEnqueueNDRangeKernel":
-                    own = h["own_ns_per_call"] / 1000.0
+            own = clsplit_report.summarize(r).launch_own_us
             # What the run did, without the per-launch histories: $OUT/reports.json
             part = r.get("partitioner", {})
             brief = {"kernels": r.get("kernels"), "transfers": r.get("transfers"),
