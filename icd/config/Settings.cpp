@@ -45,8 +45,8 @@ const std::vector<SettingSpec>& settingSpecs() {
        "0"},
       {"CLSPLIT_REPORT_TIMING", "1",
        "Whether the run report and summary time every real command (1: device times per kernel "
-       "and device). 0: only what the partitioner times anyway; the report's host_time then "
-       "shows what clsplit costs when nothing asks for times.",
+       "and device). 0: no device times in the report (and no completion callback of its own); "
+       "its host_time then shows what clsplit costs when nothing asks for times.",
        "0"},
       {"CLSPLIT_TRACE", "",
        "Write a Chrome trace-event timeline (open in Perfetto) to this path at exit.",

@@ -64,6 +64,7 @@ void RunReport::noteLaunch(const std::string& kernel, const std::vector<uint64_t
                            const std::vector<std::pair<unsigned, device::FenceRef>>& subKernels,
                            const buffer::TransferLog& transfers, bool boundaryFirst, bool resident) {
   if (!enabled_) return;
+  const bool timed = Runtime::get().commandsTimed();
   size_t index = SIZE_MAX;
   KernelStats* stats = nullptr;
   {
@@ -92,14 +93,18 @@ void RunReport::noteLaunch(const std::string& kernel, const std::vector<uint64_t
       else ++reasons.back().second;
     }
     for (unsigned s = 0; s < groupsPerSlot.size() && s < slots_; ++s) k.groups[s] += groupsPerSlot[s];
-    for (const auto& [slot, fence] : subKernels) inFlight_ += device::realCommandsOf(fence).size();
+    if (timed)
+      for (const auto& [slot, fence] : subKernels) inFlight_ += device::realCommandsOf(fence).size();
   }
   // Device times are read when each sub-kernel completes (from the vendor's callback), not at
   // exit: by then a vendor may have torn down its thread-local state (Oclgrind does). A real
   // event's fence keeps itself alive until its callbacks have run, so a plain pointer is enough.
   // A command enqueued without an event has no device time: asking when it completes would
   // cost a marker and a callback that an ordinary run does not make.
-  // A sub-kernel launched in pieces (boundary first) is the sum of its pieces.
+  // A sub-kernel launched in pieces (boundary first) is the sum of its pieces. Without timing
+  // (CLSPLIT_REPORT_TIMING=0) no callback is set: on NVIDIA a process that has set one pays for
+  // it at every later enqueue, and such a report is meant to show what an ordinary run costs.
+  if (!timed) return;
   for (const auto& [slot, fence] : subKernels)
     for (auto* real : device::realCommandsOf(fence))
       real->onComplete([this, stats, slot = slot, index, real](cl_int) {
