@@ -98,6 +98,19 @@ class ReportTest(unittest.TestCase):
         scan_only = clsplit_report.summarize({"kernels": [raw["kernels"]["scan"] | {"name": "scan"}]})
         self.assertEqual(clsplit_report.converged_ratios(scan_only), [1.0, 0.0])
 
+    def test_launches_grouped_into_time_steps(self):
+        """What `clsplit report` plots per iteration: launches grouped at the detected sequence's
+        first kernel (the partitioner names it "<hash>:<kernel>"), else at the first launched."""
+        launches = [{"kernel": k, "groups": [1, 1]} for k in ("warmup", "stencil", "copy", "stencil", "copy")]
+        raw = {"kernels": {}, "transfers": {}, "launches": launches, "deferred_launches": 3,
+               "partitioner": {"sequence": {"kernels": ["abc:stencil", "abc:copy"]}}}
+        s = clsplit_report.summarize(raw)
+        self.assertEqual(s.sequence_first, "stencil")
+        self.assertEqual([len(it) for it in s.launch_iterations()], [1, 2, 2])
+        self.assertEqual(s.deferred_launches, 3)
+        del raw["partitioner"]
+        self.assertEqual([len(it) for it in clsplit_report.summarize(raw).launch_iterations()], [5])
+
     def test_garbage_is_reported_not_raised(self):
         s = clsplit_report.summarize({"kernels": 5})
         self.assertTrue(s.problems)
