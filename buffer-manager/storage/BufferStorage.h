@@ -68,6 +68,10 @@ public:
   BufferStorage& operator=(const BufferStorage&) = delete;
 
   uint64_t size() const { return size_; }
+  // Changes whenever which device holds which bytes changes, a write included (values derived
+  // from the contents, such as indirection elements read for planning, stay valid until then;
+  // not for CL_MEM_USE_HOST_PTR memory, which the application may write directly).
+  uint64_t directoryGeneration() const { return directory_.generation(); }
   unsigned slotCount() const { return static_cast<unsigned>(slots_.size()); }
   void* useHostPtr() const { return useHostPtr_; }
   const Directory<Version>& directory() const { return directory_; }

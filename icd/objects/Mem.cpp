@@ -116,4 +116,22 @@ cl_int Mem::info(cl_mem_info param, size_t size, void* value, size_t* sizeRet) c
   return answerInfo(table, *this, param, size, value, sizeRet);
 }
 
+std::optional<std::array<std::byte, 8>> Mem::rememberedElement(uint64_t offset, size_t width) const {
+  if (flags_ & CL_MEM_USE_HOST_PTR) return std::nullopt;
+  const uint64_t generation = storage_->directoryGeneration();
+  for (const auto& r : remembered_)
+    if (r.offset == offset && r.width == width && r.generation == generation) return r.bytes;
+  return std::nullopt;
+}
+
+void Mem::rememberElement(uint64_t offset, size_t width, const std::array<std::byte, 8>& bytes) {
+  if (flags_ & CL_MEM_USE_HOST_PTR) return;
+  const uint64_t generation = storage_->directoryGeneration();
+  std::erase_if(remembered_, [&](const RememberedElement& r) {
+    return r.generation != generation || (r.offset == offset && r.width == width);
+  });
+  if (remembered_.size() >= kRememberedElements) remembered_.erase(remembered_.begin());
+  remembered_.push_back({generation, offset, width, bytes});
+}
+
 } // namespace clsplit::icd

@@ -5,7 +5,9 @@
 #include "buffer-manager/storage/BufferStorage.h"
 #include "icd/objects/Context.h"
 
+#include <array>
 #include <mutex>
+#include <optional>
 #include <vector>
 
 namespace clsplit::icd {
@@ -49,6 +51,13 @@ public:
   Mapping takeMapping(void* pointer);
   cl_uint mapCount() const;
 
+  // Up to 8 bytes at `offset` of this buffer as read earlier for the planner's indirection
+  // hints (a read waits for the device: a launch that reads them every time cannot run ahead of
+  // the device), if the storage has not changed since; `remember` keeps them. Call with the
+  // context's planning lock held. Never for CL_MEM_USE_HOST_PTR buffers.
+  std::optional<std::array<std::byte, 8>> rememberedElement(uint64_t offset, size_t width) const;
+  void rememberElement(uint64_t offset, size_t width, const std::array<std::byte, 8>& bytes);
+
   void addDestructorCallback(void(CL_CALLBACK* fn)(cl_mem, void*), void* data);
   cl_int info(cl_mem_info param, size_t size, void* value, size_t* sizeRet) const;
 
@@ -64,6 +73,13 @@ private:
   uint64_t id_;
   mutable std::mutex mutex_;
   std::vector<Mapping> mappings_;
+  struct RememberedElement {
+    uint64_t generation, offset;
+    size_t width;
+    std::array<std::byte, 8> bytes;
+  };
+  std::vector<RememberedElement> remembered_; // at most kRememberedElements, newest last
+  static constexpr size_t kRememberedElements = 64;
   std::vector<std::pair<void(CL_CALLBACK*)(cl_mem, void*), void*>> destructorCallbacks_;
 };
 

@@ -82,8 +82,12 @@ public:
       Mem& mem = *args_[arg].mem;
       const size_t width = analysis::scalarSize(type);
       if (!width || offset + width > mem.size()) return std::nullopt;
+      if (auto known = mem.rememberedElement(offset, width)) return analysis::decodeScalar(known->data(), type);
       std::array<std::byte, 8> bytes{};
       readToHost(mem.storage(), mem.toRoot(ByteRange{offset, offset + width}), bytes.data(), {}, queue, nullptr)->wait();
+      // The read itself changes no holder (it goes to the caller's bytes), so the generation
+      // it is remembered at is the contents' own.
+      mem.rememberElement(offset, width, bytes);
       return analysis::decodeScalar(bytes.data(), type);
     };
   }

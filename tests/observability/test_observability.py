@@ -180,5 +180,22 @@ def test_replication():
     check(sum(groups) > 4 * 256 + 4 * 64, f"no replicated work-groups: {groups}")
 
 
+def test_indirection_reads():
+    """A monotone indirection hint reads a few row-pointer elements to place the slices; an index
+    buffer no launch writes is read once, not before every launch (a read waits for the device,
+    so a launch that reads cannot run ahead of it): the vendor reads do not grow with the number
+    of launches."""
+    reads = {}
+    for iters in (10, 30):
+        path = TMP / f"spmv-skewed-{iters}.json"
+        run("spmv-skewed", ["--size", "65536", "--iters", str(iters)], CLSPLIT_STRATEGY="uniform",
+            CLSPLIT_REPORT=str(path), CLSPLIT_REPORT_TIMING="0")
+        r = json.loads(path.read_text())
+        k = r["kernels"]["spmv"]
+        check(k["split_launches"] == iters, f"spmv split {k['split_launches']} of {iters} launches")
+        reads[iters] = {d["function"]: d["calls"] for d in r["driver_calls"]}.get("clEnqueueReadBuffer", 0)
+    check(reads[30] <= reads[10] + 2, f"vendor reads grow with the launches: {reads}")
+
+
 if __name__ == "__main__":
     main(globals(), sys.argv[2])
