@@ -190,6 +190,11 @@ void Kernel::setArg(cl_uint index, size_t size, const void* value) {
   }
   default: {
     require(value != nullptr, CL_INVALID_ARG_VALUE, "arg_value is NULL for a by-value argument");
+    // The vendor validates the size against the declared type, on the first real kernel, the
+    // first time the argument gets this size; the real kernels get the value before they run a
+    // launch (a program that changes a scalar before every launch would otherwise pay a vendor
+    // call per selected device, and one racing the launches deferred on the first kernel).
+    bool known;
     {
       // The value it already has (programs often set every argument before every launch): no
       // vendor call, and no new version for the other devices' kernels to apply.
@@ -198,14 +203,6 @@ void Kernel::setArg(cl_uint index, size_t size, const void* value) {
       if (current.kind == ArgKind::Scalar && current.bytes.size() == size &&
           std::memcmp(current.bytes.data(), value, size) == 0)
         return;
-    }
-    // The vendor validates the size against the declared type, on the first real kernel, the
-    // first time the argument gets this size; the real kernels get the value before they run a
-    // launch (a program that changes a scalar before every launch would otherwise pay a vendor
-    // call per selected device, and one racing the launches deferred on the first kernel).
-    bool known;
-    {
-      std::lock_guard lock(mutex_);
       known = acceptedSize_[index] == size;
     }
     if (!known) {

@@ -111,7 +111,7 @@ device::FenceRef launchResident(Queue& queue, Kernel& kernel, const analysis::ND
         [&](cl_uint n, const cl_event* list, cl_event* event) { return vendor.enqueue(real, k, n, list, event); },
         done);
     if (err != CL_SUCCESS) throw Error(err, "the device rejected the kernel launch");
-    kernel.noteShapeAccepted(slot, range);
+    if (device::submission::enabled()) kernel.noteShapeAccepted(slot, range); // what may be deferred next
   }
 
   for (cl_uint i = 0; i < buffers.mems.size(); ++i) {
