@@ -72,5 +72,6 @@ using RealMem = Real<cl_mem>;
 using RealProgram = Real<cl_program>;
 using RealKernel = Real<cl_kernel>;
 using RealEvent = Real<cl_event>;
+using RealSampler = Real<cl_sampler>;
 
 } // namespace clsplit::device

@@ -27,9 +27,9 @@ void addUnique(std::vector<FenceRef>& to, const FenceRef& f) {
 } // namespace
 
 BufferStorage::BufferStorage(std::vector<StorageSlot> slots, uint64_t size, const void* initial,
-                             void* useHostPtr, std::shared_ptr<PinnedPool> pinned)
+                             void* useHostPtr, std::shared_ptr<PinnedPool> pinned, std::optional<ImageLayout> image)
     : slots_(std::move(slots)), pinned_(std::move(pinned)), size_(size), useHostPtr_(useHostPtr),
-      directory_(size, kHost, Version{}), devices_(slots_.size()) {
+      image_(std::move(image)), directory_(size, kHost, Version{}), devices_(slots_.size()) {
   RangeSet all = RangeSet::of(0, size);
   if (useHostPtr) {
     directory_.setOnly(all, kHost, Version{nullptr, HostBlock::wrap(useHostPtr, size), 0, 0});
@@ -51,18 +51,84 @@ cl_mem BufferStorage::deviceBuffer(unsigned slot) {
   auto& copy = devices_.at(slot);
   if (!copy.buffer) {
     cl_int err = CL_SUCCESS;
-    cl_mem mem = device::call(&cl_icd_dispatch::clCreateBuffer, slots_[slot].context,
-                              cl_mem_flags(CL_MEM_READ_WRITE), static_cast<size_t>(size_),
-                              static_cast<void*>(nullptr), &err);
-    device::check(err, "clCreateBuffer (device copy of a buffer)");
+    cl_mem mem = nullptr;
+    if (image_) {
+      mem = device::call(&cl_icd_dispatch::clCreateImage, slots_[slot].context, image_->access(), &image_->format(),
+                         &image_->desc(), static_cast<void*>(nullptr), &err);
+      device::check(err, "clCreateImage (device copy of an image)");
+    } else {
+      mem = device::call(&cl_icd_dispatch::clCreateBuffer, slots_[slot].context, cl_mem_flags(CL_MEM_READ_WRITE),
+                         static_cast<size_t>(size_), static_cast<void*>(nullptr), &err);
+      device::check(err, "clCreateBuffer (device copy of a buffer)");
+    }
     copy.buffer = device::RealMem::adopt(mem);
   }
   return copy.buffer.get();
 }
 
+namespace {
+
+// The image commands of one run of whole rows: the first waits for the wait list, the last
+// returns the event (a slot's real queues are in order, so it completes after the others).
+template <class One>
+cl_int forEachBox(const ImageLayout& image, size_t offset, size_t size, cl_uint n, const cl_event* waits,
+                  cl_event* event, One&& one) {
+  auto boxes = image.boxesOf(ByteRange{offset, offset + size});
+  if (!boxes || boxes->empty()) return CL_INVALID_OPERATION; // clsplit moves images by whole rows only
+  size_t at = 0;
+  for (size_t i = 0; i < boxes->size(); ++i) {
+    const ImageBox& b = (*boxes)[i];
+    const bool first = i == 0, last = i + 1 == boxes->size();
+    if (cl_int err = one(b, at, first ? n : 0u, first ? waits : nullptr, last ? event : nullptr); err != CL_SUCCESS)
+      return err;
+    at += b.region[0] * b.region[1] * b.region[2] * image.pixel();
+  }
+  return CL_SUCCESS;
+}
+
+} // namespace
+
+cl_int BufferStorage::readReal(cl_command_queue q, unsigned slot, size_t offset, size_t size, void* dst, cl_uint n,
+                               const cl_event* waits, cl_event* event) {
+  if (!image_)
+    return device::call(&cl_icd_dispatch::clEnqueueReadBuffer, q, deviceBuffer(slot), cl_bool(CL_FALSE), offset,
+                        size, dst, n, waits, event);
+  return forEachBox(*image_, offset, size, n, waits, event,
+                    [&](const ImageBox& b, size_t at, cl_uint bn, const cl_event* bw, cl_event* be) {
+                      return device::call(&cl_icd_dispatch::clEnqueueReadImage, q, deviceBuffer(slot), cl_bool(CL_FALSE),
+                                          b.origin.data(), b.region.data(), image_->rowPitch(), image_->slicePitch(),
+                                          static_cast<void*>(static_cast<std::byte*>(dst) + at), bn, bw, be);
+                    });
+}
+
+cl_int BufferStorage::writeReal(cl_command_queue q, unsigned slot, size_t offset, size_t size, const void* src,
+                                cl_uint n, const cl_event* waits, cl_event* event) {
+  if (!image_)
+    return device::call(&cl_icd_dispatch::clEnqueueWriteBuffer, q, deviceBuffer(slot), cl_bool(CL_FALSE), offset,
+                        size, src, n, waits, event);
+  return forEachBox(*image_, offset, size, n, waits, event,
+                    [&](const ImageBox& b, size_t at, cl_uint bn, const cl_event* bw, cl_event* be) {
+                      return device::call(&cl_icd_dispatch::clEnqueueWriteImage, q, deviceBuffer(slot), cl_bool(CL_FALSE),
+                                          b.origin.data(), b.region.data(), image_->rowPitch(), image_->slicePitch(),
+                                          static_cast<const void*>(static_cast<const std::byte*>(src) + at), bn, bw, be);
+                    });
+}
+
+cl_int BufferStorage::copyReal(cl_command_queue q, unsigned from, unsigned to, size_t offset, size_t size, cl_uint n,
+                               const cl_event* waits, cl_event* event) {
+  if (!image_)
+    return device::call(&cl_icd_dispatch::clEnqueueCopyBuffer, q, deviceBuffer(from), deviceBuffer(to), offset,
+                        offset, size, n, waits, event);
+  return forEachBox(*image_, offset, size, n, waits, event,
+                    [&](const ImageBox& b, size_t, cl_uint bn, const cl_event* bw, cl_event* be) {
+                      return device::call(&cl_icd_dispatch::clEnqueueCopyImage, q, deviceBuffer(from), deviceBuffer(to),
+                                          b.origin.data(), b.origin.data(), b.region.data(), bn, bw, be);
+                    });
+}
+
 cl_mem BufferStorage::deviceView(unsigned slot, uint64_t origin, uint64_t size, cl_mem_flags flags) {
   cl_mem whole = deviceBuffer(slot);
-  if (origin == 0 && size == size_) return whole;
+  if ((origin == 0 && size == size_) || image_) return whole; // an image has no sub-objects
   auto& views = devices_[slot].views;
   auto key = std::make_pair(origin, size);
   if (auto it = views.find(key); it != views.end()) return it->second.get();
@@ -139,8 +205,7 @@ void BufferStorage::copyFromHost(ByteRange range, unsigned slot, QueueProvider& 
     const RangeSet bytes{piece.range};
     FenceRef f = enqueueOn(slot, queues, ready, true, "clEnqueueWriteBuffer (host to device)",
                            [&](cl_command_queue q, cl_uint n, const cl_event* waits, cl_event* event) {
-                             return device::call(&cl_icd_dispatch::clEnqueueWriteBuffer, q, deviceBuffer(slot),
-                                                 cl_bool(CL_FALSE), size_t(piece.range.lo),
+                             return writeReal(q, slot, size_t(piece.range.lo),
                                                  size_t(piece.range.size()), source, n, waits, event);
                            }, false, lane, &bytes);
     noteWrite(slot, bytes, f);
@@ -159,8 +224,7 @@ void BufferStorage::copyInDriver(ByteRange range, unsigned from, unsigned slot, 
   // On the destination's queue, after what wrote these bytes of the source's copy.
   FenceRef f = enqueueOn(slot, queues, validAfter(from, moved), true, "clEnqueueCopyBuffer (device to device)",
                          [&](cl_command_queue q, cl_uint n, const cl_event* waits, cl_event* event) {
-                           return device::call(&cl_icd_dispatch::clEnqueueCopyBuffer, q, deviceBuffer(from),
-                                               deviceBuffer(slot), offset, offset, bytes, n, waits, event);
+                           return copyReal(q, from, slot, offset, bytes, n, waits, event);
                          }, false, lane, &moved);
   noteRead(from, moved, f);
   noteWrite(slot, moved, f);
@@ -178,8 +242,7 @@ void BufferStorage::stageToHost(ByteRange range, unsigned from, QueueProvider& q
   auto block = allocateHost(bytes);
   FenceRef read = enqueueOn(from, queues, validAfter(from, staged), false, "clEnqueueReadBuffer (device to host staging)",
                             [&](cl_command_queue q, cl_uint n, const cl_event* waits, cl_event* event) {
-                              return device::call(&cl_icd_dispatch::clEnqueueReadBuffer, q, deviceBuffer(from),
-                                                  cl_bool(CL_FALSE), offset, bytes,
+                              return readReal(q, from, offset, bytes,
                                                   static_cast<void*>(block->data()), n, waits, event);
                             }, /*waitedOn=*/true, lane);
   noteRead(from, staged, read);
@@ -252,8 +315,7 @@ std::vector<FenceRef> BufferStorage::bringHome(QueueProvider& queues, TransferLo
     const auto from = static_cast<unsigned>(piece.from);
     FenceRef read = enqueueOn(from, queues, validAfter(from), false, "clEnqueueReadBuffer (USE_HOST_PTR memory)",
                               [&](cl_command_queue q, cl_uint n, const cl_event* waits, cl_event* event) {
-                                return device::call(&cl_icd_dispatch::clEnqueueReadBuffer, q, deviceBuffer(from),
-                                                    cl_bool(CL_FALSE), offset, bytes,
+                                return readReal(q, from, offset, bytes,
                                                     static_cast<void*>(home + offset), n, waits, event);
                               }, /*waitedOn=*/true);
     noteRead(from, read);
@@ -307,8 +369,7 @@ FenceRef BufferStorage::writeToDevice(ByteRange range, const void* src, unsigned
                                       TransferLog* log, bool alone) {
   FenceRef f = enqueueOn(slot, queues, after, true, "clEnqueueWriteBuffer (application data to its device)",
                          [&](cl_command_queue q, cl_uint n, const cl_event* waits, cl_event* event) {
-                           return device::call(&cl_icd_dispatch::clEnqueueWriteBuffer, q, deviceBuffer(slot),
-                                               cl_bool(CL_FALSE), size_t(range.lo), size_t(range.size()), src,
+                           return writeReal(q, slot, size_t(range.lo), size_t(range.size()), src,
                                                n, waits, event);
                          });
   noteWrite(slot, f);
@@ -372,8 +433,7 @@ FenceRef BufferStorage::readPieces(const std::vector<PlannedMove>& planned, Byte
     unsigned slot = static_cast<unsigned>(piece.from);
     FenceRef f = enqueueOn(slot, queues, waits, false, "clEnqueueReadBuffer (device to host)",
                            [&](cl_command_queue q, cl_uint n, const cl_event* list, cl_event* event) {
-                             return device::call(&cl_icd_dispatch::clEnqueueReadBuffer, q, deviceBuffer(slot),
-                                                 cl_bool(CL_FALSE), size_t(piece.range.lo),
+                             return readReal(q, slot, size_t(piece.range.lo),
                                                  size_t(piece.range.size()), static_cast<void*>(target), n,
                                                  list, event);
                            });
@@ -393,8 +453,7 @@ FenceRef BufferStorage::readFromSlot(const RangeSet& ranges, unsigned slot, std:
   for (const auto& r : ranges) {
     FenceRef f = enqueueOn(slot, queues, after, false, "clEnqueueReadBuffer (atomic partial results)",
                            [&](cl_command_queue q, cl_uint n, const cl_event* waits, cl_event* event) {
-                             return device::call(&cl_icd_dispatch::clEnqueueReadBuffer, q, deviceBuffer(slot),
-                                                 cl_bool(CL_FALSE), size_t(r.lo), size_t(r.size()),
+                             return readReal(q, slot, size_t(r.lo), size_t(r.size()),
                                                  static_cast<void*>(dst + (r.lo - base)), n, waits, event);
                            });
     noteRead(slot, RangeSet{r}, f);

@@ -12,11 +12,13 @@
 #include "buffer-manager/PullHistory.h"
 #include "buffer-manager/TransferPlanner.h"
 #include "buffer-manager/storage/CopyHazards.h"
+#include "buffer-manager/storage/ImageLayout.h"
 #include "buffer-manager/storage/PinnedPool.h"
 #include "buffer-manager/storage/Version.h"
 #include "device/Real.h"
 
 #include <map>
+#include <optional>
 #include <vector>
 
 namespace clsplit::buffer {
@@ -60,14 +62,18 @@ class BufferStorage {
 public:
   // `initial`: bytes to copy in (CL_MEM_COPY_HOST_PTR), or `useHostPtr`: the application memory
   // backing the buffer (CL_MEM_USE_HOST_PTR); neither: contents undefined.
-  // Host versions come from `pinned` when given (PinnedPool.h).
+  // Host versions come from `pinned` when given (PinnedPool.h). With `image`, the storage holds
+  // an image's packed bytes (ImageLayout.h): its device copies are real images, moved by whole
+  // rows (the directory of an image only ever changes whole rows).
   BufferStorage(std::vector<StorageSlot> slots, uint64_t size, const void* initial, void* useHostPtr,
-                std::shared_ptr<PinnedPool> pinned = nullptr);
+                std::shared_ptr<PinnedPool> pinned = nullptr, std::optional<ImageLayout> image = std::nullopt);
   ~BufferStorage();
   BufferStorage(const BufferStorage&) = delete;
   BufferStorage& operator=(const BufferStorage&) = delete;
 
   uint64_t size() const { return size_; }
+  // The image's layout, or null for a buffer.
+  const ImageLayout* image() const { return image_ ? &*image_ : nullptr; }
   // Changes whenever which device holds which bytes changes, a write included (values derived
   // from the contents, such as indirection elements read for planning, stay valid until then;
   // not for CL_MEM_USE_HOST_PTR memory, which the application may write directly).
@@ -80,7 +86,7 @@ public:
   // Host memory for a new host version of this buffer (pinned when the context pins).
   std::shared_ptr<HostBlock> allocateHost(size_t size) { return allocateHostBlock(pinned_.get(), size); }
 
-  // The real buffer of `slot` (whole buffer), allocated on first use.
+  // The real buffer (or image) of `slot` (whole buffer), allocated on first use.
   cl_mem deviceBuffer(unsigned slot);
   // A real sub-buffer of `slot`'s buffer for [origin, origin+size) (cached).
   cl_mem deviceView(unsigned slot, uint64_t origin, uint64_t size, cl_mem_flags flags);
@@ -221,6 +227,15 @@ private:
                              bool overwritesCopy, const char* what, Enqueue&& enqueue, bool waitedOn = false,
                              Lane lane = Lane::Compute, const RangeSet* overwrites = nullptr);
 
+  // One real read, write or copy between a slot's copy and host memory (or the same bytes of
+  // another slot's copy): a buffer command, or the image commands of those rows.
+  cl_int readReal(cl_command_queue q, unsigned slot, size_t offset, size_t size, void* dst, cl_uint n,
+                  const cl_event* waits, cl_event* event);
+  cl_int writeReal(cl_command_queue q, unsigned slot, size_t offset, size_t size, const void* src, cl_uint n,
+                   const cl_event* waits, cl_event* event);
+  cl_int copyReal(cl_command_queue q, unsigned from, unsigned to, size_t offset, size_t size, cl_uint n,
+                  const cl_event* waits, cl_event* event);
+
   // Holders valid on every byte, and holding defined contents of some byte, as of a directory
   // generation.
   struct Summary {
@@ -234,6 +249,7 @@ private:
   std::shared_ptr<PinnedPool> pinned_;
   uint64_t size_;
   void* useHostPtr_;
+  std::optional<ImageLayout> image_;
   Directory<Version> directory_;
   DirectoryHolders<Version> holders_{directory_};
   std::vector<DeviceCopy> devices_;

@@ -6,6 +6,7 @@
 #include "icd/objects/Event.h"
 #include "icd/objects/Kernel.h"
 #include "icd/runtime/HostPtrCoherence.h"
+#include "icd/runtime/ImageCommands.h"
 #include "icd/objects/Queue.h"
 #include "icd/runtime/Commands.h"
 #include "icd/runtime/Launch.h"
@@ -88,6 +89,13 @@ std::shared_ptr<Mem> memOf(const Command& c, cl_mem handle) {
   return mem;
 }
 
+// A buffer command's memory object: not an image.
+std::shared_ptr<Mem> bufferOf(const Command& c, cl_mem handle) {
+  auto mem = memOf(c, handle);
+  require(mem->image() == nullptr, CL_INVALID_MEM_OBJECT, "an image where a buffer is expected");
+  return mem;
+}
+
 void checkRange(const Mem& mem, size_t offset, size_t size) {
   require(size > 0 && offset <= mem.size() && size <= mem.size() - offset, CL_INVALID_VALUE,
           "(offset, size) is out of bounds or size is 0");
@@ -137,7 +145,7 @@ FenceRef planned(Command& c, Plan&& plan) {
 cl_int clEnqueueReadBuffer(cl_command_queue queue, cl_mem buffer, cl_bool blocking, size_t offset,
                            size_t size, void* ptr, cl_uint n, const cl_event* waits, cl_event* event) {
   Command c(queue, CL_COMMAND_READ_BUFFER, n, waits, event);
-  auto mem = memOf(c, buffer);
+  auto mem = bufferOf(c, buffer);
   checkRange(*mem, offset, size);
   require(ptr != nullptr, CL_INVALID_VALUE, "ptr is NULL");
   checkHostRead(*mem);
@@ -155,7 +163,7 @@ cl_int clEnqueueWriteBuffer(cl_command_queue queue, cl_mem buffer, cl_bool block
                             size_t size, const void* ptr, cl_uint n, const cl_event* waits,
                             cl_event* event) {
   Command c(queue, CL_COMMAND_WRITE_BUFFER, n, waits, event);
-  auto mem = memOf(c, buffer);
+  auto mem = bufferOf(c, buffer);
   checkRange(*mem, offset, size);
   require(ptr != nullptr, CL_INVALID_VALUE, "ptr is NULL");
   checkHostWrite(*mem);
@@ -169,7 +177,7 @@ cl_int clEnqueueCopyBuffer(cl_command_queue queue, cl_mem src, cl_mem dst, size_
                            size_t dstOffset, size_t size, cl_uint n, const cl_event* waits,
                            cl_event* event) {
   Command c(queue, CL_COMMAND_COPY_BUFFER, n, waits, event);
-  auto s = memOf(c, src), d = memOf(c, dst);
+  auto s = bufferOf(c, src), d = bufferOf(c, dst);
   checkRange(*s, srcOffset, size);
   checkRange(*d, dstOffset, size);
   if (&s->storage() == &d->storage()) {
@@ -187,7 +195,7 @@ cl_int clEnqueueFillBuffer(cl_command_queue queue, cl_mem buffer, const void* pa
                            size_t patternSize, size_t offset, size_t size, cl_uint n,
                            const cl_event* waits, cl_event* event) {
   Command c(queue, CL_COMMAND_FILL_BUFFER, n, waits, event);
-  auto mem = memOf(c, buffer);
+  auto mem = bufferOf(c, buffer);
   require(pattern != nullptr, CL_INVALID_VALUE, "pattern is NULL");
   require(patternSize && (patternSize & (patternSize - 1)) == 0 && patternSize <= 128,
           CL_INVALID_VALUE, "pattern_size must be a power of two up to 128");
@@ -207,7 +215,7 @@ cl_int clEnqueueReadBufferRect(cl_command_queue queue, cl_mem buffer, cl_bool bl
                                size_t hostRowPitch, size_t hostSlicePitch, void* ptr, cl_uint n,
                                const cl_event* waits, cl_event* event) {
   Command c(queue, CL_COMMAND_READ_BUFFER_RECT, n, waits, event);
-  auto mem = memOf(c, buffer);
+  auto mem = bufferOf(c, buffer);
   require(bufferOrigin && hostOrigin && region && ptr, CL_INVALID_VALUE, "a pointer argument is NULL");
   auto b = rect(bufferOrigin, bufferRowPitch, bufferSlicePitch, region);
   auto h = rect(hostOrigin, hostRowPitch, hostSlicePitch, region);
@@ -227,7 +235,7 @@ cl_int clEnqueueWriteBufferRect(cl_command_queue queue, cl_mem buffer, cl_bool b
                                 size_t hostRowPitch, size_t hostSlicePitch, const void* ptr, cl_uint n,
                                 const cl_event* waits, cl_event* event) {
   Command c(queue, CL_COMMAND_WRITE_BUFFER_RECT, n, waits, event);
-  auto mem = memOf(c, buffer);
+  auto mem = bufferOf(c, buffer);
   require(bufferOrigin && hostOrigin && region && ptr, CL_INVALID_VALUE, "a pointer argument is NULL");
   auto b = rect(bufferOrigin, bufferRowPitch, bufferSlicePitch, region);
   auto h = rect(hostOrigin, hostRowPitch, hostSlicePitch, region);
@@ -246,7 +254,7 @@ cl_int clEnqueueCopyBufferRect(cl_command_queue queue, cl_mem src, cl_mem dst, c
                                size_t srcSlicePitch, size_t dstRowPitch, size_t dstSlicePitch,
                                cl_uint n, const cl_event* waits, cl_event* event) {
   Command c(queue, CL_COMMAND_COPY_BUFFER_RECT, n, waits, event);
-  auto s = memOf(c, src), d = memOf(c, dst);
+  auto s = bufferOf(c, src), d = bufferOf(c, dst);
   require(srcOrigin && dstOrigin && region, CL_INVALID_VALUE, "a pointer argument is NULL");
   auto sr = rect(srcOrigin, srcRowPitch, srcSlicePitch, region);
   auto dr = rect(dstOrigin, dstRowPitch, dstSlicePitch, region);
@@ -265,7 +273,7 @@ void* clEnqueueMapBuffer(cl_command_queue queue, cl_mem buffer, cl_bool blocking
                          size_t offset, size_t size, cl_uint n, const cl_event* waits, cl_event* event,
                          cl_int*) {
   Command c(queue, CL_COMMAND_MAP_BUFFER, n, waits, event);
-  auto mem = memOf(c, buffer);
+  auto mem = bufferOf(c, buffer);
   checkRange(*mem, offset, size);
   require(!(flags & ~cl_map_flags(CL_MAP_READ | CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION)),
           CL_INVALID_VALUE, "unknown map flags");
@@ -289,7 +297,10 @@ cl_int clEnqueueUnmapMemObject(cl_command_queue queue, cl_mem memobj, void* mapp
   Command c(queue, CL_COMMAND_UNMAP_MEM_OBJECT, n, waits, event);
   auto mem = memOf(c, memobj);
   require(mapped != nullptr, CL_INVALID_VALUE, "mapped_ptr is NULL");
-  auto done = planned(c, [&] { return runtime::unmapBuffer(*c.queue, *mem, mapped, c.waits); });
+  auto done = planned(c, [&] {
+    if (mem->image()) return runtime::unmapImage(*c.queue, *mem, mem->takeMapping(mapped), c.waits);
+    return runtime::unmapBuffer(*c.queue, *mem, mapped, c.waits);
+  });
   c.finish(done, event, false);
   return CL_SUCCESS;
 }
@@ -419,43 +430,167 @@ cl_int clEnqueueMigrateMemObjects(cl_command_queue queue, cl_uint num, const cl_
   return CL_SUCCESS;
 }
 
-// --- Images: the clsplit device has none, so no image handle is ever valid. ------------------
+// --- Images (runtime/ImageCommands.h) -------------------------------------------------------
 
 namespace {
-[[noreturn]] void noImage(cl_command_queue queue, cl_mem image) {
-  Queue::from(queue);
-  Mem::from(image);
-  throw Error(CL_INVALID_MEM_OBJECT, "not an image (the clsplit device has no images)");
+
+std::shared_ptr<Mem> imageOf(const Command& c, cl_mem handle) {
+  auto mem = memOf(c, handle);
+  require(mem->image() != nullptr, CL_INVALID_MEM_OBJECT, "not an image");
+  return mem;
 }
+
+runtime::ImageBox box(const Mem& image, const size_t* origin, const size_t* region) {
+  require(origin && region, CL_INVALID_VALUE, "origin or region is NULL");
+  runtime::ImageBox b{{origin[0], origin[1], origin[2]}, {region[0], region[1], region[2]}};
+  std::string why;
+  if (!image.image()->contains(b, &why)) throw Error(CL_INVALID_VALUE, why);
+  return b;
+}
+
+// The host layout of a read or write: pitches resolved as the specification says (0: packed).
+std::pair<size_t, size_t> hostPitches(const Mem& image, const runtime::ImageBox& b, size_t rowPitch, size_t slicePitch) {
+  const auto& l = *image.image();
+  const bool layersAreRows = l.type() == CL_MEM_OBJECT_IMAGE1D_ARRAY;
+  const bool layered = layersAreRows || l.type() == CL_MEM_OBJECT_IMAGE2D_ARRAY || l.type() == CL_MEM_OBJECT_IMAGE3D;
+  const size_t row = b.region[0] * l.pixel();
+  if (!rowPitch) rowPitch = row;
+  require(rowPitch >= row, CL_INVALID_VALUE, "row pitch smaller than a row of the region");
+  if (!layered) {
+    require(slicePitch == 0, CL_INVALID_VALUE, "slice pitch must be 0 for 1-D and 2-D images");
+    return {rowPitch, 0};
+  }
+  const size_t slice = layersAreRows ? rowPitch : rowPitch * b.region[1];
+  if (!slicePitch) slicePitch = slice;
+  require(slicePitch >= slice, CL_INVALID_VALUE, "slice pitch smaller than a slice of the region");
+  return {rowPitch, slicePitch};
+}
+
+void checkImageHost(const Mem& image, bool reads) {
+  if (reads) checkHostRead(image);
+  else checkHostWrite(image);
+}
+
 } // namespace
 
-cl_int clEnqueueReadImage(cl_command_queue q, cl_mem image, cl_bool, const size_t*, const size_t*,
-                          size_t, size_t, void*, cl_uint, const cl_event*, cl_event*) {
-  noImage(q, image);
+cl_int clEnqueueReadImage(cl_command_queue queue, cl_mem image, cl_bool blocking, const size_t* origin,
+                          const size_t* region, size_t rowPitch, size_t slicePitch, void* ptr, cl_uint n,
+                          const cl_event* waits, cl_event* event) {
+  Command c(queue, CL_COMMAND_READ_IMAGE, n, waits, event);
+  auto mem = imageOf(c, image);
+  auto b = box(*mem, origin, region);
+  require(ptr != nullptr, CL_INVALID_VALUE, "ptr is NULL");
+  auto [rp, sp] = hostPitches(*mem, b, rowPitch, slicePitch);
+  checkImageHost(*mem, true);
+  if (blocking) c.block();
+  auto done = planned(c, [&] { return runtime::readImage(*c.queue, *mem, b, rp, sp, ptr, c.waits); });
+  c.finish(done, event, blocking);
+  return CL_SUCCESS;
 }
-cl_int clEnqueueWriteImage(cl_command_queue q, cl_mem image, cl_bool, const size_t*, const size_t*,
-                           size_t, size_t, const void*, cl_uint, const cl_event*, cl_event*) {
-  noImage(q, image);
+
+cl_int clEnqueueWriteImage(cl_command_queue queue, cl_mem image, cl_bool blocking, const size_t* origin,
+                           const size_t* region, size_t rowPitch, size_t slicePitch, const void* ptr, cl_uint n,
+                           const cl_event* waits, cl_event* event) {
+  Command c(queue, CL_COMMAND_WRITE_IMAGE, n, waits, event);
+  auto mem = imageOf(c, image);
+  auto b = box(*mem, origin, region);
+  require(ptr != nullptr, CL_INVALID_VALUE, "ptr is NULL");
+  auto [rp, sp] = hostPitches(*mem, b, rowPitch, slicePitch);
+  checkImageHost(*mem, false);
+  if (blocking) c.block();
+  auto done = planned(c, [&] { return runtime::writeImage(*c.queue, *mem, b, rp, sp, ptr, c.waits); });
+  c.finish(done, event, blocking);
+  return CL_SUCCESS;
 }
-cl_int clEnqueueCopyImage(cl_command_queue q, cl_mem src, cl_mem, const size_t*, const size_t*,
-                          const size_t*, cl_uint, const cl_event*, cl_event*) {
-  noImage(q, src);
+
+cl_int clEnqueueCopyImage(cl_command_queue queue, cl_mem src, cl_mem dst, const size_t* srcOrigin,
+                          const size_t* dstOrigin, const size_t* region, cl_uint n, const cl_event* waits,
+                          cl_event* event) {
+  Command c(queue, CL_COMMAND_COPY_IMAGE, n, waits, event);
+  auto s = imageOf(c, src), d = imageOf(c, dst);
+  const auto& sf = s->image()->format();
+  const auto& df = d->image()->format();
+  require(sf.image_channel_order == df.image_channel_order && sf.image_channel_data_type == df.image_channel_data_type,
+          CL_IMAGE_FORMAT_MISMATCH, "source and destination images have different formats");
+  auto sb = box(*s, srcOrigin, region);
+  auto db = box(*d, dstOrigin, region);
+  if (s == d) {
+    bool apart = false;
+    for (int i = 0; i < 3; ++i)
+      apart |= sb.origin[i] + sb.region[i] <= db.origin[i] || db.origin[i] + db.region[i] <= sb.origin[i];
+    require(apart, CL_MEM_COPY_OVERLAP, "source and destination regions overlap");
+  }
+  auto done = planned(c, [&] { return runtime::copyImage(*c.queue, *s, *d, sb, db.origin, c.waits); });
+  c.finish(done, event, false);
+  return CL_SUCCESS;
 }
-cl_int clEnqueueCopyImageToBuffer(cl_command_queue q, cl_mem src, cl_mem, const size_t*,
-                                  const size_t*, size_t, cl_uint, const cl_event*, cl_event*) {
-  noImage(q, src);
+
+cl_int clEnqueueCopyImageToBuffer(cl_command_queue queue, cl_mem src, cl_mem dst, const size_t* srcOrigin,
+                                  const size_t* region, size_t dstOffset, cl_uint n, const cl_event* waits,
+                                  cl_event* event) {
+  Command c(queue, CL_COMMAND_COPY_IMAGE_TO_BUFFER, n, waits, event);
+  auto s = imageOf(c, src);
+  auto d = bufferOf(c, dst);
+  auto sb = box(*s, srcOrigin, region);
+  checkRange(*d, dstOffset, sb.region[0] * sb.region[1] * sb.region[2] * s->image()->pixel());
+  auto done = planned(c, [&] { return runtime::copyImageToBuffer(*c.queue, *s, *d, sb, dstOffset, c.waits); });
+  c.finish(done, event, false);
+  return CL_SUCCESS;
 }
-cl_int clEnqueueCopyBufferToImage(cl_command_queue q, cl_mem, cl_mem dst, size_t, const size_t*,
-                                  const size_t*, cl_uint, const cl_event*, cl_event*) {
-  noImage(q, dst);
+
+cl_int clEnqueueCopyBufferToImage(cl_command_queue queue, cl_mem src, cl_mem dst, size_t srcOffset,
+                                  const size_t* dstOrigin, const size_t* region, cl_uint n, const cl_event* waits,
+                                  cl_event* event) {
+  Command c(queue, CL_COMMAND_COPY_BUFFER_TO_IMAGE, n, waits, event);
+  auto s = bufferOf(c, src);
+  auto d = imageOf(c, dst);
+  auto db = box(*d, dstOrigin, region);
+  checkRange(*s, srcOffset, db.region[0] * db.region[1] * db.region[2] * d->image()->pixel());
+  auto done = planned(c, [&] { return runtime::copyBufferToImage(*c.queue, *s, *d, srcOffset, db, c.waits); });
+  c.finish(done, event, false);
+  return CL_SUCCESS;
 }
-void* clEnqueueMapImage(cl_command_queue q, cl_mem image, cl_bool, cl_map_flags, const size_t*,
-                        const size_t*, size_t*, size_t*, cl_uint, const cl_event*, cl_event*, cl_int*) {
-  noImage(q, image);
+
+void* clEnqueueMapImage(cl_command_queue queue, cl_mem image, cl_bool blocking, cl_map_flags flags,
+                        const size_t* origin, const size_t* region, size_t* rowPitch, size_t* slicePitch, cl_uint n,
+                        const cl_event* waits, cl_event* event, cl_int*) {
+  Command c(queue, CL_COMMAND_MAP_IMAGE, n, waits, event);
+  auto mem = imageOf(c, image);
+  auto b = box(*mem, origin, region);
+  require(rowPitch != nullptr, CL_INVALID_VALUE, "image_row_pitch is NULL");
+  const auto t = mem->image()->type();
+  require(slicePitch != nullptr || !(t == CL_MEM_OBJECT_IMAGE3D || t == CL_MEM_OBJECT_IMAGE1D_ARRAY ||
+                                     t == CL_MEM_OBJECT_IMAGE2D_ARRAY),
+          CL_INVALID_VALUE, "image_slice_pitch is NULL for an image with slices");
+  require(!(flags & ~cl_map_flags(CL_MAP_READ | CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION)), CL_INVALID_VALUE,
+          "unknown map flags");
+  require(!((flags & CL_MAP_WRITE_INVALIDATE_REGION) && (flags & (CL_MAP_READ | CL_MAP_WRITE))), CL_INVALID_VALUE,
+          "CL_MAP_WRITE_INVALIDATE_REGION with READ or WRITE");
+  if (flags & CL_MAP_READ) checkHostRead(*mem);
+  if (flags & (CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION)) checkHostWrite(*mem);
+  if (blocking) c.block();
+  void* pointer = nullptr;
+  size_t rp = 0, sp = 0;
+  auto done = planned(c, [&] {
+    FenceRef f;
+    pointer = runtime::mapImage(*c.queue, *mem, flags, b, rp, sp, c.waits, f);
+    return f;
+  });
+  *rowPitch = rp;
+  if (slicePitch) *slicePitch = sp;
+  c.finish(done, event, blocking);
+  return pointer;
 }
-cl_int clEnqueueFillImage(cl_command_queue q, cl_mem image, const void*, const size_t*,
-                          const size_t*, cl_uint, const cl_event*, cl_event*) {
-  noImage(q, image);
+
+cl_int clEnqueueFillImage(cl_command_queue queue, cl_mem image, const void* color, const size_t* origin,
+                          const size_t* region, cl_uint n, const cl_event* waits, cl_event* event) {
+  Command c(queue, CL_COMMAND_FILL_IMAGE, n, waits, event);
+  auto mem = imageOf(c, image);
+  require(color != nullptr, CL_INVALID_VALUE, "fill_color is NULL");
+  auto b = box(*mem, origin, region);
+  auto done = planned(c, [&] { return runtime::fillImage(*c.queue, *mem, color, b, c.waits); });
+  c.finish(done, event, false);
+  return CL_SUCCESS;
 }
 
 } // namespace clsplit::icd::api

@@ -1,8 +1,10 @@
-// Entry points about memory objects. Images are not offered by the clsplit device
-// (CL_DEVICE_IMAGE_SUPPORT is CL_FALSE), so image creation fails as the specification says.
+// Entry points about memory objects: buffers, sub-buffers and images (where every device has
+// images: CL_DEVICE_IMAGE_SUPPORT).
 #include "icd/api/Api.h"
 #include "icd/objects/Device.h"
 #include "icd/objects/Mem.h"
+
+#include <string>
 
 namespace clsplit::icd::api {
 
@@ -23,11 +25,6 @@ void checkFlags(cl_mem_flags flags) {
   require(atMostOne(flags, kHostAccess), CL_INVALID_VALUE, "conflicting host access flags");
   require(!((flags & CL_MEM_USE_HOST_PTR) && (flags & (CL_MEM_ALLOC_HOST_PTR | CL_MEM_COPY_HOST_PTR))),
           CL_INVALID_VALUE, "CL_MEM_USE_HOST_PTR with ALLOC/COPY_HOST_PTR");
-}
-
-[[noreturn]] void noImages(cl_context context) {
-  Context::from(context);
-  throw Error(CL_INVALID_OPERATION, "the clsplit device does not support images");
 }
 
 } // namespace
@@ -57,6 +54,7 @@ cl_mem clCreateBufferWithProperties(cl_context context, const cl_mem_properties*
 cl_mem clCreateSubBuffer(cl_mem buffer, cl_mem_flags flags, cl_buffer_create_type type,
                          const void* info, cl_int*) {
   auto parent = Mem::from(buffer);
+  require(parent->image() == nullptr, CL_INVALID_MEM_OBJECT, "buffer is an image");
   require(parent->parent() == nullptr, CL_INVALID_MEM_OBJECT, "buffer is itself a sub-buffer");
   require(type == CL_BUFFER_CREATE_TYPE_REGION, CL_INVALID_VALUE, "unknown buffer_create_type");
   require(info != nullptr, CL_INVALID_VALUE, "buffer_create_info is NULL");
@@ -103,37 +101,123 @@ cl_int clSetMemObjectDestructorCallback(cl_mem mem, void(CL_CALLBACK* fn)(cl_mem
   return CL_SUCCESS;
 }
 
-cl_mem clCreateImage(cl_context context, cl_mem_flags, const cl_image_format*, const cl_image_desc*,
-                     void*, cl_int*) {
-  noImages(context);
+cl_mem clCreateImage(cl_context context, cl_mem_flags flags, const cl_image_format* format, const cl_image_desc* desc,
+                     void* host_ptr, cl_int*) {
+  auto c = Context::from(context);
+  const Device& device = c->device();
+  require(device.imageSupport(), CL_INVALID_OPERATION, "the clsplit device does not support images");
+  if (!(flags & kAccess)) flags |= CL_MEM_READ_WRITE;
+  checkFlags(flags & ~cl_mem_flags(CL_MEM_KERNEL_READ_AND_WRITE));
+  require(format != nullptr, CL_INVALID_IMAGE_FORMAT_DESCRIPTOR, "image_format is NULL");
+  const size_t pixel = buffer::pixelSize(*format);
+  require(pixel != 0, CL_INVALID_IMAGE_FORMAT_DESCRIPTOR, "unknown channel order or data type, or a pair OpenCL does not allow");
+  require(desc != nullptr, CL_INVALID_IMAGE_DESCRIPTOR, "image_desc is NULL");
+  const cl_mem_object_type type = desc->image_type;
+  require(type == CL_MEM_OBJECT_IMAGE1D || type == CL_MEM_OBJECT_IMAGE1D_ARRAY || type == CL_MEM_OBJECT_IMAGE1D_BUFFER ||
+              type == CL_MEM_OBJECT_IMAGE2D || type == CL_MEM_OBJECT_IMAGE2D_ARRAY || type == CL_MEM_OBJECT_IMAGE3D,
+          CL_INVALID_IMAGE_DESCRIPTOR, "image_type is not an image type");
+  require(desc->num_mip_levels == 0 && desc->num_samples == 0, CL_INVALID_IMAGE_DESCRIPTOR,
+          "num_mip_levels and num_samples must be 0");
+  // Images over buffers (1-D buffer images, cl_khr_image2d_from_buffer) would share the buffer's
+  // bytes; clsplit lists no format for them.
+  require(desc->mem_object == nullptr || type == CL_MEM_OBJECT_IMAGE1D_BUFFER || type == CL_MEM_OBJECT_IMAGE2D,
+          CL_INVALID_IMAGE_DESCRIPTOR, "mem_object is given for an image type not made from a buffer");
+  require(type != CL_MEM_OBJECT_IMAGE1D_BUFFER && desc->mem_object == nullptr, CL_IMAGE_FORMAT_NOT_SUPPORTED,
+          "images made from buffers are not supported by clsplit");
+  auto within = [&](size_t v, cl_device_info limit, const char* what) {
+    if (v == 0 || v > device.imageLimit(limit))
+      throw Error(CL_INVALID_IMAGE_SIZE, std::string(what) + " is 0 or larger than the device allows");
+  };
+  const bool is3d = type == CL_MEM_OBJECT_IMAGE3D;
+  within(desc->image_width, is3d ? CL_DEVICE_IMAGE3D_MAX_WIDTH : CL_DEVICE_IMAGE2D_MAX_WIDTH, "image_width");
+  if (type == CL_MEM_OBJECT_IMAGE2D || type == CL_MEM_OBJECT_IMAGE2D_ARRAY || is3d)
+    within(desc->image_height, is3d ? CL_DEVICE_IMAGE3D_MAX_HEIGHT : CL_DEVICE_IMAGE2D_MAX_HEIGHT, "image_height");
+  if (is3d) within(desc->image_depth, CL_DEVICE_IMAGE3D_MAX_DEPTH, "image_depth");
+  if (type == CL_MEM_OBJECT_IMAGE1D_ARRAY || type == CL_MEM_OBJECT_IMAGE2D_ARRAY)
+    within(desc->image_array_size, CL_DEVICE_IMAGE_MAX_ARRAY_SIZE, "image_array_size");
+  const bool needsPtr = flags & (CL_MEM_USE_HOST_PTR | CL_MEM_COPY_HOST_PTR);
+  require(needsPtr == (host_ptr != nullptr), CL_INVALID_HOST_PTR,
+          "host_ptr must be given exactly with USE_HOST_PTR or COPY_HOST_PTR");
+  const buffer::ImageLayout layout(*format, *desc, flags & (kAccess | CL_MEM_KERNEL_READ_AND_WRITE));
+  const bool layered = type == CL_MEM_OBJECT_IMAGE1D_ARRAY || type == CL_MEM_OBJECT_IMAGE2D_ARRAY || is3d;
+  if (!host_ptr)
+    require(desc->image_row_pitch == 0 && desc->image_slice_pitch == 0, CL_INVALID_IMAGE_DESCRIPTOR,
+            "row and slice pitch must be 0 without host_ptr");
+  const size_t rowPitch = desc->image_row_pitch ? desc->image_row_pitch : layout.rowPitch();
+  require(rowPitch >= layout.rowPitch() && rowPitch % pixel == 0, CL_INVALID_IMAGE_DESCRIPTOR,
+          "image_row_pitch is smaller than a row or not a multiple of the element size");
+  if (layered && desc->image_slice_pitch) {
+    const size_t rows = type == CL_MEM_OBJECT_IMAGE1D_ARRAY ? 1 : desc->image_height;
+    require(desc->image_slice_pitch >= rowPitch * rows && desc->image_slice_pitch % rowPitch == 0,
+            CL_INVALID_IMAGE_DESCRIPTOR, "image_slice_pitch is smaller than a slice or not a multiple of the row pitch");
+  }
+  require(layout.bytes() <= device.maxMemAllocSize(), CL_INVALID_IMAGE_SIZE,
+          "the image is larger than CL_DEVICE_MAX_MEM_ALLOC_SIZE");
+  require(c->imageFormatSupported(flags & (kAccess | CL_MEM_KERNEL_READ_AND_WRITE), type, *format),
+          CL_IMAGE_FORMAT_NOT_SUPPORTED, "the image format is not supported by every device for these flags");
+  return std::make_shared<Mem>(c, flags, layout, host_ptr, host_ptr ? rowPitch : 0,
+                               host_ptr && layered ? desc->image_slice_pitch : 0)
+      ->publishHandle();
 }
 
-cl_mem clCreateImage2D(cl_context context, cl_mem_flags, const cl_image_format*, size_t, size_t,
-                       size_t, void*, cl_int*) {
-  noImages(context);
+cl_mem clCreateImageWithProperties(cl_context context, const cl_mem_properties* properties, cl_mem_flags flags,
+                                   const cl_image_format* format, const cl_image_desc* desc, void* host_ptr,
+                                   cl_int* errcode_ret) {
+  Context::from(context);
+  require(!properties || properties[0] == 0, CL_INVALID_PROPERTY, "unknown image property");
+  cl_mem mem = api::clCreateImage(context, flags, format, desc, host_ptr, errcode_ret);
+  if (properties) Mem::from(mem)->setPropertiesArray({0});
+  return mem;
 }
 
-cl_mem clCreateImage3D(cl_context context, cl_mem_flags, const cl_image_format*, size_t, size_t,
-                       size_t, size_t, size_t, void*, cl_int*) {
-  noImages(context);
+cl_mem clCreateImage2D(cl_context context, cl_mem_flags flags, const cl_image_format* format, size_t width,
+                       size_t height, size_t rowPitch, void* host_ptr, cl_int* errcode_ret) {
+  cl_image_desc desc{};
+  desc.image_type = CL_MEM_OBJECT_IMAGE2D;
+  desc.image_width = width;
+  desc.image_height = height;
+  desc.image_row_pitch = rowPitch;
+  return api::clCreateImage(context, flags, format, &desc, host_ptr, errcode_ret);
+}
+
+cl_mem clCreateImage3D(cl_context context, cl_mem_flags flags, const cl_image_format* format, size_t width,
+                       size_t height, size_t depth, size_t rowPitch, size_t slicePitch, void* host_ptr,
+                       cl_int* errcode_ret) {
+  // OpenCL 1.1's 3-D images have at least two slices.
+  require(depth > 1, CL_INVALID_IMAGE_SIZE, "image_depth must be at least 2");
+  cl_image_desc desc{};
+  desc.image_type = CL_MEM_OBJECT_IMAGE3D;
+  desc.image_width = width;
+  desc.image_height = height;
+  desc.image_depth = depth;
+  desc.image_row_pitch = rowPitch;
+  desc.image_slice_pitch = slicePitch;
+  return api::clCreateImage(context, flags, format, &desc, host_ptr, errcode_ret);
 }
 
 cl_int clGetSupportedImageFormats(cl_context context, cl_mem_flags flags, cl_mem_object_type type,
                                   cl_uint num_entries, cl_image_format* formats, cl_uint* num_formats) {
-  Context::from(context);
+  auto c = Context::from(context);
   checkFlags(flags & ~cl_mem_flags(CL_MEM_KERNEL_READ_AND_WRITE)); // OpenCL 2.0's read_write images
   require(type == CL_MEM_OBJECT_IMAGE1D || type == CL_MEM_OBJECT_IMAGE1D_BUFFER ||
               type == CL_MEM_OBJECT_IMAGE1D_ARRAY || type == CL_MEM_OBJECT_IMAGE2D ||
               type == CL_MEM_OBJECT_IMAGE2D_ARRAY || type == CL_MEM_OBJECT_IMAGE3D,
           CL_INVALID_VALUE, "not an image type");
   require(!(num_entries == 0 && formats), CL_INVALID_VALUE, "num_entries is 0 with image_formats");
-  if (num_formats) *num_formats = 0; // no image support: no format
+  if (!(flags & (kAccess | CL_MEM_KERNEL_READ_AND_WRITE))) flags |= CL_MEM_READ_WRITE;
+  const std::vector<cl_image_format> common =
+      c->device().imageSupport() ? c->supportedImageFormats(flags & (kAccess | CL_MEM_KERNEL_READ_AND_WRITE), type)
+                                 : std::vector<cl_image_format>{};
+  if (formats)
+    for (size_t i = 0; i < common.size() && i < num_entries; ++i) formats[i] = common[i];
+  if (num_formats) *num_formats = static_cast<cl_uint>(common.size());
   return CL_SUCCESS;
 }
 
-cl_int clGetImageInfo(cl_mem image, cl_image_info, size_t, void*, size_t*) {
-  Mem::from(image);
-  throw Error(CL_INVALID_MEM_OBJECT, "not an image (the clsplit device has no images)");
+cl_int clGetImageInfo(cl_mem image, cl_image_info param, size_t size, void* value, size_t* size_ret) {
+  auto mem = Mem::from(image);
+  require(mem->image() != nullptr, CL_INVALID_MEM_OBJECT, "not an image");
+  return mem->imageInfo(param, size, value, size_ret);
 }
 
 } // namespace clsplit::icd::api

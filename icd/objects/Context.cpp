@@ -124,4 +124,43 @@ cl_int Context::info(cl_context_info param, size_t size, void* value, size_t* si
   return answerInfo(table, *this, param, size, value, sizeRet);
 }
 
+std::vector<cl_image_format> Context::supportedImageFormats(cl_mem_flags flags, cl_mem_object_type type) {
+  std::lock_guard lock(formatsMutex_);
+  auto [it, fresh] = formats_.try_emplace({flags, type});
+  if (!fresh) return it->second;
+  if (type == CL_MEM_OBJECT_IMAGE1D_BUFFER) return {}; // never made from buffers here
+  auto same = [](const cl_image_format& a, const cl_image_format& b) {
+    return a.image_channel_order == b.image_channel_order && a.image_channel_data_type == b.image_channel_data_type;
+  };
+  std::vector<cl_image_format> common;
+  std::vector<cl_context> asked;
+  for (const auto& s : slots_) {
+    if (std::find(asked.begin(), asked.end(), s.context) != asked.end()) continue;
+    asked.push_back(s.context);
+    cl_uint n = 0;
+    std::vector<cl_image_format> mine;
+    if (device::call(&cl_icd_dispatch::clGetSupportedImageFormats, s.context, flags, type, cl_uint(0),
+                     static_cast<cl_image_format*>(nullptr), &n) == CL_SUCCESS && n) {
+      mine.resize(n);
+      if (device::call(&cl_icd_dispatch::clGetSupportedImageFormats, s.context, flags, type, n, mine.data(),
+                       static_cast<cl_uint*>(nullptr)) != CL_SUCCESS)
+        mine.clear();
+    }
+    if (asked.size() == 1) common = mine;
+    else std::erase_if(common, [&](const cl_image_format& f) {
+      return std::none_of(mine.begin(), mine.end(), [&](const cl_image_format& m) { return same(f, m); });
+    });
+  }
+  it->second = common;
+  return common;
+}
+
+bool Context::imageFormatSupported(cl_mem_flags flags, cl_mem_object_type type, const cl_image_format& format) {
+  const auto formats = supportedImageFormats(flags, type);
+  return std::any_of(formats.begin(), formats.end(), [&](const cl_image_format& f) {
+    return f.image_channel_order == format.image_channel_order &&
+           f.image_channel_data_type == format.image_channel_data_type;
+  });
+}
+
 } // namespace clsplit::icd

@@ -10,6 +10,7 @@
 
 #include <atomic>
 #include <memory>
+#include <map>
 #include <mutex>
 #include <vector>
 
@@ -60,6 +61,11 @@ public:
   // context; held only while planning, never while waiting for devices.
   std::mutex& planMutex() { return planMutex_; }
 
+  // The image formats every real context supports for `flags` (kernel access) and `type`, in
+  // the order the first lists them (asked of the vendors once per flags and type).
+  std::vector<cl_image_format> supportedImageFormats(cl_mem_flags flags, cl_mem_object_type type);
+  bool imageFormatSupported(cl_mem_flags flags, cl_mem_object_type type, const cl_image_format& format);
+
   // The storages of this context's CL_MEM_USE_HOST_PTR buffers, whose application memory is
   // brought up to date at synchronisation points (runtime/HostPtrCoherence.h).
   void addHostPtrBuffer(const std::shared_ptr<buffer::BufferStorage>& storage);
@@ -85,6 +91,8 @@ private:
   std::vector<SlotContext> slots_;
   std::vector<planner::DeviceTraits> deviceTraits_;
   std::shared_ptr<buffer::PinnedPool> pinnedPool_;
+  std::mutex formatsMutex_;
+  std::map<std::pair<cl_mem_flags, cl_mem_object_type>, std::vector<cl_image_format>> formats_;
   enum class Overlap { Off, Auto, On } overlap_ = Overlap::Off;
   std::mutex planMutex_;
   std::mutex hostPtrMutex_;

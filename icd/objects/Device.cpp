@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <limits>
 #include <numeric>
 #include <set>
 #include <sstream>
@@ -261,19 +262,27 @@ Device::Device(const std::vector<const device::RealDevice*>& devices, cl_device_
   info_[CL_DEVICE_PARTITION_TYPE] = InfoValue::raw({});
   info_[CL_DEVICE_REFERENCE_COUNT] = InfoValue::of(cl_uint(1));
   info_[CL_DEVICE_BUILT_IN_KERNELS] = InfoValue::string("");
-  // Images and samplers are not offered yet (docs/limitations.md).
-  info_[CL_DEVICE_IMAGE_SUPPORT] = InfoValue::of(cl_bool(CL_FALSE));
-  for (cl_device_info p : {CL_DEVICE_MAX_READ_IMAGE_ARGS, CL_DEVICE_MAX_WRITE_IMAGE_ARGS,
-                           CL_DEVICE_MAX_SAMPLERS})
-    info_[p] = InfoValue::of(cl_uint(0));
-  for (cl_device_info p : {CL_DEVICE_IMAGE2D_MAX_WIDTH, CL_DEVICE_IMAGE2D_MAX_HEIGHT,
-                           CL_DEVICE_IMAGE3D_MAX_WIDTH, CL_DEVICE_IMAGE3D_MAX_HEIGHT,
-                           CL_DEVICE_IMAGE3D_MAX_DEPTH, CL_DEVICE_IMAGE_MAX_BUFFER_SIZE,
+  // Images and samplers where every device has them, within every device's limits (kernels
+  // that use them run whole on one device; docs/limitations.md).
+  imageSupport_ = !devices_.empty() && std::all_of(devices_.begin(), devices_.end(), [](auto* d) {
+    return device::deviceValue<cl_bool>(d->handle, CL_DEVICE_IMAGE_SUPPORT) == CL_TRUE;
+  });
+  info_[CL_DEVICE_IMAGE_SUPPORT] = InfoValue::of(cl_bool(imageSupport_ ? CL_TRUE : CL_FALSE));
+  auto smallest = [&](cl_device_info p, auto zero) {
+    decltype(zero) v = std::numeric_limits<decltype(zero)>::max();
+    for (auto* d : devices_) v = std::min(v, device::deviceValue<decltype(zero)>(d->handle, p));
+    info_[p] = InfoValue::of(imageSupport_ ? v : zero);
+    return imageSupport_ ? v : zero;
+  };
+  for (cl_device_info p : {CL_DEVICE_MAX_READ_IMAGE_ARGS, CL_DEVICE_MAX_WRITE_IMAGE_ARGS, CL_DEVICE_MAX_SAMPLERS})
+    smallest(p, cl_uint(0));
+  for (cl_device_info p : {CL_DEVICE_IMAGE2D_MAX_WIDTH, CL_DEVICE_IMAGE2D_MAX_HEIGHT, CL_DEVICE_IMAGE3D_MAX_WIDTH,
+                           CL_DEVICE_IMAGE3D_MAX_HEIGHT, CL_DEVICE_IMAGE3D_MAX_DEPTH, CL_DEVICE_IMAGE_MAX_BUFFER_SIZE,
                            CL_DEVICE_IMAGE_MAX_ARRAY_SIZE})
-    info_[p] = InfoValue::of(size_t(0));
+    imageLimits_[p] = smallest(p, size_t(0));
   info_[CL_DEVICE_HALF_FP_CONFIG] = InfoValue::of(cl_device_fp_config(0));
   if (openclVersion_ >= 300) addOpenCL30Info();
-  else kernelPrelude_ = icd::kernelPrelude(120, {}, {});
+  else kernelPrelude_ = icd::kernelPrelude(120, {}, {}, imageSupport_);
 }
 
 void Device::addOpenCL30Info() {
@@ -284,8 +293,8 @@ void Device::addOpenCL30Info() {
     cVersions.push_back(nameVersions(d->handle, CL_DEVICE_OPENCL_C_ALL_VERSIONS));
     for (const auto& f : features.back()) known.emplace_back(f.name, strnlen(f.name, CL_NAME_VERSION_MAX_NAME_SIZE));
   }
-  const NameVersions reported = commonFeatures(features);
-  kernelPrelude_ = icd::kernelPrelude(300, reported, known);
+  const NameVersions reported = commonFeatures(features, imageSupport_);
+  kernelPrelude_ = icd::kernelPrelude(300, reported, known, imageSupport_);
   knownFeatures_ = known;
   auto has = [&](std::string_view name) {
     return std::any_of(reported.begin(), reported.end(), [&](const cl_name_version& v) { return name == v.name; });
@@ -349,11 +358,19 @@ void Device::addOpenCL30Info() {
   for (cl_device_info p : {CL_DEVICE_QUEUE_ON_DEVICE_PREFERRED_SIZE, CL_DEVICE_QUEUE_ON_DEVICE_MAX_SIZE,
                            CL_DEVICE_MAX_ON_DEVICE_QUEUES, CL_DEVICE_MAX_ON_DEVICE_EVENTS, CL_DEVICE_MAX_PIPE_ARGS,
                            CL_DEVICE_PIPE_MAX_ACTIVE_RESERVATIONS, CL_DEVICE_PIPE_MAX_PACKET_SIZE,
-                           CL_DEVICE_MAX_NUM_SUB_GROUPS, CL_DEVICE_MAX_READ_WRITE_IMAGE_ARGS,
+                           CL_DEVICE_MAX_NUM_SUB_GROUPS,
+                           // Images are never made from buffers (cl_khr_image2d_from_buffer).
                            CL_DEVICE_IMAGE_PITCH_ALIGNMENT, CL_DEVICE_IMAGE_BASE_ADDRESS_ALIGNMENT,
                            CL_DEVICE_PREFERRED_PLATFORM_ATOMIC_ALIGNMENT, CL_DEVICE_PREFERRED_GLOBAL_ATOMIC_ALIGNMENT,
                            CL_DEVICE_PREFERRED_LOCAL_ATOMIC_ALIGNMENT})
     info_[p] = InfoValue::of(cl_uint(0));
+  cl_uint readWrite = 0;
+  if (has("__opencl_c_read_write_images")) {
+    readWrite = std::numeric_limits<cl_uint>::max();
+    for (auto* d : devices_)
+      readWrite = std::min(readWrite, device::deviceValue<cl_uint>(d->handle, CL_DEVICE_MAX_READ_WRITE_IMAGE_ARGS));
+  }
+  info_[CL_DEVICE_MAX_READ_WRITE_IMAGE_ARGS] = InfoValue::of(readWrite);
   for (cl_device_info p : {CL_DEVICE_MAX_GLOBAL_VARIABLE_SIZE, CL_DEVICE_GLOBAL_VARIABLE_PREFERRED_TOTAL_SIZE})
     info_[p] = InfoValue::of(size_t(0));
 

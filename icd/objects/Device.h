@@ -31,6 +31,13 @@ public:
   std::vector<size_t> maxWorkItemSizes() const { return maxWorkItemSizes_; }
   cl_uint memBaseAddrAlign() const { return memBaseAddrAlign_; } // bits
   cl_ulong maxMemAllocSize() const { return maxMemAllocSize_; }
+  // CL_DEVICE_IMAGE_SUPPORT (every real device has images), and an image size limit
+  // (CL_DEVICE_IMAGE2D_MAX_WIDTH, ...; 0 without images).
+  bool imageSupport() const { return imageSupport_; }
+  size_t imageLimit(cl_device_info param) const {
+    auto it = imageLimits_.find(param);
+    return it == imageLimits_.end() ? 0 : it->second;
+  }
   // CL_DEVICE_OPENCL_C_VERSION as {major, minor}.
   std::pair<int, int> cLanguageVersion() const { return cLanguageVersion_; }
   // The OpenCL version reported: 300 or 120 (CLSPLIT_OPENCL_VERSION).
@@ -50,6 +57,8 @@ private:
   std::vector<size_t> maxWorkItemSizes_;
   cl_uint memBaseAddrAlign_ = 0;
   cl_ulong maxMemAllocSize_ = 0;
+  bool imageSupport_ = false;
+  std::map<cl_device_info, size_t> imageLimits_;
   std::pair<int, int> cLanguageVersion_{1, 2};
   int openclVersion_ = 300;
   std::string kernelPrelude_;

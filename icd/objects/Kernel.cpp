@@ -55,7 +55,25 @@ Kernel::Kernel(std::shared_ptr<Program> program, std::string name)
         break;
       case analysis::ArgKind::LocalBuffer: declared_[i] = DeclaredKind::Local; break;
       case analysis::ArgKind::Scalar: declared_[i] = DeclaredKind::Value; break;
-      default: break;
+      case analysis::ArgKind::Image:
+        declared_[i] = DeclaredKind::Buffer;
+        usesImages_ = true;
+        break;
+      case analysis::ArgKind::Sampler: declared_[i] = DeclaredKind::Sampler; break;
+      }
+    }
+    if (declared_[i] == DeclaredKind::Unknown || declared_[i] == DeclaredKind::Value) {
+      // Without the analysis, the vendor's type names tell images and samplers (where it keeps
+      // argument information).
+      char type[64] = {};
+      if (call(&cl_icd_dispatch::clGetKernelArgInfo, reference_.get(), i, cl_kernel_arg_info(CL_KERNEL_ARG_TYPE_NAME),
+               sizeof type - 1, static_cast<void*>(type), static_cast<size_t*>(nullptr)) == CL_SUCCESS) {
+        const std::string_view name(type);
+        if (name == "sampler_t") declared_[i] = DeclaredKind::Sampler;
+        else if (name.find("image") != std::string_view::npos && name.find('*') == std::string_view::npos) {
+          declared_[i] = DeclaredKind::Buffer;
+          usesImages_ = true;
+        }
       }
     }
     // The vendor's argument info, when it keeps it, settles what the analysis did not.
@@ -78,9 +96,22 @@ Kernel::Kernel(std::shared_ptr<Program> program, std::string name)
         readOnly_[i] = true;
     }
   }
+  // An image declared read_only is never written (write_only ones are read too: a kernel may
+  // write some pixels only, and the others must keep their values).
+  if (usesImages_)
+    for (cl_uint i = 0; i < numArgs_; ++i) {
+      if (declared_[i] != DeclaredKind::Buffer || (analysis_ && i < analysis_->args.size() &&
+                                                    analysis_->args[i].kind != analysis::ArgKind::Image))
+        continue;
+      cl_kernel_arg_access_qualifier access = 0;
+      if (call(&cl_icd_dispatch::clGetKernelArgInfo, reference_.get(), i, cl_kernel_arg_info(CL_KERNEL_ARG_ACCESS_QUALIFIER),
+               sizeof access, static_cast<void*>(&access), static_cast<size_t*>(nullptr)) == CL_SUCCESS &&
+          access == CL_KERNEL_ARG_ACCESS_READ_ONLY)
+        readOnly_[i] = true;
+    }
   written_.resize(numArgs_);
   read_.resize(numArgs_);
-  const bool complete = analysis_ && !analysis_->unsplittableReason;
+  const bool complete = analysis_ && !analysis_->unsplittableReason && !usesImages_;
   for (cl_uint i = 0; i < numArgs_; ++i) {
     if (!complete) {
       written_[i] = !readOnly_[i];
@@ -122,6 +153,12 @@ std::shared_ptr<Kernel> Kernel::clone() const {
     case ArgKind::Unset: break;
     case ArgKind::Scalar: copy->setArg(i, a.bytes.size(), a.bytes.data()); break;
     case ArgKind::Local: copy->setArg(i, a.localSize, nullptr); break;
+    case ArgKind::Sampler: {
+      std::lock_guard lock(copy->mutex_);
+      copy->args_[i] = a;
+      copy->samplerArgs_.store(true, std::memory_order_relaxed);
+      break;
+    }
     case ArgKind::Mem: {
       auto mem = a.memRef.lock();
       if (a.boundToBuffer && !mem) { // released since: launches of either kernel fail alike
@@ -149,6 +186,8 @@ void Kernel::setArg(cl_uint index, size_t size, const void* value) {
              (*static_cast<const cl_mem*>(value) == nullptr ||
               Mem::tryFrom(*static_cast<const cl_mem*>(value))))
       kind = DeclaredKind::Buffer;
+    else if (size == sizeof(cl_sampler) && value && Sampler::tryFrom(*static_cast<const cl_sampler*>(value)))
+      kind = DeclaredKind::Sampler;
     else kind = DeclaredKind::Value;
   }
   Arg arg;
@@ -166,6 +205,17 @@ void Kernel::setArg(cl_uint index, size_t size, const void* value) {
       arg.memRef = mem; // a kernel argument does not keep the object alive (OpenCL 1.2 §5.4.1)
       arg.boundToBuffer = true;
     }
+    break;
+  }
+  case DeclaredKind::Sampler: {
+    require(size == sizeof(cl_sampler), CL_INVALID_ARG_SIZE, "a sampler argument takes sizeof(cl_sampler)");
+    require(value != nullptr, CL_INVALID_SAMPLER, "arg_value is NULL for a sampler argument");
+    auto sampler = Sampler::tryFrom(*static_cast<const cl_sampler*>(value));
+    require(sampler != nullptr, CL_INVALID_SAMPLER, "arg_value is not a valid sampler");
+    require(&sampler->context() == &program_->context(), CL_INVALID_SAMPLER, "the sampler belongs to another context");
+    arg.kind = ArgKind::Sampler;
+    arg.sampler = std::move(sampler);
+    samplerArgs_.store(true, std::memory_order_relaxed);
     break;
   }
   case DeclaredKind::Local: {
@@ -221,7 +271,7 @@ void Kernel::setArg(cl_uint index, size_t size, const void* value) {
   args_[index] = std::move(arg);
   argVersion_[index] = version;
   if (kind == DeclaredKind::Value) acceptedSize_[index] = size;
-  if (kind != DeclaredKind::Buffer) {
+  if (kind != DeclaredKind::Buffer && kind != DeclaredKind::Sampler) {
     auto& first = slots_.front();
     if (first.scalarVersion.size() < numArgs_) first.scalarVersion.resize(numArgs_, 0);
     const uint64_t previous = latestScalar_.load(std::memory_order_relaxed);
@@ -317,12 +367,32 @@ void Kernel::bindBuffers(std::pmr::vector<std::shared_ptr<Mem>>& out) const {
   }
 }
 
+void Kernel::bindSamplers(unsigned slot, ArgWrites* deferred) {
+  auto& s = slots_.at(slot);
+  if (s.boundSampler.size() < numArgs_) s.boundSampler.resize(numArgs_, nullptr);
+  for (cl_uint i = 0; i < numArgs_; ++i) {
+    std::shared_ptr<Sampler> sampler;
+    {
+      std::lock_guard lock(mutex_);
+      if (args_[i].kind != ArgKind::Sampler) continue; // (unset: the launch fails in bindBuffers)
+      sampler = args_[i].sampler;
+    }
+    cl_sampler real = sampler->realFor(slot);
+    if (s.boundSampler[i] == real) continue;
+    setReal(s.kernel.get(), i, sizeof real, &real, deferred, "clSetKernelArg (sampler)");
+    s.boundSampler[i] = real;
+  }
+}
+
 cl_kernel Kernel::realKernel(unsigned slot, std::span<const std::shared_ptr<Mem>> buffers, ArgWrites* deferred) {
   auto& s = slots_.at(slot);
   applyScalars(slot, deferred);
+  if (samplerArgs_.load(std::memory_order_relaxed)) bindSamplers(slot, deferred);
   if (s.boundMem.size() < numArgs_) s.boundMem.resize(numArgs_, reinterpret_cast<cl_mem>(~uintptr_t{0}));
   for (cl_uint i = 0; i < numArgs_; ++i) {
-    if (declared_[i] == DeclaredKind::Local || declared_[i] == DeclaredKind::Value) continue;
+    if (declared_[i] == DeclaredKind::Local || declared_[i] == DeclaredKind::Value ||
+        declared_[i] == DeclaredKind::Sampler)
+      continue;
     cl_mem real = buffers[i] ? buffers[i]->realFor(slot) : nullptr;
     if (s.boundMem[i] == real) continue;
     {
@@ -338,6 +408,7 @@ cl_kernel Kernel::realKernel(unsigned slot, std::span<const std::shared_ptr<Mem>
 cl_kernel Kernel::realKernel(unsigned slot, const std::vector<Arg>& args) {
   auto& s = slots_.at(slot);
   applyScalars(slot);
+  if (samplerArgs_.load(std::memory_order_relaxed)) bindSamplers(slot, nullptr);
   if (s.boundMem.size() < numArgs_) s.boundMem.resize(numArgs_, reinterpret_cast<cl_mem>(~uintptr_t{0}));
   for (cl_uint i = 0; i < numArgs_; ++i) {
     if (args[i].kind != ArgKind::Mem) continue;

@@ -4,6 +4,7 @@
 
 #include "icd/objects/Mem.h"
 #include "icd/objects/Program.h"
+#include "icd/objects/Sampler.h"
 #include "planner/LaunchPlanner.h"
 
 #include <array>
@@ -28,13 +29,14 @@ public:
   // Identity for the partitioner: program hash + name (stable across handles and runs).
   const std::string& identity() const { return identity_; }
 
-  enum class ArgKind : uint8_t { Unset, Scalar, Mem, Local };
+  enum class ArgKind : uint8_t { Unset, Scalar, Mem, Local, Sampler };
   struct Arg {
     ArgKind kind = ArgKind::Unset;
     std::vector<std::byte> bytes;  // scalar value
     std::weak_ptr<Mem> memRef;     // as set (kernel arguments do not retain memory objects)
     bool boundToBuffer = false;    // false: a NULL buffer
     std::shared_ptr<Mem> mem;      // in a launch's snapshot: the object, alive for the launch
+    std::shared_ptr<icd::Sampler> sampler; // a sampler argument (each device gets its own real one)
     size_t localSize = 0;
   };
   void setArg(cl_uint index, size_t size, const void* value);
@@ -49,6 +51,9 @@ public:
   bool argWritten(cl_uint index) const { return index < written_.size() && written_[index]; }
   // Whether the kernel may read it (the same sources).
   bool argRead(cl_uint index) const { return index < read_.size() && read_[index]; }
+  // Whether an argument is an image: such a kernel runs whole on one device (the analysis does
+  // not bound the pixels it reads and writes).
+  bool usesImages() const { return usesImages_; }
 
   // The memory objects bound to the arguments, alive for one launch (null where an argument is
   // not a buffer, or a NULL buffer), into `out` (resized to numArgs()). No argument value is
@@ -111,7 +116,7 @@ public:
   std::array<size_t, 3> requiredWorkGroupSize() const;
 
 private:
-  enum class DeclaredKind : uint8_t { Unknown, Buffer, Local, Value };
+  enum class DeclaredKind : uint8_t { Unknown, Buffer, Local, Value, Sampler };
   DeclaredKind declaredKind(cl_uint index) const;
   cl_kernel createReal(unsigned slot);
 
@@ -132,6 +137,7 @@ private:
   struct SlotKernel {
     device::RealKernel kernel;
     std::vector<cl_mem> boundMem;              // cached real buffers per argument
+    std::vector<cl_sampler> boundSampler;      // cached real samplers per argument
     std::vector<uint64_t> scalarVersion;       // argument versions already set
     uint64_t appliedUpTo = 0;                  // every scalar of version <= this is set
     std::array<uint64_t, 8> hidden{};          // cached hidden-argument values
@@ -160,6 +166,10 @@ private:
   std::vector<DeclaredKind> declared_;
   std::vector<bool> readOnly_;
   std::vector<bool> written_, read_;
+  bool usesImages_ = false;
+  std::atomic<bool> samplerArgs_{false}; // a sampler argument was set (bindSamplers has work)
+  // Sets on `slot`'s real kernel the real samplers of sampler arguments it lacks.
+  void bindSamplers(unsigned slot, ArgWrites* deferred);
 };
 
 } // namespace clsplit::icd

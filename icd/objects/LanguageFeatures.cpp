@@ -26,7 +26,10 @@ const cl_name_version* find(const NameVersions& list, std::string_view name) {
 
 } // namespace
 
-bool offersFeature(std::string_view name) {
+bool offersFeature(std::string_view name, bool images) {
+  // Kernels that use images run whole on one device (the analysis cannot bound their pixels).
+  if (name == "__opencl_c_images" || name == "__opencl_c_read_write_images" || name == "__opencl_c_3d_image_writes")
+    return images;
   static const std::string_view offered[] = {
       "__opencl_c_int64",
       "__opencl_c_fp64",
@@ -79,11 +82,11 @@ std::vector<std::string> pinnedMacroNames(const std::vector<std::string>& known)
   return names;
 }
 
-NameVersions commonFeatures(const std::vector<NameVersions>& perDevice) {
+NameVersions commonFeatures(const std::vector<NameVersions>& perDevice, bool images) {
   NameVersions common;
   if (perDevice.empty()) return common;
   for (const auto& f : perDevice.front()) {
-    if (!offersFeature(nameOf(f)) || find(common, nameOf(f))) continue;
+    if (!offersFeature(nameOf(f), images) || find(common, nameOf(f))) continue;
     cl_version version = f.version;
     bool everywhere = true;
     for (const auto& other : perDevice) {
@@ -118,9 +121,11 @@ NameVersions commonCVersions(const std::vector<NameVersions>& perDevice, std::pa
   return versions;
 }
 
-std::string kernelPrelude(int openclVersion, const NameVersions& reported, const std::vector<std::string>& known) {
-  std::string prelude = "#undef __IMAGE_SUPPORT__\n#undef __OPENCL_VERSION__\n#define __OPENCL_VERSION__ " +
-                        std::to_string(openclVersion) + "\n";
+std::string kernelPrelude(int openclVersion, const NameVersions& reported, const std::vector<std::string>& known,
+                          bool images) {
+  std::string prelude = std::string(images ? "#undef __IMAGE_SUPPORT__\n#define __IMAGE_SUPPORT__ 1\n"
+                                           : "#undef __IMAGE_SUPPORT__\n") +
+                        "#undef __OPENCL_VERSION__\n#define __OPENCL_VERSION__ " + std::to_string(openclVersion) + "\n";
   for (const auto& name : featureMacroNames(known)) prelude += "#undef " + name + "\n";
   if (!reported.empty()) {
     prelude += "#if defined(__OPENCL_C_VERSION__) && __OPENCL_C_VERSION__ >= 300\n";

@@ -18,12 +18,13 @@ using NameVersions = std::vector<cl_name_version>;
 // Offered: those whose effects stay inside a work-item or work-group, or that the analysis
 // follows (int64, fp64, the atomics' orders and scopes, work-group collectives, dot products).
 // Not offered: program-scope globals (one copy per device), generic pointers, subgroups,
-// device-side enqueue, pipes and images (no API for them here).
-bool offersFeature(std::string_view name);
+// device-side enqueue and pipes. The image features only with `images` (every device has
+// images: kernels using them then run whole on one device).
+bool offersFeature(std::string_view name, bool images = false);
 
 // The features every device lists (CL_DEVICE_OPENCL_C_FEATURES; a device that answers nothing,
 // an OpenCL 1.x one, has none) that clsplit offers, each at the lowest version reported.
-NameVersions commonFeatures(const std::vector<NameVersions>& perDevice);
+NameVersions commonFeatures(const std::vector<NameVersions>& perDevice, bool images = false);
 
 // CL_DEVICE_OPENCL_C_ALL_VERSIONS: 1.0 up to `common1x` (the lowest CL_DEVICE_OPENCL_C_VERSION),
 // and 2.0/3.0 where every device lists them (`perDevice` empty for a device that answers nothing).
@@ -37,11 +38,12 @@ bool hasCVersion(const NameVersions& versions, int major, int minor);
 std::vector<std::string> featureMacroNames(const std::vector<std::string>& known);
 
 // Lines placed before a program's source for the real compilers, so kernels see the device
-// clsplit reports, not the real one: __IMAGE_SUPPORT__ taken back (no image objects here),
-// __OPENCL_VERSION__ as reported, and of the feature macros (featureMacroNames) exactly the
-// `reported` ones, in OpenCL C 3.0 only. Ends with `#line 1`, so build logs keep the program's
-// own line numbers.
-std::string kernelPrelude(int openclVersion, const NameVersions& reported, const std::vector<std::string>& known);
+// clsplit reports, not the real one: __IMAGE_SUPPORT__ as `images` says (the device reports
+// images), __OPENCL_VERSION__ as reported, and of the feature macros (featureMacroNames) exactly
+// the `reported` ones, in OpenCL C 3.0 only. Ends with `#line 1`, so build logs keep the
+// program's own line numbers.
+std::string kernelPrelude(int openclVersion, const NameVersions& reported, const std::vector<std::string>& known,
+                          bool images = false);
 
 // The predefined macros the prelude makes the same for every vendor and for clsplit's analysis
 // (which includes the same text: analysis::AnalysisOptions::devicePrelude): `#if` chains on them

@@ -1,10 +1,11 @@
-// Buffers and sub-buffers: storage creation, mappings, destructor callbacks, queries.
+// Buffers, sub-buffers and images: storage creation, mappings, destructor callbacks, queries.
 #include "icd/objects/Mem.h"
 
 #include "device/HostExecutor.h"
 #include "icd/api/InfoQuery.h"
 
 #include <atomic>
+#include <cstring>
 #include <mutex>
 
 namespace clsplit::icd {
@@ -29,6 +30,79 @@ Mem::Mem(std::shared_ptr<Context> context, cl_mem_flags flags, size_t size, void
       storageSlots(*context_), size, flags & CL_MEM_COPY_HOST_PTR ? hostPtr : nullptr,
       flags & CL_MEM_USE_HOST_PTR ? hostPtr : nullptr, context_->pinnedPool());
   if (flags & CL_MEM_USE_HOST_PTR) context_->addHostPtrBuffer(storage_);
+}
+
+namespace {
+// The application's image bytes (rows `rowPitch` apart, slices `slicePitch` apart) packed.
+std::vector<std::byte> packImage(const buffer::ImageLayout& layout, const void* src, size_t rowPitch,
+                                 size_t slicePitch) {
+  std::vector<std::byte> packed(layout.bytes());
+  const auto* in = static_cast<const std::byte*>(src);
+  for (size_t s = 0; s < layout.slices(); ++s)
+    for (size_t r = 0; r < layout.rowsPerSlice(); ++r)
+      std::memcpy(packed.data() + (s * layout.rowsPerSlice() + r) * layout.rowPitch(),
+                  in + s * slicePitch + r * rowPitch, layout.rowPitch());
+  return packed;
+}
+} // namespace
+
+Mem::Mem(std::shared_ptr<Context> context, cl_mem_flags flags, const buffer::ImageLayout& layout, void* hostPtr,
+         size_t hostRowPitch, size_t hostSlicePitch)
+    : context_(std::move(context)), flags_(flags), size_(layout.bytes()),
+      hostPtr_(flags & (CL_MEM_USE_HOST_PTR | CL_MEM_COPY_HOST_PTR) ? hostPtr : nullptr), id_(nextBufferId()) {
+  hostRowPitch_ = hostRowPitch ? hostRowPitch : layout.rowPitch();
+  const bool layered = layout.slices() > 1 || layout.type() == CL_MEM_OBJECT_IMAGE3D ||
+                       layout.type() == CL_MEM_OBJECT_IMAGE2D_ARRAY || layout.type() == CL_MEM_OBJECT_IMAGE1D_ARRAY;
+  hostSlicePitch_ = hostSlicePitch ? hostSlicePitch : layered ? hostRowPitch_ * layout.rowsPerSlice() : 0;
+  // USE_HOST_PTR memory in the packed layout is the storage's home, as for buffers (coherent at
+  // synchronisation points); in another layout its bytes are copied in, and maps go through it.
+  const bool packedHost = hostRowPitch_ == layout.rowPitch() &&
+                          (!layered || hostSlicePitch_ == layout.rowPitch() * layout.rowsPerSlice());
+  std::vector<std::byte> packed;
+  const void* initial = nullptr;
+  void* home = nullptr;
+  if ((flags & CL_MEM_USE_HOST_PTR) && packedHost) home = hostPtr;
+  else if (flags & (CL_MEM_COPY_HOST_PTR | CL_MEM_USE_HOST_PTR)) {
+    packed = packImage(layout, hostPtr, hostRowPitch_, layered ? hostSlicePitch_ : 0);
+    initial = packed.data();
+  }
+  storage_ = std::make_shared<buffer::BufferStorage>(storageSlots(*context_), size_, initial, home,
+                                                     context_->pinnedPool(), layout);
+  if (home) context_->addHostPtrBuffer(storage_);
+}
+
+cl_int Mem::imageInfo(cl_image_info param, size_t size, void* value, size_t* sizeRet) const {
+  const buffer::ImageLayout* l = image();
+  require(l != nullptr, CL_INVALID_MEM_OBJECT, "not an image");
+  const auto t = l->type();
+  const bool usesHost = flags_ & CL_MEM_USE_HOST_PTR;
+  switch (param) {
+  case CL_IMAGE_FORMAT: return writeInfo(InfoValue::of(l->format()), size, value, sizeRet);
+  case CL_IMAGE_ELEMENT_SIZE: return writeInfo(InfoValue::of(l->pixel()), size, value, sizeRet);
+  case CL_IMAGE_ROW_PITCH:
+    return writeInfo(InfoValue::of(usesHost ? hostRowPitch_ : l->rowPitch()), size, value, sizeRet);
+  case CL_IMAGE_SLICE_PITCH:
+    return writeInfo(InfoValue::of(usesHost ? hostSlicePitch_ : l->slicePitch()), size, value, sizeRet);
+  case CL_IMAGE_WIDTH: return writeInfo(InfoValue::of(l->desc().image_width), size, value, sizeRet);
+  case CL_IMAGE_HEIGHT:
+    return writeInfo(InfoValue::of(t == CL_MEM_OBJECT_IMAGE2D || t == CL_MEM_OBJECT_IMAGE2D_ARRAY ||
+                                           t == CL_MEM_OBJECT_IMAGE3D
+                                       ? l->desc().image_height
+                                       : size_t(0)),
+                     size, value, sizeRet);
+  case CL_IMAGE_DEPTH:
+    return writeInfo(InfoValue::of(t == CL_MEM_OBJECT_IMAGE3D ? l->desc().image_depth : size_t(0)), size, value,
+                     sizeRet);
+  case CL_IMAGE_ARRAY_SIZE:
+    return writeInfo(InfoValue::of(t == CL_MEM_OBJECT_IMAGE1D_ARRAY || t == CL_MEM_OBJECT_IMAGE2D_ARRAY
+                                       ? l->desc().image_array_size
+                                       : size_t(0)),
+                     size, value, sizeRet);
+  case CL_IMAGE_BUFFER: return writeInfo(InfoValue::of(static_cast<cl_mem>(nullptr)), size, value, sizeRet);
+  case CL_IMAGE_NUM_MIP_LEVELS:
+  case CL_IMAGE_NUM_SAMPLES: return writeInfo(InfoValue::of(cl_uint(0)), size, value, sizeRet);
+  default: throw Error(CL_INVALID_VALUE, "unknown image info");
+  }
 }
 
 Mem::Mem(std::shared_ptr<Mem> parent, cl_mem_flags flags, size_t origin, size_t size)
@@ -98,7 +172,8 @@ void Mem::addDestructorCallback(void(CL_CALLBACK* fn)(cl_mem, void*), void* data
 
 cl_int Mem::info(cl_mem_info param, size_t size, void* value, size_t* sizeRet) const {
   static const InfoEntry<Mem> table[] = {
-      {CL_MEM_TYPE, [](const Mem&) { return InfoValue::of(cl_mem_object_type(CL_MEM_OBJECT_BUFFER)); }},
+      {CL_MEM_TYPE, [](const Mem& m) {
+         return InfoValue::of(m.image() ? m.image()->type() : cl_mem_object_type(CL_MEM_OBJECT_BUFFER)); }},
       {CL_MEM_FLAGS, [](const Mem& m) { return InfoValue::of(m.flags()); }},
       {CL_MEM_SIZE, [](const Mem& m) { return InfoValue::of(m.size()); }},
       {CL_MEM_HOST_PTR, [](const Mem& m) {

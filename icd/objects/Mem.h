@@ -1,5 +1,6 @@
-// A virtual memory object: a buffer (owning a BufferStorage: per-device copies + directory) or
-// a sub-buffer (a window of its parent's storage). Images are not offered (no image support).
+// A virtual memory object: a buffer (owning a BufferStorage: per-device copies + directory), a
+// sub-buffer (a window of its parent's storage), or an image (a storage of its packed bytes
+// whose device copies are real images: buffer-manager/storage/ImageLayout.h).
 #pragma once
 
 #include "buffer-manager/storage/BufferStorage.h"
@@ -18,6 +19,10 @@ public:
   Mem(std::shared_ptr<Context> context, cl_mem_flags flags, size_t size, void* hostPtr);
   // A sub-buffer of `parent` covering [origin, origin + size).
   Mem(std::shared_ptr<Mem> parent, cl_mem_flags flags, size_t origin, size_t size);
+  // An image (validated by the caller); `hostRowPitch`/`hostSlicePitch`: the layout of
+  // `hostPtr` (0: packed).
+  Mem(std::shared_ptr<Context> context, cl_mem_flags flags, const buffer::ImageLayout& layout, void* hostPtr,
+      size_t hostRowPitch, size_t hostSlicePitch);
   ~Mem() override;
 
   Context& context() const { return *context_; }
@@ -31,6 +36,12 @@ public:
   buffer::BufferStorage& storage() const { return *storage_; }
   const std::shared_ptr<buffer::BufferStorage>& storageRef() const { return storage_; }
   uint64_t id() const { return id_; }            // stable id of the root buffer (partitioner)
+  // The image's layout, or null for a buffer.
+  const buffer::ImageLayout* image() const { return storage_->image(); }
+  // An image's host memory layout (CL_MEM_USE_HOST_PTR): row and slice pitch of hostPtr().
+  size_t hostRowPitch() const { return hostRowPitch_; }
+  size_t hostSlicePitch() const { return hostSlicePitch_; }
+  cl_int imageInfo(cl_image_info param, size_t size, void* value, size_t* sizeRet) const;
 
   // Byte ranges of this object, expressed in the root buffer's offsets.
   RangeSet toRoot(const RangeSet& ranges) const { return ranges.shifted(static_cast<int64_t>(origin_)); }
@@ -45,6 +56,9 @@ public:
     size_t size;
     cl_map_flags flags;
     std::shared_ptr<buffer::HostBlock> block; // memory clsplit allocated (null for host_ptr)
+    // An image's mapping: the box mapped and the pitches of the memory at `pointer`.
+    buffer::ImageBox box;
+    size_t rowPitch = 0, slicePitch = 0;
   };
   void addMapping(Mapping m);
   // Removes and returns the mapping at `pointer` (CL_INVALID_VALUE if none).
@@ -70,6 +84,7 @@ private:
   size_t size_;
   size_t origin_ = 0;
   void* hostPtr_;
+  size_t hostRowPitch_ = 0, hostSlicePitch_ = 0;
   uint64_t id_;
   mutable std::mutex mutex_;
   std::vector<Mapping> mappings_;

@@ -42,6 +42,8 @@ public:
       : args_(kernel.snapshotArgs()) {
     input.analysis = kernel.analysis();
     if (!kernel.partitionReady()) input.unsplittable = "the kernel could not be made partition-ready";
+    if (kernel.usesImages())
+      input.unsplittable = "the kernel takes an image (kernels that use images run whole on one device)";
     input.range = range;
     input.localGiven = localGiven;
     input.devices = queue.context().deviceTraits();
@@ -282,7 +284,8 @@ FenceRef launchKernel(Queue& queue, Kernel& kernel, const NDRange& appRange, std
   // 4. Decide the shares (unless step 2 asked).
   std::optional<std::string> kernelFallback;
   if (slots > 1 && !only) {
-    if (!input.analysis) kernelFallback = "the kernel was not analysed (program built without analysis)";
+    if (kernel.usesImages()) kernelFallback = *input.unsplittable; // whatever the analysis said
+    else if (!input.analysis) kernelFallback = "the kernel was not analysed (program built without analysis)";
     else if (input.analysis->unsplittableReason) kernelFallback = *input.analysis->unsplittableReason;
     else if (input.unsplittable) kernelFallback = *input.unsplittable;
   }

@@ -150,6 +150,14 @@ TEST_CASE("every entry point rejects bad input with the specified error", "[bad_
   cl_mem hostNone = D->clCreateBuffer(ctx, CL_MEM_HOST_NO_ACCESS, size, nullptr, &err);
   cl_mem hostWriteOnly = D->clCreateBuffer(ctx, CL_MEM_HOST_WRITE_ONLY, size, nullptr, &err);
   cl_mem hostReadOnly = D->clCreateBuffer(ctx, CL_MEM_HOST_READ_ONLY, size, nullptr, &err);
+  // Images (the selected PoCL devices have them, so clsplit offers them).
+  const cl_image_format rgba8{CL_RGBA, CL_UNORM_INT8}, rgbaF{CL_RGBA, CL_FLOAT};
+  cl_mem img = D->clCreateImage2D(ctx, CL_MEM_READ_WRITE, &rgba8, 8, 8, 0, nullptr, &err);
+  REQUIRE(err == CL_SUCCESS);
+  cl_mem imgF = D->clCreateImage2D(ctx, CL_MEM_READ_WRITE, &rgbaF, 8, 8, 0, nullptr, &err);
+  REQUIRE(err == CL_SUCCESS);
+  cl_mem hostNoneImg = D->clCreateImage2D(ctx, CL_MEM_HOST_NO_ACCESS, &rgba8, 8, 8, 0, nullptr, &err);
+  REQUIRE(err == CL_SUCCESS);
   cl_buffer_region firstHalf{0, size / 2};
   cl_mem sub = D->clCreateSubBuffer(buf, CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION, &firstHalf, &err);
   REQUIRE(err == CL_SUCCESS);
@@ -389,26 +397,52 @@ TEST_CASE("every entry point rejects bad input with the specified error", "[bad_
       ROW(CL_INVALID_MEM_OBJECT, D->clSetMemObjectDestructorCallback(badMem, noopMemCallback, nullptr)),
       ROW(CL_INVALID_VALUE, D->clSetMemObjectDestructorCallback(buf, nullptr, nullptr)),
 
-      // Images and samplers: not supported by the clsplit device (CL_DEVICE_IMAGE_SUPPORT false).
-      ROW_H(CL_INVALID_CONTEXT, [&] {
-        cl_image_format f{CL_RGBA, CL_UNORM_INT8};
-        return D->clCreateImage2D(badContext, CL_MEM_READ_WRITE, &f, 4, 4, 0, nullptr, &err);
-      }()),
-      ROW_H(CL_INVALID_OPERATION, [&] {
-        cl_image_format f{CL_RGBA, CL_UNORM_INT8};
+      // Images and samplers.
+      ROW_H(CL_INVALID_CONTEXT, D->clCreateImage2D(badContext, CL_MEM_READ_WRITE, &rgba8, 4, 4, 0, nullptr, &err)),
+      ROW_H(CL_INVALID_IMAGE_FORMAT_DESCRIPTOR, D->clCreateImage2D(ctx, CL_MEM_READ_WRITE, nullptr, 4, 4, 0, nullptr, &err)),
+      ROW_H(CL_INVALID_IMAGE_FORMAT_DESCRIPTOR, [&] {
+        cl_image_format f{CL_RGBA, 0x7777};
         return D->clCreateImage2D(ctx, CL_MEM_READ_WRITE, &f, 4, 4, 0, nullptr, &err);
       }()),
-      ROW_H(CL_INVALID_OPERATION, [&] {
-        cl_image_format f{CL_RGBA, CL_UNORM_INT8};
-        return D->clCreateImage3D(ctx, CL_MEM_READ_WRITE, &f, 4, 4, 4, 0, 0, nullptr, &err);
+      ROW_H(CL_INVALID_IMAGE_SIZE, D->clCreateImage2D(ctx, CL_MEM_READ_WRITE, &rgba8, 0, 4, 0, nullptr, &err)),
+      ROW_H(CL_INVALID_IMAGE_SIZE, D->clCreateImage2D(ctx, CL_MEM_READ_WRITE, &rgba8, 4, size_t(1) << 40, 0, nullptr, &err)),
+      ROW_H(CL_INVALID_IMAGE_DESCRIPTOR, D->clCreateImage2D(ctx, CL_MEM_READ_WRITE, &rgba8, 4, 4, 64, nullptr, &err)),
+      ROW_H(CL_INVALID_HOST_PTR, D->clCreateImage2D(ctx, CL_MEM_COPY_HOST_PTR, &rgba8, 4, 4, 0, nullptr, &err)),
+      ROW_H(CL_INVALID_IMAGE_DESCRIPTOR, D->clCreateImage2D(ctx, CL_MEM_COPY_HOST_PTR, &rgba8, 4, 4, 8, text, &err)),
+      ROW_H(CL_INVALID_IMAGE_SIZE, D->clCreateImage3D(ctx, CL_MEM_READ_WRITE, &rgba8, 4, 4, 1, 0, 0, nullptr, &err)),
+      ROW_H(CL_INVALID_VALUE, D->clCreateImage3D(ctx, CL_MEM_READ_ONLY | CL_MEM_WRITE_ONLY, &rgba8, 4, 4, 4, 0, 0,
+                                                 nullptr, &err)),
+      ROW_H(CL_INVALID_IMAGE_DESCRIPTOR, D->clCreateImage(ctx, CL_MEM_READ_WRITE, &rgba8, nullptr, nullptr, &err)),
+      ROW_H(CL_INVALID_IMAGE_DESCRIPTOR, [&] {
+        cl_image_desc d{};
+        d.image_type = CL_MEM_OBJECT_BUFFER;
+        d.image_width = d.image_height = 4;
+        return D->clCreateImage(ctx, CL_MEM_READ_WRITE, &rgba8, &d, nullptr, &err);
       }()),
-      ROW_H(CL_INVALID_OPERATION, [&] {
-        cl_image_format f{CL_RGBA, CL_UNORM_INT8};
+      ROW_H(CL_IMAGE_FORMAT_NOT_SUPPORTED, [&] { // images over buffers are not offered
+        cl_image_desc d{};
+        d.image_type = CL_MEM_OBJECT_IMAGE1D_BUFFER;
+        d.image_width = 4;
+        d.mem_object = buf;
+        return D->clCreateImage(ctx, CL_MEM_READ_WRITE, &rgba8, &d, nullptr, &err);
+      }()),
+      ROW_H(CL_INVALID_CONTEXT, [&] {
         cl_image_desc d{};
         d.image_type = CL_MEM_OBJECT_IMAGE2D;
         d.image_width = d.image_height = 4;
-        return D->clCreateImage(ctx, CL_MEM_READ_WRITE, &f, &d, nullptr, &err);
+        return D->clCreateImageWithProperties(badContext, nullptr, CL_MEM_READ_WRITE, &rgba8, &d, nullptr, &err);
       }()),
+      ROW_H(CL_INVALID_PROPERTY, [&] {
+        cl_image_desc d{};
+        d.image_type = CL_MEM_OBJECT_IMAGE2D;
+        d.image_width = d.image_height = 4;
+        const cl_mem_properties props[] = {0x7777, 0, 0};
+        return D->clCreateImageWithProperties(ctx, props, CL_MEM_READ_WRITE, &rgba8, &d, nullptr, &err);
+      }()),
+      ROW_H(CL_INVALID_MEM_OBJECT, D->clCreateSubBuffer(img, CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION, &firstHalf,
+                                                        &err)),
+      ROW(CL_INVALID_VALUE, D->clGetImageInfo(img, 0x7777, sizeof ret, &ret, nullptr)),
+      ROW(CL_INVALID_VALUE, D->clGetImageInfo(img, CL_IMAGE_WIDTH, 1, text, nullptr)),
       ROW(CL_INVALID_CONTEXT, D->clGetSupportedImageFormats(badContext, CL_MEM_READ_WRITE, CL_MEM_OBJECT_IMAGE2D, 0,
                                                             nullptr, &count)),
       ROW(CL_INVALID_VALUE, D->clGetSupportedImageFormats(ctx, CL_MEM_READ_WRITE, CL_MEM_OBJECT_BUFFER, 0, nullptr, &count)),
@@ -417,7 +451,19 @@ TEST_CASE("every entry point rejects bad input with the specified error", "[bad_
       ROW(CL_INVALID_MEM_OBJECT, D->clGetImageInfo(buf, CL_IMAGE_WIDTH, sizeof ret, &ret, nullptr)),
       ROW(CL_INVALID_MEM_OBJECT, D->clGetImageInfo(badMem, CL_IMAGE_WIDTH, sizeof ret, &ret, nullptr)),
       ROW_H(CL_INVALID_CONTEXT, D->clCreateSampler(badContext, CL_FALSE, CL_ADDRESS_CLAMP, CL_FILTER_NEAREST, &err)),
-      ROW_H(CL_INVALID_OPERATION, D->clCreateSampler(ctx, CL_FALSE, CL_ADDRESS_CLAMP, CL_FILTER_NEAREST, &err)),
+      ROW_H(CL_INVALID_VALUE, D->clCreateSampler(ctx, CL_FALSE, 0x7777, CL_FILTER_NEAREST, &err)),
+      ROW_H(CL_INVALID_VALUE, D->clCreateSampler(ctx, CL_FALSE, CL_ADDRESS_CLAMP, 0x7777, &err)),
+      ROW_H(CL_INVALID_VALUE, D->clCreateSampler(ctx, 7, CL_ADDRESS_CLAMP, CL_FILTER_NEAREST, &err)),
+      ROW_H(CL_INVALID_CONTEXT, D->clCreateSamplerWithProperties(badContext, nullptr, &err)),
+      ROW_H(CL_INVALID_VALUE, [&] {
+        const cl_sampler_properties props[] = {0x7777, 0, 0};
+        return D->clCreateSamplerWithProperties(ctx, props, &err);
+      }()),
+      ROW_H(CL_INVALID_VALUE, [&] {
+        const cl_sampler_properties props[] = {CL_SAMPLER_FILTER_MODE, CL_FILTER_NEAREST, CL_SAMPLER_FILTER_MODE,
+                                               CL_FILTER_LINEAR, 0};
+        return D->clCreateSamplerWithProperties(ctx, props, &err);
+      }()),
       ROW(CL_INVALID_SAMPLER, D->clRetainSampler(badSampler)),
       ROW(CL_INVALID_SAMPLER, D->clReleaseSampler(nullptr)),
       ROW(CL_INVALID_SAMPLER, D->clGetSamplerInfo(badSampler, CL_SAMPLER_CONTEXT, sizeof ctx, &ctx, nullptr)),
@@ -765,6 +811,61 @@ TEST_CASE("every entry point rejects bad input with the specified error", "[bad_
         return D->clEnqueueMapImage(q, buf, CL_TRUE, CL_MAP_READ, origin, region, &rowPitch, &slicePitch, 0, nullptr,
                                     nullptr, &err);
       }()),
+      // Image commands on images, with bad arguments (images are 8x8).
+      ROW(CL_INVALID_MEM_OBJECT, D->clEnqueueReadBuffer(q, img, CL_TRUE, 0, 4, ptr, 0, nullptr, nullptr)),
+      ROW(CL_INVALID_MEM_OBJECT, D->clEnqueueFillBuffer(q, img, &pattern, 1, 0, 4, 0, nullptr, nullptr)),
+      ROW(CL_INVALID_VALUE, [&] {
+        const size_t o[3] = {6, 0, 0}, r[3] = {4, 1, 1};
+        return D->clEnqueueReadImage(q, img, CL_TRUE, o, r, 0, 0, ptr, 0, nullptr, nullptr);
+      }()),
+      ROW(CL_INVALID_VALUE, [&] {
+        const size_t o[3] = {0, 0, 0}, r[3] = {4, 0, 1};
+        return D->clEnqueueReadImage(q, img, CL_TRUE, o, r, 0, 0, ptr, 0, nullptr, nullptr);
+      }()),
+      ROW(CL_INVALID_VALUE, [&] { // a 2-D image has no third dimension
+        const size_t o[3] = {0, 0, 1}, r[3] = {1, 1, 1};
+        return D->clEnqueueReadImage(q, img, CL_TRUE, o, r, 0, 0, ptr, 0, nullptr, nullptr);
+      }()),
+      ROW(CL_INVALID_VALUE, D->clEnqueueReadImage(q, img, CL_TRUE, nullptr, region, 0, 0, ptr, 0, nullptr, nullptr)),
+      ROW(CL_INVALID_VALUE, D->clEnqueueReadImage(q, img, CL_TRUE, origin, region, 0, 0, nullptr, 0, nullptr, nullptr)),
+      ROW(CL_INVALID_VALUE, [&] { // a row pitch smaller than the region's row
+        const size_t o[3] = {0, 0, 0}, r[3] = {4, 1, 1};
+        return D->clEnqueueWriteImage(q, img, CL_TRUE, o, r, 8, 0, ptr, 0, nullptr, nullptr);
+      }()),
+      ROW(CL_INVALID_OPERATION, [&] {
+        const size_t o[3] = {0, 0, 0}, r[3] = {1, 1, 1};
+        return D->clEnqueueReadImage(q, hostNoneImg, CL_TRUE, o, r, 0, 0, ptr, 0, nullptr, nullptr);
+      }()),
+      ROW(CL_IMAGE_FORMAT_MISMATCH, [&] {
+        const size_t o[3] = {0, 0, 0}, r[3] = {1, 1, 1};
+        return D->clEnqueueCopyImage(q, img, imgF, o, o, r, 0, nullptr, nullptr);
+      }()),
+      ROW(CL_MEM_COPY_OVERLAP, [&] {
+        const size_t o[3] = {0, 0, 0}, o2[3] = {1, 1, 0}, r[3] = {4, 4, 1};
+        return D->clEnqueueCopyImage(q, img, img, o, o2, r, 0, nullptr, nullptr);
+      }()),
+      ROW(CL_INVALID_VALUE, [&] { // 8x8 RGBA8 = 256 bytes into a buffer of 16 * align
+        const size_t o[3] = {0, 0, 0}, r[3] = {8, 8, 1};
+        return D->clEnqueueCopyImageToBuffer(q, img, buf, o, r, size, 0, nullptr, nullptr);
+      }()),
+      ROW(CL_INVALID_VALUE, [&] {
+        const size_t o[3] = {0, 0, 0}, r[3] = {8, 8, 1};
+        return D->clEnqueueCopyBufferToImage(q, buf, img, size, o, r, 0, nullptr, nullptr);
+      }()),
+      ROW(CL_INVALID_VALUE, [&] {
+        const size_t o[3] = {0, 0, 0}, r[3] = {1, 1, 1};
+        return D->clEnqueueFillImage(q, img, nullptr, o, r, 0, nullptr, nullptr);
+      }()),
+      ROW_H(CL_INVALID_VALUE, [&] {
+        const size_t o[3] = {0, 0, 0}, r[3] = {1, 1, 1};
+        return D->clEnqueueMapImage(q, img, CL_TRUE, CL_MAP_READ, o, r, nullptr, nullptr, 0, nullptr, nullptr, &err);
+      }()),
+      ROW_H(CL_INVALID_VALUE, [&] {
+        const size_t o[3] = {0, 0, 0}, r[3] = {1, 1, 1};
+        size_t rowPitch = 0;
+        return D->clEnqueueMapImage(q, img, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE_INVALIDATE_REGION, o, r, &rowPitch,
+                                    nullptr, 0, nullptr, nullptr, &err);
+      }()),
   };
 
   // Every implemented entry point has a row.
@@ -809,7 +910,8 @@ TEST_CASE("every entry point rejects bad input with the specified error", "[bad_
   for (cl_event e : {uev, uev2, failed, completedUser, marker}) CHECK(D->clReleaseEvent(e) == CL_SUCCESS);
   for (cl_kernel x : {k, kUnset, kLoc, kFixed, k2}) CHECK(D->clReleaseKernel(x) == CL_SUCCESS);
   for (cl_program p : {prog, prog2, unbuilt, compiled, fromBinary}) CHECK(D->clReleaseProgram(p) == CL_SUCCESS);
-  for (cl_mem m : {sub, buf, buf2, woBuf, hostNone, hostWriteOnly, hostReadOnly}) CHECK(D->clReleaseMemObject(m) == CL_SUCCESS);
+  for (cl_mem m : {sub, buf, buf2, woBuf, hostNone, hostWriteOnly, hostReadOnly, img, imgF, hostNoneImg})
+    CHECK(D->clReleaseMemObject(m) == CL_SUCCESS);
   CHECK(D->clReleaseCommandQueue(q) == CL_SUCCESS);
   CHECK(D->clReleaseCommandQueue(q2) == CL_SUCCESS);
   CHECK(D->clReleaseContext(ctx) == CL_SUCCESS);

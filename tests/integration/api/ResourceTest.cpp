@@ -161,6 +161,52 @@ TEST_CASE("repeated creation and release does not accumulate handles", "[resourc
   f.checkNothingLeft();
 }
 
+TEST_CASE("images and samplers used by kernels leave nothing behind once released", "[resources]") {
+  Fixture f;
+  const auto* D = f.D;
+  cl_int err = CL_SUCCESS;
+  cl_context ctx = D->clCreateContext(nullptr, 1, &f.device, nullptr, nullptr, &err);
+  REQUIRE(err == CL_SUCCESS);
+  cl_command_queue q = D->clCreateCommandQueue(ctx, f.device, 0, &err);
+  const char* source = R"CLC(
+kernel void shade(read_only image2d_t in, sampler_t s, write_only image2d_t out) {
+  int2 p = (int2)(get_global_id(0), get_global_id(1));
+  write_imagef(out, p, read_imagef(in, s, p) * 0.5f);
+}
+)CLC";
+  cl_program p = D->clCreateProgramWithSource(ctx, 1, &source, nullptr, &err);
+  REQUIRE(D->clBuildProgram(p, 0, nullptr, "", nullptr, nullptr) == CL_SUCCESS);
+  cl_kernel k = D->clCreateKernel(p, "shade", &err);
+  REQUIRE(err == CL_SUCCESS);
+  const cl_image_format rgba8{CL_RGBA, CL_UNORM_INT8};
+  std::vector<unsigned char> pixels(16 * 16 * 4, 200);
+  cl_mem in = D->clCreateImage2D(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, &rgba8, 16, 16, 0, pixels.data(), &err);
+  REQUIRE(err == CL_SUCCESS);
+  cl_mem out = D->clCreateImage2D(ctx, CL_MEM_WRITE_ONLY, &rgba8, 16, 16, 0, nullptr, &err);
+  cl_sampler s = D->clCreateSampler(ctx, CL_FALSE, CL_ADDRESS_CLAMP_TO_EDGE, CL_FILTER_NEAREST, &err);
+  REQUIRE(err == CL_SUCCESS);
+  REQUIRE(D->clSetKernelArg(k, 0, sizeof in, &in) == CL_SUCCESS);
+  REQUIRE(D->clSetKernelArg(k, 1, sizeof s, &s) == CL_SUCCESS);
+  REQUIRE(D->clSetKernelArg(k, 2, sizeof out, &out) == CL_SUCCESS);
+  const size_t global[2] = {16, 16};
+  REQUIRE(D->clEnqueueNDRangeKernel(q, k, 2, nullptr, global, nullptr, 0, nullptr, nullptr) == CL_SUCCESS);
+  const size_t origin[3] = {0, 0, 0}, region[3] = {16, 16, 1};
+  std::vector<unsigned char> back(pixels.size());
+  REQUIRE(D->clEnqueueReadImage(q, out, CL_TRUE, origin, region, 0, 0, back.data(), 0, nullptr, nullptr) == CL_SUCCESS);
+  CHECK(back[0] == 100);
+  CHECK(back.back() == 100);
+  // The sampler's handle goes first: the kernel's argument keeps it working until the kernel goes.
+  CHECK(D->clReleaseSampler(s) == CL_SUCCESS);
+  CHECK(D->clEnqueueNDRangeKernel(q, k, 2, nullptr, global, nullptr, 0, nullptr, nullptr) == CL_SUCCESS);
+  CHECK(D->clFinish(q) == CL_SUCCESS);
+  for (cl_mem m : {in, out}) CHECK(D->clReleaseMemObject(m) == CL_SUCCESS);
+  CHECK(D->clReleaseKernel(k) == CL_SUCCESS);
+  CHECK(D->clReleaseProgram(p) == CL_SUCCESS);
+  CHECK(D->clReleaseCommandQueue(q) == CL_SUCCESS);
+  CHECK(D->clReleaseContext(ctx) == CL_SUCCESS);
+  f.checkNothingLeft();
+}
+
 TEST_CASE("failed creations leave no handle behind", "[resources]") {
   Fixture f;
   const auto* D = f.D;
@@ -172,7 +218,9 @@ TEST_CASE("failed creations leave no handle behind", "[resources]") {
   CHECK(D->clBuildProgram(p, 0, nullptr, "", nullptr, nullptr) == CL_BUILD_PROGRAM_FAILURE);
   CHECK(D->clCreateKernel(p, "broken", &err) == nullptr);
   CHECK(D->clCreateBuffer(ctx, CL_MEM_READ_WRITE, 0, nullptr, &err) == nullptr);
-  CHECK(D->clCreateSampler(ctx, CL_FALSE, CL_ADDRESS_CLAMP, CL_FILTER_NEAREST, &err) == nullptr);
+  CHECK(D->clCreateSampler(ctx, CL_FALSE, 0x7777, CL_FILTER_NEAREST, &err) == nullptr);
+  const cl_image_format rgba8{CL_RGBA, CL_UNORM_INT8};
+  CHECK(D->clCreateImage2D(ctx, CL_MEM_READ_WRITE, &rgba8, 0, 4, 0, nullptr, &err) == nullptr);
   CHECK(f.live() == before + 1);
   CHECK(D->clReleaseProgram(p) == CL_SUCCESS);
   CHECK(D->clReleaseContext(ctx) == CL_SUCCESS);

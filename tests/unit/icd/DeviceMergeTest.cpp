@@ -164,6 +164,23 @@ void checkMergeRules(const Device& device, const std::vector<const RealDevice*>&
   CHECK(device.memBaseAddrAlign() == merged<cl_uint>(device, CL_DEVICE_MEM_BASE_ADDR_ALIGN));
   CHECK(device.maxMemAllocSize() == merged<cl_ulong>(device, CL_DEVICE_MAX_MEM_ALLOC_SIZE));
 
+  // Images: where every device has them, within every device's limits.
+  bool images = true;
+  for (auto* d : devices) images = images && clsplit::device::deviceValue<cl_bool>(d->handle, CL_DEVICE_IMAGE_SUPPORT);
+  CHECK(merged<cl_bool>(device, CL_DEVICE_IMAGE_SUPPORT) == (images ? CL_TRUE : CL_FALSE));
+  for (cl_device_info p : {CL_DEVICE_IMAGE2D_MAX_WIDTH, CL_DEVICE_IMAGE2D_MAX_HEIGHT, CL_DEVICE_IMAGE3D_MAX_DEPTH,
+                           CL_DEVICE_IMAGE_MAX_ARRAY_SIZE}) {
+    size_t expected = images ? SIZE_MAX : 0;
+    for (auto* d : devices)
+      if (images) expected = std::min(expected, clsplit::device::deviceValue<size_t>(d->handle, p));
+    INFO("image limit 0x" << std::hex << p);
+    CHECK(merged<size_t>(device, p) == expected);
+  }
+  cl_uint samplers = images ? UINT32_MAX : 0;
+  for (auto* d : devices)
+    if (images) samplers = std::min(samplers, clsplit::device::deviceValue<cl_uint>(d->handle, CL_DEVICE_MAX_SAMPLERS));
+  CHECK(merged<cl_uint>(device, CL_DEVICE_MAX_SAMPLERS) == samplers);
+
   // Type: the union of the real types (without DEFAULT).
   cl_device_type type = 0;
   for (auto* d : devices) type |= d->type & ~cl_device_type(CL_DEVICE_TYPE_DEFAULT);
@@ -202,7 +219,6 @@ void checkConformance(const Device& device) {
   CHECK(fp64 == (merged<cl_uint>(device, CL_DEVICE_NATIVE_VECTOR_WIDTH_DOUBLE) != 0));
   CHECK(fp16 == (merged<cl_device_fp_config>(device, CL_DEVICE_HALF_FP_CONFIG) != 0));
   CHECK(fp16 == (merged<cl_uint>(device, CL_DEVICE_PREFERRED_VECTOR_WIDTH_HALF) != 0));
-  CHECK(merged<cl_bool>(device, CL_DEVICE_IMAGE_SUPPORT) == CL_FALSE);
   CHECK(mergedString(device, CL_DEVICE_PROFILE) == "FULL_PROFILE");
   CHECK(mergedString(device, CL_DEVICE_VERSION).rfind("OpenCL 3.0 ", 0) == 0);
   CHECK(mergedString(device, CL_DEVICE_OPENCL_C_VERSION).rfind("OpenCL C 1.", 0) == 0);
@@ -257,7 +273,9 @@ void checkOpenCL30(const Device& device, const std::vector<const RealDevice*>& d
       INFO(f.name << " on " << d->name);
       CHECK(lists(realVersions(d, CL_DEVICE_OPENCL_C_FEATURES), f.name));
     }
-  for (const char* never : {"__opencl_c_images", "__opencl_c_pipes", "__opencl_c_device_enqueue",
+  // Image features only where the device offers images (and every device lists them).
+  if (!merged<cl_bool>(device, CL_DEVICE_IMAGE_SUPPORT)) CHECK(!lists(features, "__opencl_c_images"));
+  for (const char* never : {"__opencl_c_pipes", "__opencl_c_device_enqueue",
                             "__opencl_c_program_scope_global_variables", "__opencl_c_generic_address_space",
                             "__opencl_c_subgroups"}) {
     INFO(never);

@@ -47,6 +47,23 @@ TEST_CASE("features: those every device lists and clsplit supports, at the lowes
   CHECK(offersFeature("__opencl_c_work_group_collective_functions"));
   CHECK_FALSE(offersFeature("__opencl_c_pipes"));
   CHECK_FALSE(offersFeature("__opencl_c_device_enqueue"));
+  // Image features follow the device's image support.
+  CHECK_FALSE(offersFeature("__opencl_c_images"));
+  CHECK(offersFeature("__opencl_c_images", true));
+  CHECK(offersFeature("__opencl_c_read_write_images", true));
+  const NameVersions withImages = {nv("__opencl_c_images", k300), nv("__opencl_c_int64", k300)};
+  CHECK(names(commonFeatures({withImages, withImages})) == std::vector<std::string>{"__opencl_c_int64"});
+  CHECK(names(commonFeatures({withImages, withImages}, true)) ==
+        std::vector<std::string>{"__opencl_c_images", "__opencl_c_int64"});
+  CHECK(names(commonFeatures({withImages, {nv("__opencl_c_int64", k300)}}, true)) ==
+        std::vector<std::string>{"__opencl_c_int64"});
+}
+
+TEST_CASE("__IMAGE_SUPPORT__ agrees with the device's image support", "[features]") {
+  CHECK(kernelPrelude(300, {}, {}, true).find("#define __IMAGE_SUPPORT__ 1\n") != std::string::npos);
+  CHECK(kernelPrelude(120, {}, {}, true).find("#define __IMAGE_SUPPORT__ 1\n") != std::string::npos);
+  CHECK(kernelPrelude(300, {}, {}, false).find("#define __IMAGE_SUPPORT__") == std::string::npos);
+  CHECK(kernelPrelude(300, {}, {}, false).find("#undef __IMAGE_SUPPORT__\n") != std::string::npos);
 }
 
 TEST_CASE("OpenCL C versions: 1.x up to the common one, 3.0 where every device has it", "[features]") {
