@@ -33,6 +33,7 @@ struct KernelArg {
   std::string name;
   ArgKind kind = ArgKind::Scalar;
   ScalarType scalarType = ScalarType::Unknown; // Scalar args: their type; buffers: pointee if scalar
+  bool readOnlyImage = false; // Image args: declared read_only (the default), never written
 };
 
 struct SourceLocation {

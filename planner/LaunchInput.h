@@ -36,6 +36,9 @@ struct ArgInput {
   uint64_t origin = 0;               // Buffer: the (sub-)buffer's window in that buffer
   uint64_t size = 0;
   bool written = true; // Buffer: may the kernel write it (used where regions are not trusted)
+  // Buffer: read whole wherever the kernel runs, never written (a read-only image, whose pixels
+  // the analysis does not bound: every device of a split holds all of it).
+  bool wholeRead = false;
 };
 
 // One buffer (the storage behind one or more arguments): its directory, seen as holders.

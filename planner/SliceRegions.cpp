@@ -71,6 +71,10 @@ std::vector<BufferUse> regionsOf(const LaunchInput& input, const analysis::Launc
     if (a.kind != ArgInput::Kind::Buffer) continue;
     BufferUse& use = useOf(a.buffer);
     const auto shift = static_cast<int64_t>(a.origin);
+    if (a.wholeRead) {
+      use.read.add(RangeSet::of(a.origin, a.origin + a.size));
+      continue;
+    }
     if (i < regions.size()) {
       const auto& r = regions[i];
       use.read.add(r.read.shifted(shift));

@@ -70,10 +70,12 @@ std::vector<KernelArg> kernelArgs(const llvm::Function& f) {
   for (const llvm::Argument& a : f.args()) {
     unsigned i = a.getArgNo();
     KernelArg k;
+    k.readOnlyImage = false;
     k.name = metadataString(f, "kernel_arg_name", i);
     if (k.name.empty()) k.name = "arg" + std::to_string(i);
     std::string type = metadataString(f, "kernel_arg_base_type", i);
     if (type.empty()) type = metadataString(f, "kernel_arg_type", i);
+    const std::string access = metadataString(f, "kernel_arg_access_qual", i);
     if (a.getType()->isPointerTy()) {
       unsigned as = metadataInt(f, "kernel_arg_addr_space", i).value_or(a.getType()->getPointerAddressSpace());
       if (type.find("image") != std::string::npos) k.kind = ArgKind::Image;
@@ -90,6 +92,7 @@ std::vector<KernelArg> kernelArgs(const llvm::Function& f) {
       k.kind = ArgKind::Scalar;
       k.scalarType = scalarTypeNamed(type);
     }
+    if (k.kind == ArgKind::Image) k.readOnlyImage = access.empty() || access == "read_only";
     args.push_back(std::move(k));
   }
   return args;

@@ -146,6 +146,7 @@ std::string encode(const ProgramAnalysis& analysis, std::string_view key) {
       w.str(a.name);
       w.u8(static_cast<uint8_t>(a.kind));
       w.u8(static_cast<uint8_t>(a.scalarType));
+      w.u8(a.readOnlyImage ? 1 : 0);
     }
     w.u8(k.partitionReady ? 1 : 0);
     w.u8(k.unsplittableReason ? 1 : 0);
@@ -187,6 +188,7 @@ std::optional<ProgramAnalysis> decode(std::string_view bytes, std::string_view k
         return fail("invalid argument description");
       arg.kind = static_cast<ArgKind>(kind);
       arg.scalarType = static_cast<ScalarType>(type);
+      arg.readOnlyImage = r.u8() != 0;
     }
     k.partitionReady = r.u8() != 0;
     bool hasReason = r.u8() != 0;

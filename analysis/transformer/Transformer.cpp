@@ -102,6 +102,9 @@ KernelArg describeParameter(const clang::ParmVarDecl* param, const clang::ASTCon
     arg.scalarType = scalarTypeOf(pointee, context);
   } else if (type->isImageType()) {
     arg.kind = ArgKind::Image;
+    // Image types carry their access qualifier ("__read_only image2d_t"; read_only by default).
+    const std::string spelled = type.getAsString();
+    arg.readOnlyImage = spelled.find("write_only") == std::string::npos && spelled.find("read_write") == std::string::npos;
   } else if (type->isSamplerT()) {
     arg.kind = ArgKind::Sampler;
   } else if (type->isPipeType() || type->isQueueT() || type->isClkEventT()) {

@@ -45,6 +45,7 @@ Kernel::Kernel(std::shared_ptr<Program> program, std::string name)
   acceptedSize_.assign(numArgs_, 0);
   declared_.assign(numArgs_, DeclaredKind::Unknown);
   readOnly_.assign(numArgs_, false);
+  image_.assign(numArgs_, false);
   for (cl_uint i = 0; i < numArgs_; ++i) {
     if (analysis_ && i < analysis_->args.size()) {
       switch (analysis_->args[i].kind) {
@@ -57,7 +58,7 @@ Kernel::Kernel(std::shared_ptr<Program> program, std::string name)
       case analysis::ArgKind::Scalar: declared_[i] = DeclaredKind::Value; break;
       case analysis::ArgKind::Image:
         declared_[i] = DeclaredKind::Buffer;
-        usesImages_ = true;
+        image_[i] = true;
         break;
       case analysis::ArgKind::Sampler: declared_[i] = DeclaredKind::Sampler; break;
       }
@@ -72,7 +73,7 @@ Kernel::Kernel(std::shared_ptr<Program> program, std::string name)
         if (name == "sampler_t") declared_[i] = DeclaredKind::Sampler;
         else if (name.find("image") != std::string_view::npos && name.find('*') == std::string_view::npos) {
           declared_[i] = DeclaredKind::Buffer;
-          usesImages_ = true;
+          image_[i] = true;
         }
       }
     }
@@ -97,22 +98,29 @@ Kernel::Kernel(std::shared_ptr<Program> program, std::string name)
     }
   }
   // An image declared read_only is never written (write_only ones are read too: a kernel may
-  // write some pixels only, and the others must keep their values).
-  if (usesImages_)
-    for (cl_uint i = 0; i < numArgs_; ++i) {
-      if (declared_[i] != DeclaredKind::Buffer || (analysis_ && i < analysis_->args.size() &&
-                                                    analysis_->args[i].kind != analysis::ArgKind::Image))
-        continue;
-      cl_kernel_arg_access_qualifier access = 0;
-      if (call(&cl_icd_dispatch::clGetKernelArgInfo, reference_.get(), i, cl_kernel_arg_info(CL_KERNEL_ARG_ACCESS_QUALIFIER),
-               sizeof access, static_cast<void*>(&access), static_cast<size_t*>(nullptr)) == CL_SUCCESS &&
-          access == CL_KERNEL_ARG_ACCESS_READ_ONLY)
-        readOnly_[i] = true;
-    }
+  // write some pixels only, and the others must keep their values). The access qualifier comes
+  // from the analysis's compile, else from the vendor (where it keeps argument information).
+  for (cl_uint i = 0; i < numArgs_; ++i) {
+    if (!image_[i]) continue;
+    usesImages_ = true;
+    cl_kernel_arg_access_qualifier access = 0;
+    if (analysis_ && i < analysis_->args.size() && analysis_->args[i].kind == analysis::ArgKind::Image)
+      readOnly_[i] = analysis_->args[i].readOnlyImage;
+    else if (call(&cl_icd_dispatch::clGetKernelArgInfo, reference_.get(), i,
+                  cl_kernel_arg_info(CL_KERNEL_ARG_ACCESS_QUALIFIER), sizeof access, static_cast<void*>(&access),
+                  static_cast<size_t*>(nullptr)) == CL_SUCCESS)
+      readOnly_[i] = access == CL_KERNEL_ARG_ACCESS_READ_ONLY;
+    writesImages_ = writesImages_ || !readOnly_[i];
+  }
   written_.resize(numArgs_);
   read_.resize(numArgs_);
-  const bool complete = analysis_ && !analysis_->unsplittableReason && !usesImages_;
+  const bool complete = analysis_ && !analysis_->unsplittableReason && !writesImages_;
   for (cl_uint i = 0; i < numArgs_; ++i) {
+    if (image_[i]) { // no statement names an image's pixels
+      read_[i] = true;
+      written_[i] = !readOnly_[i];
+      continue;
+    }
     if (!complete) {
       written_[i] = !readOnly_[i];
       read_[i] = true;

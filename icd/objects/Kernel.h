@@ -51,9 +51,12 @@ public:
   bool argWritten(cl_uint index) const { return index < written_.size() && written_[index]; }
   // Whether the kernel may read it (the same sources).
   bool argRead(cl_uint index) const { return index < read_.size() && read_[index]; }
-  // Whether an argument is an image: such a kernel runs whole on one device (the analysis does
-  // not bound the pixels it reads and writes).
+  // Whether an argument is an image, and whether the kernel may write one: such a kernel runs
+  // whole on one device (the analysis does not bound the pixels it writes). One that only reads
+  // images may be split, each device holding the images whole.
   bool usesImages() const { return usesImages_; }
+  bool writesImages() const { return writesImages_; }
+  bool argIsImage(cl_uint index) const { return index < image_.size() && image_[index]; }
 
   // The memory objects bound to the arguments, alive for one launch (null where an argument is
   // not a buffer, or a NULL buffer), into `out` (resized to numArgs()). No argument value is
@@ -166,7 +169,8 @@ private:
   std::vector<DeclaredKind> declared_;
   std::vector<bool> readOnly_;
   std::vector<bool> written_, read_;
-  bool usesImages_ = false;
+  bool usesImages_ = false, writesImages_ = false;
+  std::vector<bool> image_;
   std::atomic<bool> samplerArgs_{false}; // a sampler argument was set (bindSamplers has work)
   // Sets on `slot`'s real kernel the real samplers of sampler arguments it lacks.
   void bindSamplers(unsigned slot, ArgWrites* deferred);

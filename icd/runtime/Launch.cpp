@@ -42,8 +42,8 @@ public:
       : args_(kernel.snapshotArgs()) {
     input.analysis = kernel.analysis();
     if (!kernel.partitionReady()) input.unsplittable = "the kernel could not be made partition-ready";
-    if (kernel.usesImages())
-      input.unsplittable = "the kernel takes an image (kernels that use images run whole on one device)";
+    if (kernel.writesImages())
+      input.unsplittable = "the kernel writes an image (kernels that write images run whole on one device)";
     input.range = range;
     input.localGiven = localGiven;
     input.devices = queue.context().deviceTraits();
@@ -72,6 +72,7 @@ public:
         in.origin = a.mem->origin();
         in.size = a.mem->size();
         in.written = kernel.argWritten(i);
+        in.wholeRead = kernel.argIsImage(i) && !in.written; // every device of a split holds it whole
         break;
       case Kernel::ArgKind::Unset: break;
       }
@@ -284,7 +285,7 @@ FenceRef launchKernel(Queue& queue, Kernel& kernel, const NDRange& appRange, std
   // 4. Decide the shares (unless step 2 asked).
   std::optional<std::string> kernelFallback;
   if (slots > 1 && !only) {
-    if (kernel.usesImages()) kernelFallback = *input.unsplittable; // whatever the analysis said
+    if (kernel.writesImages()) kernelFallback = *input.unsplittable; // whatever the analysis said
     else if (!input.analysis) kernelFallback = "the kernel was not analysed (program built without analysis)";
     else if (input.analysis->unsplittableReason) kernelFallback = *input.analysis->unsplittableReason;
     else if (input.unsplittable) kernelFallback = *input.unsplittable;

@@ -197,5 +197,24 @@ def test_indirection_reads():
     check(reads[30] <= reads[10] + 2, f"vendor reads grow with the launches: {reads}")
 
 
+def test_images():
+    """Kernels that only read images split (each device holding the images whole); kernels that
+    write an image run whole and say why; the program's own checks pass either way."""
+    path = TMP / "images.json"
+    env = dict(ENV, CLSPLIT_STRATEGY="uniform", CLSPLIT_REPORT=str(path))
+    p = subprocess.run([str(BUILD / "tests" / "integration" / "bin" / "itest_images")], env=env,
+                       capture_output=True, text=True, timeout=300)
+    check(p.returncode == 0 and p.stdout.rstrip().endswith("done"), f"itest_images failed:\n{p.stdout}\n{p.stderr}")
+    r = json.loads(path.read_text())
+    for name in ("blurRed", "crossBorder", "read1d"):
+        k = r["kernels"][name]
+        check(k["split_launches"] == k["launches"] >= 1, f"{name} (reads images only) was not split: {k}")
+    stencil = r["kernels"]["stencilStep"]
+    check(stencil["split_launches"] == 0, "stencilStep writes an image, yet was split")
+    check("writes an image" in (stencil["fallback_reason"] or ""), f"stencilStep's reason: {stencil['fallback_reason']}")
+    calls = {d["function"] for d in r["driver_calls"]}
+    check({"clCreateImage", "clEnqueueReadImage", "clEnqueueWriteImage"} <= calls, f"image calls: {sorted(calls)}")
+
+
 if __name__ == "__main__":
     main(globals(), sys.argv[2])
