@@ -106,6 +106,20 @@ cl_mem clCreateImage(cl_context context, cl_mem_flags flags, const cl_image_form
   auto c = Context::from(context);
   const Device& device = c->device();
   require(device.imageSupport(), CL_INVALID_OPERATION, "the clsplit device does not support images");
+  // A 1-D buffer image takes its buffer's access unless it names its own.
+  std::shared_ptr<Mem> buffer;
+  if (desc && desc->image_type == CL_MEM_OBJECT_IMAGE1D_BUFFER) {
+    buffer = Mem::tryFrom(desc->buffer);
+    require(buffer && !buffer->image() && &buffer->context() == c.get(), CL_INVALID_IMAGE_DESCRIPTOR,
+            "a 1-D buffer image needs a buffer of this context");
+    require(!(flags & kHost), CL_INVALID_VALUE, "host pointer flags are not allowed for a 1-D buffer image");
+    const cl_mem_flags bf = buffer->flags();
+    if (!(flags & kAccess)) flags |= bf & kAccess;
+    require(!((bf & CL_MEM_WRITE_ONLY) && (flags & (CL_MEM_READ_WRITE | CL_MEM_READ_ONLY))) &&
+                !((bf & CL_MEM_READ_ONLY) && (flags & (CL_MEM_READ_WRITE | CL_MEM_WRITE_ONLY))),
+            CL_INVALID_VALUE, "the image's access flags conflict with its buffer's");
+    if (!(flags & kHostAccess)) flags |= bf & kHostAccess;
+  }
   if (!(flags & kAccess)) flags |= CL_MEM_READ_WRITE;
   checkFlags(flags & ~cl_mem_flags(CL_MEM_KERNEL_READ_AND_WRITE));
   require(format != nullptr, CL_INVALID_IMAGE_FORMAT_DESCRIPTOR, "image_format is NULL");
@@ -118,18 +132,20 @@ cl_mem clCreateImage(cl_context context, cl_mem_flags flags, const cl_image_form
           CL_INVALID_IMAGE_DESCRIPTOR, "image_type is not an image type");
   require(desc->num_mip_levels == 0 && desc->num_samples == 0, CL_INVALID_IMAGE_DESCRIPTOR,
           "num_mip_levels and num_samples must be 0");
-  // Images over buffers (1-D buffer images, cl_khr_image2d_from_buffer) would share the buffer's
-  // bytes; clsplit lists no format for them.
+  // 2-D images of buffers (cl_khr_image2d_from_buffer, CL_DEVICE_IMAGE_PITCH_ALIGNMENT 0) are not
+  // offered.
   require(desc->mem_object == nullptr || type == CL_MEM_OBJECT_IMAGE1D_BUFFER || type == CL_MEM_OBJECT_IMAGE2D,
           CL_INVALID_IMAGE_DESCRIPTOR, "mem_object is given for an image type not made from a buffer");
-  require(type != CL_MEM_OBJECT_IMAGE1D_BUFFER && desc->mem_object == nullptr, CL_IMAGE_FORMAT_NOT_SUPPORTED,
-          "images made from buffers are not supported by clsplit");
+  require(!(type == CL_MEM_OBJECT_IMAGE2D && desc->mem_object), CL_INVALID_OPERATION,
+          "2-D images made from buffers are not supported by the clsplit device");
   auto within = [&](size_t v, cl_device_info limit, const char* what) {
     if (v == 0 || v > device.imageLimit(limit))
       throw Error(CL_INVALID_IMAGE_SIZE, std::string(what) + " is 0 or larger than the device allows");
   };
   const bool is3d = type == CL_MEM_OBJECT_IMAGE3D;
-  within(desc->image_width, is3d ? CL_DEVICE_IMAGE3D_MAX_WIDTH : CL_DEVICE_IMAGE2D_MAX_WIDTH, "image_width");
+  within(desc->image_width,
+         is3d ? CL_DEVICE_IMAGE3D_MAX_WIDTH : buffer ? CL_DEVICE_IMAGE_MAX_BUFFER_SIZE : CL_DEVICE_IMAGE2D_MAX_WIDTH,
+         "image_width");
   if (type == CL_MEM_OBJECT_IMAGE2D || type == CL_MEM_OBJECT_IMAGE2D_ARRAY || is3d)
     within(desc->image_height, is3d ? CL_DEVICE_IMAGE3D_MAX_HEIGHT : CL_DEVICE_IMAGE2D_MAX_HEIGHT, "image_height");
   if (is3d) within(desc->image_depth, CL_DEVICE_IMAGE3D_MAX_DEPTH, "image_depth");
@@ -155,6 +171,10 @@ cl_mem clCreateImage(cl_context context, cl_mem_flags flags, const cl_image_form
           "the image is larger than CL_DEVICE_MAX_MEM_ALLOC_SIZE");
   require(c->imageFormatSupported(flags & (kAccess | CL_MEM_KERNEL_READ_AND_WRITE), type, *format),
           CL_IMAGE_FORMAT_NOT_SUPPORTED, "the image format is not supported by every device for these flags");
+  if (buffer) {
+    require(layout.bytes() <= buffer->size(), CL_INVALID_IMAGE_SIZE, "the image is larger than its buffer");
+    return std::make_shared<Mem>(buffer, flags, layout)->publishHandle();
+  }
   return std::make_shared<Mem>(c, flags, layout, host_ptr, host_ptr ? rowPitch : 0,
                                host_ptr && layered ? desc->image_slice_pitch : 0)
       ->publishHandle();

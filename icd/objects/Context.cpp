@@ -128,11 +128,14 @@ std::vector<cl_image_format> Context::supportedImageFormats(cl_mem_flags flags, 
   std::lock_guard lock(formatsMutex_);
   auto [it, fresh] = formats_.try_emplace({flags, type});
   if (!fresh) return it->second;
-  if (type == CL_MEM_OBJECT_IMAGE1D_BUFFER) return {}; // never made from buffers here
   auto same = [](const cl_image_format& a, const cl_image_format& b) {
     return a.image_channel_order == b.image_channel_order && a.image_channel_data_type == b.image_channel_data_type;
   };
   std::vector<cl_image_format> common;
+  // Kernels write 3-D images only where every device can (cl_khr_3d_image_writes).
+  if (type == CL_MEM_OBJECT_IMAGE3D && (flags & (CL_MEM_WRITE_ONLY | CL_MEM_READ_WRITE | CL_MEM_KERNEL_READ_AND_WRITE)) &&
+      !device().imageWrites3d())
+    return {};
   std::vector<cl_context> asked;
   for (const auto& s : slots_) {
     if (std::find(asked.begin(), asked.end(), s.context) != asked.end()) continue;

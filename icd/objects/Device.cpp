@@ -80,6 +80,7 @@ const std::set<std::string> kKernelExtensions = {
     "cl_khr_global_int32_base_atomics", "cl_khr_global_int32_extended_atomics",
     "cl_khr_local_int32_base_atomics", "cl_khr_local_int32_extended_atomics",
     "cl_khr_int64_base_atomics", "cl_khr_int64_extended_atomics",
+    "cl_khr_3d_image_writes", // (only with images)
 };
 
 uint64_t readValue(const std::vector<std::byte>& bytes, Kind kind) {
@@ -268,6 +269,13 @@ Device::Device(const std::vector<const device::RealDevice*>& devices, cl_device_
     return device::deviceValue<cl_bool>(d->handle, CL_DEVICE_IMAGE_SUPPORT) == CL_TRUE;
   });
   info_[CL_DEVICE_IMAGE_SUPPORT] = InfoValue::of(cl_bool(imageSupport_ ? CL_TRUE : CL_FALSE));
+  imageWrites3d_ = imageSupport_ && common.count("cl_khr_3d_image_writes");
+  if (imageSupport_ != imageWrites3d_ || !imageSupport_) {
+    common.erase("cl_khr_3d_image_writes");
+    std::string listed;
+    for (const auto& e : common) listed += e + " ";
+    info_[CL_DEVICE_EXTENSIONS] = InfoValue::string(listed);
+  }
   auto smallest = [&](cl_device_info p, auto zero) {
     decltype(zero) v = std::numeric_limits<decltype(zero)>::max();
     for (auto* d : devices_) v = std::min(v, device::deviceValue<decltype(zero)>(d->handle, p));

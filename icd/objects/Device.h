@@ -34,6 +34,8 @@ public:
   // CL_DEVICE_IMAGE_SUPPORT (every real device has images), and an image size limit
   // (CL_DEVICE_IMAGE2D_MAX_WIDTH, ...; 0 without images).
   bool imageSupport() const { return imageSupport_; }
+  // Kernels may write 3-D images (cl_khr_3d_image_writes on every device).
+  bool imageWrites3d() const { return imageWrites3d_; }
   size_t imageLimit(cl_device_info param) const {
     auto it = imageLimits_.find(param);
     return it == imageLimits_.end() ? 0 : it->second;
@@ -57,7 +59,7 @@ private:
   std::vector<size_t> maxWorkItemSizes_;
   cl_uint memBaseAddrAlign_ = 0;
   cl_ulong maxMemAllocSize_ = 0;
-  bool imageSupport_ = false;
+  bool imageSupport_ = false, imageWrites3d_ = false;
   std::map<cl_device_info, size_t> imageLimits_;
   std::pair<int, int> cLanguageVersion_{1, 2};
   int openclVersion_ = 300;

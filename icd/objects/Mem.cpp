@@ -46,10 +46,17 @@ std::vector<std::byte> packImage(const buffer::ImageLayout& layout, const void* 
 }
 } // namespace
 
+Mem::Mem(std::shared_ptr<Mem> buffer, cl_mem_flags flags, const buffer::ImageLayout& layout)
+    : context_(buffer->context_), parent_(buffer), storage_(buffer->storage_), flags_(flags), size_(layout.bytes()),
+      origin_(buffer->origin_), hostPtr_(buffer->flags_ & CL_MEM_USE_HOST_PTR ? buffer->hostPtr_ : nullptr),
+      hostRowPitch_(layout.rowPitch()), id_(buffer->id_), image_(layout),
+      bufferImages_(context_->slots().size()) {}
+
 Mem::Mem(std::shared_ptr<Context> context, cl_mem_flags flags, const buffer::ImageLayout& layout, void* hostPtr,
          size_t hostRowPitch, size_t hostSlicePitch)
     : context_(std::move(context)), flags_(flags), size_(layout.bytes()),
-      hostPtr_(flags & (CL_MEM_USE_HOST_PTR | CL_MEM_COPY_HOST_PTR) ? hostPtr : nullptr), id_(nextBufferId()) {
+      hostPtr_(flags & (CL_MEM_USE_HOST_PTR | CL_MEM_COPY_HOST_PTR) ? hostPtr : nullptr), id_(nextBufferId()),
+      image_(layout) {
   hostRowPitch_ = hostRowPitch ? hostRowPitch : layout.rowPitch();
   const bool layered = layout.slices() > 1 || layout.type() == CL_MEM_OBJECT_IMAGE3D ||
                        layout.type() == CL_MEM_OBJECT_IMAGE2D_ARRAY || layout.type() == CL_MEM_OBJECT_IMAGE1D_ARRAY;
@@ -98,7 +105,9 @@ cl_int Mem::imageInfo(cl_image_info param, size_t size, void* value, size_t* siz
                                        ? l->desc().image_array_size
                                        : size_t(0)),
                      size, value, sizeRet);
-  case CL_IMAGE_BUFFER: return writeInfo(InfoValue::of(static_cast<cl_mem>(nullptr)), size, value, sizeRet);
+  case CL_IMAGE_BUFFER:
+    return writeInfo(InfoValue::of(t == CL_MEM_OBJECT_IMAGE1D_BUFFER ? parent_->handle() : static_cast<cl_mem>(nullptr)),
+                     size, value, sizeRet);
   case CL_IMAGE_NUM_MIP_LEVELS:
   case CL_IMAGE_NUM_SAMPLES: return writeInfo(InfoValue::of(cl_uint(0)), size, value, sizeRet);
   default: throw Error(CL_INVALID_VALUE, "unknown image info");
@@ -141,7 +150,21 @@ Mem::~Mem() {
   });
 }
 
-cl_mem Mem::realFor(unsigned slot) { return storage_->deviceView(slot, origin_, size_, flags_); }
+cl_mem Mem::realFor(unsigned slot) {
+  if (bufferImages_.empty()) return storage_->deviceView(slot, origin_, size_, flags_);
+  std::lock_guard lock(mutex_);
+  auto& real = bufferImages_.at(slot);
+  if (!real) {
+    cl_image_desc desc = image_->desc();
+    desc.buffer = storage_->deviceView(slot, origin_, parent_->size(), parent_->flags());
+    cl_int err = CL_SUCCESS;
+    cl_mem mem = device::call(&cl_icd_dispatch::clCreateImage, context_->slot(slot).context,
+                              image_->access(), &image_->format(), &desc, static_cast<void*>(nullptr), &err);
+    device::check(err, "clCreateImage (a 1-D image of a device's buffer)");
+    real = device::RealMem::adopt(mem);
+  }
+  return real.get();
+}
 
 void Mem::addMapping(Mapping m) {
   std::lock_guard lock(mutex_);

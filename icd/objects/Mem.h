@@ -23,6 +23,9 @@ public:
   // `hostPtr` (0: packed).
   Mem(std::shared_ptr<Context> context, cl_mem_flags flags, const buffer::ImageLayout& layout, void* hostPtr,
       size_t hostRowPitch, size_t hostSlicePitch);
+  // A 1-D image over (the start of) `buffer`'s bytes: a window of its storage, like a
+  // sub-buffer, whose device copies are real images made from the buffer's real ones.
+  Mem(std::shared_ptr<Mem> buffer, cl_mem_flags flags, const buffer::ImageLayout& layout);
   ~Mem() override;
 
   Context& context() const { return *context_; }
@@ -37,7 +40,7 @@ public:
   const std::shared_ptr<buffer::BufferStorage>& storageRef() const { return storage_; }
   uint64_t id() const { return id_; }            // stable id of the root buffer (partitioner)
   // The image's layout, or null for a buffer.
-  const buffer::ImageLayout* image() const { return storage_->image(); }
+  const buffer::ImageLayout* image() const { return image_ ? &*image_ : nullptr; }
   // An image's host memory layout (CL_MEM_USE_HOST_PTR): row and slice pitch of hostPtr().
   size_t hostRowPitch() const { return hostRowPitch_; }
   size_t hostSlicePitch() const { return hostSlicePitch_; }
@@ -46,7 +49,7 @@ public:
   // Byte ranges of this object, expressed in the root buffer's offsets.
   RangeSet toRoot(const RangeSet& ranges) const { return ranges.shifted(static_cast<int64_t>(origin_)); }
   ByteRange toRoot(ByteRange r) const { return {r.lo + origin_, r.hi + origin_}; }
-  // The real buffer to bind as a kernel argument on `slot`.
+  // The real buffer (or image) to bind as a kernel argument on `slot`.
   cl_mem realFor(unsigned slot);
 
   // Mappings: the application's view of [offset, offset+size) at `pointer`.
@@ -85,6 +88,8 @@ private:
   size_t origin_ = 0;
   void* hostPtr_;
   size_t hostRowPitch_ = 0, hostSlicePitch_ = 0;
+  std::optional<buffer::ImageLayout> image_;
+  std::vector<device::RealMem> bufferImages_; // a 1-D buffer image's real images, per slot
   uint64_t id_;
   mutable std::mutex mutex_;
   std::vector<Mapping> mappings_;

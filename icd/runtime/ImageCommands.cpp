@@ -35,16 +35,18 @@ FenceRef enqueueOn(Queue& q, unsigned slot, const std::vector<FenceRef>& waits, 
   return fence;
 }
 
-RangeSet all(const Mem& image) { return RangeSet::of(0, image.storage().size()); }
+// The image's bytes in its storage (a 1-D buffer image's: a window of its buffer's).
+RangeSet all(const Mem& image) { return RangeSet{image.toRoot(ByteRange{0, image.size()})}; }
 
 // The device an image command runs on: the default device if it holds the whole image, else
 // one that does, else (only the host holds it) the default device.
 unsigned slotFor(const Mem& image) {
   const auto& storage = image.storage();
   const unsigned preferred = Runtime::get().singleSlot();
-  if (storage.validEverywhereOn(preferred)) return preferred;
+  const buffer::HolderMask holders = storage.holdersOfAll(all(image));
+  if (holders & buffer::bit(buffer::deviceHolder(preferred))) return preferred;
   for (unsigned s = 0; s < storage.slotCount(); ++s)
-    if (storage.validEverywhereOn(s)) return s;
+    if (holders & buffer::bit(buffer::deviceHolder(s))) return s;
   return preferred;
 }
 
@@ -60,7 +62,7 @@ void holdWhole(Queue& q, Mem& image, unsigned slot) {
 // After a command on `slot` wrote (part of) the image, which `slot` held whole: `slot` holds
 // the only valid copy.
 void wroteOn(Mem& image, unsigned slot, const FenceRef& f) {
-  image.storage().noteWrite(slot, f);
+  image.storage().noteWrite(slot, f); // the whole copy: ordered with every later access
   image.storage().publishWrite(all(image), slot, f, 0);
 }
 
@@ -203,7 +205,7 @@ void* mapImage(Queue& q, Mem& image, cl_map_flags flags, const ImageBox& box, si
   const bool layersAreRows = layout.type() == CL_MEM_OBJECT_IMAGE1D_ARRAY;
   const bool layered = layersAreRows || layout.type() == CL_MEM_OBJECT_IMAGE2D_ARRAY ||
                        layout.type() == CL_MEM_OBJECT_IMAGE3D;
-  if (image.flags() & CL_MEM_USE_HOST_PTR) {
+  if ((image.flags() & CL_MEM_USE_HOST_PTR) && image.hostPtr()) {
     // The pointer lies in the application's memory, at the box's place in its own layout.
     mapping.rowPitch = image.hostRowPitch();
     mapping.slicePitch = image.hostSlicePitch();

@@ -419,10 +419,31 @@ TEST_CASE("every entry point rejects bad input with the specified error", "[bad_
         d.image_width = d.image_height = 4;
         return D->clCreateImage(ctx, CL_MEM_READ_WRITE, &rgba8, &d, nullptr, &err);
       }()),
-      ROW_H(CL_IMAGE_FORMAT_NOT_SUPPORTED, [&] { // images over buffers are not offered
+      ROW_H(CL_INVALID_IMAGE_DESCRIPTOR, [&] { // a 1-D buffer image over an image
         cl_image_desc d{};
         d.image_type = CL_MEM_OBJECT_IMAGE1D_BUFFER;
         d.image_width = 4;
+        d.mem_object = img;
+        return D->clCreateImage(ctx, CL_MEM_READ_WRITE, &rgba8, &d, nullptr, &err);
+      }()),
+      ROW_H(CL_INVALID_IMAGE_SIZE, [&] { // larger than its buffer (16 * align bytes)
+        cl_image_desc d{};
+        d.image_type = CL_MEM_OBJECT_IMAGE1D_BUFFER;
+        d.image_width = size / 4 + 1;
+        d.mem_object = buf;
+        return D->clCreateImage(ctx, CL_MEM_READ_WRITE, &rgba8, &d, nullptr, &err);
+      }()),
+      ROW_H(CL_INVALID_VALUE, [&] {
+        cl_image_desc d{};
+        d.image_type = CL_MEM_OBJECT_IMAGE1D_BUFFER;
+        d.image_width = 4;
+        d.mem_object = buf;
+        return D->clCreateImage(ctx, CL_MEM_COPY_HOST_PTR, &rgba8, &d, text, &err);
+      }()),
+      ROW_H(CL_INVALID_OPERATION, [&] { // 2-D images of buffers are not offered (pitch alignment 0)
+        cl_image_desc d{};
+        d.image_type = CL_MEM_OBJECT_IMAGE2D;
+        d.image_width = d.image_height = 2;
         d.mem_object = buf;
         return D->clCreateImage(ctx, CL_MEM_READ_WRITE, &rgba8, &d, nullptr, &err);
       }()),

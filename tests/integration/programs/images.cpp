@@ -625,7 +625,59 @@ int main() {
   }
   CHECK(clFinish(env.queue));
 
-  // 9. A USE_HOST_PTR image written by a kernel, then mapped.
+  // 9. A 1-D image over a buffer: kernels and image commands see the buffer's bytes, and buffer
+  //    commands see what the image's kernels wrote.
+  std::printf("-- 1-D buffer image\n");
+  if (formatSupported(env, CL_MEM_READ_WRITE, CL_MEM_OBJECT_IMAGE1D_BUFFER, CL_RGBA, CL_UNSIGNED_INT32)) {
+    const char* source = R"CLC(
+kernel void scaleTexels(read_only image1d_buffer_t in, write_only image1d_buffer_t out, uint k) {
+  int i = get_global_id(0);
+  write_imageui(out, i, read_imageui(in, i) * k + (uint4)(i, 0, 1, 2));
+}
+)CLC";
+    cl_program bp = buildProgram(env, source);
+    cl_kernel scale = createKernel(bp, "scaleTexels");
+    const size_t N = 256;
+    std::vector<cl_uint> values(N * 4), expected(N * 4);
+    for (size_t i = 0; i < values.size(); ++i) values[i] = cl_uint(i * 7 + 1);
+    cl_mem inBuffer = createBuffer(env.context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, values.size() * 4, values.data());
+    cl_mem outBuffer = createBuffer(env.context, CL_MEM_READ_WRITE, values.size() * 4);
+    cl_image_desc d = imageDesc(CL_MEM_OBJECT_IMAGE1D_BUFFER, N);
+    d.buffer = inBuffer;
+    cl_mem inImage = createImage(env, "1-D buffer image", 0, CL_RGBA, CL_UNSIGNED_INT32, d, nullptr, false);
+    d.buffer = outBuffer;
+    cl_mem outImage = createImage(env, "1-D buffer image", CL_MEM_WRITE_ONLY, CL_RGBA, CL_UNSIGNED_INT32, d, nullptr, false);
+    cl_mem associated = nullptr;
+    CHECK(clGetMemObjectInfo(inImage, CL_MEM_ASSOCIATED_MEMOBJECT, sizeof associated, &associated, nullptr));
+    expect(associated == inBuffer, "a 1-D buffer image's associated object is its buffer");
+    SET_ARG(scale, 0, inImage);
+    SET_ARG(scale, 1, outImage);
+    SET_ARG(scale, 2, cl_uint(3));
+    const size_t g = N, l = 32;
+    launch(env, scale, 1, &g, &l);
+    for (size_t i = 0; i < N; ++i)
+      for (size_t c = 0; c < 4; ++c) expected[i * 4 + c] = values[i * 4 + c] * 3 + (c == 0 ? cl_uint(i) : cl_uint(c - 1));
+    compare("buffer under a 1-D image a kernel wrote", readBuffer<cl_uint>(env, outBuffer, values.size()), expected);
+    // The buffer changes; the image reads the new bytes.
+    for (size_t i = 0; i < values.size(); ++i) values[i] = cl_uint(i * 13 + 5);
+    CHECK(clEnqueueWriteBuffer(env.queue, inBuffer, CL_TRUE, 0, values.size() * 4, values.data(), 0, nullptr, nullptr));
+    SET_ARG(scale, 2, cl_uint(5));
+    launch(env, scale, 1, &g, &l);
+    for (size_t i = 0; i < N; ++i)
+      for (size_t c = 0; c < 4; ++c) expected[i * 4 + c] = values[i * 4 + c] * 5 + (c == 0 ? cl_uint(i) : cl_uint(c - 1));
+    std::vector<cl_uint> viaImage(values.size());
+    size_t origin[3] = {0, 0, 0}, region[3] = {N, 1, 1};
+    CHECK(clEnqueueReadImage(env.queue, outImage, CL_TRUE, origin, region, 0, 0, viaImage.data(), 0, nullptr, nullptr));
+    compare("1-D buffer image read after a buffer write and a launch", viaImage, expected);
+    CHECK(clFinish(env.queue));
+    for (cl_mem m : {inImage, outImage, inBuffer, outBuffer}) CHECK(clReleaseMemObject(m));
+    CHECK(clReleaseKernel(scale));
+    CHECK(clReleaseProgram(bp));
+  } else {
+    std::printf("1-D buffer images: format not supported\n");
+  }
+
+  // 10. A USE_HOST_PTR image written by a kernel, then mapped.
   std::printf("-- USE_HOST_PTR image\n");
   {
     const size_t X = 32, Y = 16;
@@ -676,7 +728,7 @@ int main() {
     CHECK(clReleaseMemObject(image));
   }
 
-  // 10. Release everything.
+  // 11. Release everything.
   for (cl_mem m : {photoImage, imageA, imageB, imageU, canvas, blurOut, crossOut, floatOut, uintOut})
     CHECK(clReleaseMemObject(m));
   CHECK(clReleaseSampler(sampler));
