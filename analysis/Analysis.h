@@ -29,6 +29,19 @@ enum class ArgKind : uint8_t {
   Sampler,        // sampler_t
 };
 
+// Whether `type` (an argument's type name without qualifiers) is an OpenCL image type: exactly,
+// since a program's own types may contain "image" (the conformance suite passes
+// `image_kernel_data*`, whose accesses were once ignored as an image's).
+inline bool isImageTypeName(std::string_view type) {
+  static constexpr std::string_view names[] = {
+      "image1d_t", "image1d_array_t", "image1d_buffer_t", "image2d_t", "image2d_array_t", "image3d_t",
+      "image2d_depth_t", "image2d_array_depth_t", "image2d_msaa_t", "image2d_array_msaa_t",
+      "image2d_msaa_depth_t", "image2d_array_msaa_depth_t"};
+  for (auto n : names)
+    if (n == type) return true;
+  return false;
+}
+
 struct KernelArg {
   std::string name;
   ArgKind kind = ArgKind::Scalar;

@@ -78,7 +78,7 @@ std::vector<KernelArg> kernelArgs(const llvm::Function& f) {
     const std::string access = metadataString(f, "kernel_arg_access_qual", i);
     if (a.getType()->isPointerTy()) {
       unsigned as = metadataInt(f, "kernel_arg_addr_space", i).value_or(a.getType()->getPointerAddressSpace());
-      if (type.find("image") != std::string::npos) k.kind = ArgKind::Image;
+      if (isImageTypeName(type)) k.kind = ArgKind::Image;
       else if (as == 1) k.kind = ArgKind::GlobalBuffer;
       else if (as == 2) k.kind = ArgKind::ConstantBuffer;
       else if (as == 3) k.kind = ArgKind::LocalBuffer;
@@ -86,7 +86,7 @@ std::vector<KernelArg> kernelArgs(const llvm::Function& f) {
       if (type.find('*') != std::string::npos) k.scalarType = scalarTypeNamed(type);
     } else if (type == "sampler_t") {
       k.kind = ArgKind::Sampler;
-    } else if (type.find("image") != std::string::npos) {
+    } else if (isImageTypeName(type)) {
       k.kind = ArgKind::Image;
     } else {
       k.kind = ArgKind::Scalar;

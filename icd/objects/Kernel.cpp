@@ -71,7 +71,7 @@ Kernel::Kernel(std::shared_ptr<Program> program, std::string name)
                sizeof type - 1, static_cast<void*>(type), static_cast<size_t*>(nullptr)) == CL_SUCCESS) {
         const std::string_view name(type);
         if (name == "sampler_t") declared_[i] = DeclaredKind::Sampler;
-        else if (name.find("image") != std::string_view::npos && name.find('*') == std::string_view::npos) {
+        else if (analysis::isImageTypeName(name)) {
           declared_[i] = DeclaredKind::Buffer;
           image_[i] = true;
         }

@@ -470,3 +470,35 @@ TEST_CASE("a program that does not compile reports an error, no kernels") {
   CHECK(m.kernels.empty());
   CHECK_FALSE(m.errors.empty());
 }
+
+TEST_CASE("arguments are images by their exact type, not a type name containing 'image'") {
+  // The conformance suite's kernel_image_methods: a struct of its own whose name holds "image",
+  // passed by pointer. Its writes were once ignored as an image's, so they never reached the
+  // host (wrong results); the real image argument is still an image.
+  auto k = analyzeOne(R"(
+typedef struct { int width; int order; } image_kernel_data;
+kernel void info(read_only image2d_t input, global image_kernel_data* out) {
+  out->width = get_image_width(input);
+  out->order = get_image_channel_order(input);
+})");
+  REQUIRE(k.args.size() == 2);
+  CHECK(k.args[0].kind == ArgKind::Image);
+  CHECK(k.args[0].readOnlyImage);
+  CHECK(k.args[1].kind == ArgKind::GlobalBuffer);
+  CHECK(count(k, AccessKind::Write, "out") == 2);
+  CHECK(isImageTypeName("image2d_array_t"));
+  CHECK_FALSE(isImageTypeName("image_kernel_data*"));
+  CHECK_FALSE(isImageTypeName("image2d_t*"));
+}
+
+TEST_CASE("image arguments carry their access qualifier") {
+  auto k = analyzeOne(R"(
+kernel void copy(read_only image2d_t src, write_only image2d_t dst, read_write image2d_t both) {
+  int2 p = (int2)(get_global_id(0), get_global_id(1));
+  write_imagef(dst, p, read_imagef(src, p) + read_imagef(both, p));
+})", "-cl-std=CL3.0");
+  REQUIRE(k.args.size() == 3);
+  CHECK(k.args[0].readOnlyImage);
+  CHECK_FALSE(k.args[1].readOnlyImage);
+  CHECK_FALSE(k.args[2].readOnlyImage);
+}
