@@ -63,7 +63,7 @@ Kernel::Kernel(std::shared_ptr<Program> program, std::string name)
       case analysis::ArgKind::Sampler: declared_[i] = DeclaredKind::Sampler; break;
       }
     }
-    if (declared_[i] == DeclaredKind::Unknown || declared_[i] == DeclaredKind::Value) {
+    if (declared_[i] == DeclaredKind::Unknown) {
       // Without the analysis, the vendor's type names tell images and samplers (where it keeps
       // argument information).
       char type[64] = {};
