@@ -2,6 +2,8 @@
 // read back right, and only missing bytes move.
 #include "icd/runtime/Commands.h"
 
+#include "icd/runtime/CommandSteps.h"
+
 #include "device/Clock.h"
 #include "device/Enqueue.h"
 #include "device/HostExecutor.h"
@@ -23,38 +25,10 @@ using device::WaitList;
 
 namespace {
 
-// Enqueues one real command on `slot`'s queue after `waits`, through
-// enqueue(real queue, wait count, wait list, &event or null); returns its fence.
-template <class Enqueue>
-FenceRef enqueueOn(Queue& q, unsigned slot, const std::vector<FenceRef>& waits, const char* what,
-                   Enqueue&& enqueue) {
-  cl_command_queue real = q.realQueue(slot);
-  WaitList wl(q.slot(slot).context, real);
-  wl.add(waits);
-  FenceRef fence;
-  device::check(device::enqueueCommand(real, q.slot(slot).context, wl, q.timesCommands(),
-                                       [&](cl_uint n, const cl_event* list, cl_event* event) {
-                                         return enqueue(real, n, list, event);
-                                       },
-                                       fence),
-                what);
-  return fence;
-}
-
-void append(std::vector<FenceRef>& to, const std::vector<FenceRef>& more) {
-  to.insert(to.end(), more.begin(), more.end());
-}
-
-// Barriers of the queue come first in every wait list.
-std::vector<FenceRef> withGate(Queue& q, std::vector<FenceRef> waits) {
-  if (auto gate = q.gate()) waits.push_back(gate);
-  return waits;
-}
-
-void record(buffer::TransferLog& log) {
-  Runtime::get().report().noteTransfers(log);
-  if (auto* trace = Trace::active()) trace->transfers(log);
-}
+using steps::append;
+using steps::enqueueOn;
+using steps::record;
+using steps::withGate;
 
 unsigned defaultSlot() { return Runtime::get().singleSlot(); }
 

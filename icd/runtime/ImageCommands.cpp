@@ -1,39 +1,17 @@
 // Image commands: on one device holding the whole image, with the vendor's image commands.
 #include "icd/runtime/ImageCommands.h"
 
-#include "device/Enqueue.h"
-#include "icd/runtime/Runtime.h"
-#include "icd/runtime/RunReport.h"
-#include "icd/runtime/Trace.h"
+#include "icd/runtime/CommandSteps.h"
 #include "icd/runtime/Transfers.h"
 
 namespace clsplit::icd::runtime {
 
-using device::WaitList;
-
 namespace {
 
-void append(std::vector<FenceRef>& to, const std::vector<FenceRef>& more) { to.insert(to.end(), more.begin(), more.end()); }
-
-std::vector<FenceRef> withGate(Queue& q, std::vector<FenceRef> waits) {
-  if (auto gate = q.gate()) waits.push_back(gate);
-  return waits;
-}
-
-template <class Enqueue>
-FenceRef enqueueOn(Queue& q, unsigned slot, const std::vector<FenceRef>& waits, const char* what, Enqueue&& enqueue) {
-  cl_command_queue real = q.realQueue(slot);
-  WaitList wl(q.slot(slot).context, real);
-  wl.add(waits);
-  FenceRef fence;
-  device::check(device::enqueueCommand(real, q.slot(slot).context, wl, q.timesCommands(),
-                                       [&](cl_uint n, const cl_event* list, cl_event* event) {
-                                         return enqueue(real, n, list, event);
-                                       },
-                                       fence),
-                what);
-  return fence;
-}
+using steps::append;
+using steps::enqueueOn;
+using steps::record;
+using steps::withGate;
 
 // The image's bytes in its storage (a 1-D buffer image's: a window of its buffer's).
 RangeSet all(const Mem& image) { return RangeSet{image.toRoot(ByteRange{0, image.size()})}; }
@@ -54,9 +32,7 @@ unsigned slotFor(const Mem& image) {
 void holdWhole(Queue& q, Mem& image, unsigned slot) {
   buffer::TransferLog log;
   acquire(image.storage(), all(image), slot, q, &log);
-  if (log.empty()) return;
-  Runtime::get().report().noteTransfers(log);
-  if (auto* trace = Trace::active()) trace->transfers(log);
+  record(log);
 }
 
 // After a command on `slot` wrote (part of) the image, which `slot` held whole: `slot` holds
@@ -181,7 +157,7 @@ FenceRef copyBufferToImage(Queue& q, Mem& src, Mem& dst, size_t srcOffset, const
   holdWhole(q, dst, slot);
   buffer::TransferLog log;
   acquire(src.storage(), RangeSet{from}, slot, q, &log);
-  if (!log.empty()) Runtime::get().report().noteTransfers(log);
+  record(log);
   append(waits, src.storage().validAfter(slot, RangeSet{from}));
   append(waits, dst.storage().validAfter(slot));
   append(waits, dst.storage().writeHazards(slot));
