@@ -4,6 +4,7 @@
 
 #include "analysis/region/KernelRegions.h"
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -40,6 +41,19 @@ inline bool isImageTypeName(std::string_view type) {
   for (auto n : names)
     if (n == type) return true;
   return false;
+}
+
+// The bytes the runtime gives for an image argument (planner::ArgInput::scalar), which the
+// analysis reads as the results of the image's queries: six 32-bit values, width, height, depth,
+// array size, channel data type and channel order (0 where the image type has no such size).
+inline constexpr size_t kImageQueryBytes = 24;
+inline std::optional<uint32_t> imageQueryOffset(std::string_view builtin) {
+  static constexpr std::string_view names[] = {"get_image_width",      "get_image_height",
+                                               "get_image_depth",      "get_image_array_size",
+                                               "get_image_channel_data_type", "get_image_channel_order"};
+  for (uint32_t i = 0; i < 6; ++i)
+    if (names[i] == builtin) return i * 4;
+  return std::nullopt;
 }
 
 struct KernelArg {

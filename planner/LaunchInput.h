@@ -31,7 +31,9 @@ struct DeviceTraits {
 struct ArgInput {
   enum class Kind : uint8_t { Scalar, Buffer, NullBuffer, Local };
   Kind kind = Kind::Scalar;
-  std::span<const std::byte> scalar; // Scalar: the bytes given to clSetKernelArg
+  // Scalar: the bytes given to clSetKernelArg; an image (Buffer): its query values
+  // (analysis::kImageQueryBytes), which regions may depend on like a scalar's.
+  std::span<const std::byte> scalar;
   unsigned buffer = 0;               // Buffer: index into LaunchInput::buffers
   uint64_t origin = 0;               // Buffer: the (sub-)buffer's window in that buffer
   uint64_t size = 0;

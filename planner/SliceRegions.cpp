@@ -14,8 +14,9 @@ using analysis::NDRange;
 using analysis::Slice;
 
 std::span<const std::byte> InputValues::scalarBytes(unsigned arg) const {
-  if (arg >= input_.args.size() || input_.args[arg].kind != ArgInput::Kind::Scalar) return {};
-  return input_.args[arg].scalar;
+  if (arg >= input_.args.size()) return {};
+  const ArgInput& a = input_.args[arg];
+  return a.kind == ArgInput::Kind::Scalar || a.kind == ArgInput::Kind::Buffer ? a.scalar : std::span<const std::byte>{};
 }
 
 uint64_t InputValues::bufferSize(unsigned arg) const {

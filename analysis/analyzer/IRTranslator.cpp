@@ -3,6 +3,7 @@
 // structurally, so the affine evaluation at launch time sees the arithmetic as written.
 #include "analysis/analyzer/IRTranslator.h"
 
+#include "analysis/Analysis.h"
 #include "analysis/analyzer/OpenCLBuiltins.h"
 #include "analysis/region/Guard.h"
 
@@ -303,6 +304,11 @@ ExprRef IRTranslator::call(const llvm::Instruction* i, Context& ctx, unsigned de
     if (e->type().bits == type.bits || type.isFloat) return e;
     return Expr::unary(e->type().bits > type.bits ? ExprKind::Trunc : ExprKind::ZExt, e, type);
   };
+  // An image's size and format queries: values of the launch, like a scalar argument's, read
+  // from the bytes the runtime gives for the image argument (analysis::imageQueryOffset).
+  if (auto offset = imageQueryOffset(n); offset && cb->arg_size() == 1)
+    if (auto* image = llvm::dyn_cast<llvm::Argument>(cb->getArgOperand(0)->stripPointerCasts()))
+      return fit(Expr::argument(image->getArgNo(), ValueType::integer(32), ScalarType::I32, *offset));
   switch (b.kind) {
   case BuiltinKind::WorkItem: {
     auto d = dimension();

@@ -50,7 +50,26 @@ Mem::Mem(std::shared_ptr<Mem> buffer, cl_mem_flags flags, const buffer::ImageLay
     : context_(buffer->context_), parent_(buffer), storage_(buffer->storage_), flags_(flags), size_(layout.bytes()),
       origin_(buffer->origin_), hostPtr_(buffer->flags_ & CL_MEM_USE_HOST_PTR ? buffer->hostPtr_ : nullptr),
       hostRowPitch_(layout.rowPitch()), id_(buffer->id_), image_(layout),
-      bufferImages_(context_->slots().size()) {}
+      bufferImages_(context_->slots().size()) {
+  setImageQuery();
+}
+
+void Mem::setImageQuery() {
+  const auto t = image_->type();
+  const auto extent = image_->extent();
+  const bool layers = t == CL_MEM_OBJECT_IMAGE1D_ARRAY || t == CL_MEM_OBJECT_IMAGE2D_ARRAY;
+  const uint32_t values[6] = {
+      static_cast<uint32_t>(extent[0]),
+      static_cast<uint32_t>(t == CL_MEM_OBJECT_IMAGE2D || t == CL_MEM_OBJECT_IMAGE2D_ARRAY || t == CL_MEM_OBJECT_IMAGE3D
+                                ? extent[1]
+                                : 0),
+      static_cast<uint32_t>(t == CL_MEM_OBJECT_IMAGE3D ? extent[2] : 0),
+      static_cast<uint32_t>(layers ? image_->slices() : 0),
+      static_cast<uint32_t>(image_->format().image_channel_data_type),
+      static_cast<uint32_t>(image_->format().image_channel_order)};
+  static_assert(sizeof values == sizeof imageQuery_);
+  std::memcpy(imageQuery_.data(), values, sizeof values);
+}
 
 Mem::Mem(std::shared_ptr<Context> context, cl_mem_flags flags, const buffer::ImageLayout& layout, void* hostPtr,
          size_t hostRowPitch, size_t hostSlicePitch)
@@ -75,6 +94,7 @@ Mem::Mem(std::shared_ptr<Context> context, cl_mem_flags flags, const buffer::Ima
   }
   storage_ = std::make_shared<buffer::BufferStorage>(storageSlots(*context_), size_, initial, home,
                                                      context_->pinnedPool(), layout);
+  setImageQuery();
   if (home) context_->addHostPtrBuffer(storage_);
 }
 

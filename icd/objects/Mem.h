@@ -9,6 +9,7 @@
 #include <array>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <vector>
 
 namespace clsplit::icd {
@@ -45,6 +46,11 @@ public:
   size_t hostRowPitch() const { return hostRowPitch_; }
   size_t hostSlicePitch() const { return hostSlicePitch_; }
   cl_int imageInfo(cl_image_info param, size_t size, void* value, size_t* sizeRet) const;
+  // An image's query values as the analysis reads them (analysis::kImageQueryBytes); empty for
+  // a buffer.
+  std::span<const std::byte> imageQueryBytes() const {
+    return image_ ? std::span<const std::byte>(imageQuery_) : std::span<const std::byte>{};
+  }
 
   // Byte ranges of this object, expressed in the root buffer's offsets.
   RangeSet toRoot(const RangeSet& ranges) const { return ranges.shifted(static_cast<int64_t>(origin_)); }
@@ -89,6 +95,8 @@ private:
   void* hostPtr_;
   size_t hostRowPitch_ = 0, hostSlicePitch_ = 0;
   std::optional<buffer::ImageLayout> image_;
+  std::array<std::byte, 24> imageQuery_{};
+  void setImageQuery(); // from image_
   std::vector<device::RealMem> bufferImages_; // a 1-D buffer image's real images, per slot
   uint64_t id_;
   mutable std::mutex mutex_;

@@ -73,6 +73,7 @@ public:
         in.size = a.mem->size();
         in.written = kernel.argWritten(i);
         in.wholeRead = kernel.argIsImage(i) && !in.written; // every device of a split holds it whole
+        in.scalar = a.mem->imageQueryBytes(); // what its get_image_* queries return
         break;
       case Kernel::ArgKind::Unset: break;
       }

@@ -206,7 +206,8 @@ def test_images():
                        capture_output=True, text=True, timeout=300)
     check(p.returncode == 0 and p.stdout.rstrip().endswith("done"), f"itest_images failed:\n{p.stdout}\n{p.stderr}")
     r = json.loads(path.read_text())
-    for name in ("blurRed", "crossBorder", "read1d"):
+    # (toBuffer and readUint index their output with get_image_width: a value of the launch.)
+    for name in ("blurRed", "crossBorder", "read1d", "toBuffer", "readUint"):
         k = r["kernels"][name]
         check(k["split_launches"] == k["launches"] >= 1, f"{name} (reads images only) was not split: {k}")
     stencil = r["kernels"]["stencilStep"]

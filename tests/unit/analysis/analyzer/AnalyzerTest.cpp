@@ -502,3 +502,28 @@ kernel void copy(read_only image2d_t src, write_only image2d_t dst, read_write i
   CHECK_FALSE(k.args[1].readOnlyImage);
   CHECK_FALSE(k.args[2].readOnlyImage);
 }
+
+TEST_CASE("an image's size queries are values of the launch: a buffer indexed by them splits") {
+  auto k = analyzeOne(R"(
+kernel void toBuffer(read_only image2d_t src, global float4* dst) {
+  int x = get_global_id(0), y = get_global_id(1);
+  dst[y * get_image_width(src) + x] = read_imagef(src, (int2)(x, y));
+})");
+  CHECK_FALSE(k.unsplittableReason);
+  REQUIRE(count(k, AccessKind::Write, "dst") == 1);
+  Values v;
+  v.sizes = {{1, 64 * 48 * 16}};
+  std::vector<std::byte> query(kImageQueryBytes);
+  const uint32_t width = 64, height = 48;
+  std::memcpy(query.data(), &width, 4);
+  std::memcpy(query.data() + 4, &height, 4);
+  v.scalars[0] = query;
+  NDRange r;
+  r.dims = 2;
+  r.global = {64, 48, 1};
+  r.local = {8, 8, 1};
+  auto rows = instantiate(k, r, Slice{1, 2, 4}, v); // work-group rows 2..3: y in 16..31
+  CHECK(rows[1].write == RangeSet::of(16 * 64 * 16, 32 * 64 * 16));
+  CHECK(imageQueryOffset("get_image_height") == 4u);
+  CHECK_FALSE(imageQueryOffset("get_image_dim"));
+}
