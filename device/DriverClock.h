@@ -28,6 +28,31 @@ struct DriverClock {
     return size_t(reinterpret_cast<const char*>(&(probe.*slot)) - reinterpret_cast<const char*>(&probe)) /
            sizeof(void*);
   }
+
+  // clsplit's completion callbacks on the vendors' threads: a vendor runs them one after the
+  // other, so their time delays every later completion that is bridged through one (a command
+  // waiting on another vendor's or context's command, a host wait on clsplit's own fences).
+  static inline std::atomic<uint64_t> callbacks{0}, callbackNs{0}, callbackMaxNs{0};
+  static void noteCallback(uint64_t ns) {
+    callbacks.fetch_add(1, std::memory_order_relaxed);
+    callbackNs.fetch_add(ns, std::memory_order_relaxed);
+    uint64_t seen = callbackMaxNs.load(std::memory_order_relaxed);
+    while (seen < ns && !callbackMaxNs.compare_exchange_weak(seen, ns, std::memory_order_relaxed)) {
+    }
+  }
+  // Times one callback while a report is asked for.
+  class CallbackTimer {
+  public:
+    CallbackTimer() : start_(on() ? hostNowNs() : 0) {}
+    ~CallbackTimer() {
+      if (start_) noteCallback(hostNowNs() - start_);
+    }
+    CallbackTimer(const CallbackTimer&) = delete;
+    CallbackTimer& operator=(const CallbackTimer&) = delete;
+
+  private:
+    uint64_t start_;
+  };
 };
 
 } // namespace clsplit::device

@@ -2,6 +2,7 @@
 #include "device/Fence.h"
 
 #include "device/Clock.h"
+#include "device/DriverClock.h"
 #include "device/Enqueue.h"
 #include "device/HostExecutor.h"
 #include "support/Log.h"
@@ -20,6 +21,7 @@ constexpr uint64_t kPollBeforeWaitNs = 100'000;
 
 // Completes a bridge user event when the real event it mirrors completes.
 void CL_CALLBACK completeBridge(cl_event, cl_int status, void* data) {
+  DriverClock::CallbackTimer timer;
   auto* bridge = static_cast<RealEvent*>(data);
   call(&cl_icd_dispatch::clSetUserEventStatus, bridge->get(), status < 0 ? status : CL_COMPLETE);
   delete bridge;
@@ -108,6 +110,7 @@ void RealEventFence::appendWaitEvents(cl_context context, std::vector<RealEvent>
 }
 
 void CL_CALLBACK realEventCompleted(cl_event, cl_int status, void* data) {
+  DriverClock::CallbackTimer timer;
   std::unique_ptr<FenceRef> self(static_cast<FenceRef*>(data)); // kept alive until now
   static_cast<RealEventFence*>(self->get())->fire(status < 0 ? status : CL_COMPLETE);
 }

@@ -56,6 +56,10 @@ constexpr size_t kSplitHostMinSamples = 8;
 // An unmeasured kernel is shared evenly between identical devices when each share is at least
 // this many waves of the work-groups a device runs at once (evenOverIdentical).
 constexpr double kEvenPriorWaves = 4;
+// Identical devices measured within this spread (each with at least kAlikeSamples samples)
+// keep an even split (evenOverIdentical).
+constexpr double kAlikeSpread = 0.25;
+constexpr unsigned kAlikeSamples = 4;
 constexpr double kProbeMinLaunchNs = 200'000;
 constexpr double kProbeShare = 1.0 / 32;
 
@@ -325,20 +329,25 @@ std::vector<double> DynamicPartitioner::decide(const LaunchRequest& request, uin
     for (unsigned d = 0; d < n_ && d < spec_.staticRatios.size(); ++d) r[d] = spec_.staticRatios[d];
     return r;
   case StrategyKind::Adaptive:
-    if (auto even = evenOverIdentical(kernel, request.groups)) return *even;
+    if (auto even = evenOverIdentical(kernel, request.groups, /*whileAlike=*/true)) return *even;
     return kernelSplit(kernel, request.groups);
-  case StrategyKind::AdaptiveComm:
-    if (auto even = evenOverIdentical(kernel, request.groups)) return *even;
-    if (position && seq_.haveSolution && *position < seq_.current.size()) return seq_.current[*position];
+  case StrategyKind::AdaptiveComm: {
+    // The sequence's plan, once it has one, is the LP's to change (it weighs moving rows).
+    const bool planned = position && seq_.haveSolution && *position < seq_.current.size();
+    if (auto even = evenOverIdentical(kernel, request.groups, /*whileAlike=*/!planned)) return *even;
+    if (planned) return seq_.current[*position];
     return kernelSplit(kernel, request.groups);
+  }
   }
   return r;
 }
 
-std::optional<std::vector<double>> DynamicPartitioner::evenOverIdentical(uint32_t kernel, uint64_t groups) const {
+std::optional<std::vector<double>> DynamicPartitioner::evenOverIdentical(uint32_t kernel, uint64_t groups,
+                                                                         bool whileAlike) const {
   const auto& ks = kernels_[kernel];
-  for (unsigned d = 0; d < n_; ++d)
-    if (ks.devices[d].known()) return std::nullopt; // measured: the models decide
+  bool measured = false;
+  for (unsigned d = 0; d < n_; ++d) measured = measured || ks.devices[d].known();
+  if (measured && !whileAlike) return std::nullopt; // the models decide
   // The device the priors favour, and the devices identical to it (same name and type) that run
   // at the same time as it: interchangeable, so sharing evenly is right whatever the kernel
   // costs. The priors cannot tell a 2 us kernel from a 2 ms one (ep over two H100: all 50
@@ -356,6 +365,23 @@ std::optional<std::vector<double>> DynamicPartitioner::evenOverIdentical(uint32_
   if (same.size() < 2) return std::nullopt;
   for (unsigned d : same)
     if (double(groups) / double(same.size()) < kEvenPriorWaves * std::max(1.0, floorGroups(ks, d))) return std::nullopt;
+  if (measured) {
+    // Measured, the split stays even while the identical devices measure alike: balancing
+    // their measured difference moves rows between them at every change, and a few percent of
+    // noise (a first launch's warm-up: 40/60 on two H100) is not worth a row. A device measured
+    // clearly slower (another process loads it) leaves the choice to the models.
+    double fastest = INFINITY, slowest = 0;
+    for (unsigned d = 0; d < n_; ++d) {
+      const bool inSame = std::find(same.begin(), same.end(), d) != same.end();
+      if (!ks.devices[d].known()) continue;
+      if (!inSame) return std::nullopt; // another kind of device was measured: the models weigh it
+      if (ks.devices[d].samples() < kAlikeSamples) continue;
+      const double ns = measuredNsPerGroup(ks, d);
+      fastest = std::min(fastest, ns);
+      slowest = std::max(slowest, ns);
+    }
+    if (slowest > fastest * (1 + kAlikeSpread)) return std::nullopt;
+  }
   std::vector<double> r(n_, 0.0);
   for (unsigned d : same) r[d] = 1.0 / double(same.size());
   return r;
@@ -905,6 +931,16 @@ void DynamicPartitioner::applySolve(const SolveJob& job, SequenceLp::Result resu
 
 void DynamicPartitioner::adoptIfBetter(const CostModel& model, SequenceLp::Result result) {
   seq_.heldBack.reset();
+  // Before its first solution the sequence already runs some split (even over identical
+  // devices, or each kernel's own): that is the plan in use, and the LP's must beat and repay
+  // it like any later change (two H100 moved 20 MB through the host in the first iterations
+  // of fdtd2d for a predicted gain of a few microseconds).
+  if (!seq_.haveSolution && (seq_.current = inUseRatios()).size() == seq_.kernels.size()) {
+    seq_.haveSolution = true;
+    seq_.active.assign(seq_.current.size(), std::vector<bool>(n_, false));
+    for (size_t k = 0; k < seq_.current.size(); ++k)
+      for (unsigned d = 0; d < n_; ++d) seq_.active[k][d] = seq_.current[k][d] > 0;
+  }
   bool adopt = !seq_.haveSolution;
   if (!adopt) {
     auto current = model.predict(seq_.current);
@@ -953,6 +989,16 @@ void DynamicPartitioner::adoptIfBetter(const CostModel& model, SequenceLp::Resul
     seq_.currentPredictedComputeNs = b.computeNs;
     ++planChanges_;
   }
+}
+
+Ratios DynamicPartitioner::inUseRatios() const {
+  Ratios in;
+  for (uint32_t k : seq_.kernels) {
+    const auto& ratios = kernels_[k].lastRatios;
+    if (ratios.size() != n_) return {};
+    in.push_back(ratios);
+  }
+  return in;
 }
 
 void DynamicPartitioner::quiesce() {

@@ -236,9 +236,10 @@ private:
   // the kernel last ran whole, else -1; `inputs` receives (device, bytes) per producer.
   int dataDevice(const LaunchRecord& rec, const KernelState& ks,
                  std::vector<std::pair<unsigned, uint64_t>>* inputs = nullptr);
-  // Before a kernel is measured anywhere: an even split over the devices identical to the one the
-  // priors favour, for launches large enough; nullopt otherwise.
-  std::optional<std::vector<double>> evenOverIdentical(uint32_t kernel, uint64_t groups) const;
+  // An even split over the devices identical to the one the priors favour, for launches large
+  // enough: before the kernel is measured anywhere and, `whileAlike`, as long as only those
+  // devices were measured and they measure alike; nullopt otherwise.
+  std::optional<std::vector<double>> evenOverIdentical(uint32_t kernel, uint64_t groups, bool whileAlike) const;
   // Whether devices a and b were measured (or are assumed) to take turns rather than run at once.
   bool takesTurns(unsigned a, unsigned b) const;
   void onIterationMeasured();
@@ -252,6 +253,8 @@ private:
   // Adopts `result` (relaxed towards it) when it beats the plan in use by more than the noise;
   // otherwise keeps it as `heldBack` to look at again.
   void adoptIfBetter(const CostModel& model, SequenceLp::Result result);
+  // Each position's split as its kernel's last launch had it (empty where one has none yet).
+  Ratios inUseRatios() const;
   double noiseLevel() const;
   void recordHistory(KernelState& kernel, const std::vector<double>& ratios,
                      const std::optional<unsigned>& position, uint64_t iteration);

@@ -68,15 +68,18 @@ struct Command {
                                        device::hostNowNs())
                    ->publishHandle();
     if (blocking) {
-      runtime::HostSpan span("blocking wait");
-      if (whole->wait() < 0) {
-        device::settleAfterFailure(whole);
-        throw Error(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST, "the command failed");
+      {
+        runtime::HostSpan span("blocking wait");
+        if (whole->wait() < 0) {
+          device::settleAfterFailure(whole);
+          throw Error(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST, "the command failed");
+        }
       }
       runtime::bringHostPtrMemoryHome(*queue, whole);
       // The queue's commands are complete now: their sampled times reach the partitioner here,
       // not only at the next launch or clFinish (a program that ends with a blocking read would
       // otherwise leave its last samples unread, all of them where it runs ahead of the device).
+      runtime::HostSpan span("harvest measurements");
       runtime::Runtime::get().harvestMeasurements(SIZE_MAX);
     }
   }

@@ -49,8 +49,7 @@ std::vector<std::byte> packImage(const buffer::ImageLayout& layout, const void* 
 Mem::Mem(std::shared_ptr<Mem> buffer, cl_mem_flags flags, const buffer::ImageLayout& layout)
     : context_(buffer->context_), parent_(buffer), storage_(buffer->storage_), flags_(flags), size_(layout.bytes()),
       origin_(buffer->origin_), hostPtr_(buffer->flags_ & CL_MEM_USE_HOST_PTR ? buffer->hostPtr_ : nullptr),
-      hostRowPitch_(layout.rowPitch()), id_(buffer->id_), image_(layout),
-      bufferImages_(context_->slots().size()) {
+      hostRowPitch_(layout.rowPitch()), image_(layout), bufferImages_(context_->slots().size()), id_(buffer->id_) {
   setImageQuery();
 }
 
@@ -74,8 +73,8 @@ void Mem::setImageQuery() {
 Mem::Mem(std::shared_ptr<Context> context, cl_mem_flags flags, const buffer::ImageLayout& layout, void* hostPtr,
          size_t hostRowPitch, size_t hostSlicePitch)
     : context_(std::move(context)), flags_(flags), size_(layout.bytes()),
-      hostPtr_(flags & (CL_MEM_USE_HOST_PTR | CL_MEM_COPY_HOST_PTR) ? hostPtr : nullptr), id_(nextBufferId()),
-      image_(layout) {
+      hostPtr_(flags & (CL_MEM_USE_HOST_PTR | CL_MEM_COPY_HOST_PTR) ? hostPtr : nullptr), image_(layout),
+      id_(nextBufferId()) {
   hostRowPitch_ = hostRowPitch ? hostRowPitch : layout.rowPitch();
   const bool layered = layout.slices() > 1 || layout.type() == CL_MEM_OBJECT_IMAGE3D ||
                        layout.type() == CL_MEM_OBJECT_IMAGE2D_ARRAY || layout.type() == CL_MEM_OBJECT_IMAGE1D_ARRAY;

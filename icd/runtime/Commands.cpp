@@ -342,7 +342,7 @@ void* mapBuffer(Queue& q, Mem& mem, cl_map_flags flags, size_t offset, size_t si
   ByteRange range = mem.toRoot(ByteRange{offset, offset + size});
   bool invalidate = flags & CL_MAP_WRITE_INVALIDATE_REGION;
   buffer::TransferLog log;
-  Mem::Mapping mapping{nullptr, offset, size, flags, nullptr};
+  Mem::Mapping mapping{nullptr, offset, size, flags, nullptr, {}};
   if (mem.flags() & CL_MEM_USE_HOST_PTR) {
     // The pointer must be host_ptr + offset: bring the bytes home into the application's memory.
     auto* root = static_cast<std::byte*>(storage.useHostPtr());

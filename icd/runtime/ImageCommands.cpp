@@ -176,7 +176,7 @@ FenceRef copyBufferToImage(Queue& q, Mem& src, Mem& dst, size_t srcOffset, const
 void* mapImage(Queue& q, Mem& image, cl_map_flags flags, const ImageBox& box, size_t& rowPitch, size_t& slicePitch,
                std::vector<FenceRef> waits, FenceRef& done) {
   const auto& layout = *image.image();
-  Mem::Mapping mapping{nullptr, 0, 0, flags, nullptr};
+  Mem::Mapping mapping{nullptr, 0, 0, flags, nullptr, {}};
   mapping.box = box;
   const bool layersAreRows = layout.type() == CL_MEM_OBJECT_IMAGE1D_ARRAY;
   const bool layered = layersAreRows || layout.type() == CL_MEM_OBJECT_IMAGE2D_ARRAY ||

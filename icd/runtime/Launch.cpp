@@ -75,6 +75,7 @@ public:
         in.wholeRead = kernel.argIsImage(i) && !in.written; // every device of a split holds it whole
         in.scalar = a.mem->imageQueryBytes(); // what its get_image_* queries return
         break;
+      case Kernel::ArgKind::Sampler: // no bytes a region could depend on (a scalar without value)
       case Kernel::ArgKind::Unset: break;
       }
     }

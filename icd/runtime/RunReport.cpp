@@ -2,6 +2,7 @@
 #include "icd/runtime/RunReport.h"
 
 #include "buffer-manager/storage/PinnedPool.h"
+#include "device/HostExecutor.h"
 #include "device/RealCall.h"
 #include "device/Submission.h"
 #include "icd/runtime/HostTime.h"
@@ -107,8 +108,10 @@ void RunReport::noteLaunch(const std::string& kernel, const std::vector<uint64_t
   if (!timed) return;
   for (const auto& [slot, fence] : subKernels)
     for (auto* real : device::realCommandsOf(fence))
-      real->onComplete([this, stats, slot = slot, index, real](cl_int) {
-        account(*stats, slot, index, real->durationNs());
+      real->onComplete([this, stats, slot = slot, index, real = real->shared_from_this()](cl_int) {
+        device::runInBackground([this, stats, slot, index, real] { // not on the vendor's thread
+          account(*stats, slot, index, static_cast<device::RealEventFence&>(*real).durationNs());
+        });
       });
 }
 
@@ -205,6 +208,9 @@ std::string RunReport::json(const std::string& partitionerJson) const {
     out << (i ? "," : "") << "\n    {\"function\": " << jsonString(bySlot[i].name) << ", \"calls\": " << bySlot[i].calls
         << ", \"ns\": " << bySlot[i].ns << "}";
   out << "\n  ],\n";
+  out << "  \"driver_callbacks\": {\"calls\": " << device::DriverClock::callbacks.load() << ", \"ns\": "
+      << device::DriverClock::callbackNs.load() << ", \"max_ns\": " << device::DriverClock::callbackMaxNs.load()
+      << "},\n";
   out << "  \"partitioner\": " << (partitionerJson.empty() ? "null" : partitionerJson) << "\n}\n";
   return out.str();
 }
@@ -260,7 +266,9 @@ void installExitReport() {
       const std::string& path = rt.settings().value("CLSPLIT_REPORT");
       bool summary = rt.settings().value("CLSPLIT_SUMMARY") == "1";
       if (path.empty() && !summary) return;
-      // No vendor calls from here: sub-kernels still running at exit stay unmeasured.
+      // No vendor calls from here: sub-kernels still running at exit stay unmeasured. Those
+      // that completed are read on the background thread: let it finish them first.
+      device::drainBackground(std::chrono::milliseconds(1000));
       if (!path.empty()) {
         std::ofstream out(path);
         out << rt.report().json(rt.partitionerJson());

@@ -3,6 +3,7 @@
 
 #include "device/Enqueue.h"
 #include "device/FaultInjection.h"
+#include "device/HostExecutor.h"
 #include "device/Submission.h"
 #include "icd/config/DeviceSelection.h"
 #include "icd/runtime/HostTime.h"
@@ -65,6 +66,11 @@ Runtime::Runtime() : settings_(&Settings::process()) {
     log().warn("CLSPLIT_SUBMIT_THREAD={} is not on or off; using off", submit);
   device::submission::setEnabled(submitThread);
   if (submitThread) log().info("launches that run whole where their data is are enqueued by the submission thread");
+
+  // Background work (measurements, device/HostExecutor.h) stops at exit before the vendors'
+  // libraries are torn down (they were loaded above; the report's handler, registered below,
+  // runs before this one and lets it finish first).
+  std::atexit([] { device::stopBackground(); });
 
   // A report is written even by a program that launches nothing.
   reporting_ = !settings_->value("CLSPLIT_REPORT").empty() || settings_->value("CLSPLIT_SUMMARY") == "1";
@@ -227,8 +233,10 @@ void Runtime::recordLaunch(uint64_t launchId, bool measured,
 }
 
 void Runtime::whenComplete(const device::FenceRef& fence, std::function<void(cl_int)> fn, bool polled) {
-  if (!polled) {
-    fence->onComplete(std::move(fn));
+  if (!polled) { // read on clsplit's background thread, not the vendor's callback thread
+    fence->onComplete([fn = std::move(fn)](cl_int status) mutable {
+      device::runInBackground([fn = std::move(fn), status] { fn(status); });
+    });
     return;
   }
   std::lock_guard lock(pendingMutex_);

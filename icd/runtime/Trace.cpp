@@ -2,6 +2,7 @@
 #include "icd/runtime/Trace.h"
 
 #include "device/Clock.h"
+#include "device/HostExecutor.h"
 #include "icd/runtime/Runtime.h"
 #include "support/Log.h"
 
@@ -102,11 +103,13 @@ void Trace::addDeviceRecord(int track, std::string name, std::string args, const
     records_.push_back({track, std::move(name), std::move(args), true});
   }
   fence->onComplete([this, index, fence](cl_int) {
-    uint64_t start = UINT64_MAX, end = 0;
-    if (!fence->profile(start, end)) return; // no timing (e.g. nothing was needed)
-    std::lock_guard lock(mutex_);
-    records_[index].startNs = start;
-    records_[index].endNs = end;
+    device::runInBackground([this, index, fence] { // not on the vendor's callback thread
+      uint64_t start = UINT64_MAX, end = 0;
+      if (!fence->profile(start, end)) return; // no timing (e.g. nothing was needed)
+      std::lock_guard lock(mutex_);
+      records_[index].startNs = start;
+      records_[index].endNs = end;
+    });
   });
 }
 
