@@ -5,6 +5,7 @@
 #include "icd/config/Settings.h"
 #include "icd/config/DeviceSelection.h"
 #include "partitioner/Partitioner.h"
+#include "support/Json.h"
 
 #include <algorithm>
 #include <chrono>
@@ -62,15 +63,6 @@ fs::path selfDir() {
 fs::path libraryPath() { return fs::weakly_canonical(selfDir() / "../lib/libclsplit.so"); }
 fs::path vendorsDir() { return fs::weakly_canonical(selfDir() / "../vendors"); }
 fs::path shareDir() { return fs::weakly_canonical(selfDir() / "../share/clsplit"); }
-
-std::string jsonString(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    if (static_cast<unsigned char>(c) >= 0x20) out += c;
-  }
-  return out + "\"";
-}
 
 // `--indices TYPE`: the indices of the devices of one type, for scripts ("0,1"; empty if none).
 int listIndices(const std::string& type) {

@@ -4,6 +4,7 @@
 #include "device/Clock.h"
 #include "device/HostExecutor.h"
 #include "icd/runtime/Runtime.h"
+#include "support/Json.h"
 #include "support/Log.h"
 
 #include <cstdio>
@@ -25,15 +26,6 @@ int transferTrack(const buffer::TransferRecord& t) {
   case buffer::TransferKind::DeviceToDevice: return 4 + 4 * t.to;
   }
   return kHostTrack;
-}
-
-std::string escape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    if (static_cast<unsigned char>(c) >= 0x20) out += c;
-  }
-  return out;
 }
 
 Trace* makeTrace() {
@@ -132,7 +124,7 @@ std::string Trace::json() {
   std::sort(tracks.begin(), tracks.end());
   for (int t : tracks)
     out << ",\n{\"name\": \"thread_name\", \"ph\": \"M\", \"pid\": 1, \"tid\": " << t
-        << ", \"args\": {\"name\": \"" << escape(trackName(t)) << "\"}}"
+        << ", \"args\": {\"name\": " << jsonString(trackName(t)) << "}}"
         << ",\n{\"name\": \"thread_sort_index\", \"ph\": \"M\", \"pid\": 1, \"tid\": " << t
         << ", \"args\": {\"sort_index\": " << t << "}}";
   char number[64];
@@ -140,7 +132,7 @@ std::string Trace::json() {
     if (r.onDevice && !r.endNs) continue;
     std::snprintf(number, sizeof number, "%.3f, \"dur\": %.3f", (r.startNs - origin) / 1e3,
                   (r.endNs >= r.startNs ? r.endNs - r.startNs : 0) / 1e3);
-    out << ",\n{\"name\": \"" << escape(r.name) << "\", \"ph\": \"X\", \"pid\": 1, \"tid\": " << r.track
+    out << ",\n{\"name\": " << jsonString(r.name) << ", \"ph\": \"X\", \"pid\": 1, \"tid\": " << r.track
         << ", \"ts\": " << number << ", \"args\": {" << r.args << "}}";
   }
   // The host-clock time of ts 0 (steady clock, ns): lines the trace up with other processes.
