@@ -61,7 +61,9 @@ void appendNote(std::string& note, std::string_view kind, const std::string& why
 
 std::vector<BufferRegions> instantiate(const KernelAnalysis& kernel, const NDRange& range,
                                        const Slice& slice, const LaunchValues& values,
-                                       const std::vector<bool>* only) {
+                                       const std::vector<bool>* only, uint64_t maxRanges) {
+  auto limit = [maxRanges](uint64_t usual) { return maxRanges ? std::min(usual, maxRanges) : usual; };
+  const uint64_t readLimit = limit(detail::kMaxRangesPerStatement), writeLimit = limit(detail::kMaxWriteRanges);
   const KernelRegions& regions = kernel.regions;
   size_t nargs = kernel.args.size();
   for (const auto& s : regions.statements) nargs = std::max<size_t>(nargs, s.arg + 1);
@@ -113,16 +115,16 @@ std::vector<BufferRegions> instantiate(const KernelAnalysis& kernel, const NDRan
       ev.normaliseWorkItems(v);
       switch (s.kind) {
       case AccessKind::Read:
-        ev.appendRanges(v, s.width, size, a.read, a.readS, exact, a.readNote);
+        ev.appendRanges(v, s.width, size, a.read, a.readS, exact, a.readNote, readLimit);
         a.readExact = a.readExact && exact;
         break;
       case AccessKind::Write:
-        ev.appendRanges(v, s.width, size, a.write, a.writeS, exact, a.writeNote, detail::kMaxWriteRanges);
+        ev.appendRanges(v, s.width, size, a.write, a.writeS, exact, a.writeNote, writeLimit);
         a.writeExact = a.writeExact && exact;
         break;
       case AccessKind::Atomic: {
         size_t before = a.atomic.size() + a.atomicS.size();
-        ev.appendRanges(v, s.width, size, a.atomic, a.atomicS, exact, a.atomicNote);
+        ev.appendRanges(v, s.width, size, a.atomic, a.atomicS, exact, a.atomicNote, readLimit);
         if (a.atomic.size() + a.atomicS.size() == before) break;
         if (a.atomicOp == AtomicOp::None) {
           a.atomicOp = s.atomicOp;
@@ -143,10 +145,10 @@ std::vector<BufferRegions> instantiate(const KernelAnalysis& kernel, const NDRan
     Accumulator& a = acc[i];
     BufferRegions& r = out[i];
     const uint64_t size = sizes[i];
-    detail::mergeStrided(a.readS, size, a.read, a.readExact, a.readNote);
-    detail::mergeStrided(a.writeS, size, a.write, a.writeExact, a.writeNote, detail::kMaxWriteRanges);
+    detail::mergeStrided(a.readS, size, a.read, a.readExact, a.readNote, readLimit);
+    detail::mergeStrided(a.writeS, size, a.write, a.writeExact, a.writeNote, writeLimit);
     bool atomicExact = true;
-    detail::mergeStrided(a.atomicS, size, a.atomic, atomicExact, a.atomicNote);
+    detail::mergeStrided(a.atomicS, size, a.atomic, atomicExact, a.atomicNote, readLimit);
     r.read = RangeSet::fromRanges(std::move(a.read));
     r.write = RangeSet::fromRanges(std::move(a.write));
     r.atomic = RangeSet::fromRanges(std::move(a.atomic));
@@ -212,8 +214,8 @@ uint32_t chooseSplitDimension(const KernelAnalysis& kernel, const NDRange& range
     if (groups < 2) continue;
     Slice lower{static_cast<uint32_t>(d), 0, groups / 2};
     Slice upper{static_cast<uint32_t>(d), groups / 2, groups};
-    auto a = instantiate(kernel, range, lower, values);
-    auto b = instantiate(kernel, range, upper, values);
+    auto a = instantiate(kernel, range, lower, values, nullptr, kChoiceMaxRanges);
+    auto b = instantiate(kernel, range, upper, values, nullptr, kChoiceMaxRanges);
     int overlap = 0;
     uint64_t cost = 0;
     for (size_t i = 0; i < a.size() && i < b.size(); ++i) {

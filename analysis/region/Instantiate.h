@@ -79,15 +79,20 @@ struct BufferRegions {
 // disjoint ranges per stride, a write region 16384 (more: their hull, inexact, with a note). readElement is called at most twice per
 // indirection in the parametric regions, and each element at most once per call.
 // With `only`, the statements of arguments it does not mark are skipped (their regions stay
-// empty): the planner re-instantiates only the arguments whose inputs changed.
+// empty): the planner re-instantiates only the arguments whose inputs changed. A non-zero
+// `maxRanges` lowers those limits (a coarser region, found sooner).
 std::vector<BufferRegions> instantiate(const KernelAnalysis& kernel, const NDRange& range,
                                        const Slice& slice, const LaunchValues& values,
-                                       const std::vector<bool>* only = nullptr);
+                                       const std::vector<bool>* only = nullptr, uint64_t maxRanges = 0);
 
 // The dimension to split for this launch: one whose slices write disjoint regions, with the
 // smallest read overlap between neighbouring slices (each extra range counting as 4 KiB of
 // transfer); ties go to the outermost (highest-numbered) dimension. Evaluates a 2-way uniform
-// split per dimension, i.e. two instantiate() calls per dimension with at least two groups.
+// split per dimension, i.e. two instantiate() calls per dimension with at least two groups,
+// each region kept to kChoiceMaxRanges ranges: a half that would have more is scored by its
+// hull (which overlaps its neighbour's when they interleave), so that a 2-D grid's column
+// halves are not enumerated row by row (two thirds of a first split launch's planning).
+constexpr uint64_t kChoiceMaxRanges = 64;
 uint32_t chooseSplitDimension(const KernelAnalysis& kernel, const NDRange& range,
                               const LaunchValues& values);
 // The outermost dimension with at least two groups (the last dimension if none has): what

@@ -481,6 +481,33 @@ TEST_CASE("chooseSplitDimension: disjoint writes first, then shared reads and fr
   CHECK(chooseSplitDimension(rows, range2(8, 8, 8, 8), v) == 1);
 }
 
+TEST_CASE("chooseSplitDimension on a large grid: halves of more than kChoiceMaxRanges ranges are scored by their hulls") {
+  // 1024 x 1024 (4 MiB per buffer): a column half has a range per row (1024), so the choice
+  // compares its hull instead of enumerating the rows.
+  ExprRef x = gid(0), y = gid(1);
+  constexpr int64_t n = 1024;
+  Values v;
+  v.sizes = {{0, n * n * 4}, {1, n * n * 4}};
+  NDRange r = range2(n, n, 16, 16);
+  auto at = [&](ExprRef row, ExprRef col) { return mul(C(4), add(mul(row, C(n)), col)); };
+  // A 5-point stencil: row blocks (a column half's hull overlaps its neighbour's).
+  auto interior = kernelOf({stmt(AccessKind::Read, 0, at(y, add(x, C(-1))), 4),
+                            stmt(AccessKind::Read, 0, at(y, add(x, C(1))), 4),
+                            stmt(AccessKind::Read, 0, at(add(y, C(-1)), x), 4),
+                            stmt(AccessKind::Read, 0, at(add(y, C(1)), x), 4),
+                            stmt(AccessKind::Write, 1, at(y, x), 4)},
+                           2);
+  CHECK(chooseSplitDimension(interior, r, v) == 1);
+  // A transpose, out[x][y] = in[y][x]: splitting rows (dim 1) writes a strided column band
+  // whose hulls overlap; splitting columns (dim 0) writes contiguous rows of `out`.
+  auto transpose = kernelOf({stmt(AccessKind::Read, 0, at(y, x), 4), stmt(AccessKind::Write, 1, at(x, y), 4)}, 2);
+  CHECK(chooseSplitDimension(transpose, r, v) == 0);
+  // The regions the chosen split then gets are exact (the budget is the choice's only).
+  auto lower = instantiate(transpose, r, Slice{0, 0, r.groups(0) / 2}, v);
+  CHECK(lower[1].writeExact);
+  CHECK(lower[1].write.count() == 1);
+}
+
 TEST_CASE("loops bounded only by their exit test: grid-stride slices stay disjoint") {
   // for (i = gid; i < n; i += get_global_size(0)) out[i] : trip count unknown, last = n - 1.
   ExprRef n = Expr::argument(1, ScalarType::I64);
