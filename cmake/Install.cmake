@@ -39,7 +39,7 @@ install(CODE "
 # bench harness.
 get_property(workloads GLOBAL PROPERTY BENCH_WORKLOAD_TARGETS)
 get_property(programs GLOBAL PROPERTY CLSPLIT_ITEST_TARGETS)
-foreach(t IN LISTS workloads ITEMS bench_list_devices call-costs transfer-costs busy-device)
+foreach(t IN LISTS workloads ITEMS bench_list_devices call-costs transfer-costs busy-device split-read)
   if(TARGET ${t})
     install(TARGETS ${t} RUNTIME DESTINATION bench COMPONENT experiments EXCLUDE_FROM_ALL)
   endif()

@@ -370,13 +370,41 @@ cl_int FenceGroup::wait() {
     waiter->cv.notify_all();
   });
   auto interval = std::chrono::microseconds(20);
+  const uint64_t began = hostNowNs();
+  // At debug level, when each part was first seen complete (host clock; polled at least every
+  // 200 us then), for the line below.
+  const bool debug = log().should_log(spdlog::level::debug);
+  std::vector<uint64_t> seen(debug ? parts_.size() : 0, 0);
+  auto look = [&] {
+    for (size_t i = 0; i < seen.size(); ++i)
+      if (!seen[i] && parts_[i]->status() <= CL_COMPLETE) seen[i] = hostNowNs();
+  };
   std::unique_lock lock(waiter->mutex);
   while (!waiter->cv.wait_for(lock, interval, [&] { return waiter->done; })) {
     lock.unlock();
+    look();
     const bool final = status() <= CL_COMPLETE; // completes the group (and runs the callback)
     lock.lock();
     if (final) break;
-    interval = std::min(interval * 2, std::chrono::microseconds(2000));
+    interval = std::min(interval * 2, std::chrono::microseconds(debug ? 200 : 2000));
+  }
+  lock.unlock();
+  look();
+  // A long wait, at debug level: per part, when its work ended by its profile (mapped onto the
+  // host clock) and when it was seen complete, both from the wait's start, so that a part whose
+  // completion is reported late shows.
+  if (const uint64_t waited = hostNowNs() - began; waited > 1'000'000 && debug) {
+    std::string parts;
+    auto us = [began](uint64_t t) { return (double(t) - double(began)) / 1e3; };
+    for (size_t i = 0; i < parts_.size(); ++i) {
+      const auto& p = parts_[i];
+      uint64_t start = UINT64_MAX, end = 0;
+      const bool known = p->profile(start, end);
+      const char* kind = dynamic_cast<RealEventFence*>(p.get()) ? "command" : p->groupParts() ? "group" : "host";
+      parts += known ? fmt::format(" {} ran {:+.0f}..{:+.0f}us", kind, us(start), us(end)) : fmt::format(" {} ran ?", kind);
+      parts += seen[i] ? fmt::format(" seen done {:+.0f}us;", us(seen[i])) : std::string(" not seen done;");
+    }
+    log().debug("waited {:.0f} us for {} fences:{}", waited / 1e3, parts_.size(), parts);
   }
   return HostFence::status();
 }

@@ -1,0 +1,208 @@
+// split-read: how fast the host reads back a buffer whose halves live on two devices, by each way
+// an implementation could issue the reads (direct vendor calls, no clsplit). clsplit's blocking
+// read of a buffer split over two H100 waited ~6 ms past the profiled end of its two
+// device-to-host copies (docs/benchmarks.md, sixteenth session); this measures where that goes.
+// Devices: the first two GPUs of the first platform that has one (one GPU: used twice, through
+// two contexts; no GPU: the first platform's devices). Prints one line per way: median wall ms of `--repeat` runs, and the longest
+// profiled copy (END - START) of the last run.
+#include "SingleDevice.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <functional>
+#include <string>
+#include <thread>
+#include <vector>
+
+using clsplit::bench::check;
+using clsplit::bench::nowS;
+
+namespace {
+
+struct Side {
+  cl_device_id device = nullptr;
+  cl_context context = nullptr;
+  cl_command_queue queue = nullptr;
+  cl_mem half = nullptr;
+};
+
+double profiledMs(cl_event e) {
+  cl_ulong start = 0, end = 0;
+  clGetEventProfilingInfo(e, CL_PROFILING_COMMAND_START, sizeof start, &start, nullptr);
+  clGetEventProfilingInfo(e, CL_PROFILING_COMMAND_END, sizeof end, &end, nullptr);
+  return double(end - start) / 1e6;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+  unsigned mib = 64, repeat = 5;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    if (!std::strcmp(argv[i], "--mib")) mib = unsigned(std::atoi(argv[i + 1]));
+    if (!std::strcmp(argv[i], "--repeat")) repeat = unsigned(std::atoi(argv[i + 1]));
+  }
+  const size_t bytes = size_t(mib) << 20, half = bytes / 2;
+
+  cl_uint platforms = 0;
+  check(clGetPlatformIDs(0, nullptr, &platforms), "clGetPlatformIDs");
+  std::vector<cl_platform_id> ids(platforms);
+  check(clGetPlatformIDs(platforms, ids.data(), nullptr), "clGetPlatformIDs");
+  std::vector<cl_device_id> gpus; // (no GPU anywhere: the first platform's devices, for a smoke run)
+  for (cl_device_type type : {cl_device_type(CL_DEVICE_TYPE_GPU), cl_device_type(CL_DEVICE_TYPE_ALL)}) {
+    for (auto p : ids) {
+      cl_uint n = 0;
+      if (clGetDeviceIDs(p, type, 0, nullptr, &n) != CL_SUCCESS || n == 0) continue;
+      gpus.resize(n);
+      check(clGetDeviceIDs(p, type, n, gpus.data(), nullptr), "clGetDeviceIDs");
+      break;
+    }
+    if (!gpus.empty()) break;
+  }
+  if (gpus.empty()) {
+    std::fprintf(stderr, "split-read: no device\n");
+    return 2;
+  }
+  Side sides[2];
+  for (unsigned s = 0; s < 2; ++s) {
+    Side& side = sides[s];
+    side.device = gpus[std::min<size_t>(s, gpus.size() - 1)];
+    cl_int err;
+    side.context = clCreateContext(nullptr, 1, &side.device, nullptr, nullptr, &err);
+    check(err, "clCreateContext");
+    side.queue = clCreateCommandQueue(side.context, side.device, CL_QUEUE_PROFILING_ENABLE, &err);
+    check(err, "clCreateCommandQueue");
+    side.half = clCreateBuffer(side.context, CL_MEM_READ_WRITE, half, nullptr, &err);
+    check(err, "clCreateBuffer");
+    const cl_uint pattern = 0x01010101u * (s + 1);
+    check(clEnqueueFillBuffer(side.queue, side.half, &pattern, sizeof pattern, 0, half, 0, nullptr, nullptr),
+          "clEnqueueFillBuffer");
+    check(clFinish(side.queue), "clFinish");
+  }
+  std::printf("split-read: %u MiB, %zu device(s)%s\n", mib, gpus.size(), gpus.size() < 2 ? " (used twice)" : "");
+
+  std::vector<unsigned char> dst(bytes, 0); // pageable and touched, as an application's array
+  cl_int err;
+  cl_mem pinned = clCreateBuffer(sides[0].context, CL_MEM_ALLOC_HOST_PTR, bytes, nullptr, &err);
+  check(err, "clCreateBuffer (pinned)");
+  auto* staging = static_cast<unsigned char*>(clEnqueueMapBuffer(sides[0].queue, pinned, CL_TRUE,
+                                                                 CL_MAP_READ | CL_MAP_WRITE, 0, bytes, 0,
+                                                                 nullptr, nullptr, &err));
+  check(err, "clEnqueueMapBuffer");
+
+  double longestCopy = 0;
+  auto nonblocking = [&](unsigned s, size_t offset, size_t size, void* to, cl_event* e) {
+    check(clEnqueueReadBuffer(sides[s].queue, sides[s].half, CL_FALSE, offset, size, to, 0, nullptr, e),
+          "clEnqueueReadBuffer");
+  };
+  auto waitAll = [&](std::vector<cl_event>& events) {
+    for (auto& side : sides) clFlush(side.queue);
+    for (auto e : events) check(clWaitForEvents(1, &e), "clWaitForEvents");
+    longestCopy = 0;
+    for (auto e : events) {
+      longestCopy = std::max(longestCopy, profiledMs(e));
+      clReleaseEvent(e);
+    }
+    events.clear();
+  };
+  const std::vector<std::pair<std::string, std::function<void()>>> ways = {
+      {"one device, one blocking read of the whole size",
+       [&] {
+         // (both halves from side 0's buffer: the size of a direct read of the whole)
+         cl_event e[2];
+         check(clEnqueueReadBuffer(sides[0].queue, sides[0].half, CL_TRUE, 0, half, dst.data(), 0, nullptr, &e[0]),
+               "read");
+         check(clEnqueueReadBuffer(sides[0].queue, sides[0].half, CL_TRUE, 0, half, dst.data() + half, 0, nullptr,
+                                   &e[1]),
+               "read");
+         longestCopy = profiledMs(e[0]) + profiledMs(e[1]);
+         clReleaseEvent(e[0]);
+         clReleaseEvent(e[1]);
+       }},
+      {"two devices, non-blocking reads, then wait (clsplit today)",
+       [&] {
+         std::vector<cl_event> events(2);
+         nonblocking(0, 0, half, dst.data(), &events[0]);
+         nonblocking(1, 0, half, dst.data() + half, &events[1]);
+         waitAll(events);
+       }},
+      {"two devices, non-blocking reads, then polling their status",
+       [&] {
+         std::vector<cl_event> events(2);
+         nonblocking(0, 0, half, dst.data(), &events[0]);
+         nonblocking(1, 0, half, dst.data() + half, &events[1]);
+         for (auto& side : sides) clFlush(side.queue);
+         for (auto e : events) {
+           cl_int status = CL_QUEUED;
+           while (status > CL_COMPLETE) {
+             check(clGetEventInfo(e, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr),
+                   "clGetEventInfo");
+             std::this_thread::sleep_for(std::chrono::microseconds(50));
+           }
+         }
+         waitAll(events);
+       }},
+      {"two devices, blocking reads one after the other",
+       [&] {
+         cl_event e[2];
+         check(clEnqueueReadBuffer(sides[0].queue, sides[0].half, CL_TRUE, 0, half, dst.data(), 0, nullptr, &e[0]),
+               "read");
+         check(clEnqueueReadBuffer(sides[1].queue, sides[1].half, CL_TRUE, 0, half, dst.data() + half, 0, nullptr,
+                                   &e[1]),
+               "read");
+         longestCopy = std::max(profiledMs(e[0]), profiledMs(e[1]));
+         clReleaseEvent(e[0]);
+         clReleaseEvent(e[1]);
+       }},
+      {"two devices, blocking reads from two threads",
+       [&] {
+         cl_event e[2];
+         std::thread other([&] {
+           check(clEnqueueReadBuffer(sides[1].queue, sides[1].half, CL_TRUE, 0, half, dst.data() + half, 0, nullptr,
+                                     &e[1]),
+                 "read");
+         });
+         check(clEnqueueReadBuffer(sides[0].queue, sides[0].half, CL_TRUE, 0, half, dst.data(), 0, nullptr, &e[0]),
+               "read");
+         other.join();
+         longestCopy = std::max(profiledMs(e[0]), profiledMs(e[1]));
+         clReleaseEvent(e[0]);
+         clReleaseEvent(e[1]);
+       }},
+      {"two devices, non-blocking reads into pinned memory, then memcpy",
+       [&] {
+         std::vector<cl_event> events(2);
+         nonblocking(0, 0, half, staging, &events[0]);
+         nonblocking(1, 0, half, staging + half, &events[1]);
+         waitAll(events);
+         std::memcpy(dst.data(), staging, bytes);
+       }},
+      {"two devices, non-blocking reads in 4 MiB pieces, then wait",
+       [&] {
+         std::vector<cl_event> events;
+         const size_t piece = size_t(4) << 20;
+         for (size_t off = 0; off < half; off += piece)
+           for (unsigned s = 0; s < 2; ++s) {
+             cl_event e;
+             nonblocking(s, off, std::min(piece, half - off), dst.data() + s * half + off, &e);
+             events.push_back(e);
+           }
+         waitAll(events);
+       }},
+  };
+  for (const auto& [name, run] : ways) {
+    std::vector<double> ms;
+    run(); // warm-up
+    for (unsigned r = 0; r < repeat; ++r) {
+      const double t0 = nowS();
+      run();
+      ms.push_back((nowS() - t0) * 1e3);
+    }
+    std::sort(ms.begin(), ms.end());
+    // The bytes of each half must be what its device holds.
+    const bool ok = dst[0] == 1 && dst[half - 1] == 1 && dst[half] == (name.rfind("one", 0) == 0 ? 1 : 2);
+    std::printf("%-66s %8.2f ms (longest profiled copy %6.2f ms)%s\n", name.c_str(), ms[ms.size() / 2], longestCopy,
+                ok ? "" : "  WRONG BYTES");
+  }
+  return 0;
+}
