@@ -34,13 +34,82 @@ double profiledMs(cl_event e) {
   return double(end - start) / 1e6;
 }
 
+// `--hops N`: a halo exchange as clsplit stages it between two GPUs of one context, N times: a
+// small kernel on each device, then each device's 16 KiB boundary read into host memory and
+// written to the other device after that read (an event wait across the queues). Through
+// pageable host blocks (what clsplit uses below 64 KiB) and through pinned ones made once;
+// with the kernels alone for reference. Prints us per iteration for each.
+void haloHops(const std::vector<cl_device_id>& gpus, unsigned n) {
+  const char* source = "__kernel void bump(__global uint* b) { b[get_global_id(0)] += 1u; }";
+  cl_device_id devs[2] = {gpus[0], gpus[std::min<size_t>(1, gpus.size() - 1)]};
+  const cl_uint ndev = devs[0] == devs[1] ? 1 : 2;
+  cl_int err;
+  cl_context ctx = clCreateContext(nullptr, ndev, devs, nullptr, nullptr, &err);
+  check(err, "clCreateContext (both)");
+  cl_command_queue q[2];
+  cl_mem buf[2];
+  const size_t elems = 1 << 20, halo = 16 << 10;
+  for (unsigned d = 0; d < 2; ++d) {
+    q[d] = clCreateCommandQueue(ctx, devs[d], 0, &err);
+    check(err, "clCreateCommandQueue");
+    buf[d] = clCreateBuffer(ctx, CL_MEM_READ_WRITE, elems * 4, nullptr, &err);
+    check(err, "clCreateBuffer");
+  }
+  cl_program prog = clCreateProgramWithSource(ctx, 1, &source, nullptr, &err);
+  check(err, "clCreateProgramWithSource");
+  check(clBuildProgram(prog, ndev, devs, "", nullptr, nullptr), "clBuildProgram");
+  cl_kernel k[2];
+  for (unsigned d = 0; d < 2; ++d) {
+    k[d] = clCreateKernel(prog, "bump", &err);
+    check(err, "clCreateKernel");
+    check(clSetKernelArg(k[d], 0, sizeof(cl_mem), &buf[d]), "clSetKernelArg");
+  }
+  cl_mem pinnedMem = clCreateBuffer(ctx, CL_MEM_ALLOC_HOST_PTR, 2 * halo, nullptr, &err);
+  check(err, "clCreateBuffer (pinned)");
+  auto* pinned = static_cast<unsigned char*>(clEnqueueMapBuffer(q[0], pinnedMem, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0,
+                                                                2 * halo, 0, nullptr, nullptr, &err));
+  check(err, "clEnqueueMapBuffer");
+  std::vector<unsigned char> pageable(2 * halo);
+  const size_t global = elems;
+  for (int mode = 0; mode < 3; ++mode) { // 0: kernels only, 1: pageable staging, 2: pinned staging
+    unsigned char* host = mode == 2 ? pinned : pageable.data();
+    for (unsigned pass = 0; pass < 2; ++pass) { // the first pass warms up
+      const double t0 = nowS();
+      for (unsigned i = 0; i < n; ++i) {
+        for (unsigned d = 0; d < 2; ++d)
+          check(clEnqueueNDRangeKernel(q[d], k[d], 1, nullptr, &global, nullptr, 0, nullptr, nullptr), "kernel");
+        if (mode == 0) continue;
+        cl_event read[2], write[2];
+        for (unsigned d = 0; d < 2; ++d) // d's last halo rows to the host
+          check(clEnqueueReadBuffer(q[d], buf[d], CL_FALSE, elems * 4 - halo, halo, host + d * halo, 0, nullptr, &read[d]),
+                "read");
+        for (unsigned d = 0; d < 2; ++d) { // ... and into the other device, after that read
+          check(clEnqueueWriteBuffer(q[1 - d], buf[1 - d], CL_FALSE, 0, halo, host + d * halo, 1, &read[d], &write[d]),
+                "write");
+          clReleaseEvent(read[d]);
+          clReleaseEvent(write[d]);
+        }
+        for (unsigned d = 0; d < 2; ++d) clFlush(q[d]);
+      }
+      for (unsigned d = 0; d < 2; ++d) check(clFinish(q[d]), "clFinish");
+      if (pass == 1)
+        std::printf("halo hops, %s: %8.1f us per iteration (%u iterations)\n",
+                    mode == 0 ? "kernels only   " : mode == 1 ? "pageable blocks" : "pinned blocks  ",
+                    (nowS() - t0) * 1e6 / n, n);
+    }
+  }
+  clEnqueueUnmapMemObject(q[0], pinnedMem, pinned, 0, nullptr, nullptr);
+  clFinish(q[0]);
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
-  unsigned mib = 64, repeat = 5;
+  unsigned mib = 64, repeat = 5, hops = 0;
   for (int i = 1; i + 1 < argc; i += 2) {
     if (!std::strcmp(argv[i], "--mib")) mib = unsigned(std::atoi(argv[i + 1]));
     if (!std::strcmp(argv[i], "--repeat")) repeat = unsigned(std::atoi(argv[i + 1]));
+    if (!std::strcmp(argv[i], "--hops")) hops = unsigned(std::atoi(argv[i + 1]));
   }
   const size_t bytes = size_t(mib) << 20, half = bytes / 2;
 
@@ -204,5 +273,6 @@ int main(int argc, char** argv) {
     std::printf("%-66s %8.2f ms (longest profiled copy %6.2f ms)%s\n", name.c_str(), ms[ms.size() / 2], longestCopy,
                 ok ? "" : "  WRONG BYTES");
   }
+  if (hops) haloHops(gpus, hops);
   return 0;
 }
