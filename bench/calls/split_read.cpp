@@ -164,6 +164,17 @@ int main(int argc, char** argv) {
     check(clEnqueueReadBuffer(sides[s].queue, sides[s].half, CL_FALSE, offset, size, to, 0, nullptr, e),
           "clEnqueueReadBuffer");
   };
+  // A blocking read of side s's half into the destination's half `to`.
+  auto blocking = [&](unsigned s, unsigned to, cl_event* e) {
+    check(clEnqueueReadBuffer(sides[s].queue, sides[s].half, CL_TRUE, 0, half, dst.data() + to * half, 0, nullptr, e),
+          "clEnqueueReadBuffer (blocking)");
+  };
+  // Keeps the two reads' profiled time (their sum when one ran after the other) and lets go.
+  auto keep = [&](cl_event (&e)[2], bool serial) {
+    longestCopy = serial ? profiledMs(e[0]) + profiledMs(e[1]) : std::max(profiledMs(e[0]), profiledMs(e[1]));
+    clReleaseEvent(e[0]);
+    clReleaseEvent(e[1]);
+  };
   auto waitAll = [&](std::vector<cl_event>& events) {
     for (auto& side : sides) clFlush(side.queue);
     for (auto e : events) check(clWaitForEvents(1, &e), "clWaitForEvents");
@@ -179,14 +190,9 @@ int main(int argc, char** argv) {
        [&] {
          // (both halves from side 0's buffer: the size of a direct read of the whole)
          cl_event e[2];
-         check(clEnqueueReadBuffer(sides[0].queue, sides[0].half, CL_TRUE, 0, half, dst.data(), 0, nullptr, &e[0]),
-               "read");
-         check(clEnqueueReadBuffer(sides[0].queue, sides[0].half, CL_TRUE, 0, half, dst.data() + half, 0, nullptr,
-                                   &e[1]),
-               "read");
-         longestCopy = profiledMs(e[0]) + profiledMs(e[1]);
-         clReleaseEvent(e[0]);
-         clReleaseEvent(e[1]);
+         blocking(0, 0, &e[0]);
+         blocking(0, 1, &e[1]);
+         keep(e, true);
        }},
       {"two devices, non-blocking reads, then wait (clsplit today)",
        [&] {
@@ -214,29 +220,17 @@ int main(int argc, char** argv) {
       {"two devices, blocking reads one after the other",
        [&] {
          cl_event e[2];
-         check(clEnqueueReadBuffer(sides[0].queue, sides[0].half, CL_TRUE, 0, half, dst.data(), 0, nullptr, &e[0]),
-               "read");
-         check(clEnqueueReadBuffer(sides[1].queue, sides[1].half, CL_TRUE, 0, half, dst.data() + half, 0, nullptr,
-                                   &e[1]),
-               "read");
-         longestCopy = std::max(profiledMs(e[0]), profiledMs(e[1]));
-         clReleaseEvent(e[0]);
-         clReleaseEvent(e[1]);
+         blocking(0, 0, &e[0]);
+         blocking(1, 1, &e[1]);
+         keep(e, false);
        }},
       {"two devices, blocking reads from two threads",
        [&] {
          cl_event e[2];
-         std::thread other([&] {
-           check(clEnqueueReadBuffer(sides[1].queue, sides[1].half, CL_TRUE, 0, half, dst.data() + half, 0, nullptr,
-                                     &e[1]),
-                 "read");
-         });
-         check(clEnqueueReadBuffer(sides[0].queue, sides[0].half, CL_TRUE, 0, half, dst.data(), 0, nullptr, &e[0]),
-               "read");
+         std::thread other([&] { blocking(1, 1, &e[1]); });
+         blocking(0, 0, &e[0]);
          other.join();
-         longestCopy = std::max(profiledMs(e[0]), profiledMs(e[1]));
-         clReleaseEvent(e[0]);
-         clReleaseEvent(e[1]);
+         keep(e, false);
        }},
       {"two devices, non-blocking reads into pinned memory, then memcpy",
        [&] {
