@@ -3,8 +3,9 @@
 // read of a buffer split over two H100 waited ~6 ms past the profiled end of its two
 // device-to-host copies (docs/benchmarks.md, sixteenth session); this measures where that goes.
 // Devices: the first two GPUs of the first platform that has one (one GPU: used twice, through
-// two contexts; no GPU: the first platform's devices). Prints one line per way: median wall ms of `--repeat` runs, and the longest
-// profiled copy (END - START) of the last run.
+// two contexts; no GPU: the first platform's devices). Prints one line per way: median wall ms
+// of `--repeat` runs, and the longest profiled copy (END - START) of the last run. `--hops N`
+// then times halo exchanges between the two devices by staging memory and kind of wait.
 #include "SingleDevice.h"
 
 #include <algorithm>
@@ -35,12 +36,14 @@ double profiledMs(cl_event e) {
 }
 
 // `--hops N`: a halo exchange as clsplit stages it between two GPUs of one context, N times: a
-// small kernel on each device, then each device's 16 KiB boundary read into host memory and
-// written to the other device after that read (an event wait across the queues). Through
-// pageable host blocks (what clsplit uses below 64 KiB) and through pinned ones made once;
-// with the kernels alone for reference. Prints us per iteration for each.
+// kernel on each device, then each device's 16 KiB boundary read into host memory and written
+// to the other device after that read. The staging memory (pageable; pinned, made once; blocks
+// rotating through a 1 MiB pinned slab, made up front or midway) and how the write waits for
+// the read (its event; or a user event set when the read's completion callback runs, as a
+// host-side wait does) vary; with the kernels alone for reference. Prints us per iteration,
+// then checks each way's bytes: every hop must carry the value of its own iteration.
 void haloHops(const std::vector<cl_device_id>& gpus, unsigned n) {
-  const char* source = "__kernel void bump(__global uint* b) { b[get_global_id(0)] += 1u; }";
+  const char* source = "__kernel void put(__global uint* b, uint v) { b[get_global_id(0)] = v; }";
   cl_device_id devs[2] = {gpus[0], gpus[std::min<size_t>(1, gpus.size() - 1)]};
   const cl_uint ndev = devs[0] == devs[1] ? 1 : 2;
   cl_int err;
@@ -48,7 +51,7 @@ void haloHops(const std::vector<cl_device_id>& gpus, unsigned n) {
   check(err, "clCreateContext (both)");
   cl_command_queue q[2];
   cl_mem buf[2];
-  const size_t elems = 1 << 20, halo = 16 << 10;
+  const size_t elems = 1 << 20, halo = 16 << 10, slabBytes = 1 << 20;
   for (unsigned d = 0; d < 2; ++d) {
     q[d] = clCreateCommandQueue(ctx, devs[d], 0, &err);
     check(err, "clCreateCommandQueue");
@@ -60,46 +63,89 @@ void haloHops(const std::vector<cl_device_id>& gpus, unsigned n) {
   check(clBuildProgram(prog, ndev, devs, "", nullptr, nullptr), "clBuildProgram");
   cl_kernel k[2];
   for (unsigned d = 0; d < 2; ++d) {
-    k[d] = clCreateKernel(prog, "bump", &err);
+    k[d] = clCreateKernel(prog, "put", &err);
     check(err, "clCreateKernel");
     check(clSetKernelArg(k[d], 0, sizeof(cl_mem), &buf[d]), "clSetKernelArg");
   }
-  cl_mem pinnedMem = clCreateBuffer(ctx, CL_MEM_ALLOC_HOST_PTR, 2 * halo, nullptr, &err);
-  check(err, "clCreateBuffer (pinned)");
-  auto* pinned = static_cast<unsigned char*>(clEnqueueMapBuffer(q[0], pinnedMem, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0,
-                                                                2 * halo, 0, nullptr, nullptr, &err));
-  check(err, "clEnqueueMapBuffer");
+  auto mapPinned = [&](size_t bytes) {
+    cl_mem m = clCreateBuffer(ctx, CL_MEM_ALLOC_HOST_PTR, bytes, nullptr, &err);
+    check(err, "clCreateBuffer (pinned)");
+    auto* p = static_cast<unsigned char*>(
+        clEnqueueMapBuffer(q[0], m, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, bytes, 0, nullptr, nullptr, &err));
+    check(err, "clEnqueueMapBuffer");
+    return p; // (kept mapped until the process ends)
+  };
+  unsigned char* pinned = mapPinned(2 * halo);
+  unsigned char* slab = mapPinned(slabBytes);
   std::vector<unsigned char> pageable(2 * halo);
+  enum class Memory { None, Pageable, Pinned, Slab, SlabMidway };
+  struct Way {
+    const char* name;
+    Memory memory;
+    bool userEvent;
+  };
+  const Way ways[] = {{"kernels only", Memory::None, false},
+                      {"pageable, event", Memory::Pageable, false},
+                      {"pinned, event", Memory::Pinned, false},
+                      {"slab rotation, event", Memory::Slab, false},
+                      {"slab made midway, event", Memory::SlabMidway, false},
+                      {"pageable, user event", Memory::Pageable, true},
+                      {"slab rotation, user event", Memory::Slab, true}};
+  // Sets the user event (`data`) when the read completes, as clsplit's host-side waits do.
+  auto release = [](cl_event, cl_int status, void* data) {
+    clSetUserEventStatus(static_cast<cl_event>(data), status < 0 ? status : CL_COMPLETE);
+    clReleaseEvent(static_cast<cl_event>(data));
+  };
   const size_t global = elems;
-  for (int mode = 0; mode < 3; ++mode) { // 0: kernels only, 1: pageable staging, 2: pinned staging
-    unsigned char* host = mode == 2 ? pinned : pageable.data();
-    for (unsigned pass = 0; pass < 2; ++pass) { // the first pass warms up
+  for (const Way& way : ways) {
+    unsigned char* midway = nullptr;
+    unsigned wrong = 0;
+    for (unsigned pass = 0; pass < 3; ++pass) { // warm-up, timed, checked
       const double t0 = nowS();
       for (unsigned i = 0; i < n; ++i) {
-        for (unsigned d = 0; d < 2; ++d)
+        unsigned char* host = pageable.data();
+        if (way.memory == Memory::Pinned) host = pinned;
+        if (way.memory == Memory::Slab) host = slab + (i % (slabBytes / (2 * halo))) * 2 * halo;
+        if (way.memory == Memory::SlabMidway && pass == 1 && i == n / 2) midway = mapPinned(slabBytes);
+        if (way.memory == Memory::SlabMidway && midway) host = midway + (i % (slabBytes / (2 * halo))) * 2 * halo;
+        for (unsigned d = 0; d < 2; ++d) {
+          const cl_uint v = 2 * i + d + 1;
+          check(clSetKernelArg(k[d], 1, sizeof v, &v), "clSetKernelArg");
           check(clEnqueueNDRangeKernel(q[d], k[d], 1, nullptr, &global, nullptr, 0, nullptr, nullptr), "kernel");
-        if (mode == 0) continue;
-        cl_event read[2], write[2];
+        }
+        if (way.memory == Memory::None) continue;
+        cl_event read[2];
         for (unsigned d = 0; d < 2; ++d) // d's last halo rows to the host
           check(clEnqueueReadBuffer(q[d], buf[d], CL_FALSE, elems * 4 - halo, halo, host + d * halo, 0, nullptr, &read[d]),
                 "read");
         for (unsigned d = 0; d < 2; ++d) { // ... and into the other device, after that read
-          check(clEnqueueWriteBuffer(q[1 - d], buf[1 - d], CL_FALSE, 0, halo, host + d * halo, 1, &read[d], &write[d]),
+          cl_event after = read[d];
+          if (way.userEvent) {
+            after = clCreateUserEvent(ctx, &err);
+            check(err, "clCreateUserEvent");
+            clRetainEvent(after); // the callback's reference
+            check(clSetEventCallback(read[d], CL_COMPLETE, release, after), "clSetEventCallback");
+          }
+          check(clEnqueueWriteBuffer(q[1 - d], buf[1 - d], CL_FALSE, 0, halo, host + d * halo, 1, &after, nullptr),
                 "write");
+          if (after != read[d]) clReleaseEvent(after);
           clReleaseEvent(read[d]);
-          clReleaseEvent(write[d]);
         }
         for (unsigned d = 0; d < 2; ++d) clFlush(q[d]);
+        if (pass == 2) { // the hop's bytes: the other device's value of this iteration
+          for (unsigned d = 0; d < 2; ++d) {
+            cl_uint got = 0;
+            check(clEnqueueReadBuffer(q[1 - d], buf[1 - d], CL_TRUE, 0, sizeof got, &got, 0, nullptr, nullptr), "check");
+            wrong += got != 2 * i + d + 1;
+          }
+        }
       }
       for (unsigned d = 0; d < 2; ++d) check(clFinish(q[d]), "clFinish");
       if (pass == 1)
-        std::printf("halo hops, %s: %8.1f us per iteration (%u iterations)\n",
-                    mode == 0 ? "kernels only   " : mode == 1 ? "pageable blocks" : "pinned blocks  ",
-                    (nowS() - t0) * 1e6 / n, n);
+        std::printf("halo hops, %-26s %8.1f us per iteration (%u iterations)", way.name, (nowS() - t0) * 1e6 / n, n);
     }
+    std::printf("%s\n", way.memory == Memory::None ? "" : wrong ? "  WRONG BYTES" : "  (bytes checked)");
   }
-  clEnqueueUnmapMemObject(q[0], pinnedMem, pinned, 0, nullptr, nullptr);
-  clFinish(q[0]);
 }
 
 } // namespace

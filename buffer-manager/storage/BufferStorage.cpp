@@ -198,9 +198,12 @@ void BufferStorage::copyFromHost(ByteRange range, unsigned slot, QueueProvider& 
       addUnique(filledBy, cell.tokenOf(kHost)->ready);
     });
     // One host-side fence per filling command (each costs a completion callback and a user
-    // event), however many directory runs its bytes span.
-    for (const auto& f : filledBy) addUnique(ready, device::hostOrdered(f));
+    // event), however many directory runs its bytes span: NVIDIA copies pageable memory when the
+    // write is enqueued, whatever its wait list (it wrote stale bytes). Pinned memory is read by
+    // the device's DMA when the write runs, so the filling command itself is waited on there (a
+    // write from pinned memory waiting on a user event ran milliseconds late on NVIDIA).
     const auto& block = piece.version.block;
+    for (const auto& f : filledBy) addUnique(ready, block->pinned() ? f : device::hostOrdered(f));
     const void* source = block->data() + (piece.range.lo - piece.version.blockBase);
     const RangeSet bytes{piece.range};
     FenceRef f = enqueueOn(slot, queues, ready, true, "clEnqueueWriteBuffer (host to device)",
@@ -239,7 +242,7 @@ void BufferStorage::stageToHost(ByteRange range, unsigned from, QueueProvider& q
   const size_t offset = static_cast<size_t>(range.lo), bytes = static_cast<size_t>(range.size());
   const uint64_t producer = devices_[from].producer;
   const RangeSet staged{range};
-  auto block = allocateHost(bytes);
+  auto block = allocateStaging(bytes);
   FenceRef read = enqueueOn(from, queues, validAfter(from, staged), false, "clEnqueueReadBuffer (device to host staging)",
                             [&](cl_command_queue q, cl_uint n, const cl_event* waits, cl_event* event) {
                               return readReal(q, from, offset, bytes,

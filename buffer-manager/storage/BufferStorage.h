@@ -85,6 +85,8 @@ public:
   const HolderView& holders() const { return holders_; }
   // Host memory for a new host version of this buffer (pinned when the context pins).
   std::shared_ptr<HostBlock> allocateHost(size_t size) { return allocateHostBlock(pinned_.get(), size); }
+  // ... for bytes staged from one device to others (small ones pinned too).
+  std::shared_ptr<HostBlock> allocateStaging(size_t size) { return allocateStagingBlock(pinned_.get(), size); }
 
   // The real buffer (or image) of `slot` (whole buffer), allocated on first use.
   cl_mem deviceBuffer(unsigned slot);

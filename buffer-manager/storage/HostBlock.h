@@ -24,10 +24,12 @@ public:
     if (!p) throw std::bad_alloc();
     return std::shared_ptr<HostBlock>(new HostBlock(static_cast<std::byte*>(p), size, [p] { std::free(p); }));
   }
-  // Memory lent by an allocator (a pinned pool, HostMemory.h): `giveBack` returns it, from
-  // whichever thread drops the last reference, so it must not call into a driver.
+  // Pinned memory lent by a pool (PinnedPool.h): `giveBack` returns it, from whichever thread
+  // drops the last reference, so it must not call into a driver.
   static std::shared_ptr<HostBlock> lend(std::byte* data, size_t size, std::function<void()> giveBack) {
-    return std::shared_ptr<HostBlock>(new HostBlock(data, size, std::move(giveBack)));
+    auto block = std::shared_ptr<HostBlock>(new HostBlock(data, size, std::move(giveBack)));
+    block->pinned_ = true;
+    return block;
   }
   // The application's memory (CL_MEM_USE_HOST_PTR): never freed by clsplit.
   static std::shared_ptr<HostBlock> wrap(void* memory, size_t size) {
@@ -45,6 +47,9 @@ public:
   std::byte* data() const { return data_; }
   size_t size() const { return size_; }
   bool owned() const { return static_cast<bool>(release_); }
+  // Pinned: devices DMA from it when their commands run (pageable memory, NVIDIA copies when
+  // the command is enqueued, BufferStorage::copyFromHost).
+  bool pinned() const { return pinned_; }
 
 private:
   HostBlock(std::byte* data, size_t size, std::function<void()> release)
@@ -54,6 +59,7 @@ private:
   std::byte* data_;
   size_t size_;
   std::function<void()> release_;
+  bool pinned_ = false;
 };
 
 } // namespace clsplit::buffer

@@ -4,7 +4,9 @@
 
 #include "support/Log.h"
 
+#include <array>
 #include <atomic>
+#include <bit>
 #include <condition_variable>
 #include <cstdlib>
 #include <map>
@@ -22,8 +24,15 @@ constexpr size_t kGranule = 4096;
 bool fits(size_t buffer, size_t request) { return buffer >= request && buffer - request <= request / 4 + kGranule; }
 size_t roundUp(size_t size) { return (size + kGranule - 1) / kGranule * kGranule; }
 
+// Small-block classes: kSmallestPinnedBlock << c for c < kClasses (the last holds kMinPinnedBytes).
+constexpr unsigned kClasses = std::bit_width(kMinPinnedBytes / kSmallestPinnedBlock);
+unsigned classOf(size_t size) {
+  return size <= kSmallestPinnedBlock ? 0u : unsigned(std::bit_width((size - 1) / kSmallestPinnedBlock));
+}
+static_assert((kSmallestPinnedBlock << (kClasses - 1)) == kMinPinnedBytes);
+
 struct Totals {
-  std::atomic<uint64_t> pinnedNow{0}, peak{0}, buffersMade{0}, lends{0}, misses{0};
+  std::atomic<uint64_t> pinnedNow{0}, peak{0}, buffersMade{0}, lends{0}, misses{0}, slabs{0};
 };
 Totals& totals() {
   static Totals t;
@@ -50,6 +59,7 @@ struct PinnedPool::Shared {
   device::RealContext context;
   device::RealQueue queue; // private: maps never wait for the application's commands
   uint64_t capacity = 0;
+  uint64_t slabCapacity = 0; // of `capacity`, for slabs
 
   std::mutex mutex;
   std::condition_variable wake, settled;
@@ -58,6 +68,16 @@ struct PinnedPool::Shared {
   bool working = false, stopping = false, warned = false;
   bool finished = false; // the thread has let go of every real object
   Stats stats;
+  // Slabs for small blocks: each carved front to back (`used`), only the newest one still
+  // carving; returned blocks wait in their class's free list.
+  struct Slab {
+    Buffer buffer;
+    size_t used = 0;
+  };
+  std::vector<Slab> slabs;
+  std::array<std::vector<std::byte*>, kClasses> freeBlocks;
+  uint64_t slabBytes = 0;
+  bool slabRequested = false;
 
   Buffer pin(size_t size);
   void unpin(const Buffer& b);
@@ -95,8 +115,27 @@ void PinnedPool::Shared::unpin(const Buffer& b) {
 void PinnedPool::Shared::run() {
   std::unique_lock lock(mutex);
   for (;;) {
-    wake.wait(lock, [&] { return stopping ? stats.lentBytes == 0 : !requested.empty(); });
+    wake.wait(lock, [&] { return stopping ? stats.lentBytes == 0 : !requested.empty() || slabRequested; });
     if (stopping || exiting) break; // the pool is gone and nothing is lent any more
+    if (slabRequested) { // within slabCapacity (lendSmall checked), never evicting
+      working = true;
+      stats.pinnedBytes += kSlabBytes, slabBytes += kSlabBytes; // reserved while pinning
+      lock.unlock();
+      Buffer b = exiting ? Buffer{} : pin(kSlabBytes);
+      lock.lock();
+      working = slabRequested = false;
+      if (b.mem) {
+        slabs.push_back({b, 0});
+        ++stats.buffersMade, ++totals().buffersMade, ++stats.slabs, ++totals().slabs;
+      } else {
+        stats.pinnedBytes -= kSlabBytes;
+        slabCapacity = 0; // refused once: small blocks stay pageable
+        if (!std::exchange(warned, true))
+          log().warn("pinned host memory: the driver refused {} bytes; those transfers stay pageable", kSlabBytes);
+      }
+      settled.notify_all();
+      continue;
+    }
     const size_t size = *requested.begin();
     std::vector<Buffer> evicted;
     while (stats.pinnedBytes + size > capacity && !idle.empty()) {
@@ -129,9 +168,12 @@ void PinnedPool::Shared::run() {
   settled.notify_all();
   auto leftovers = std::move(idle);
   idle.clear();
+  auto slabsLeft = std::move(slabs);
+  slabs.clear();
   lock.unlock();
   if (!exiting) {
     for (const auto& [size, b] : leftovers) unpin(b);
+    for (const auto& slab : slabsLeft) unpin(slab.buffer);
     queue = {};
     context = {};
   }
@@ -140,19 +182,20 @@ void PinnedPool::Shared::run() {
   settled.notify_all();
 }
 
-PinnedPool::PinnedPool(cl_context context, cl_device_id device, uint64_t capacity)
+PinnedPool::PinnedPool(cl_context context, cl_device_id device, uint64_t capacity, uint64_t slabCapacity)
     : shared_(std::make_shared<Shared>()) {
   static std::once_flag hook;
   std::call_once(hook, [] { std::atexit([] { exiting = true; }); });
   auto& s = *shared_;
   s.context = device::RealContext::retainOf(context);
   s.capacity = capacity;
+  s.slabCapacity = std::min(slabCapacity, capacity / 2) / kSlabBytes * kSlabBytes;
   cl_int err = CL_SUCCESS;
   s.queue = device::RealQueue::adopt(device::call(&cl_icd_dispatch::clCreateCommandQueue, context, device,
                                                   cl_command_queue_properties(0), &err));
   if (err != CL_SUCCESS) {
     log().warn("pinned host memory: no queue to map with ({}); host copies stay pageable", err);
-    s.capacity = 0;
+    s.capacity = s.slabCapacity = 0;
   }
   std::thread([state = shared_] { state->run(); }).detach(); // holds the state until it ends
 }
@@ -189,9 +232,42 @@ std::shared_ptr<HostBlock> PinnedPool::lend(size_t size) {
   });
 }
 
+std::shared_ptr<HostBlock> PinnedPool::lendSmall(size_t size) {
+  if (size == 0 || size > kMinPinnedBytes) return nullptr;
+  auto& s = *shared_;
+  const unsigned c = classOf(size);
+  const size_t bytes = kSmallestPinnedBlock << c;
+  std::lock_guard lock(s.mutex);
+  std::byte* block = nullptr;
+  if (!s.freeBlocks[c].empty()) {
+    block = s.freeBlocks[c].back();
+    s.freeBlocks[c].pop_back();
+  } else if (!s.slabs.empty() && s.slabs.back().used + bytes <= kSlabBytes) {
+    block = s.slabs.back().buffer.data + s.slabs.back().used; // every class a multiple of the smallest
+    s.slabs.back().used += bytes;
+  } else {
+    ++s.stats.misses, ++totals().misses;
+    if (!s.slabRequested && s.slabBytes + kSlabBytes <= s.slabCapacity) {
+      s.slabRequested = true;
+      s.wake.notify_all();
+    }
+    return nullptr;
+  }
+  s.stats.lentBytes += bytes;
+  ++s.stats.lends, ++totals().lends;
+  return HostBlock::lend(block, size, [state = shared_, block, c, bytes] {
+    std::lock_guard lock(state->mutex);
+    state->stats.lentBytes -= bytes;
+    state->freeBlocks[c].push_back(block);
+    if (state->stopping) state->wake.notify_all();
+  });
+}
+
 void PinnedPool::settle() {
   std::unique_lock lock(shared_->mutex);
-  shared_->settled.wait(lock, [&] { return shared_->requested.empty() && !shared_->working; });
+  shared_->settled.wait(lock, [&] {
+    return shared_->requested.empty() && !shared_->slabRequested && !shared_->working;
+  });
 }
 
 PinnedPool::Stats PinnedPool::stats() const {
@@ -206,6 +282,7 @@ PinnedPool::Stats PinnedPool::processTotals() {
   s.buffersMade = t.buffersMade;
   s.lends = t.lends;
   s.misses = t.misses;
+  s.slabs = t.slabs;
   return s;
 }
 
@@ -213,6 +290,12 @@ std::shared_ptr<HostBlock> allocateHostBlock(PinnedPool* pool, size_t size) {
   if (pool && size >= kMinPinnedBytes)
     if (auto block = pool->lend(size)) return block;
   return HostBlock::allocate(size);
+}
+
+std::shared_ptr<HostBlock> allocateStagingBlock(PinnedPool* pool, size_t size) {
+  if (pool && size < kMinPinnedBytes)
+    if (auto block = pool->lendSmall(size)) return block;
+  return allocateHostBlock(pool, size);
 }
 
 } // namespace clsplit::buffer

@@ -23,10 +23,12 @@ public:
     uint64_t buffersMade = 0;   // pinned buffers created (each costs a driver allocation)
     uint64_t lends = 0;         // blocks lent (always from an idle buffer)
     uint64_t misses = 0;        // requests no idle buffer fitted (served pageable)
+    uint64_t slabs = 0;         // slabs made for small blocks (included in buffersMade)
   };
 
   // A pool pinning through `device`'s real `context`, holding at most `capacity` bytes.
-  PinnedPool(cl_context context, cl_device_id device, uint64_t capacity);
+  // `slabCapacity` of them for small blocks (lendSmall; 0: small blocks stay pageable).
+  PinnedPool(cl_context context, cl_device_id device, uint64_t capacity, uint64_t slabCapacity = 0);
   // With no block lent, waits until the pinning thread has released every pinned buffer and
   // real object; otherwise returns at once, and the thread finishes once the blocks are back.
   ~PinnedPool();
@@ -36,6 +38,16 @@ public:
   // A pinned block of at least `size` bytes from an idle buffer, or null (the caller uses
   // pageable memory; a buffer of this size is then pinned in the background, room permitting).
   std::shared_ptr<HostBlock> lend(size_t size);
+  // A pinned block of `size` (under kMinPinnedBytes) cut from a slab: pinned buffers of
+  // kSlabBytes made in the background, at most `slabCapacity` bytes of them, never evicted,
+  // their blocks reused by size class. Null when no block is free (pageable then; a slab is
+  // pinned for the next request while there is room). Halo exchanges between discrete GPUs
+  // stage small blocks every launch, and NVIDIA copies pageable memory when a write is
+  // enqueued, so a write from a pageable block must wait host-side (a user event) for the read
+  // that fills it, while one from pinned memory waits on the read itself (`split-read --hops`,
+  // two H100, 16 KiB hops each way: 300 us per iteration pageable behind user events, 34-60 us
+  // pinned behind the reads' events, 11 us for the kernels alone).
+  std::shared_ptr<HostBlock> lendSmall(size_t size);
   // Blocks until the background pinning asked for so far is done (tests, benchmarks).
   void settle();
   Stats stats() const;
@@ -51,9 +63,15 @@ private:
 // memory, and a program that enqueues far ahead keeps every staging block of its queued halo
 // exchanges alive, so pinning them made one driver allocation per exchange.
 constexpr size_t kMinPinnedBytes = 64 * 1024;
+// Small blocks are cut from pinned buffers of this size (one driver allocation per 16 to 4096
+// blocks), in power-of-two classes from kSmallestPinnedBlock up.
+constexpr size_t kSlabBytes = 1024 * 1024;
+constexpr size_t kSmallestPinnedBlock = 256;
 
 // A block of `size` bytes: pinned from `pool` when it has an idle buffer that fits and the
 // block is large enough to gain from it, pageable otherwise.
 std::shared_ptr<HostBlock> allocateHostBlock(PinnedPool* pool, size_t size);
+// The same for staging between devices, where small blocks are pinned too (from slabs).
+std::shared_ptr<HostBlock> allocateStagingBlock(PinnedPool* pool, size_t size);
 
 } // namespace clsplit::buffer

@@ -95,6 +95,12 @@ const std::vector<SettingSpec>& settingSpecs() {
        "directly. Buffers are pinned in the background after a first pageable use and reused. "
        "0: pageable memory only.",
        "256"},
+      {"CLSPLIT_PINNED_STAGING_MB", "8",
+       "Of the pinned memory, how much (MiB, in 1 MiB slabs pinned in the background on first "
+       "need) is cut into small blocks for staging between discrete devices: halo rows and "
+       "boundary cells under 64 KiB, which NVIDIA copies from pageable memory on a host thread of "
+       "its own. At most half of CLSPLIT_PINNED_MB. 0: small staging blocks stay pageable.",
+       "0"},
       {"CLSPLIT_OVERLAP", "auto",
        "Boundary-first launches: a split launch whose slices write what other devices fetched "
        "from them last time runs those work-groups first and the rest after, and moves halos on "

@@ -17,12 +17,12 @@ void CL_CALLBACK forwardNotify(const char* message, const void*, size_t, void* d
   if (data) static_cast<Context*>(data)->notify(message ? message : "");
   else log().warn("context error reported by a device: {}", message ? message : "");
 }
-uint64_t pinnedCapacity(const std::string& mib) {
+uint64_t mebibytes(const char* name, const std::string& mib, unsigned long long fallback) {
   char* end = nullptr;
   unsigned long long value = std::strtoull(mib.c_str(), &end, 10);
   if (mib.empty() || *end || mib[0] == '-') {
-    log().warn("CLSPLIT_PINNED_MB={} is not a number of MiB; using 1024", mib);
-    value = 1024;
+    log().warn("{}={} is not a number of MiB; using {}", name, mib, fallback);
+    value = fallback;
   }
   return static_cast<uint64_t>(value) << 20;
 }
@@ -59,14 +59,16 @@ Context::Context(std::vector<cl_context_properties> properties, ContextNotify no
   // Pinned through the first discrete device: its DMA gains most; other vendors read the same
   // memory as any host memory. A simulator (Oclgrind, which claims every device type at once)
   // is not one, and its runtime is not thread-safe: the pool's pinning thread corrupted its heap.
-  const uint64_t pinnedBytes = pinnedCapacity(rt.settings().value("CLSPLIT_PINNED_MB"));
+  const uint64_t pinnedBytes = mebibytes("CLSPLIT_PINNED_MB", rt.settings().value("CLSPLIT_PINNED_MB"), 1024);
+  const uint64_t stagingBytes =
+      mebibytes("CLSPLIT_PINNED_STAGING_MB", rt.settings().value("CLSPLIT_PINNED_STAGING_MB"), 8);
   auto discrete = [&](const SlotContext& s) {
     const cl_device_type type = rt.slots()[s.slot].device->type;
     return !s.hostUnified && (forceStaging || !(type & CL_DEVICE_TYPE_CPU)); // tests stage as GPUs do
   };
   for (const auto& s : slots_)
     if (discrete(s) && pinnedBytes) {
-      pinnedPool_ = std::make_shared<buffer::PinnedPool>(s.context, s.device, pinnedBytes);
+      pinnedPool_ = std::make_shared<buffer::PinnedPool>(s.context, s.device, pinnedBytes, stagingBytes);
       break;
     }
   // Halos overlap the interior where a device has copy engines of its own (a discrete GPU);

@@ -174,7 +174,8 @@ std::string RunReport::json(const std::string& partitionerJson) const {
       << ", \"device_to_device_bytes\": " << list(d2d_) << "},\n";
   const auto pinned = buffer::PinnedPool::processTotals();
   out << "  \"pinned_host\": {\"peak_bytes\": " << pinned.pinnedBytes << ", \"buffers_made\": " << pinned.buffersMade
-      << ", \"lends\": " << pinned.lends << ", \"misses\": " << pinned.misses << "},\n";
+      << ", \"lends\": " << pinned.lends << ", \"misses\": " << pinned.misses << ", \"slabs\": " << pinned.slabs
+      << "},\n";
   // Per entry point: calls, host time on the application's threads, and how much of it was
   // spent inside vendor calls; clsplit's own time is the difference.
   out << "  \"host_time\": [";

@@ -35,8 +35,8 @@ struct PoolSetup {
                        static_cast<void*>(nullptr), &err));
     REQUIRE(err == CL_SUCCESS);
   }
-  std::shared_ptr<PinnedPool> pool(uint64_t capacity) {
-    return std::make_shared<PinnedPool>(context.get(), device, capacity);
+  std::shared_ptr<PinnedPool> pool(uint64_t capacity, uint64_t slabCapacity = 0) {
+    return std::make_shared<PinnedPool>(context.get(), device, capacity, slabCapacity);
   }
 };
 
@@ -153,5 +153,85 @@ TEST_CASE("a pool with nothing lent has released its real objects when its destr
   pinned(*pool, 1 << 20).reset(); // one idle pinned buffer: a real buffer, queue and context ref
   REQUIRE(device::liveRealReferences.load() > before);
   pool.reset();
+  REQUIRE(device::liveRealReferences.load() == before);
+}
+
+TEST_CASE("small staging blocks come from pinned slabs, reused by size class, within the slab capacity") {
+  PoolSetup setup;
+  auto pool = setup.pool(64 << 20, 2 * buffer::kSlabBytes);
+  REQUIRE_FALSE(pool->lendSmall(16 << 10)); // the first asks for a slab, never pinning on the caller's path
+  pool->settle();
+  REQUIRE(pool->stats().slabs == 1);
+  REQUIRE(pool->stats().pinnedBytes == buffer::kSlabBytes);
+  auto a = pool->lendSmall(16 << 10);
+  auto b = pool->lendSmall(100); // the smallest class
+  auto c = pool->lendSmall(16 << 10);
+  REQUIRE(a);
+  REQUIRE(b);
+  REQUIRE(c);
+  REQUIRE(a->size() == (16u << 10));
+  REQUIRE(b->size() == 100);
+  // Blocks do not overlap, and all are kSmallestPinnedBlock apart (DMA-friendly alignment).
+  REQUIRE(c->data() >= b->data() + 256);
+  REQUIRE(b->data() >= a->data() + (16 << 10));
+  REQUIRE((c->data() - a->data()) % buffer::kSmallestPinnedBlock == 0);
+  REQUIRE(pool->stats().lentBytes == (32u << 10) + 256);
+  std::byte* reused = a->data();
+  a.reset();
+  auto d = pool->lendSmall(9000); // same class as 16 KiB: the returned block
+  REQUIRE(d);
+  REQUIRE(d->data() == reused);
+  REQUIRE_FALSE(pool->lendSmall((64 << 10) + 1)); // not small
+  // A full slab asks for the next one, up to the capacity; then small blocks stay pageable.
+  std::vector<std::shared_ptr<buffer::HostBlock>> held;
+  for (int i = 0; i < 64; ++i)
+    if (auto x = pool->lendSmall(64 << 10)) held.push_back(x);
+  pool->settle();
+  REQUIRE(pool->stats().slabs == 2);
+  for (int i = 0; i < 64; ++i)
+    if (auto x = pool->lendSmall(64 << 10)) held.push_back(x);
+  pool->settle();
+  REQUIRE(pool->stats().slabs == 2);
+  REQUIRE(pool->stats().pinnedBytes == 2 * buffer::kSlabBytes);
+  REQUIRE(held.size() < 32);
+  // The fallback of a caller: pageable memory when no block is free.
+  auto e = buffer::allocateStagingBlock(pool.get(), 64 << 10);
+  REQUIRE(e);
+  REQUIRE(e->size() == (64u << 10));
+}
+
+TEST_CASE("a small pinned block carries bytes through a real transfer and outlives its pool") {
+  PoolSetup setup;
+  const long before = device::liveRealReferences.load();
+  auto pool = setup.pool(8 << 20, buffer::kSlabBytes);
+  pool->lendSmall(4);
+  pool->settle();
+  auto out = pool->lendSmall(1000), in = pool->lendSmall(1000);
+  REQUIRE(out);
+  REQUIRE(in);
+  std::iota(reinterpret_cast<unsigned char*>(out->data()), reinterpret_cast<unsigned char*>(out->data()) + 1000,
+            static_cast<unsigned char>(3));
+  cl_int err = CL_SUCCESS;
+  auto queue = device::RealQueue::adopt(device::call(&cl_icd_dispatch::clCreateCommandQueue, setup.context.get(),
+                                                     setup.device, cl_command_queue_properties(0), &err));
+  auto mem = device::RealMem::adopt(device::call(&cl_icd_dispatch::clCreateBuffer, setup.context.get(),
+                                                 cl_mem_flags(CL_MEM_READ_WRITE), size_t(1000),
+                                                 static_cast<void*>(nullptr), &err));
+  REQUIRE(err == CL_SUCCESS);
+  REQUIRE(device::call(&cl_icd_dispatch::clEnqueueWriteBuffer, queue.get(), mem.get(), cl_bool(CL_TRUE), size_t(0),
+                       size_t(1000), static_cast<const void*>(out->data()), 0u,
+                       static_cast<const cl_event*>(nullptr), static_cast<cl_event*>(nullptr)) == CL_SUCCESS);
+  REQUIRE(device::call(&cl_icd_dispatch::clEnqueueReadBuffer, queue.get(), mem.get(), cl_bool(CL_TRUE), size_t(0),
+                       size_t(1000), static_cast<void*>(in->data()), 0u, static_cast<const cl_event*>(nullptr),
+                       static_cast<cl_event*>(nullptr)) == CL_SUCCESS);
+  REQUIRE(std::memcmp(in->data(), out->data(), 1000) == 0);
+  queue = {};
+  mem = {};
+  pool.reset(); // blocks still lent: the slab stays mapped until they are back
+  std::memset(out->data(), 0, out->size());
+  out.reset();
+  in.reset();
+  for (int i = 0; i < 200 && device::liveRealReferences.load() != before; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
   REQUIRE(device::liveRealReferences.load() == before);
 }
