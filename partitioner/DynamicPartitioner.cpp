@@ -16,12 +16,14 @@ namespace {
 
 constexpr size_t kLaunchMemory = 8192; // launch records kept for late reports
 constexpr double kSettledChange = 0.02;
-// A kernel whose split has not changed for this many launches, and that runs whole on one
-// device, is timed once in kSampleEvery launches: enough to notice a change of speed, without
+// A kernel whose split has not changed for this many launches (kSettledSplitLaunches for a split
+// one), is timed once in kSampleEvery launches: enough to notice a change of speed, without
 // an event and a callback per launch (~10 us of driver time per timed launch on NVIDIA). The
 // longer the split holds, the sparser: one in 16 after 256 settled launches, up to one in
 // kSampleEveryMax.
 constexpr uint64_t kSettledLaunches = 8;
+// Split launches are all timed until their split has held this long (DynamicPartitioner::plan).
+constexpr uint64_t kSettledSplitLaunches = 64;
 // Concurrency of devices (observeConcurrency): sub-kernels shorter than this tell nothing (the
 // devices' clocks are mapped onto the host's with microseconds of error); below this average
 // overlap, after this many samples, two devices count as taking turns; one launch in this many
@@ -474,7 +476,12 @@ LaunchPlan DynamicPartitioner::plan(const LaunchRequest& request) {
   recordHistory(ks, rec.ratios, rec.position, rec.iteration);
   // Inside the kernel sequence, whole iterations are sampled (their measured times stay whole).
   const bool timed = sampleDue(ks, ks.launches, rec.position, rec.iteration, /*commit=*/true);
-  const bool measure = rec.expected > 1 || timed;
+  // Split launches are timed until their split has held for kSettledSplitLaunches, then sampled
+  // like whole ones: each timed one costs profiling reads, completion callbacks and their toll
+  // on the driver's later calls (two H100, fdtd2d: ~90 us of driver time per split launch on the
+  // application's thread against 6 us for the same launch whole).
+  const bool measure = timed || (rec.expected > 1 && launchesSettled(ks, ks.launches, rec.position) <
+                                                         kSettledSplitLaunches);
   double predicted = 0;
   for (unsigned d = 0; d < n_ && d < groups.size(); ++d)
     if (groups[d]) {
@@ -508,15 +515,19 @@ LaunchPlan DynamicPartitioner::plan(const LaunchRequest& request) {
   return plan;
 }
 
-bool DynamicPartitioner::sampleDue(KernelState& ks, uint64_t launches, std::optional<unsigned> position,
-                                   uint64_t iteration, bool commit) {
-  // Launches since the split last changed (this kernel's `launches` counting this one; in a
-  // sequence, the least settled of its kernels).
+uint64_t DynamicPartitioner::launchesSettled(const KernelState& ks, uint64_t launches,
+                                             std::optional<unsigned> position) const {
   auto settledFor = [](uint64_t n, uint64_t after) { return n - std::min(n, after); };
   uint64_t settled = settledFor(launches, ks.settledAfter);
   if (position)
     for (uint32_t other : seq_.kernels)
       if (&kernels_[other] != &ks) settled = std::min(settled, settledFor(kernels_[other].launches, kernels_[other].settledAfter));
+  return settled;
+}
+
+bool DynamicPartitioner::sampleDue(KernelState& ks, uint64_t launches, std::optional<unsigned> position,
+                                   uint64_t iteration, bool commit) {
+  const uint64_t settled = launchesSettled(ks, launches, position);
   const uint64_t tick = position ? iteration : launches;
   const uint64_t every = std::clamp<uint64_t>(std::bit_floor(settled / 16), kSampleEvery, kSampleEveryMax);
   // Settled, a sample is also at least options_.minSampleIntervalNs after the last one: a

@@ -191,6 +191,9 @@ private:
   // that would change it is recorded (the settled lane asks before plan() does).
   bool sampleDue(KernelState& ks, uint64_t launches, std::optional<unsigned> position, uint64_t iteration,
                  bool commit);
+  // Launches since the split of `ks` last changed (with `launches` its launch count; in a
+  // sequence, the least settled of its kernels).
+  uint64_t launchesSettled(const KernelState& ks, uint64_t launches, std::optional<unsigned> position) const;
   // The device all of `groups` went to (-1: split, or none).
   static int wholeDeviceOf(const std::vector<uint64_t>& groups);
   // plan()'s settled lane (kSettledWholeStreak), or nullopt for the full path.

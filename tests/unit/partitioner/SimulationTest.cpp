@@ -430,6 +430,40 @@ TEST_CASE("a settled kernel on one device is timed ever more sparsely, at least 
   CHECK(countIn(2000, 3000) >= 15);
 }
 
+TEST_CASE("a settled split is timed in every launch for a while, then sampled, and still follows a change of speed") {
+  Simulator sim({device("gpu0", 1), device("gpu1", 1)}, {{4096, 64}});
+  PartitionerOptions options;
+  options.minSampleIntervalNs = 0; // by count alone (the launches below take no real time)
+  auto p = make(sim, "adaptive-comm", options);
+  LaunchRequest req = launchOf("prog:wide", 1 << 14, true);
+  req.buffers = {{0, true, true, 1 << 20}};
+  std::vector<uint64_t> measured;
+  std::vector<double> share0; // device 0's share per launch
+  double slow1 = 1.0;         // device 1's time per group, relative to device 0's
+  for (uint64_t i = 0; i < 1200; ++i) {
+    if (i == 800) slow1 = 3.0; // another process starts on device 1
+    auto plan = p->plan(req);
+    share0.push_back(double(plan.groups[0]) / double(plan.groups[0] + plan.groups[1]));
+    if (!plan.measure) continue;
+    measured.push_back(i);
+    for (unsigned d = 0; d < 2; ++d)
+      if (plan.groups[d])
+        p->reportKernelTime(plan.launchId, d, plan.groups[d], uint64_t(plan.groups[d] * 1000 * (d ? slow1 : 1.0)));
+  }
+  auto countIn = [&](uint64_t lo, uint64_t hi) {
+    return std::count_if(measured.begin(), measured.end(), [&](uint64_t m) { return m >= lo && m < hi; });
+  };
+  INFO(measured.size() << " of 1200 launches timed");
+  REQUIRE(share0[100] > 0.4); // identical devices: an even split
+  REQUIRE(share0[100] < 0.6);
+  CHECK(countIn(0, 64) == 64);     // every split launch while the split is new
+  CHECK(countIn(400, 800) <= 100); // sampled once it held (one in 8 or sparser)
+  CHECK(countIn(400, 800) >= 6);
+  // Device 1 three times slower from launch 800: the samples see it and the split follows.
+  const double after = std::accumulate(share0.end() - 50, share0.end(), 0.0) / 50;
+  CHECK(after > 0.65);
+}
+
 TEST_CASE("short settled launches are timed by time, not by count") {
   Simulator sim({device("gpu", 1), device("gpu2", 1)}, {{4096, 64}});
   PartitionerOptions options;
