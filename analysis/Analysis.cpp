@@ -53,9 +53,8 @@ ProgramAnalysis wholeProgramFallback(std::string_view source, const std::string&
 std::string firstMessage(const std::vector<Diagnostic>& list) {
   if (list.empty()) return "unknown error";
   const Diagnostic& d = list.front();
-  std::string where = d.where.line ? (d.where.file.empty() ? "line " : d.where.file + ":") +
-                                         std::to_string(d.where.line) + ": "
-                                   : "";
+  std::string where =
+      d.where.line ? (d.where.file.empty() ? "line " : d.where.file + ":") + std::to_string(d.where.line) + ": " : "";
   return where + d.message;
 }
 
@@ -98,9 +97,8 @@ bool attachRegions(ProgramAnalysis& result, const llvm::Module& module) {
 // Recompiles the analysis copy with the hint pragmas that apply to its kernels placed at the
 // end of their bodies; the vendor copy is unaffected. Returns the IR to analyse instead, or
 // null (with errors or reasons set) when the hints cannot be applied.
-std::unique_ptr<llvm::Module> applyHints(ProgramAnalysis& result, llvm::LLVMContext& context,
-                                         std::string_view source, std::string_view buildOptions,
-                                         const AnalysisOptions& analysisOptions,
+std::unique_ptr<llvm::Module> applyHints(ProgramAnalysis& result, llvm::LLVMContext& context, std::string_view source,
+                                         std::string_view buildOptions, const AnalysisOptions& analysisOptions,
                                          const std::vector<transformer::TransformedKernel>& kernels) {
   std::vector<std::string> names;
   for (const auto& k : kernels) names.push_back(k.name);
@@ -115,9 +113,9 @@ std::unique_ptr<llvm::Module> applyHints(ProgramAnalysis& result, llvm::LLVMCont
     auto it = hints.kernels.find(k.name);
     if (it == hints.kernels.end()) continue;
     if (!k.bodyEndOffset) {
-      result.errors.push_back({{it->second.front().file, it->second.front().line, 1},
-                               "hints for kernel '" + k.name +
-                                   "' cannot be applied: its body is not written in the program's source"});
+      result.errors.push_back(
+          {{it->second.front().file, it->second.front().line, 1},
+           "hints for kernel '" + k.name + "' cannot be applied: its body is not written in the program's source"});
       continue;
     }
     for (const auto& line : it->second)
@@ -191,8 +189,7 @@ ProgramAnalysis analyzeUncached(std::string_view source, std::string_view buildO
     check.prelude = analysisOptions.devicePrelude;
     check.emitIR = false;
     check.lowerPragmas = false;
-    frontend::CompileResult verified =
-        frontend::compile(checkContext, transformed.vendorSource, buildOptions, check);
+    frontend::CompileResult verified = frontend::compile(checkContext, transformed.vendorSource, buildOptions, check);
     if (!verified.ok()) {
       std::string reason = "the partition-ready copy does not compile: " + firstMessage(verified.errors);
       log().warn("clsplit: {}", reason);
@@ -234,8 +231,8 @@ ProgramAnalysis analyzeUncached(std::string_view source, std::string_view buildO
       notes += "clsplit: kernel '" + k.name + "' will run whole: " + *k.unsplittableReason + "\n";
     for (const auto& imprecision : k.imprecisions)
       notes += "clsplit: kernel '" + k.name + "'" +
-               (imprecision.where.line ? " line " + std::to_string(imprecision.where.line) : std::string()) +
-               ": " + imprecision.message + "\n";
+               (imprecision.where.line ? " line " + std::to_string(imprecision.where.line) : std::string()) + ": " +
+               imprecision.message + "\n";
   }
   return result;
 }
@@ -268,8 +265,7 @@ std::string programHash(std::string_view source, std::string_view buildOptions) 
 
 // The program, the hints (they change the analysis) and the analysis code itself (a hash of its
 // sources, so a changed analyzer never reuses older results).
-std::string analysisCacheKey(std::string_view source, std::string_view buildOptions,
-                             const AnalysisOptions& options) {
+std::string analysisCacheKey(std::string_view source, std::string_view buildOptions, const AnalysisOptions& options) {
   std::string pinned;
   for (const auto& name : options.pinnedMacros) pinned += name + " ";
   return sha256({"clsplit analysis", programHash(source, buildOptions), options.devicePrelude, pinned,
@@ -277,8 +273,7 @@ std::string analysisCacheKey(std::string_view source, std::string_view buildOpti
                  CLSPLIT_ANALYSIS_BUILD_ID});
 }
 
-ProgramAnalysis analyzeProgram(std::string_view source, std::string_view buildOptions,
-                               const AnalysisOptions& options) {
+ProgramAnalysis analyzeProgram(std::string_view source, std::string_view buildOptions, const AnalysisOptions& options) {
   try {
     std::string key = analysisCacheKey(source, buildOptions, options);
     if (!options.cacheDir.empty()) {
@@ -295,8 +290,7 @@ ProgramAnalysis analyzeProgram(std::string_view source, std::string_view buildOp
                 std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
     if (!options.cacheDir.empty() && result.errors.empty()) {
       std::string why;
-      if (!cache::store(options.cacheDir, key, result, &why))
-        log().info("clsplit analysis: not cached: {}", why);
+      if (!cache::store(options.cacheDir, key, result, &why)) log().info("clsplit analysis: not cached: {}", why);
     }
     return result;
   } catch (const std::exception& e) {

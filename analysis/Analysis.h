@@ -34,10 +34,18 @@ enum class ArgKind : uint8_t {
 // since a program's own types may contain "image" (the conformance suite passes
 // `image_kernel_data*`, whose accesses were once ignored as an image's).
 inline bool isImageTypeName(std::string_view type) {
-  static constexpr std::string_view names[] = {
-      "image1d_t", "image1d_array_t", "image1d_buffer_t", "image2d_t", "image2d_array_t", "image3d_t",
-      "image2d_depth_t", "image2d_array_depth_t", "image2d_msaa_t", "image2d_array_msaa_t",
-      "image2d_msaa_depth_t", "image2d_array_msaa_depth_t"};
+  static constexpr std::string_view names[] = {"image1d_t",
+                                               "image1d_array_t",
+                                               "image1d_buffer_t",
+                                               "image2d_t",
+                                               "image2d_array_t",
+                                               "image3d_t",
+                                               "image2d_depth_t",
+                                               "image2d_array_depth_t",
+                                               "image2d_msaa_t",
+                                               "image2d_array_msaa_t",
+                                               "image2d_msaa_depth_t",
+                                               "image2d_array_msaa_depth_t"};
   for (auto n : names)
     if (n == type) return true;
   return false;
@@ -48,9 +56,12 @@ inline bool isImageTypeName(std::string_view type) {
 // array size, channel data type and channel order (0 where the image type has no such size).
 inline constexpr size_t kImageQueryBytes = 24;
 inline std::optional<uint32_t> imageQueryOffset(std::string_view builtin) {
-  static constexpr std::string_view names[] = {"get_image_width",      "get_image_height",
-                                               "get_image_depth",      "get_image_array_size",
-                                               "get_image_channel_data_type", "get_image_channel_order"};
+  static constexpr std::string_view names[] = {"get_image_width",
+                                               "get_image_height",
+                                               "get_image_depth",
+                                               "get_image_array_size",
+                                               "get_image_channel_data_type",
+                                               "get_image_channel_order"};
   for (uint32_t i = 0; i < 6; ++i)
     if (names[i] == builtin) return i * 4;
   return std::nullopt;
@@ -60,7 +71,7 @@ struct KernelArg {
   std::string name;
   ArgKind kind = ArgKind::Scalar;
   ScalarType scalarType = ScalarType::Unknown; // Scalar args: their type; buffers: pointee if scalar
-  bool readOnlyImage = false; // Image args: declared read_only (the default), never written
+  bool readOnlyImage = false;                  // Image args: declared read_only (the default), never written
 };
 
 struct SourceLocation {
@@ -76,7 +87,7 @@ struct Diagnostic {
 
 struct KernelAnalysis {
   std::string name;
-  std::vector<KernelArg> args;    // the user-visible arguments, in order
+  std::vector<KernelArg> args; // the user-visible arguments, in order
   // True when the vendor source gives this kernel the hidden arguments; a kernel the
   // transformer could not rewrite keeps its original signature and is never split.
   bool partitionReady = false;
@@ -84,11 +95,11 @@ struct KernelAnalysis {
   std::optional<std::string> unsplittableReason;
   // Where the analysis lost precision (access location + what defeated it), for users.
   std::vector<Diagnostic> imprecisions;
-  KernelRegions regions;          // parametric regions; use instantiate() (Instantiate.h)
+  KernelRegions regions; // parametric regions; use instantiate() (Instantiate.h)
 };
 
 struct ProgramAnalysis {
-  std::string vendorSource;       // partition-ready source: what each vendor compiles
+  std::string vendorSource; // partition-ready source: what each vendor compiles
   std::vector<KernelAnalysis> kernels;
   std::vector<Diagnostic> errors; // non-empty: the build must fail (e.g. a malformed pragma)
   std::string buildLogNotes;      // human notes appended to the program's build log
@@ -101,8 +112,8 @@ struct ProgramAnalysis {
 };
 
 struct AnalysisOptions {
-  std::string cacheDir;           // "" disables the on-disk cache
-  std::string hintsDir;           // CLSPLIT_HINTS: hint files keyed by source hash / kernel name
+  std::string cacheDir; // "" disables the on-disk cache
+  std::string hintsDir; // CLSPLIT_HINTS: hint files keyed by source hash / kernel name
   // Preprocessor lines that set the macros the reported device predefines (__OPENCL_VERSION__,
   // feature macros; icd/objects/LanguageFeatures.h): the same text every vendor's build gets
   // before the program, included here after Clang's own header, so both compilers see the
@@ -115,13 +126,11 @@ struct AnalysisOptions {
 
 // Parses, analyses and rewrites one program. Never throws: an internal failure yields a result
 // whose kernels are all unsplittable (with the reason) and whose vendorSource is the original.
-ProgramAnalysis analyzeProgram(std::string_view source, std::string_view buildOptions,
-                               const AnalysisOptions& options);
+ProgramAnalysis analyzeProgram(std::string_view source, std::string_view buildOptions, const AnalysisOptions& options);
 
 // Stable hash of (source, options, clsplit version): the cache key and the hint-file name.
 std::string programHash(std::string_view source, std::string_view buildOptions);
 // The analysis cache's key for the program (changes with the hints and the analysis code).
-std::string analysisCacheKey(std::string_view source, std::string_view buildOptions,
-                             const AnalysisOptions& options);
+std::string analysisCacheKey(std::string_view source, std::string_view buildOptions, const AnalysisOptions& options);
 
 } // namespace clsplit::analysis

@@ -11,8 +11,8 @@ using analysis::AtomicOp;
 using analysis::ScalarType;
 
 bool atomicMergeable(AtomicOp op, ScalarType type) {
-  bool integer = type == ScalarType::I32 || type == ScalarType::U32 || type == ScalarType::I64 ||
-                 type == ScalarType::U64;
+  bool integer =
+      type == ScalarType::I32 || type == ScalarType::U32 || type == ScalarType::I64 || type == ScalarType::U64;
   return integer && op != AtomicOp::None;
 }
 
@@ -33,13 +33,26 @@ void mergeAs(AtomicOp op, std::byte* base, const std::vector<const std::byte*>& 
       case AtomicOp::Add:
       case AtomicOp::Sub:
       case AtomicOp::Inc:
-      case AtomicOp::Dec: r = static_cast<T>(static_cast<U>(r) + (static_cast<U>(v) - static_cast<U>(b))); break;
-      case AtomicOp::Min: r = first ? v : (v < r ? v : r); break;
-      case AtomicOp::Max: r = first ? v : (v > r ? v : r); break;
-      case AtomicOp::And: r = first ? v : static_cast<T>(r & v); break;
-      case AtomicOp::Or: r = first ? v : static_cast<T>(r | v); break;
-      case AtomicOp::Xor: r = static_cast<T>(r ^ (v ^ b)); break;
-      case AtomicOp::None: break;
+      case AtomicOp::Dec:
+        r = static_cast<T>(static_cast<U>(r) + (static_cast<U>(v) - static_cast<U>(b)));
+        break;
+      case AtomicOp::Min:
+        r = first ? v : (v < r ? v : r);
+        break;
+      case AtomicOp::Max:
+        r = first ? v : (v > r ? v : r);
+        break;
+      case AtomicOp::And:
+        r = first ? v : static_cast<T>(r & v);
+        break;
+      case AtomicOp::Or:
+        r = first ? v : static_cast<T>(r | v);
+        break;
+      case AtomicOp::Xor:
+        r = static_cast<T>(r ^ (v ^ b));
+        break;
+      case AtomicOp::None:
+        break;
       }
       first = false;
     }
@@ -49,14 +62,23 @@ void mergeAs(AtomicOp op, std::byte* base, const std::vector<const std::byte*>& 
 
 } // namespace
 
-void mergeAtomic(AtomicOp op, ScalarType type, std::byte* base,
-                 const std::vector<const std::byte*>& partials, size_t bytes) {
+void mergeAtomic(AtomicOp op, ScalarType type, std::byte* base, const std::vector<const std::byte*>& partials,
+                 size_t bytes) {
   switch (type) {
-  case ScalarType::I32: mergeAs<int32_t>(op, base, partials, bytes); break;
-  case ScalarType::U32: mergeAs<uint32_t>(op, base, partials, bytes); break;
-  case ScalarType::I64: mergeAs<int64_t>(op, base, partials, bytes); break;
-  case ScalarType::U64: mergeAs<uint64_t>(op, base, partials, bytes); break;
-  default: break; // not mergeable: callers check atomicMergeable() first
+  case ScalarType::I32:
+    mergeAs<int32_t>(op, base, partials, bytes);
+    break;
+  case ScalarType::U32:
+    mergeAs<uint32_t>(op, base, partials, bytes);
+    break;
+  case ScalarType::I64:
+    mergeAs<int64_t>(op, base, partials, bytes);
+    break;
+  case ScalarType::U64:
+    mergeAs<uint64_t>(op, base, partials, bytes);
+    break;
+  default:
+    break; // not mergeable: callers check atomicMergeable() first
   }
 }
 

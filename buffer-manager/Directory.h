@@ -12,7 +12,7 @@
 
 namespace clsplit::buffer {
 
-using Holder = uint8_t;                 // kHost or a device index + 1
+using Holder = uint8_t; // kHost or a device index + 1
 inline constexpr Holder kHost = 0;
 inline constexpr Holder kMaxHolders = 64;
 inline constexpr Holder deviceHolder(unsigned device) { return static_cast<Holder>(device + 1); }
@@ -50,10 +50,12 @@ public:
   uint64_t size() const { return size_; }
 
   // Calls f(ByteRange, const Cell<Token>&) for each run overlapping `r`, clipped to `r`.
-  template <class F> void visit(ByteRange r, F&& f) const;
+  template <class F>
+  void visit(ByteRange r, F&& f) const;
   // The same for every range of `rs`, in one forward walk over the runs (O(ranges + runs), not
   // a lookup per range: regions of strided accesses have thousands of ranges).
-  template <class F> void visit(const RangeSet& rs, F&& f) const;
+  template <class F>
+  void visit(const RangeSet& rs, F&& f) const;
 
   // The bytes of `need` for which `h` holds no valid copy.
   RangeSet missing(const RangeSet& need, Holder h) const;
@@ -80,7 +82,8 @@ private:
   // Merges every run starting in [lo, hi] into its predecessor when their cells are equal.
   void mergeAround(uint64_t lo, uint64_t hi);
   // Applies mutate(Cell&) to every run within `r`, then restores the merged-runs invariant.
-  template <class Mutate> void update(const RangeSet& r, Mutate&& mutate);
+  template <class Mutate>
+  void update(const RangeSet& r, Mutate&& mutate);
 
   // runs_[start] = cell covering [start, next start) (last one up to size_).
   std::map<uint64_t, Cell<Token>> runs_;

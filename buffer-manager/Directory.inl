@@ -27,16 +27,13 @@ namespace detail {
 
 inline void checkHolder(Holder h) {
   if (h >= kMaxHolders)
-    throw std::invalid_argument("clsplit directory: holder " + std::to_string(unsigned(h)) +
-                                " out of range (max " + std::to_string(unsigned(kMaxHolders)) +
-                                ")");
+    throw std::invalid_argument("clsplit directory: holder " + std::to_string(unsigned(h)) + " out of range (max " +
+                                std::to_string(unsigned(kMaxHolders)) + ")");
 }
 
 // Bytes outside [0,size) exist on no holder, so every operation clips to the buffer: an
 // over-approximated region that runs past the end must neither fail nor reach past it.
-inline ByteRange clip(ByteRange r, uint64_t size) {
-  return {std::min(r.lo, size), std::min(r.hi, size)};
-}
+inline ByteRange clip(ByteRange r, uint64_t size) { return {std::min(r.lo, size), std::min(r.hi, size)}; }
 
 // Sets h's copy in `cell` to `token` (inserting it in holder order if absent).
 template <class Token>
@@ -171,8 +168,8 @@ void Directory<Token>::setOnly(const RangeSet& r, Holder h, const Token& token) 
   // kernel publishing what its device wrote last time).
   bool unchanged = true;
   visit(r, [&](ByteRange, const Cell<Token>& cell) {
-    unchanged = unchanged && cell.copies.size() == 1 && cell.copies.front().holder == h &&
-                cell.copies.front().token == token;
+    unchanged =
+        unchanged && cell.copies.size() == 1 && cell.copies.front().holder == h && cell.copies.front().token == token;
   });
   if (unchanged) return;
   update(r, [&](Cell<Token>& cell) {

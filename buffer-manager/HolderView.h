@@ -41,8 +41,10 @@ inline RangeSet HolderView::missing(const RangeSet& need, Holder h) const {
   std::vector<ByteRange> out;
   visit(need, [&](ByteRange piece, HolderMask holders) {
     if (!(holders & bit(h))) {
-      if (!out.empty() && out.back().hi == piece.lo) out.back().hi = piece.hi;
-      else out.push_back(piece);
+      if (!out.empty() && out.back().hi == piece.lo)
+        out.back().hi = piece.hi;
+      else
+        out.push_back(piece);
     }
   });
   return RangeSet::fromRanges(std::move(out));

@@ -8,13 +8,14 @@
 
 namespace clsplit::buffer {
 
-std::vector<PlannedMove> planMoves(const HolderView& holders, const RangeSet& need, Holder to,
-                                   const CostFunction& cost, uint64_t bridgeBytes) {
+std::vector<PlannedMove> planMoves(const HolderView& holders, const RangeSet& need, Holder to, const CostFunction& cost,
+                                   uint64_t bridgeBytes) {
   detail::checkHolder(to);
   // Extends `m` over [m.range.hi, upTo) if its source holds all of it.
   auto bridge = [&](PlannedMove& m, uint64_t upTo) {
     bool held = true;
-    holders.visit(RangeSet{ByteRange{m.range.hi, upTo}}, [&](ByteRange, HolderMask h) { held = held && (h & bit(m.from)); });
+    holders.visit(RangeSet{ByteRange{m.range.hi, upTo}},
+                  [&](ByteRange, HolderMask h) { held = held && (h & bit(m.from)); });
     if (!held) return false;
     m.range.hi = upTo;
     return true;
@@ -47,8 +48,10 @@ std::vector<PlannedMove> planMoves(const HolderView& holders, const RangeSet& ne
     if (!found) return; // no holder at all: nothing can be moved (the directory forbids it)
 
     if (!previous && gapBefore && gapBefore->from == best && bridge(*gapBefore, piece.lo)) previous = gapBefore;
-    if (previous && previous->from == best) previous->range.hi = piece.hi;
-    else plan.push_back(PlannedMove{piece, best});
+    if (previous && previous->from == best)
+      previous->range.hi = piece.hi;
+    else
+      plan.push_back(PlannedMove{piece, best});
   });
   return plan;
 }

@@ -27,8 +27,8 @@ using CostFunction = std::function<double(Holder from, Holder to, uint64_t bytes
 // it would start from the same source, when the source holds the whole gap: the gap's bytes are
 // valid values, so the destination may hold them too, and one larger transfer beats several
 // small ones (each costs a fixed latency). The gap then belongs to the move's range.
-std::vector<PlannedMove> planMoves(const HolderView& holders, const RangeSet& need, Holder to,
-                                   const CostFunction& cost, uint64_t bridgeBytes = 0);
+std::vector<PlannedMove> planMoves(const HolderView& holders, const RangeSet& need, Holder to, const CostFunction& cost,
+                                   uint64_t bridgeBytes = 0);
 
 // The same moves with the tokens of their sources (for callers that order work on them).
 template <class Token>
@@ -39,10 +39,8 @@ struct PlannedTransfer {
 };
 
 template <class Token>
-std::vector<PlannedTransfer<Token>> planTransfers(const Directory<Token>& directory,
-                                                  const RangeSet& need, Holder to,
-                                                  const CostFunction& cost,
-                                                  uint64_t bridgeBytes = 0) {
+std::vector<PlannedTransfer<Token>> planTransfers(const Directory<Token>& directory, const RangeSet& need, Holder to,
+                                                  const CostFunction& cost, uint64_t bridgeBytes = 0) {
   std::vector<PlannedTransfer<Token>> plan;
   for (const auto& move : planMoves(DirectoryHolders<Token>(directory), need, to, cost, bridgeBytes)) {
     PlannedTransfer<Token> t{move.range, move.from, {}};

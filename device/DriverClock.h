@@ -37,8 +37,7 @@ struct DriverClock {
     callbacks.fetch_add(1, std::memory_order_relaxed);
     callbackNs.fetch_add(ns, std::memory_order_relaxed);
     uint64_t seen = callbackMaxNs.load(std::memory_order_relaxed);
-    while (seen < ns && !callbackMaxNs.compare_exchange_weak(seen, ns, std::memory_order_relaxed)) {
-    }
+    while (seen < ns && !callbackMaxNs.compare_exchange_weak(seen, ns, std::memory_order_relaxed)) {}
   }
   // Times one callback while a report is asked for.
   class CallbackTimer {

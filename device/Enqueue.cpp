@@ -33,8 +33,7 @@ struct Batch {
 // holds a reference to the queue so that the handle is not reused meanwhile).
 class QueueTail : public std::enable_shared_from_this<QueueTail> {
 public:
-  QueueTail(cl_command_queue queue, cl_context context)
-      : queue_(RealQueue::retainOf(queue)), context_(context) {}
+  QueueTail(cl_command_queue queue, cl_context context) : queue_(RealQueue::retainOf(queue)), context_(context) {}
 
   static std::shared_ptr<QueueTail> of(cl_command_queue queue, cl_context context) {
     // Every enqueue asks: a thread's last queue is answered without the registry's lock (a live
@@ -85,8 +84,7 @@ public:
     cl_int err = call(&cl_icd_dispatch::clFlush, queue_.get());
     if (err != CL_SUCCESS) return err;
     uint64_t seen = flushedThrough_.load();
-    while (seen < upTo && !flushedThrough_.compare_exchange_weak(seen, upTo)) {
-    }
+    while (seen < upTo && !flushedThrough_.compare_exchange_weak(seen, upTo)) {}
     return CL_SUCCESS;
   }
 
@@ -118,8 +116,8 @@ private:
     uint64_t at = hostNowNs();
     cl_int err = CL_INVALID_OPERATION;
     try {
-      err = call(&cl_icd_dispatch::clEnqueueMarkerWithWaitList, queue_.get(), 0u,
-                 static_cast<const cl_event*>(nullptr), &event);
+      err = call(&cl_icd_dispatch::clEnqueueMarkerWithWaitList, queue_.get(), 0u, static_cast<const cl_event*>(nullptr),
+                 &event);
     } catch (const Error&) { // an OpenCL 1.1 vendor
     }
     if (err != CL_SUCCESS) err = call(&cl_icd_dispatch::clEnqueueMarker, queue_.get(), &event);
@@ -147,7 +145,7 @@ private:
   RealQueue queue_;
   cl_context context_;
   std::mutex mutex_;
-  std::shared_ptr<Batch> open_; // eventless commands not yet covered by a marker
+  std::shared_ptr<Batch> open_;             // eventless commands not yet covered by a marker
   std::atomic<uint64_t> lastEnqueued_{0};   // position of the last command enqueued here
   std::atomic<uint64_t> flushedThrough_{0}; // every command up to this position was flushed
 

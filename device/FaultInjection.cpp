@@ -82,8 +82,8 @@ bool configureFaults(const std::string& spec, const std::vector<cl_device_id>& d
       if (error) *error = "bad call count in '" + item + "'";
       return false;
     }
-    if (r.call != "clEnqueueNDRangeKernel" && r.call != "clEnqueueReadBuffer" &&
-        r.call != "clEnqueueWriteBuffer" && r.call != "clEnqueueCopyBuffer") {
+    if (r.call != "clEnqueueNDRangeKernel" && r.call != "clEnqueueReadBuffer" && r.call != "clEnqueueWriteBuffer" &&
+        r.call != "clEnqueueCopyBuffer") {
       if (error) *error = "cannot inject faults into " + r.call;
       return false;
     }

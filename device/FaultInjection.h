@@ -30,8 +30,8 @@ bool configureFaults(const std::string& spec, const std::vector<cl_device_id>& d
 template <class Slot>
 bool faultInjected(Slot cl_icd_dispatch::*slot, const void* owner) {
   if (!detail::faultsEnabled.load(std::memory_order_relaxed)) return false;
-#define CLSPLIT_FAULTABLE(name)                                                                    \
-  if constexpr (std::is_same_v<Slot, decltype(cl_icd_dispatch::name)>)                             \
+#define CLSPLIT_FAULTABLE(name)                                                                                        \
+  if constexpr (std::is_same_v<Slot, decltype(cl_icd_dispatch::name)>)                                                 \
     if (slot == &cl_icd_dispatch::name) return detail::injectFault(#name, owner);
   CLSPLIT_FAULTABLE(clEnqueueNDRangeKernel)
   CLSPLIT_FAULTABLE(clEnqueueReadBuffer)

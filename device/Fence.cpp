@@ -27,7 +27,6 @@ void CL_CALLBACK completeBridge(cl_event, cl_int status, void* data) {
   delete bridge;
 }
 
-
 RealEvent newUserEvent(cl_context context) {
   cl_int err = CL_SUCCESS;
   cl_event e = call(&cl_icd_dispatch::clCreateUserEvent, context, &err);
@@ -60,8 +59,8 @@ cl_int RealEventFence::status() {
   cl_int cached = finalStatus_.load(std::memory_order_acquire);
   if (cached <= CL_COMPLETE) return cached;
   cl_int s = CL_QUEUED;
-  if (call(&cl_icd_dispatch::clGetEventInfo, event_.get(), cl_event_info(CL_EVENT_COMMAND_EXECUTION_STATUS),
-           sizeof s, static_cast<void*>(&s), static_cast<size_t*>(nullptr)) != CL_SUCCESS)
+  if (call(&cl_icd_dispatch::clGetEventInfo, event_.get(), cl_event_info(CL_EVENT_COMMAND_EXECUTION_STATUS), sizeof s,
+           static_cast<void*>(&s), static_cast<size_t*>(nullptr)) != CL_SUCCESS)
     return CL_QUEUED;
   if (s <= CL_COMPLETE) cache(s);
   return s;
@@ -70,8 +69,10 @@ cl_int RealEventFence::status() {
 void RealEventFence::cache(cl_int finalStatus) {
   finalStatus_.store(finalStatus, std::memory_order_release);
   if (!progress_) return;
-  if (finalStatus == CL_COMPLETE) progress_->completed(position_);
-  else if (finalStatus < 0) progress_->failed();
+  if (finalStatus == CL_COMPLETE)
+    progress_->completed(position_);
+  else if (finalStatus < 0)
+    progress_->failed();
 }
 
 void RealEventFence::appendWaitEvents(cl_context context, std::vector<RealEvent>& out) {
@@ -183,8 +184,8 @@ cl_int RealEventFence::wait() {
 
 namespace {
 bool profilingInfo(cl_event e, cl_profiling_info what, cl_ulong& v) {
-  return call(&cl_icd_dispatch::clGetEventProfilingInfo, e, what, sizeof v,
-              static_cast<void*>(&v), static_cast<size_t*>(nullptr)) == CL_SUCCESS;
+  return call(&cl_icd_dispatch::clGetEventProfilingInfo, e, what, sizeof v, static_cast<void*>(&v),
+              static_cast<size_t*>(nullptr)) == CL_SUCCESS;
 }
 } // namespace
 
@@ -252,8 +253,7 @@ cl_int HostFence::wait() {
 void HostFence::advance(cl_int s) {
   if (s == CL_RUNNING) startNs_.store(hostNowNs());
   cl_int current = status_.load();
-  while (current > s && current > CL_COMPLETE && !status_.compare_exchange_weak(current, s)) {
-  }
+  while (current > s && current > CL_COMPLETE && !status_.compare_exchange_weak(current, s)) {}
 }
 
 void HostFence::complete(cl_int finalStatus) {
@@ -267,16 +267,13 @@ void HostFence::complete(cl_int finalStatus) {
     callbacks.swap(callbacks_);
     bridges.swap(bridges_);
   }
-  for (auto& [context, bridge] : bridges)
-    call(&cl_icd_dispatch::clSetUserEventStatus, bridge.get(), finalStatus);
+  for (auto& [context, bridge] : bridges) call(&cl_icd_dispatch::clSetUserEventStatus, bridge.get(), finalStatus);
   for (auto& fn : callbacks) fn(finalStatus);
 }
 
 // --- FenceGroup --------------------------------------------------------------------------------
 
-FenceGroup::FenceGroup(std::vector<FenceRef> parts) : parts_(std::move(parts)) {
-  flattenFences(parts_, SIZE_MAX);
-}
+FenceGroup::FenceGroup(std::vector<FenceRef> parts) : parts_(std::move(parts)) { flattenFences(parts_, SIZE_MAX); }
 
 cl_int FenceGroup::status() {
   cl_int own = HostFence::status();
@@ -401,7 +398,8 @@ cl_int FenceGroup::wait() {
       uint64_t start = UINT64_MAX, end = 0;
       const bool known = p->profile(start, end);
       const char* kind = dynamic_cast<RealEventFence*>(p.get()) ? "command" : p->groupParts() ? "group" : "host";
-      parts += known ? fmt::format(" {} ran {:+.0f}..{:+.0f}us", kind, us(start), us(end)) : fmt::format(" {} ran ?", kind);
+      parts +=
+          known ? fmt::format(" {} ran {:+.0f}..{:+.0f}us", kind, us(start), us(end)) : fmt::format(" {} ran ?", kind);
       parts += seen[i] ? fmt::format(" seen done {:+.0f}us;", us(seen[i])) : std::string(" not seen done;");
     }
     log().debug("waited {:.0f} us for {} fences:{}", waited / 1e3, parts_.size(), parts);
@@ -449,7 +447,8 @@ void flattenFences(std::vector<FenceRef>& fences, size_t keepAllUpTo) {
     bool dropped = false;
     for (size_t j = 0; j < kept && !dropped; ++j) {
       FenceRef& k = fences[j];
-      if (k == f) dropped = true;
+      if (k == f)
+        dropped = true;
       else if (perQueue && f->queue() && k->queue() == f->queue() && f->positionInQueue() && k->positionInQueue()) {
         if (f->positionInQueue() > k->positionInQueue()) k = f;
         dropped = true;

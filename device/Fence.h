@@ -72,8 +72,7 @@ class QueueProgress {
 public:
   void completed(uint64_t position) {
     uint64_t seen = through_.load(std::memory_order_relaxed);
-    while (seen < position && !through_.compare_exchange_weak(seen, position, std::memory_order_release)) {
-    }
+    while (seen < position && !through_.compare_exchange_weak(seen, position, std::memory_order_release)) {}
   }
   // A command of the queue failed: a later command's completion no longer implies that the
   // commands queued ahead of the failed one have completed (it ends before them), so nothing is
@@ -97,11 +96,11 @@ public:
   // `queueState`: what the enqueuing side keeps per real queue (device/Enqueue.cpp), kept alive
   // as long as a fence of the queue is (rebuilding it costs a retain and release of the queue).
   // `progress`: the queue's (positions of its commands known complete), if it keeps one.
-  RealEventFence(RealEvent event, cl_context context, cl_command_queue queue,
-                 uint64_t enqueuedAtNs, uint64_t position = 0, std::shared_ptr<const void> queueState = {},
+  RealEventFence(RealEvent event, cl_context context, cl_command_queue queue, uint64_t enqueuedAtNs,
+                 uint64_t position = 0, std::shared_ptr<const void> queueState = {},
                  std::shared_ptr<QueueProgress> progress = {})
-      : event_(std::move(event)), context_(context), queue_(queue), enqueuedAtNs_(enqueuedAtNs),
-        position_(position), queueState_(std::move(queueState)), progress_(std::move(progress)) {}
+      : event_(std::move(event)), context_(context), queue_(queue), enqueuedAtNs_(enqueuedAtNs), position_(position),
+        queueState_(std::move(queueState)), progress_(std::move(progress)) {}
 
   cl_int status() override;
   bool knownComplete() override {
@@ -133,7 +132,7 @@ private:
   std::shared_ptr<const void> queueState_;
   std::shared_ptr<QueueProgress> progress_;
   std::atomic<cl_int> finalStatus_{CL_QUEUED}; // cached once <= CL_COMPLETE
-  void cache(cl_int finalStatus); // finalStatus_, and the queue's progress when complete
+  void cache(cl_int finalStatus);              // finalStatus_, and the queue's progress when complete
   std::mutex mutex_;
   std::vector<std::pair<cl_context, RealEvent>> bridges_;
   std::vector<std::function<void(cl_int)>> callbacks_; // waiting for the driver's callback
@@ -235,19 +234,30 @@ class WaitList {
 public:
   WaitList(cl_context context, cl_command_queue queue) : context_(context), queue_(queue) {}
   void add(const FenceRef& fence);
-  void add(const std::vector<FenceRef>& fences) { for (auto& f : fences) add(f); }
+  void add(const std::vector<FenceRef>& fences) {
+    for (auto& f : fences) add(f);
+  }
   // Whether waiting for `fence` is already implied: it runs on the waiting queue itself, is
   // known complete, or the list holds a fence of its queue at the same or a later position.
   // Lets callers skip working out whether they need to add it at all.
   bool implies(const FenceRef& fence) const;
   // The same for a command known by its real queue and position there (no fence to ask).
   bool implies(cl_command_queue queue, uint64_t position) const;
-  cl_uint size() const { gather(); return static_cast<cl_uint>(events_.size()); }
-  const cl_event* data() const { gather(); return events_.empty() ? nullptr : events_.data(); }
+  cl_uint size() const {
+    gather();
+    return static_cast<cl_uint>(events_.size());
+  }
+  const cl_event* data() const {
+    gather();
+    return events_.empty() ? nullptr : events_.data();
+  }
   // Whether some of the events are user events (see Fence::commandEventsIn). A command waiting
   // on one gets an event of its own: PoCL 3.1 and 5 abort (pocl_update_event_failed) when a user
   // event fails under a command enqueued without an event that another command follows.
-  bool waitsOnUserEvents() const { gather(); return userEvents_; }
+  bool waitsOnUserEvents() const {
+    gather();
+    return userEvents_;
+  }
   // Fences kept so far (before gathering), for tests: at most one per real queue.
   size_t fenceCount() const { return fences_.size(); }
 

@@ -45,7 +45,9 @@ public:
   }
 
 private:
-  Worker() { std::thread([this] { loop(); }).detach(); }
+  Worker() {
+    std::thread([this] { loop(); }).detach();
+  }
   void loop() {
     for (;;) {
       std::function<void()> task;

@@ -12,11 +12,13 @@ namespace clsplit::device {
 // everything leaves none behind).
 inline std::atomic<long> liveRealReferences{0};
 
-template <class H> struct RealTraits;
-#define CLSPLIT_REAL_TRAITS(H, Retain, Release)                                                 \
-  template <> struct RealTraits<H> {                                                           \
-    static void retain(H h) { call(&cl_icd_dispatch::Retain, h); }                            \
-    static void release(H h) { call(&cl_icd_dispatch::Release, h); }                          \
+template <class H>
+struct RealTraits;
+#define CLSPLIT_REAL_TRAITS(H, Retain, Release)                                                                        \
+  template <>                                                                                                          \
+  struct RealTraits<H> {                                                                                               \
+    static void retain(H h) { call(&cl_icd_dispatch::Retain, h); }                                                     \
+    static void release(H h) { call(&cl_icd_dispatch::Release, h); }                                                   \
   };
 CLSPLIT_REAL_TRAITS(cl_context, clRetainContext, clReleaseContext)
 CLSPLIT_REAL_TRAITS(cl_command_queue, clRetainCommandQueue, clReleaseCommandQueue)
@@ -50,7 +52,10 @@ public:
     }
   }
   Real(Real&& o) noexcept : h_(std::exchange(o.h_, nullptr)) {}
-  Real& operator=(Real o) noexcept { std::swap(h_, o.h_); return *this; }
+  Real& operator=(Real o) noexcept {
+    std::swap(h_, o.h_);
+    return *this;
+  }
   ~Real() {
     if (h_) {
       RealTraits<H>::release(h_);

@@ -90,8 +90,10 @@ public:
 private:
   void waitUntil(uint64_t target) {
     for (unsigned spins = 0; done_.load(std::memory_order_acquire) < target; ++spins) {
-      if (spins < 4096) CLSPLIT_PAUSE();
-      else std::this_thread::yield();
+      if (spins < 4096)
+        CLSPLIT_PAUSE();
+      else
+        std::this_thread::yield();
     }
   }
 
@@ -141,9 +143,9 @@ private:
   std::mutex mutex_;
   std::condition_variable wakeUp_;
   std::vector<std::function<void()>> queue_; // guarded by mutex_
-  bool sleeping_ = false;                     // guarded by mutex_
-  bool stopped_ = false;                      // guarded by mutex_
-  std::atomic<bool> waiting_{false};          // queue_ is not empty (read without the lock)
+  bool sleeping_ = false;                    // guarded by mutex_
+  bool stopped_ = false;                     // guarded by mutex_
+  std::atomic<bool> waiting_{false};         // queue_ is not empty (read without the lock)
   std::atomic<uint64_t> deferred_{0}, done_{0};
   std::atomic<std::thread::id> id_{};
   std::thread thread_; // last: started once the members above exist

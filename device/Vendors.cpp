@@ -53,8 +53,10 @@ std::vector<std::string> librariesOf(const std::string& spec) {
       for (const auto& icd : icds)
         if (auto lib = readIcdFile(icd); !lib.empty()) libraries.push_back(lib);
     } else if (fs::path(entry).extension() == ".icd") {
-      if (auto lib = readIcdFile(entry); !lib.empty()) libraries.push_back(lib);
-      else log().warn("CLSPLIT_VENDORS: cannot read ICD file {}", entry);
+      if (auto lib = readIcdFile(entry); !lib.empty())
+        libraries.push_back(lib);
+      else
+        log().warn("CLSPLIT_VENDORS: cannot read ICD file {}", entry);
     } else if (!entry.empty()) {
       libraries.push_back(entry);
     }
@@ -86,8 +88,7 @@ void Vendors::addLibrary(const std::string& library) {
   }
   auto getPlatforms = reinterpret_cast<IcdGetPlatformIDs>(dlsym(lib, "clIcdGetPlatformIDsKHR"));
   if (!getPlatforms) {
-    auto gefa = reinterpret_cast<GetExtensionFunctionAddress>(
-        dlsym(lib, "clGetExtensionFunctionAddress"));
+    auto gefa = reinterpret_cast<GetExtensionFunctionAddress>(dlsym(lib, "clGetExtensionFunctionAddress"));
     if (gefa) getPlatforms = reinterpret_cast<IcdGetPlatformIDs>(gefa("clIcdGetPlatformIDsKHR"));
   }
   if (!getPlatforms) {
@@ -97,8 +98,7 @@ void Vendors::addLibrary(const std::string& library) {
   if (&clIcdGetPlatformIDsKHR && getPlatforms == &clIcdGetPlatformIDsKHR) return; // clsplit itself
   Dl_info info{};
   std::string resolved = library;
-  if (dladdr(reinterpret_cast<void*>(getPlatforms), &info) && info.dli_fname)
-    resolved = info.dli_fname;
+  if (dladdr(reinterpret_cast<void*>(getPlatforms), &info) && info.dli_fname) resolved = info.dli_fname;
   if (std::find(loaded_.begin(), loaded_.end(), resolved) != loaded_.end()) return;
   loaded_.push_back(resolved);
 
@@ -124,16 +124,15 @@ void Vendors::addLibrary(const std::string& library) {
                          static_cast<cl_device_id*>(nullptr), &n);
     std::vector<cl_device_id> ids(n);
     if (status == CL_SUCCESS && n)
-      status = call(&cl_icd_dispatch::clGetDeviceIDs, handle, cl_device_type(CL_DEVICE_TYPE_ALL), n,
-                    ids.data(), static_cast<cl_uint*>(nullptr));
+      status = call(&cl_icd_dispatch::clGetDeviceIDs, handle, cl_device_type(CL_DEVICE_TYPE_ALL), n, ids.data(),
+                    static_cast<cl_uint*>(nullptr));
     if (status == CL_DEVICE_NOT_FOUND) {
       // A platform without devices here is normal (Mesa's Clover and rusticl on a machine without
       // their GPUs, or rusticl without RUSTICL_ENABLE): nothing to warn about.
       log().debug("platform {} of {}: no devices", p.name, library);
       ids.clear();
     } else if (status != CL_SUCCESS) {
-      log().warn("platform {} of {}: clGetDeviceIDs failed ({})", p.name, library,
-                 errorName(status));
+      log().warn("platform {} of {}: clGetDeviceIDs failed ({})", p.name, library, errorName(status));
       ids.clear();
     }
     for (unsigned i = 0; i < ids.size(); ++i) {
@@ -173,7 +172,7 @@ std::string deviceTypeName(cl_device_type type) {
 std::vector<std::byte> deviceInfoBytes(cl_device_id device, cl_device_info param) {
   size_t size = 0;
   if (call(&cl_icd_dispatch::clGetDeviceInfo, device, param, size_t(0), static_cast<void*>(nullptr), &size) !=
-          CL_SUCCESS)
+      CL_SUCCESS)
     return {};
   std::vector<std::byte> bytes(size);
   if (size && call(&cl_icd_dispatch::clGetDeviceInfo, device, param, size, static_cast<void*>(bytes.data()),

@@ -15,14 +15,14 @@ namespace clsplit::device {
 struct RealPlatform {
   unsigned index = 0;
   cl_platform_id handle = nullptr;
-  std::string library;        // the ICD library it came from
+  std::string library; // the ICD library it came from
   std::string name, vendor, version;
   std::vector<unsigned> devices; // global device indices
 };
 
 struct RealDevice {
-  unsigned index = 0;          // stable global index: vendor order, platform order, device order
-  unsigned platform = 0;       // index into Vendors::platforms()
+  unsigned index = 0;    // stable global index: vendor order, platform order, device order
+  unsigned platform = 0; // index into Vendors::platforms()
   unsigned indexInPlatform = 0;
   cl_device_id handle = nullptr;
   std::string name, vendor, version, openclCVersion;

@@ -89,8 +89,8 @@ double CostModel::transitionNs(const Ratios& from, const Ratios& to) const {
       // A producer later in the sequence (or the consumer itself: the previous iteration) last
       // ran with the old split; an earlier one already runs with the new.
       if (e.producer < e.consumer) continue;
-      const double extra = splitMismatch(from[e.producer], to[e.consumer], d) -
-                           splitMismatch(to[e.producer], to[e.consumer], d);
+      const double extra =
+          splitMismatch(from[e.producer], to[e.consumer], d) - splitMismatch(to[e.producer], to[e.consumer], d);
       if (extra > 0) bytes += e.bytesPerMismatch * extra;
     }
     if (bytes <= 0.5) continue;
@@ -101,12 +101,9 @@ double CostModel::transitionNs(const Ratios& from, const Ratios& to) const {
 }
 
 bool CostModel::sameStructure(const CostModel& o) const {
-  if (devices != o.devices || positions.size() != o.positions.size() ||
-      edges.size() != o.edges.size())
-    return false;
+  if (devices != o.devices || positions.size() != o.positions.size() || edges.size() != o.edges.size()) return false;
   for (size_t i = 0; i < edges.size(); ++i)
-    if (edges[i].producer != o.edges[i].producer || edges[i].consumer != o.edges[i].consumer)
-      return false;
+    if (edges[i].producer != o.edges[i].producer || edges[i].consumer != o.edges[i].consumer) return false;
   for (size_t k = 0; k < positions.size(); ++k)
     if (positions[k].kernel != o.positions[k].kernel || positions[k].allowed != o.positions[k].allowed ||
         positions[k].concurrentGroups != o.positions[k].concurrentGroups)
@@ -120,8 +117,7 @@ bool CostModel::closeTo(const CostModel& o, double tol) const {
     const auto &a = positions[k], &b = o.positions[k];
     if (!close(a.groups, b.groups, tol) || !close(a.hostBytes, b.hostBytes, tol)) return false;
     for (unsigned d = 0; d < devices; ++d)
-      if (!close(a.nsPerGroup[d], b.nsPerGroup[d], tol) || !close(a.launchNs[d], b.launchNs[d], tol))
-        return false;
+      if (!close(a.nsPerGroup[d], b.nsPerGroup[d], tol) || !close(a.launchNs[d], b.launchNs[d], tol)) return false;
   }
   for (size_t i = 0; i < edges.size(); ++i)
     if (!close(edges[i].bytesPerMismatch, o.edges[i].bytesPerMismatch, tol) ||

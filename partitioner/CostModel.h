@@ -15,26 +15,26 @@ using Ratios = std::vector<std::vector<double>>; // [position][device], each row
 struct CostModel {
   struct Position {
     uint32_t kernel = 0;
-    double groups = 1;                  // work-groups of the split dimension
-    std::vector<double> nsPerGroup;     // f_d
-    std::vector<double> launchNs;       // L_d, paid by every device that runs a share
+    double groups = 1;                    // work-groups of the split dimension
+    std::vector<double> nsPerGroup;       // f_d
+    std::vector<double> launchNs;         // L_d, paid by every device that runs a share
     std::vector<double> concurrentGroups; // per device: a share takes at least as long as this
                                           // many groups (see shareTimeNs; empty: none)
-    std::vector<bool> allowed;          // devices that may run it
-    double hostBytes = 0;               // bytes from the host per unit ratio, every iteration
+    std::vector<bool> allowed;            // devices that may run it
+    double hostBytes = 0;                 // bytes from the host per unit ratio, every iteration
     double floorGroups(unsigned d) const { return d < concurrentGroups.size() ? concurrentGroups[d] : 0; }
   };
   struct Edge {
     unsigned producer = 0, consumer = 0; // positions; producer == consumer: previous iteration
-    double bytesPerMismatch = 0;          // A
-    double haloBytes = 0;                 // c
+    double bytesPerMismatch = 0;         // A
+    double haloBytes = 0;                // c
   };
   struct Link {
     double perByteNs = 0, latencyNs = 0;
   };
 
   unsigned devices = 0;
-  double hostOverheadNs = 0;            // per sub-launch, serial
+  double hostOverheadNs = 0; // per sub-launch, serial
   std::vector<Position> positions;
   std::vector<Edge> edges;
   std::vector<std::vector<Link>> deviceLinks; // [from][to]

@@ -97,8 +97,7 @@ std::string DynamicPartitioner::reportJson() const {
     j.key("iteration").value(i);
     if (it.predictedNs >= 0) j.key("predictedNs").value(it.predictedNs);
     if (it.predictedComputeNs >= 0) j.key("predictedComputeNs").value(it.predictedComputeNs);
-    if (it.measuredLaunches == seq_.kernels.size())
-      j.key("measuredKernelNs").value(it.measuredKernelNs);
+    if (it.measuredLaunches == seq_.kernels.size()) j.key("measuredKernelNs").value(it.measuredKernelNs);
     if (it.hostIntervalNs >= 0) j.key("hostIntervalNs").value(it.hostIntervalNs);
     j.key("resolvedBefore").value(it.solved);
     j.endObject();

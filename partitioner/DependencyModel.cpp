@@ -13,10 +13,8 @@ constexpr double kEnoughMismatch = 0.05; // sum of squared mismatches that retir
 constexpr double kEps = 1e-12;
 } // namespace
 
-double splitMismatch(const std::vector<double>& producer, const std::vector<double>& consumer,
-                     unsigned device) {
-  if (device >= consumer.size() || device >= producer.size() || !(consumer[device] > kEps))
-    return 0;
+double splitMismatch(const std::vector<double>& producer, const std::vector<double>& consumer, unsigned device) {
+  if (device >= consumer.size() || device >= producer.size() || !(consumer[device] > kEps)) return 0;
   double ph = 0, pk = 0; // prefix sums up to device - 1
   for (unsigned i = 0; i < device; ++i) {
     ph += producer[i];

@@ -15,8 +15,7 @@ namespace clsplit::partition {
 
 // S_d of the thesis in ratio units: with P the prefix sums of the ratios in device order,
 // max(P^h_{d-1} - P^k_{d-1}, 0) + max(P^k_d - P^h_d, 0); zero when d gets no share of k.
-double splitMismatch(const std::vector<double>& producer, const std::vector<double>& consumer,
-                     unsigned device);
+double splitMismatch(const std::vector<double>& producer, const std::vector<double>& consumer, unsigned device);
 // How many of d's slice boundaries touch another device's slice (0, 1 or 2); 0 if d has none.
 unsigned sharedBoundaries(const std::vector<double>& ratios, unsigned device);
 

@@ -81,10 +81,9 @@ double maxAbsDiff(const std::vector<double>& a, const std::vector<double>& b) {
 
 } // namespace
 
-DynamicPartitioner::DynamicPartitioner(std::vector<DeviceInfo> devices, StrategySpec spec,
-                                       PartitionerOptions options)
-    : devices_(std::move(devices)), spec_(std::move(spec)), options_(options),
-      n_(unsigned(devices_.size())), sequence_(options_.maxSequenceLength), transfers_(devices_) {
+DynamicPartitioner::DynamicPartitioner(std::vector<DeviceInfo> devices, StrategySpec spec, PartitionerOptions options)
+    : devices_(std::move(devices)), spec_(std::move(spec)), options_(options), n_(unsigned(devices_.size())),
+      sequence_(options_.maxSequenceLength), transfers_(devices_) {
   hostOverheadNs_ = options_.hostOverheadPerSubLaunchNs;
   for (const auto& d : devices_)
     launchLatency_.emplace_back(priorLaunchLatencyNs(d), /*trusted=*/d.launchLatencyNs > 0);
@@ -92,8 +91,8 @@ DynamicPartitioner::DynamicPartitioner(std::vector<DeviceInfo> devices, Strategy
   for (unsigned a = 0; a < n_ && options_.detectTakingTurns; ++a)
     for (unsigned b = 0; b < n_; ++b) {
       const auto &x = devices_[a], &y = devices_[b];
-      if (a != b && ((x.realDevice >= 0 && x.realDevice == y.realDevice) ||
-                     (x.isCpu && y.isCpu && x.platform == y.platform)))
+      if (a != b &&
+          ((x.realDevice >= 0 && x.realDevice == y.realDevice) || (x.isCpu && y.isCpu && x.platform == y.platform)))
         concurrency_[a][b] = {0.0, kConcurrencySamples}; // one piece of hardware: assumed to take turns
     }
   if ((spec_.kind == StrategyKind::Adaptive || spec_.kind == StrategyKind::AdaptiveComm) && n_ > 1 &&
@@ -190,8 +189,7 @@ double DynamicPartitioner::computeItemNs(unsigned d) const {
   auto measured = [&](unsigned dev) {
     std::vector<double> v;
     for (const auto& k : kernels_)
-      if (k.devices[dev].known())
-        v.push_back(measuredNsPerGroup(k, dev) / itemsPerRow(k));
+      if (k.devices[dev].known()) v.push_back(measuredNsPerGroup(k, dev) / itemsPerRow(k));
     return v.empty() ? -1.0 : median(std::move(v));
   };
   double own = measured(d);
@@ -359,8 +357,9 @@ std::optional<std::vector<double>> DynamicPartitioner::evenOverIdentical(uint32_
     if (itemNs(d) < itemNs(best)) best = d;
   std::vector<unsigned> same;
   for (unsigned d = 0; d < n_; ++d)
-    if (!devices_[d].simulator && devices_[d].name == devices_[best].name && devices_[d].isGpu == devices_[best].isGpu &&
-        devices_[d].isCpu == devices_[best].isCpu && (d == best || !takesTurns(best, d)))
+    if (!devices_[d].simulator && devices_[d].name == devices_[best].name &&
+        devices_[d].isGpu == devices_[best].isGpu && devices_[d].isCpu == devices_[best].isCpu &&
+        (d == best || !takesTurns(best, d)))
       same.push_back(d);
   // Only launches that keep every share busy for several waves of work-groups: a short launch
   // split in two costs more host time than it saves.
@@ -480,8 +479,8 @@ LaunchPlan DynamicPartitioner::plan(const LaunchRequest& request) {
   // like whole ones: each timed one costs profiling reads, completion callbacks and their toll
   // on the driver's later calls (two H100, fdtd2d: ~90 us of driver time per split launch on the
   // application's thread against 6 us for the same launch whole).
-  const bool measure = timed || (rec.expected > 1 && launchesSettled(ks, ks.launches, rec.position) <
-                                                         kSettledSplitLaunches);
+  const bool measure =
+      timed || (rec.expected > 1 && launchesSettled(ks, ks.launches, rec.position) < kSettledSplitLaunches);
   double predicted = 0;
   for (unsigned d = 0; d < n_ && d < groups.size(); ++d)
     if (groups[d]) {
@@ -505,9 +504,10 @@ LaunchPlan DynamicPartitioner::plan(const LaunchRequest& request) {
     ks.settled.splittable = request.splittable;
     // maybeProbe's account of the kernel's time (a probe is due once an idle device's share of
     // it is small enough): the lane keeps it.
-    ks.settled.probeSpentNs = request.splittable && (spec_.kind == StrategyKind::Adaptive || spec_.kind == StrategyKind::AdaptiveComm)
-                                  ? shareNs(k, ks.settled.device, double(request.groups))
-                                  : 0.0;
+    ks.settled.probeSpentNs =
+        request.splittable && (spec_.kind == StrategyKind::Adaptive || spec_.kind == StrategyKind::AdaptiveComm)
+            ? shareNs(k, ks.settled.device, double(request.groups))
+            : 0.0;
   }
   LaunchPlan plan{id, groups, measure};
   plan.predictedNs = predicted;
@@ -521,7 +521,8 @@ uint64_t DynamicPartitioner::launchesSettled(const KernelState& ks, uint64_t lau
   uint64_t settled = settledFor(launches, ks.settledAfter);
   if (position)
     for (uint32_t other : seq_.kernels)
-      if (&kernels_[other] != &ks) settled = std::min(settled, settledFor(kernels_[other].launches, kernels_[other].settledAfter));
+      if (&kernels_[other] != &ks)
+        settled = std::min(settled, settledFor(kernels_[other].launches, kernels_[other].settledAfter));
   return settled;
 }
 
@@ -598,15 +599,16 @@ std::optional<LaunchPlan> DynamicPartitioner::planSettledWhole(const LaunchReque
 unsigned DynamicPartitioner::homeDevice() const {
   std::lock_guard lock(mutex_);
   switch (spec_.kind) {
-  case StrategyKind::Single: return std::min(spec_.singleDevice, n_ - 1);
+  case StrategyKind::Single:
+    return std::min(spec_.singleDevice, n_ - 1);
   case StrategyKind::Static:
     return std::min(n_ - 1, unsigned(std::max_element(spec_.staticRatios.begin(), spec_.staticRatios.end()) -
                                      spec_.staticRatios.begin()));
-  default: break;
+  default:
+    break;
   }
   if (!recentGroupShare_.empty())
-    return unsigned(std::max_element(recentGroupShare_.begin(), recentGroupShare_.end()) -
-                    recentGroupShare_.begin());
+    return unsigned(std::max_element(recentGroupShare_.begin(), recentGroupShare_.end()) - recentGroupShare_.begin());
   unsigned best = 0; // before any launch: the fastest device by the priors
   for (unsigned d = 1; d < n_; ++d)
     if (itemNs(d) < itemNs(best)) best = d;
@@ -616,10 +618,12 @@ unsigned DynamicPartitioner::homeDevice() const {
 std::vector<uint64_t> DynamicPartitioner::fixedGroups(const LaunchRequest& request, uint32_t kernel) const {
   if (request.splittable) {
     std::vector<double> r(n_, 0.0);
-    if (spec_.kind == StrategyKind::Uniform) r.assign(n_, 1.0 / n_);
+    if (spec_.kind == StrategyKind::Uniform)
+      r.assign(n_, 1.0 / n_);
     else if (spec_.kind == StrategyKind::Static)
       for (unsigned d = 0; d < n_ && d < spec_.staticRatios.size(); ++d) r[d] = spec_.staticRatios[d];
-    else r[oneHardware_ ? *oneHardware_ : std::min(spec_.singleDevice, n_ - 1)] = 1;
+    else
+      r[oneHardware_ ? *oneHardware_ : std::min(spec_.singleDevice, n_ - 1)] = 1;
     return ratiosToGroups(r, request.groups);
   }
   std::vector<uint64_t> groups(n_, 0);
@@ -627,8 +631,7 @@ std::vector<uint64_t> DynamicPartitioner::fixedGroups(const LaunchRequest& reque
   if (spec_.kind == StrategyKind::Static) {
     // The user's ratios say which devices to use: a kernel that runs whole goes to the device
     // with the largest share (a zero share means "not this device").
-    d = unsigned(std::max_element(spec_.staticRatios.begin(), spec_.staticRatios.end()) -
-                 spec_.staticRatios.begin());
+    d = unsigned(std::max_element(spec_.staticRatios.begin(), spec_.staticRatios.end()) - spec_.staticRatios.begin());
     d = std::min(d, n_ - 1);
   } else if (spec_.kind == StrategyKind::Uniform) {
     d = bestSingleDevice(kernel, request.groups);
@@ -703,8 +706,7 @@ int DynamicPartitioner::maybeProbe(KernelState& ks, uint32_t kernel, std::vector
 
 void DynamicPartitioner::recordHistory(KernelState& ks, const std::vector<double>& ratios,
                                        const std::optional<unsigned>& position, uint64_t iteration) {
-  if (!ks.lastRatios.empty() && maxAbsDiff(ks.lastRatios, ratios) > kSettledChange)
-    ks.settledAfter = ks.launches;
+  if (!ks.lastRatios.empty() && maxAbsDiff(ks.lastRatios, ratios) > kSettledChange) ks.settledAfter = ks.launches;
   ks.lastRatios = ratios;
   auto& entry = ks.history.push();
   entry.launch = ks.launches;
@@ -775,8 +777,7 @@ void DynamicPartitioner::attachToSequence(LaunchRecord& rec, bool live) {
     if (seq_.lastIterationStart != std::chrono::steady_clock::time_point{}) {
       auto prev = seq_.iterations.find(rec.iteration - 1);
       if (prev != seq_.iterations.end())
-        prev->second.hostIntervalNs =
-            std::chrono::duration<double, std::nano>(now - seq_.lastIterationStart).count();
+        prev->second.hostIntervalNs = std::chrono::duration<double, std::nano>(now - seq_.lastIterationStart).count();
     }
     seq_.lastIterationStart = now;
     iteration.predictedNs = seq_.currentPredictedNs;
@@ -842,8 +843,8 @@ double DynamicPartitioner::noiseLevel() const {
 struct DynamicPartitioner::SolveJob {
   uint64_t generation = 0;
   CostModel model;
-  bool search = false;      // the active-set search (several LPs), else one LP on `active`
-  ActiveSet active;         // the devices in use (for a fixed solve, or to start the search)
+  bool search = false; // the active-set search (several LPs), else one LP on `active`
+  ActiveSet active;    // the devices in use (for a fixed solve, or to start the search)
   bool haveActive = false;
   double lastSearchPredictedNs = -1;
 };
@@ -874,9 +875,8 @@ void DynamicPartitioner::solveSequence(bool force) {
   // structure is new, every few solves, or when the prediction moved a lot; otherwise the LP is
   // re-solved for the devices already chosen.
   // A model far from the last one solved (the load moved) may want other devices: search too.
-  job.search = force || !seq_.haveSolution || !seq_.solvedModel ||
-               !job.model.sameStructure(*seq_.solvedModel) || seq_.solvesSinceSearch >= 8 ||
-               !job.model.closeTo(*seq_.solvedModel, 0.25);
+  job.search = force || !seq_.haveSolution || !seq_.solvedModel || !job.model.sameStructure(*seq_.solvedModel) ||
+               seq_.solvesSinceSearch >= 8 || !job.model.closeTo(*seq_.solvedModel, 0.25);
   job.active = seq_.active;
   job.haveActive = seq_.haveSolution;
   job.lastSearchPredictedNs = seq_.lastSearchPredictedNs;
@@ -1039,9 +1039,8 @@ void DynamicPartitioner::reportSplitHostTime(unsigned subLaunches, uint64_t nano
   }
 }
 
-void DynamicPartitioner::reportKernelTime(uint64_t launchId, unsigned device, uint64_t groups,
-                                          uint64_t nanoseconds, uint64_t startNs, uint64_t endNs,
-                                          uint64_t enqueuedNs) {
+void DynamicPartitioner::reportKernelTime(uint64_t launchId, unsigned device, uint64_t groups, uint64_t nanoseconds,
+                                          uint64_t startNs, uint64_t endNs, uint64_t enqueuedNs) {
   std::lock_guard lock(mutex_);
   LaunchRecord* rec = find(launchId);
   if (rec && rec->measuredNs.empty()) rec->measuredNs.assign(n_, -1.0); // made at the first report
@@ -1165,14 +1164,11 @@ void DynamicPartitioner::onLaunchMeasured(uint64_t id, LaunchRecord& rec) {
         noise += ks.devices[d].noise();
         ++used;
       }
-    double threshold =
-        std::max(options_.minRelativeGain, used ? options_.noiseGainFactor * noise / used : 0.0);
+    double threshold = std::max(options_.minRelativeGain, used ? options_.noiseGainFactor * noise / used : 0.0);
     // Move only when the measurements say x is clearly worse than F(x) (hysteresis), then by a
     // Broyden step or a relaxed fixed-point step.
-    if (ks.ratios.empty() ||
-        predictKernel(costs, fx) < predictKernel(costs, rec.ratios) * (1 - threshold)) {
-      std::vector<double> next = spec_.broyden ? ks.broyden.next(rec.ratios, fx)
-                                               : ks.relaxation.step(rec.ratios, fx);
+    if (ks.ratios.empty() || predictKernel(costs, fx) < predictKernel(costs, rec.ratios) * (1 - threshold)) {
+      std::vector<double> next = spec_.broyden ? ks.broyden.next(rec.ratios, fx) : ks.relaxation.step(rec.ratios, fx);
       ks.ratios = groupsToRatios(ratiosToGroups(next, rec.totalGroups));
     }
   }
@@ -1184,10 +1180,9 @@ void DynamicPartitioner::onLaunchMeasured(uint64_t id, LaunchRecord& rec) {
     it->second.measuredKernelNs += *std::max_element(rec.measuredNs.begin(), rec.measuredNs.end());
     // An iteration counts as measured when all its launches are, or when its last launch is
     // (a report lost on the way must not stop the adaptation); once per iteration.
-    const bool complete = it->second.measuredLaunches == seq_.kernels.size() ||
-                          *rec.position + 1 == seq_.kernels.size();
-    if (complete && (seq_.lastMeasuredIteration < 0 ||
-                     int64_t(rec.iteration) > seq_.lastMeasuredIteration)) {
+    const bool complete =
+        it->second.measuredLaunches == seq_.kernels.size() || *rec.position + 1 == seq_.kernels.size();
+    if (complete && (seq_.lastMeasuredIteration < 0 || int64_t(rec.iteration) > seq_.lastMeasuredIteration)) {
       seq_.lastMeasuredIteration = int64_t(rec.iteration);
       onIterationMeasured();
     }
@@ -1199,15 +1194,14 @@ void DynamicPartitioner::onIterationMeasured() {
   if (spec_.kind == StrategyKind::AdaptiveComm) solveSequence(false);
 }
 
-void DynamicPartitioner::reportTransfer(unsigned device, Direction direction, uint64_t bytes,
-                                        uint64_t nanoseconds) {
+void DynamicPartitioner::reportTransfer(unsigned device, Direction direction, uint64_t bytes, uint64_t nanoseconds) {
   std::lock_guard lock(mutex_);
   transfers_.report(device, direction, bytes, nanoseconds);
   ++transferVersion_;
 }
 
-void DynamicPartitioner::reportDependencyVolume(uint64_t launchId, unsigned device,
-                                                uint64_t producerLaunchId, uint64_t bytes) {
+void DynamicPartitioner::reportDependencyVolume(uint64_t launchId, unsigned device, uint64_t producerLaunchId,
+                                                uint64_t bytes) {
   std::lock_guard lock(mutex_);
   LaunchRecord* rec = find(launchId);
   if (!rec || device >= n_) return;
@@ -1220,8 +1214,10 @@ void DynamicPartitioner::reportDependencyVolume(uint64_t launchId, unsigned devi
           auto link = transfers_.between(d, device);
           from = std::max(from, link.latencyNs + link.perByteNs * double(bytes));
         }
-      if (rec->probeMoveCounted) ks.probeMoveNs[device] += from;
-      else ks.probeMoveNs[device] = from;
+      if (rec->probeMoveCounted)
+        ks.probeMoveNs[device] += from;
+      else
+        ks.probeMoveNs[device] = from;
       rec->probeMoveCounted = true;
     }
   }
@@ -1233,10 +1229,9 @@ void DynamicPartitioner::reportDependencyVolume(uint64_t launchId, unsigned devi
   }
   const LaunchRecord* prod = find(producerLaunchId);
   if (!prod || prod->generation != seq_.generation || !prod->position) return;
-  auto& edge = seq_.edges.try_emplace(EdgeKey{*prod->position, *rec->position}, DependencyVolume(0))
-                   .first->second;
-  edge.observe(key, splitMismatch(prod->ratios, rec->ratios, device),
-               sharedBoundaries(rec->ratios, device), double(bytes));
+  auto& edge = seq_.edges.try_emplace(EdgeKey{*prod->position, *rec->position}, DependencyVolume(0)).first->second;
+  edge.observe(key, splitMismatch(prod->ratios, rec->ratios, device), sharedBoundaries(rec->ratios, device),
+               double(bytes));
 }
 
 // --- Construction ---------------------------------------------------------------------------
@@ -1249,8 +1244,7 @@ std::unique_ptr<Partitioner> makePartitioner(std::vector<DeviceInfo> devices, St
                                              PartitionerOptions options) {
   if (devices.empty()) throw std::invalid_argument("partitioner: no devices");
   if (devices.size() > 64) throw std::invalid_argument("partitioner: more than 64 devices");
-  if (std::string why = spec.mismatch(devices.size()); !why.empty())
-    throw std::invalid_argument("partitioner: " + why);
+  if (std::string why = spec.mismatch(devices.size()); !why.empty()) throw std::invalid_argument("partitioner: " + why);
   return std::make_unique<DynamicPartitioner>(std::move(devices), std::move(spec), options);
 }
 

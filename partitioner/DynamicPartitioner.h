@@ -27,8 +27,7 @@ namespace clsplit::partition {
 
 class DynamicPartitioner final : public Partitioner {
 public:
-  DynamicPartitioner(std::vector<DeviceInfo> devices, StrategySpec spec,
-                     PartitionerOptions options);
+  DynamicPartitioner(std::vector<DeviceInfo> devices, StrategySpec spec, PartitionerOptions options);
   ~DynamicPartitioner() override;
 
   LaunchPlan plan(const LaunchRequest& request) override;
@@ -44,21 +43,19 @@ public:
     return n_ > 1 && spec_.kind != StrategyKind::Single && spec_.kind != StrategyKind::Static &&
            spec_.kind != StrategyKind::Uniform && !oneHardware_;
   }
-  void reportKernelTime(uint64_t launchId, unsigned device, uint64_t groups, uint64_t nanoseconds,
-                        uint64_t startNs = 0, uint64_t endNs = 0, uint64_t enqueuedNs = 0) override;
-  void reportTransfer(unsigned device, Direction direction, uint64_t bytes,
-                      uint64_t nanoseconds) override;
+  void reportKernelTime(uint64_t launchId, unsigned device, uint64_t groups, uint64_t nanoseconds, uint64_t startNs = 0,
+                        uint64_t endNs = 0, uint64_t enqueuedNs = 0) override;
+  void reportTransfer(unsigned device, Direction direction, uint64_t bytes, uint64_t nanoseconds) override;
   void reportSplitHostTime(unsigned subLaunches, uint64_t nanoseconds) override;
-  void reportDependencyVolume(uint64_t launchId, unsigned device, uint64_t producerLaunchId,
-                              uint64_t bytes) override;
+  void reportDependencyVolume(uint64_t launchId, unsigned device, uint64_t producerLaunchId, uint64_t bytes) override;
   bool saveProfile(const std::string& path) const override;
   bool loadProfile(const std::string& path) override;
   std::string reportJson() const override;
 
 private:
   struct HistoryEntry {
-    uint64_t launch;    // index of this kernel's launch (0-based)
-    int64_t iteration;  // sequence iteration, -1 outside a sequence
+    uint64_t launch;   // index of this kernel's launch (0-based)
+    int64_t iteration; // sequence iteration, -1 outside a sequence
     std::vector<double> ratios;
   };
   struct KernelState {
@@ -73,16 +70,16 @@ private:
     uint64_t launches = 0;
     Ring<HistoryEntry> history; // the last options_.maxHistory launches
     std::vector<double> lastRatios;
-    uint64_t settledAfter = 0;  // launches until the last ratio change above 2 %
-    std::vector<uint64_t> lastFixedGroups; // fixed strategies: the split of the last history entry
-    int lastWholeDevice = -1;              // where its last launch that could not be split ran
+    uint64_t settledAfter = 0;                          // launches until the last ratio change above 2 %
+    std::vector<uint64_t> lastFixedGroups;              // fixed strategies: the split of the last history entry
+    int lastWholeDevice = -1;                           // where its last launch that could not be split ran
     std::chrono::steady_clock::time_point lastSample{}; // of its last timed launch (outside a sequence)
-    uint64_t wholeStreak = 0;              // its last launches in a row whole on wholeStreakDevice
+    uint64_t wholeStreak = 0;                           // its last launches in a row whole on wholeStreakDevice
     int wholeStreakDevice = -1;
-    std::vector<uint64_t> nextProbe;       // per device: launch count of its next probe (maybeProbe)
-    std::vector<double> probeMoveNs;       // per device: what moving its last probe's inputs cost
+    std::vector<uint64_t> nextProbe; // per device: launch count of its next probe (maybeProbe)
+    std::vector<double> probeMoveNs; // per device: what moving its last probe's inputs cost
     uint64_t probes = 0;
-    double spentNs = 0;                    // expected time of its launches so far (maybeProbe)
+    double spentNs = 0; // expected time of its launches so far (maybeProbe)
     // kernelSplit()'s balanced split, valid while the model and the launch's groups are those it
     // was computed for (a new group size bumps the model version; it runs on every launch until
     // a split is chosen).
@@ -109,20 +106,20 @@ private:
   // What the partitioner knows of one recent launch. Records live in a fixed table (records_,
   // reused in place), so a launch's bookkeeping allocates nothing once its vectors have grown.
   struct LaunchRecord {
-    uint64_t id = 0;                  // 0: the slot holds no launch
+    uint64_t id = 0; // 0: the slot holds no launch
     uint32_t kernel = 0;
-    uint64_t generation = 0;          // sequence generation; 0: outside any sequence
+    uint64_t generation = 0; // sequence generation; 0: outside any sequence
     std::optional<unsigned> position;
     uint64_t iteration = 0;
     uint64_t totalGroups = 0;
-    uint64_t otherGroups = 1;         // work-groups per group of the split dimension
+    uint64_t otherGroups = 1; // work-groups per group of the split dimension
     bool splittable = true;
     std::vector<uint64_t> groups;
     std::vector<double> ratios;
     std::vector<Producer> producers;
-    int probed = -1;                  // the device given one group to probe it (maybeProbe)
-    bool probeMoveCounted = false;    // its moves' cost was noted (KernelState::probeMoveNs)
-    std::vector<double> measuredNs;   // -1 until reported (empty: nothing reported yet)
+    int probed = -1;                // the device given one group to probe it (maybeProbe)
+    bool probeMoveCounted = false;  // its moves' cost was noted (KernelState::probeMoveNs)
+    std::vector<double> measuredNs; // -1 until reported (empty: nothing reported yet)
     struct Span {
       uint64_t start = 0, end = 0, enqueued = 0; // host clock (0: unknown)
     };
@@ -143,7 +140,7 @@ private:
     uint64_t generation = 0;
     std::vector<uint32_t> kernels;
     std::vector<double> groups;
-    std::vector<bool> splittable;      // false once a launch at that position was not
+    std::vector<bool> splittable; // false once a launch at that position was not
     std::vector<DependencyVolume> hostInput;
     std::map<EdgeKey, DependencyVolume> edges;
     // (producer position, consumer position, buffer) triples seen: the edge exists and its
@@ -178,8 +175,7 @@ private:
 
   // Everything below runs with mutex_ held.
   uint32_t intern(const std::string& kernel);
-  std::vector<double> decide(const LaunchRequest& request, uint32_t kernel,
-                             const std::optional<unsigned>& position);
+  std::vector<double> decide(const LaunchRequest& request, uint32_t kernel, const std::optional<unsigned>& position);
   std::vector<double> kernelSplit(uint32_t kernel, uint64_t groups);
   unsigned bestSingleDevice(uint32_t kernel, uint64_t groups) const;
   // Where a launch that cannot be split runs: its predicted time plus that of moving what it
@@ -189,8 +185,7 @@ private:
   // Whether this launch of `ks` is timed: with `launches` its launch count including this one;
   // `commit` records the decision (the sample's time, the iteration's choice), else nothing
   // that would change it is recorded (the settled lane asks before plan() does).
-  bool sampleDue(KernelState& ks, uint64_t launches, std::optional<unsigned> position, uint64_t iteration,
-                 bool commit);
+  bool sampleDue(KernelState& ks, uint64_t launches, std::optional<unsigned> position, uint64_t iteration, bool commit);
   // Launches since the split of `ks` last changed (with `launches` its launch count; in a
   // sequence, the least settled of its kernels).
   uint64_t launchesSettled(const KernelState& ks, uint64_t launches, std::optional<unsigned> position) const;
@@ -259,8 +254,8 @@ private:
   // Each position's split as its kernel's last launch had it (empty where one has none yet).
   Ratios inUseRatios() const;
   double noiseLevel() const;
-  void recordHistory(KernelState& kernel, const std::vector<double>& ratios,
-                     const std::optional<unsigned>& position, uint64_t iteration);
+  void recordHistory(KernelState& kernel, const std::vector<double>& ratios, const std::optional<unsigned>& position,
+                     uint64_t iteration);
   // The split of a fixed strategy (single, uniform, static).
   std::vector<uint64_t> fixedGroups(const LaunchRequest& request, uint32_t kernel) const;
   // Notes a launch's split (the home device follows recent launches).
@@ -283,8 +278,8 @@ private:
   SequenceState seq_;
   // The LP lives on the solver thread (created, used and destroyed there); adaptive-comm only.
   std::unique_ptr<SolverThread> solver_;
-  bool solveInFlight_ = false;    // asyncSolve: a solve was submitted and not applied yet
-  bool solveRequested_ = false;   // asyncSolve: new measurements arrived during that solve
+  bool solveInFlight_ = false;  // asyncSolve: a solve was submitted and not applied yet
+  bool solveRequested_ = false; // asyncSolve: new measurements arrived during that solve
   std::unique_ptr<SequenceLp> lp_;
   TransferModel transfers_;
   std::vector<LaunchLatency> launchLatency_;
@@ -300,7 +295,7 @@ private:
   // take turns: one device selected several times, PoCL's CPU devices of one platform): the
   // device that runs everything, as `single` would; splitting could not be faster there.
   std::optional<unsigned> oneHardware_;
-  uint64_t modelVersion_ = 0; // bumped whenever a kernel time or latency model changes
+  uint64_t modelVersion_ = 0;    // bumped whenever a kernel time or latency model changes
   uint64_t transferVersion_ = 0; // bumped whenever the transfer model changes
   // itemNs() per device for modelVersion_ (-1: not computed): it walks every kernel, and the
   // per-launch plan asks for it for each device that has no measurement of the kernel.
@@ -328,7 +323,7 @@ private:
 
   // Statistics for the report.
   uint64_t solves_ = 0, skippedSolves_ = 0, simplexRuns_ = 0, planChanges_ = 0;
-  uint64_t settledLaunches_ = 0; // planned by planSettledWhole
+  uint64_t settledLaunches_ = 0;  // planned by planSettledWhole
   uint64_t changesNotRepaid_ = 0; // better plans not adopted: their moves cost more than they gain
   double solveNsTotal_ = 0, solveNsMax_ = 0;
 };

@@ -10,7 +10,8 @@ namespace clsplit::partition {
 
 namespace {
 // Per-device scratch on the stack for the usual handful of devices (this runs every launch).
-template <class T> class Scratch {
+template <class T>
+class Scratch {
 public:
   explicit Scratch(size_t n) : data_(n <= kSmall ? small_.data() : (big_.resize(n), big_.data())) {}
   T& operator[](size_t i) { return data_[i]; }

@@ -106,8 +106,7 @@ std::vector<double> balanceKernel(const KernelCosts& c) {
   return best;
 }
 
-std::vector<double> Relaxation::step(const std::vector<double>& current,
-                                     const std::vector<double>& target) {
+std::vector<double> Relaxation::step(const std::vector<double>& current, const std::vector<double>& target) {
   const size_t n = current.size();
   std::vector<double> delta(n);
   for (size_t i = 0; i < n; ++i) delta[i] = target[i] - current[i];
@@ -137,8 +136,7 @@ void BroydenSolver::reset() {
   inverseJacobian_.clear();
 }
 
-std::vector<double> BroydenSolver::next(const std::vector<double>& x,
-                                        const std::vector<double>& fx) {
+std::vector<double> BroydenSolver::next(const std::vector<double>& x, const std::vector<double>& fx) {
   const size_t n = x.size();
   std::vector<double> g(n);
   for (size_t i = 0; i < n; ++i) g[i] = x[i] - fx[i];
@@ -190,8 +188,7 @@ std::vector<double> BroydenSolver::next(const std::vector<double>& x,
     if (!(fx[i] > 1e-12)) out[i] = 0;
     if (!std::isfinite(out[i])) out[i] = -1;
   }
-  bool bad = std::any_of(out.begin(), out.end(), [](double v) { return v < -0.05; }) ||
-             stepNorm > 4 * gNorm + 1e-12;
+  bool bad = std::any_of(out.begin(), out.end(), [](double v) { return v < -0.05; }) || stepNorm > 4 * gNorm + 1e-12;
   if (bad) {
     restart();
     return fx;

@@ -10,11 +10,11 @@ namespace clsplit::partition {
 
 struct KernelCosts {
   double groups = 1;
-  std::vector<double> nsPerGroup; // f_d at the current operating point
-  std::vector<double> launchNs;   // L_d
+  std::vector<double> nsPerGroup;       // f_d at the current operating point
+  std::vector<double> launchNs;         // L_d
   std::vector<double> concurrentGroups; // per device, see shareTimeNs (empty: none)
   std::vector<bool> allowed;
-  double hostOverheadNs = 0;      // serial cost per sub-launch
+  double hostOverheadNs = 0; // serial cost per sub-launch
 };
 
 // max_d (L_d + f_d * groups * y_d) + hostOverhead * (devices used).

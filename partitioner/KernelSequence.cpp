@@ -12,8 +12,7 @@ std::optional<unsigned> KernelSequence::findPeriod() const {
   const size_t longest = std::min<size_t>(maxLength_, n / 2);
   for (size_t p = 1; p <= longest; ++p) {
     bool periodic = true;
-    for (size_t i = 0; i < p && periodic; ++i)
-      periodic = history_[n - 2 * p + i] == history_[n - p + i];
+    for (size_t i = 0; i < p && periodic; ++i) periodic = history_[n - 2 * p + i] == history_[n - p + i];
     if (periodic) return static_cast<unsigned>(p);
   }
   return std::nullopt;

@@ -37,8 +37,7 @@ double LaunchLatency::estimate() const {
   return std::max(0.0, l);
 }
 
-KernelDeviceTime::Observation KernelDeviceTime::observe(uint64_t groups, uint64_t offset,
-                                                        double ns, double smoothing,
+KernelDeviceTime::Observation KernelDeviceTime::observe(uint64_t groups, uint64_t offset, double ns, double smoothing,
                                                         double floorGroups) {
   Observation obs;
   if (groups == 0 || !std::isfinite(ns) || ns < 0) return obs;

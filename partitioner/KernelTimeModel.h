@@ -56,14 +56,13 @@ public:
   };
   // `floorGroups`: the groups the device runs at once (see shareTimeNs): slices of fewer count
   // as that many when separating latency from per-group time.
-  Observation observe(uint64_t groups, uint64_t offset, double ns, double smoothing,
-                      double floorGroups = 0);
+  Observation observe(uint64_t groups, uint64_t offset, double ns, double smoothing, double floorGroups = 0);
 
   bool known() const { return samples_ > 0; }
   // Time per work-group at the last operating point, given the device's launch latency and the
   // groups it runs at once (a slice of fewer took as long as that many would have).
   double nsPerGroup(double launchNs, double concurrentGroups = 0) const;
-  double timeNs() const { return time_; }      // smoothed time at the operating point
+  double timeNs() const { return time_; } // smoothed time at the operating point
   uint64_t groups() const { return groups_; }
   // Relative noise (about one standard deviation) of samples at a fixed slice, from second
   // differences so that a steady drift is not mistaken for noise.

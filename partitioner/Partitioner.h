@@ -14,7 +14,7 @@ struct DeviceInfo {
   std::string name;
   bool isGpu = false;
   unsigned computeUnits = 1;
-  unsigned platform = 0;      // devices of one platform share a context (cheap device copies)
+  unsigned platform = 0; // devices of one platform share a context (cheap device copies)
   // Fixed cost of one launch on this device (e.g. the runtime's measured time of an empty
   // kernel), in ns; 0: unknown, a prior by device type is used and refined from measurements.
   uint64_t launchLatencyNs = 0;
@@ -42,7 +42,7 @@ struct StrategySpec {
   // N is a device index of `clsplit --list-devices`; the runtime hands the partitioner its slot.
   unsigned singleDevice = 0;
   bool singleDeviceNamed = false;
-  bool broyden = false;             // Adaptive: Broyden (secant) updates instead of fixed point
+  bool broyden = false; // Adaptive: Broyden (secant) updates instead of fixed point
   // Parses "single", "single:N", "uniform", "static:0.5,0.5", "adaptive", "adaptive:broyden",
   // "adaptive-comm". On failure returns nullopt and, if `error` is set, says why.
   static std::optional<StrategySpec> parse(const std::string& text, std::string* error);
@@ -57,18 +57,18 @@ std::vector<std::pair<std::string, std::string>> strategyDescriptions();
 
 // How a launch touches one virtual buffer (to find producer -> consumer dependencies).
 struct BufferUse {
-  uint64_t buffer = 0;        // stable id of the virtual buffer
+  uint64_t buffer = 0; // stable id of the virtual buffer
   bool reads = false;
   bool writes = false;
-  uint64_t bytes = 0;         // size of the virtual buffer (0: unknown); a prior for transfer volumes
+  uint64_t bytes = 0; // size of the virtual buffer (0: unknown); a prior for transfer volumes
 };
 
 struct LaunchRequest {
-  std::string kernel;         // kernel identity: program hash + name (stable across handles)
-  uint64_t groups = 1;        // work-groups along the split dimension
-  uint64_t groupSize = 1;     // work-items per work-group (all dims)
-  uint64_t otherGroups = 1;   // work-groups in the other dimensions (product)
-  bool splittable = true;     // false: run all groups on one device (the partitioner picks it)
+  std::string kernel;       // kernel identity: program hash + name (stable across handles)
+  uint64_t groups = 1;      // work-groups along the split dimension
+  uint64_t groupSize = 1;   // work-items per work-group (all dims)
+  uint64_t otherGroups = 1; // work-groups in the other dimensions (product)
+  bool splittable = true;   // false: run all groups on one device (the partitioner picks it)
   std::vector<BufferUse> buffers;
 };
 
@@ -152,15 +152,14 @@ public:
   // enqueued late (host-bound launches) tells nothing about whether its device could run at once.
   virtual void reportKernelTime(uint64_t launchId, unsigned device, uint64_t groups, uint64_t nanoseconds,
                                 uint64_t startNs = 0, uint64_t endNs = 0, uint64_t enqueuedNs = 0) = 0;
-  virtual void reportTransfer(unsigned device, Direction direction, uint64_t bytes,
-                              uint64_t nanoseconds) = 0;
+  virtual void reportTransfer(unsigned device, Direction direction, uint64_t bytes, uint64_t nanoseconds) = 0;
   // The host time of one split launch of `subLaunches` sub-kernels, from the enqueue call to its
   // return: what a split costs the host (planning, moves, vendor calls; ~50-150 us on NVIDIA,
   // more than a short kernel) is then part of the model, so short launches stay whole.
   virtual void reportSplitHostTime(unsigned subLaunches, uint64_t nanoseconds) = 0;
   // Bytes moved to `device` before launch `launchId` that were produced by `producerLaunchId`.
-  virtual void reportDependencyVolume(uint64_t launchId, unsigned device,
-                                      uint64_t producerLaunchId, uint64_t bytes) = 0;
+  virtual void reportDependencyVolume(uint64_t launchId, unsigned device, uint64_t producerLaunchId,
+                                      uint64_t bytes) = 0;
 
   // Waits until no solve started by earlier calls is still running (asyncSolve).
   virtual void quiesce() = 0;

@@ -82,8 +82,7 @@ std::vector<std::string> deviceKeys(const std::vector<DeviceInfo>& devices) {
   return keys;
 }
 
-const Direction kDirections[] = {Direction::HostToDevice, Direction::DeviceToHost,
-                                 Direction::DeviceToDevice};
+const Direction kDirections[] = {Direction::HostToDevice, Direction::DeviceToHost, Direction::DeviceToDevice};
 
 } // namespace
 
@@ -112,13 +111,12 @@ bool DynamicPartitioner::saveProfile(const std::string& path) const {
   for (const auto& k : kernels_)
     for (unsigned d = 0; d < n_; ++d)
       if (k.devices[d].known())
-        out << "kernel\t" << escape(k.name) << '\t' << escape(keys[d]) << '\t' << uint64_t(itemsPerRow(k))
-            << '\t' << k.devices[d].groups() << '\t' << num(k.devices[d].timeNs()) << '\n';
+        out << "kernel\t" << escape(k.name) << '\t' << escape(keys[d]) << '\t' << uint64_t(itemsPerRow(k)) << '\t'
+            << k.devices[d].groups() << '\t' << num(k.devices[d].timeNs()) << '\n';
   for (const auto& [key, volume] : seq_.edges) {
     if (key.first >= seq_.kernels.size() || key.second >= seq_.kernels.size()) continue;
     out << "edge\t" << escape(kernels_[seq_.kernels[key.first]].name) << '\t'
-        << escape(kernels_[seq_.kernels[key.second]].name) << '\t'
-        << num(volume.fit().bytesPerMismatch) << '\n';
+        << escape(kernels_[seq_.kernels[key.second]].name) << '\t' << num(volume.fit().bytesPerMismatch) << '\n';
   }
   out.flush();
   if (!out) {
@@ -168,21 +166,19 @@ bool DynamicPartitioner::loadProfile(const std::string& path) {
       DeviceEntry e{};
       if (!unescape(f[1], key) || !number(f[2], e.latency)) return bad("bad device entry");
       for (int i = 0; i < 3; ++i)
-        if (!number(f[3 + 2 * i], e.transfers[i].perByteNs) ||
-            !number(f[4 + 2 * i], e.transfers[i].latencyNs))
+        if (!number(f[3 + 2 * i], e.transfers[i].perByteNs) || !number(f[4 + 2 * i], e.transfers[i].latencyNs))
           return bad("bad transfer cost");
       deviceEntries[key] = e;
     } else if (f[0] == "kernel") {
       KernelEntry e;
-      if (f.size() != 6 || !unescape(f[1], e.kernel) || !unescape(f[2], e.device) ||
-          !number(f[3], e.groupSize) || !number(f[4], e.groups) || !number(f[5], e.timeNs))
+      if (f.size() != 6 || !unescape(f[1], e.kernel) || !unescape(f[2], e.device) || !number(f[3], e.groupSize) ||
+          !number(f[4], e.groups) || !number(f[5], e.timeNs))
         return bad("bad kernel entry");
       kernelEntries.push_back(std::move(e));
     } else if (f[0] == "edge") {
       std::string producer, consumer;
       double bytes = 0;
-      if (f.size() != 4 || !unescape(f[1], producer) || !unescape(f[2], consumer) ||
-          !number(f[3], bytes))
+      if (f.size() != 4 || !unescape(f[1], producer) || !unescape(f[2], consumer) || !number(f[3], bytes))
         return bad("bad edge entry");
       edgeEntries[{producer, consumer}] = bytes;
     } else {

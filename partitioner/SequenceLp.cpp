@@ -242,8 +242,7 @@ Ratios SequenceLp::readRatios(const CostModel& model, const ActiveSet& active) c
   Ratios out(m_, std::vector<double>(n_, 0.0));
   for (unsigned k = 0; k < m_; ++k) {
     std::vector<double> y(n_);
-    for (unsigned d = 0; d < n_; ++d)
-      y[d] = active[k][d] ? std::max(0.0, glp_get_col_prim(lp_, yCol(k, d))) : 0.0;
+    for (unsigned d = 0; d < n_; ++d) y[d] = active[k][d] ? std::max(0.0, glp_get_col_prim(lp_, yCol(k, d))) : 0.0;
     auto groups = ratiosToGroups(y, uint64_t(std::max(1.0, std::round(model.positions[k].groups))));
     out[k] = groupsToRatios(groups);
   }
@@ -274,8 +273,7 @@ void SequenceLp::crashBasis(const CostModel& model, const ActiveSet& active) {
     for (double t = finishTime(in); t >= 0; t = finishTime(in)) {
       int worst = -1;
       for (unsigned d = 0; d < n_; ++d)
-        if (in[d] && pos.launchNs[d] > t && (worst < 0 || pos.launchNs[d] > pos.launchNs[worst]))
-          worst = int(d);
+        if (in[d] && pos.launchNs[d] > t && (worst < 0 || pos.launchNs[d] > pos.launchNs[worst])) worst = int(d);
       if (worst < 0) break;
       in[worst] = false;
     }
@@ -283,8 +281,7 @@ void SequenceLp::crashBasis(const CostModel& model, const ActiveSet& active) {
       for (unsigned d = 0; d < n_; ++d) in[d] = active[k][d];
     // The balanced split itself (tentative column values, used below to pick the basis).
     const double t = std::max(0.0, finishTime(in));
-    for (unsigned d = 0; d < n_; ++d)
-      y[k][d] = in[d] ? std::max(0.0, (t - pos.launchNs[d]) / work(d)) : 0.0;
+    for (unsigned d = 0; d < n_; ++d) y[k][d] = in[d] ? std::max(0.0, (t - pos.launchNs[d]) / work(d)) : 0.0;
 
     glp_set_row_stat(lp_, sumRow(k), GLP_NS);
     glp_set_col_stat(lp_, tCol(k), GLP_BS);
@@ -329,8 +326,7 @@ void SequenceLp::crashBasis(const CostModel& model, const ActiveSet& active) {
       }
       if (required > need) need = required, tight = int(d);
     }
-    for (unsigned d = 0; d < n_; ++d)
-      glp_set_row_stat(lp_, commRow(k, d), int(d) == tight ? GLP_NL : GLP_BS);
+    for (unsigned d = 0; d < n_; ++d) glp_set_row_stat(lp_, commRow(k, d), int(d) == tight ? GLP_NL : GLP_BS);
   }
 }
 

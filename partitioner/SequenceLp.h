@@ -29,12 +29,12 @@ public:
 
   struct Result {
     bool ok = false;
-    Ratios ratios;               // rounded to work-groups
+    Ratios ratios; // rounded to work-groups
     ActiveSet active;
-    double predictedNs = 0;      // CostModel prediction of `ratios`
-    double lpObjectiveNs = 0;    // the LP's own objective for the chosen active set
-    unsigned solves = 0;         // simplex runs, local search included
-    bool searched = false;       // set by the caller: the active-set search ran
+    double predictedNs = 0;   // CostModel prediction of `ratios`
+    double lpObjectiveNs = 0; // the LP's own objective for the chosen active set
+    unsigned solves = 0;      // simplex runs, local search included
+    bool searched = false;    // set by the caller: the active-set search ran
   };
 
   // Solves for `model`, starting the active-set search at `start` (empty: every allowed pair).
@@ -78,8 +78,8 @@ private:
 
   glp_prob* lp_ = nullptr;
   unsigned m_ = 0, n_ = 0;
-  std::vector<unsigned> crossEdges_;                        // model edge index per aux block
-  std::vector<std::pair<unsigned, unsigned>> structure_;   // (producer, consumer) of all edges
+  std::vector<unsigned> crossEdges_;                     // model edge index per aux block
+  std::vector<std::pair<unsigned, unsigned>> structure_; // (producer, consumer) of all edges
   std::vector<std::vector<std::pair<int, double>>> rowCache_;
   std::vector<std::pair<int, double>> rowBounds_;
   std::vector<std::array<double, 3>> colBounds_; // type, lower, upper

@@ -101,8 +101,8 @@ std::optional<StrategySpec> StrategySpec::parse(const std::string& text, std::st
 std::string StrategySpec::mismatch(size_t devices) const {
   if (kind == StrategyKind::Static) {
     if (staticRatios.size() != devices)
-      return "static gives " + std::to_string(staticRatios.size()) + " ratios for " +
-             std::to_string(devices) + " devices";
+      return "static gives " + std::to_string(staticRatios.size()) + " ratios for " + std::to_string(devices) +
+             " devices";
     double sum = 0;
     for (double r : staticRatios) {
       if (!std::isfinite(r) || r < 0) return "static ratios must be finite and >= 0";
@@ -111,8 +111,7 @@ std::string StrategySpec::mismatch(size_t devices) const {
     if (!(sum > 0)) return "static ratios are all zero";
   }
   if (kind == StrategyKind::Single && singleDevice >= devices)
-    return "single device " + std::to_string(singleDevice) + " out of range (" + std::to_string(devices) +
-           " devices)";
+    return "single device " + std::to_string(singleDevice) + " out of range (" + std::to_string(devices) + " devices)";
   return {};
 }
 
@@ -141,15 +140,14 @@ std::string StrategySpec::str() const {
 
 std::vector<std::pair<std::string, std::string>> strategyDescriptions() {
   return {
-      {"single", "run every kernel whole on one device (single:N: device N of --list-devices; default: CLSPLIT_SINGLE_DEVICE, else the first selected)"},
+      {"single", "run every kernel whole on one device (single:N: device N of --list-devices; default: "
+                 "CLSPLIT_SINGLE_DEVICE, else the first selected)"},
       {"uniform", "split every kernel into equal shares, one per device"},
       {"static", "split every kernel by fixed ratios, e.g. static:0.7,0.3 (one per device)"},
-      {"adaptive",
-       "per-kernel load balancing from measured kernel times, no transfer costs "
-       "(adaptive:broyden for Broyden updates)"},
-      {"adaptive-comm",
-       "default: one linear program over the detected kernel sequence, minimising compute plus "
-       "transfer time from measured timings and volumes"},
+      {"adaptive", "per-kernel load balancing from measured kernel times, no transfer costs "
+                   "(adaptive:broyden for Broyden updates)"},
+      {"adaptive-comm", "default: one linear program over the detected kernel sequence, minimising compute plus "
+                        "transfer time from measured timings and volumes"},
   };
 }
 

@@ -10,8 +10,7 @@ TransferModel::TransferModel(std::vector<DeviceInfo> devices)
       priors_[d][index(dir)] = priorTransfer(devices_[d], dir);
 }
 
-void TransferModel::report(unsigned device, Direction direction, uint64_t bytes,
-                           uint64_t nanoseconds) {
+void TransferModel::report(unsigned device, Direction direction, uint64_t bytes, uint64_t nanoseconds) {
   if (device >= fits_.size() || bytes == 0) return;
   fits_[device][index(direction)].add(double(bytes), double(nanoseconds));
 }
@@ -25,8 +24,7 @@ TransferPrior TransferModel::cost(unsigned device, Direction direction) const {
 
 TransferPrior TransferModel::between(unsigned from, unsigned to) const {
   if (from == to || from >= devices_.size() || to >= devices_.size()) return {0, 0};
-  if (devices_[from].platform == devices_[to].platform)
-    return cost(to, Direction::DeviceToDevice);
+  if (devices_[from].platform == devices_[to].platform) return cost(to, Direction::DeviceToDevice);
   auto out = cost(from, Direction::DeviceToHost), in = cost(to, Direction::HostToDevice);
   return {out.perByteNs + in.perByteNs, out.latencyNs + in.latencyNs};
 }

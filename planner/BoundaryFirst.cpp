@@ -80,8 +80,8 @@ std::vector<std::vector<RangeSet>> haloOf(const LaunchInput& input, const Slicin
 }
 
 std::shared_ptr<const Slicing> cutBoundaries(const LaunchInput& input, const analysis::LaunchValues& values,
-                                             const Slicing& slicing,
-                                             const std::vector<std::vector<RangeSet>>& halo, BoundaryRules rules) {
+                                             const Slicing& slicing, const std::vector<std::vector<RangeSet>>& halo,
+                                             BoundaryRules rules) {
   if (halo.size() != slicing.subKernels.size() || slicing.replicated || !slicing.merges.empty() ||
       slicing.subKernels.size() < 2)
     return nullptr;

@@ -25,8 +25,7 @@ std::vector<std::vector<RangeSet>> haloOf(const LaunchInput& input, const Slicin
 // first, then the interior), or nullptr when none is: no halo, a halo written by interior
 // groups, slices too short, replicated slices or atomic merges (their bytes have no one owner).
 std::shared_ptr<const Slicing> cutBoundaries(const LaunchInput& input, const analysis::LaunchValues& values,
-                                             const Slicing& slicing,
-                                             const std::vector<std::vector<RangeSet>>& halo,
+                                             const Slicing& slicing, const std::vector<std::vector<RangeSet>>& halo,
                                              BoundaryRules rules = {});
 
 } // namespace clsplit::planner

@@ -46,8 +46,8 @@ std::optional<unsigned> deviceHoldingMost(const buffer::HolderView& holders, con
 
 WritePlan planWrite(const WriteInput& input, ByteRange range) {
   WritePlan plan;
-  const bool noDeviceHeld = std::all_of(input.heldBefore.begin(), input.heldBefore.end(),
-                                        [](const RangeSet& h) { return h.empty(); });
+  const bool noDeviceHeld =
+      std::all_of(input.heldBefore.begin(), input.heldBefore.end(), [](const RangeSet& h) { return h.empty(); });
   const bool direct = !input.hostMemoryPending && !input.useHostPtr && input.eagerUploads;
   // One device runs everything: the bytes go where they will be used.
   if (direct && input.onlyDevice) {

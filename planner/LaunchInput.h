@@ -34,8 +34,8 @@ struct ArgInput {
   // Scalar: the bytes given to clSetKernelArg; an image (Buffer): its query values
   // (analysis::kImageQueryBytes), which regions may depend on like a scalar's.
   std::span<const std::byte> scalar;
-  unsigned buffer = 0;               // Buffer: index into LaunchInput::buffers
-  uint64_t origin = 0;               // Buffer: the (sub-)buffer's window in that buffer
+  unsigned buffer = 0; // Buffer: index into LaunchInput::buffers
+  uint64_t origin = 0; // Buffer: the (sub-)buffer's window in that buffer
   uint64_t size = 0;
   bool written = true; // Buffer: may the kernel write it (used where regions are not trusted)
   // Buffer: read whole wherever the kernel runs, never written (a read-only image, whose pixels

@@ -87,18 +87,18 @@ struct Move {
 // The slices of a launch: what depends only on the launch's values, not on where the data is
 // (shared by every plan of a launch that repeats).
 struct Slicing {
-  std::vector<SubKernel> subKernels; // in device order, devices with work only
-  std::vector<AtomicMerge> merges;   // after the sub-kernels
+  std::vector<SubKernel> subKernels;  // in device order, devices with work only
+  std::vector<AtomicMerge> merges;    // after the sub-kernels
   std::optional<std::string> problem; // why it runs whole although the groups asked for a split
   bool replicated = false;            // slices overlap by whole work-groups (computation replication)
 };
 
 struct LaunchPlan {
-  uint32_t dim = 0;              // the split dimension
-  std::vector<uint64_t> groups;  // work-groups per device along `dim`, as asked
+  uint32_t dim = 0;             // the split dimension
+  std::vector<uint64_t> groups; // work-groups per device along `dim`, as asked
   std::shared_ptr<const Slicing> slicing;
-  std::vector<Staging> staging;  // enqueued first: what leaves its device through host memory
-  std::vector<Move> moves;       // then: what each device receives
+  std::vector<Staging> staging; // enqueued first: what leaves its device through host memory
+  std::vector<Move> moves;      // then: what each device receives
   // Why the launch runs whole on one device although the groups asked for a split.
   std::optional<std::string> fallback;
   // The groups were counted along another dimension than `dim` (the partitioner's measurements

@@ -40,8 +40,11 @@ std::string launchKey(const LaunchInput& input, bool withScalars, const std::vec
       put(window, sizeof window);
       break;
     }
-    case ArgInput::Kind::Local: put(&a.size, sizeof a.size); break;
-    case ArgInput::Kind::NullBuffer: break;
+    case ArgInput::Kind::Local:
+      put(&a.size, sizeof a.size);
+      break;
+    case ArgInput::Kind::NullBuffer:
+      break;
     }
   }
   return k;
@@ -60,8 +63,8 @@ std::shared_ptr<const std::vector<bool>> LaunchPlanner::argsInRegions(const anal
   for (const auto& [a, mask] : argsInRegions_)
     if (a == analysis) return mask;
   if (argsInRegions_.size() >= kEntries) argsInRegions_.erase(argsInRegions_.begin());
-  auto mask = std::make_shared<const std::vector<bool>>(
-      analysis::argumentsInRegions(analysis->regions, analysis->args.size()));
+  auto mask =
+      std::make_shared<const std::vector<bool>>(analysis::argumentsInRegions(analysis->regions, analysis->args.size()));
   argsInRegions_.emplace_back(analysis, mask);
   return mask;
 }
@@ -141,8 +144,10 @@ LaunchPlanner::repeatable(std::span<const uint64_t> buffers, const analysis::NDR
 void LaunchPlanner::remember(Repeatable launch) {
   auto same = std::find_if(repeatables_.begin(), repeatables_.end(),
                            [&](const Repeatable& r) { return r.buffers == launch.buffers; });
-  if (same != repeatables_.end()) repeatables_.erase(same);
-  else if (repeatables_.size() >= kEntries) repeatables_.erase(repeatables_.begin());
+  if (same != repeatables_.end())
+    repeatables_.erase(same);
+  else if (repeatables_.size() >= kEntries)
+    repeatables_.erase(repeatables_.begin());
   repeatables_.push_back(std::move(launch));
 }
 

@@ -4,8 +4,8 @@
 // Thread-safe. Pure: no OpenCL objects (tests plan whole launches without a device).
 #pragma once
 
-#include "planner/LaunchPlan.h"
 #include "partitioner/Partitioner.h"
+#include "planner/LaunchPlan.h"
 #include "planner/RegionMemo.h"
 #include "support/FunctionRef.h"
 
@@ -42,9 +42,9 @@ public:
   // whole where its data is, runs without binding arguments, keying the launch or choosing a
   // dimension. Not locked: the caller serialises the kernel's launches (the planning lock).
   struct Repeatable {
-    std::vector<uint64_t> buffers;       // per argument: the buffer's id, 0 for none
-    analysis::NDRange appRange;          // as the application gave it (local 0: left to us)
-    analysis::NDRange range;             // local size resolved
+    std::vector<uint64_t> buffers; // per argument: the buffer's id, 0 for none
+    analysis::NDRange appRange;    // as the application gave it (local 0: left to us)
+    analysis::NDRange range;       // local size resolved
     uint32_t dim = 0;
     partition::LaunchRequest request;
     bool splittable = false;             // the kernel's (one work-group launches aside)

@@ -16,7 +16,9 @@ std::string describeRanges(const RangeSet& ranges, size_t maxRanges) {
 
 std::string describe(const LaunchPlan& plan, const std::vector<std::string>& bufferNames) {
   auto name = [&](unsigned b) { return b < bufferNames.size() ? bufferNames[b] : "buffer " + std::to_string(b); };
-  auto holder = [](Holder h) { return h == buffer::kHost ? std::string("host") : "device " + std::to_string(buffer::deviceOf(h)); };
+  auto holder = [](Holder h) {
+    return h == buffer::kHost ? std::string("host") : "device " + std::to_string(buffer::deviceOf(h));
+  };
   std::ostringstream out;
   out << "split along dimension " << plan.dim << ", groups [";
   for (size_t d = 0; d < plan.groups.size(); ++d) out << (d ? ", " : "") << plan.groups[d];
@@ -34,9 +36,9 @@ std::string describe(const LaunchPlan& plan, const std::vector<std::string>& buf
     out << "\n";
   }
   for (const auto& sk : plan.subKernels()) {
-    out << "  device " << sk.device << ": groups [" << sk.slice.groupBegin << "," << sk.slice.groupEnd
-        << "), offset (" << sk.offset[0] << "," << sk.offset[1] << "," << sk.offset[2] << "), size (" << sk.global[0]
-        << "," << sk.global[1] << "," << sk.global[2] << ")\n";
+    out << "  device " << sk.device << ": groups [" << sk.slice.groupBegin << "," << sk.slice.groupEnd << "), offset ("
+        << sk.offset[0] << "," << sk.offset[1] << "," << sk.offset[2] << "), size (" << sk.global[0] << ","
+        << sk.global[1] << "," << sk.global[2] << ")\n";
     for (const auto& u : sk.uses) {
       out << "    " << name(u.buffer) << ": reads " << describeRanges(u.read) << ", writes " << describeRanges(u.write);
       if (!u.atomic.empty()) out << ", atomics " << describeRanges(u.atomic);

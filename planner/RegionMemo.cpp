@@ -77,8 +77,8 @@ std::vector<analysis::BufferRegions> RegionMemo::instantiate(const analysis::Ker
       }
       keys[arg] = argumentKey(range, slice, values, arg, in.scalars);
       const auto& remembered = state.perArgument[arg];
-      auto hit = std::find_if(remembered.rbegin(), remembered.rend(),
-                              [&](const Remembered& r) { return r.key == keys[arg]; });
+      auto hit =
+          std::find_if(remembered.rbegin(), remembered.rend(), [&](const Remembered& r) { return r.key == keys[arg]; });
       if (hit != remembered.rend()) {
         out[arg] = hit->regions;
         state.missesInARow[arg] = 0;

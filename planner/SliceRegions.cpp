@@ -3,8 +3,8 @@
 #include "planner/SliceRegions.h"
 
 #include "analysis/Analysis.h"
-#include "buffer-manager/AtomicMerge.h"
 #include "analysis/region/Replication.h"
+#include "buffer-manager/AtomicMerge.h"
 
 #include <algorithm>
 
@@ -121,9 +121,12 @@ std::string overlapProblem(const std::vector<SubKernel>& slices, std::vector<Ato
           if (ua.atomicMixed || ub.atomicMixed || ua.atomicOp != ub.atomicOp || ua.atomicType != ub.atomicType ||
               !buffer::atomicMergeable(ua.atomicOp, ua.atomicType))
             return "slices update the same bytes with atomics that cannot be merged";
-          auto it = std::find_if(merges.begin(), merges.end(), [&](const AtomicMerge& m) { return m.buffer == ua.buffer; });
-          if (it == merges.end()) merges.push_back({ua.buffer, both, ua.atomicOp, ua.atomicType});
-          else it->region.add(both);
+          auto it =
+              std::find_if(merges.begin(), merges.end(), [&](const AtomicMerge& m) { return m.buffer == ua.buffer; });
+          if (it == merges.end())
+            merges.push_back({ua.buffer, both, ua.atomicOp, ua.atomicType});
+          else
+            it->region.add(both);
         }
   return {};
 }
@@ -168,7 +171,8 @@ std::vector<SubKernel> replicate(const LaunchInput& input, const analysis::Launc
   auto key = [](unsigned buffer) { return reinterpret_cast<const void*>(static_cast<uintptr_t>(buffer) + 1); };
   auto writesOf = [&](uint64_t begin, uint64_t end) {
     analysis::WriteRegions out;
-    for (auto& u : regionsOf(input, values, Slice{dim, begin, end}, memo)) out.emplace_back(key(u.buffer), std::move(u.write));
+    for (auto& u : regionsOf(input, values, Slice{dim, begin, end}, memo))
+      out.emplace_back(key(u.buffer), std::move(u.write));
     return out;
   };
   auto wide = analysis::replicateSlices(bounds, input.range.groups(dim), writesOf);

@@ -7,9 +7,11 @@
 
 namespace clsplit {
 
-template <class Signature> class FunctionRef;
+template <class Signature>
+class FunctionRef;
 
-template <class R, class... Args> class FunctionRef<R(Args...)> {
+template <class R, class... Args>
+class FunctionRef<R(Args...)> {
 public:
   template <class F, class = std::enable_if_t<!std::is_same_v<std::decay_t<F>, FunctionRef> &&
                                               std::is_invocable_r_v<R, F&, Args...>>>
@@ -22,13 +24,19 @@ public:
 
 private:
   // A function is referenced through its address; any other callable through the object's.
-  template <class T> static void* erase(T& f) {
-    if constexpr (std::is_function_v<T>) return reinterpret_cast<void*>(&f);
-    else return const_cast<void*>(static_cast<const void*>(std::addressof(f)));
+  template <class T>
+  static void* erase(T& f) {
+    if constexpr (std::is_function_v<T>)
+      return reinterpret_cast<void*>(&f);
+    else
+      return const_cast<void*>(static_cast<const void*>(std::addressof(f)));
   }
-  template <class T> static T* restore(void* object) {
-    if constexpr (std::is_function_v<T>) return reinterpret_cast<T*>(object);
-    else return static_cast<T*>(object);
+  template <class T>
+  static T* restore(void* object) {
+    if constexpr (std::is_function_v<T>)
+      return reinterpret_cast<T*>(object);
+    else
+      return static_cast<T*>(object);
   }
 
   void* object_;

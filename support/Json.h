@@ -18,7 +18,7 @@ public:
   JsonWriter& key(const std::string& k);
   JsonWriter& value(const std::string& s);
   JsonWriter& value(const char* s) { return value(std::string(s)); }
-  JsonWriter& value(double x);       // non-finite numbers become null
+  JsonWriter& value(double x); // non-finite numbers become null
   JsonWriter& value(uint64_t x);
   JsonWriter& value(int64_t x);
   JsonWriter& value(unsigned x) { return value(uint64_t(x)); }

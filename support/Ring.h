@@ -8,7 +8,8 @@
 
 namespace clsplit {
 
-template <typename T> class Ring {
+template <typename T>
+class Ring {
 public:
   explicit Ring(size_t capacity = 1) : capacity_(capacity ? capacity : 1) {}
 
@@ -38,7 +39,8 @@ public:
   T& back() { return (*this)[size_ - 1]; }
   const T& back() const { return (*this)[size_ - 1]; }
 
-  template <typename Ref, typename Owner> class Iter {
+  template <typename Ref, typename Owner>
+  class Iter {
   public:
     Iter(Owner* ring, size_t i) : ring_(ring), i_(i) {}
     Ref operator*() const { return (*ring_)[i_]; }

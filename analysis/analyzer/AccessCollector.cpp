@@ -60,16 +60,30 @@ std::set<const llvm::Instruction*> annotationOnly(const llvm::Function& f) {
 std::optional<AtomicOp> atomicOpOf(llvm::AtomicRMWInst::BinOp op, bool& isSignedOp) {
   isSignedOp = true;
   switch (op) {
-  case llvm::AtomicRMWInst::Add: case llvm::AtomicRMWInst::FAdd: return AtomicOp::Add;
-  case llvm::AtomicRMWInst::Sub: case llvm::AtomicRMWInst::FSub: return AtomicOp::Sub;
-  case llvm::AtomicRMWInst::And: return AtomicOp::And;
-  case llvm::AtomicRMWInst::Or: return AtomicOp::Or;
-  case llvm::AtomicRMWInst::Xor: return AtomicOp::Xor;
-  case llvm::AtomicRMWInst::Min: return AtomicOp::Min;
-  case llvm::AtomicRMWInst::Max: return AtomicOp::Max;
-  case llvm::AtomicRMWInst::UMin: isSignedOp = false; return AtomicOp::Min;
-  case llvm::AtomicRMWInst::UMax: isSignedOp = false; return AtomicOp::Max;
-  default: return std::nullopt; // xchg, nand, ...: not a commutative reduction
+  case llvm::AtomicRMWInst::Add:
+  case llvm::AtomicRMWInst::FAdd:
+    return AtomicOp::Add;
+  case llvm::AtomicRMWInst::Sub:
+  case llvm::AtomicRMWInst::FSub:
+    return AtomicOp::Sub;
+  case llvm::AtomicRMWInst::And:
+    return AtomicOp::And;
+  case llvm::AtomicRMWInst::Or:
+    return AtomicOp::Or;
+  case llvm::AtomicRMWInst::Xor:
+    return AtomicOp::Xor;
+  case llvm::AtomicRMWInst::Min:
+    return AtomicOp::Min;
+  case llvm::AtomicRMWInst::Max:
+    return AtomicOp::Max;
+  case llvm::AtomicRMWInst::UMin:
+    isSignedOp = false;
+    return AtomicOp::Min;
+  case llvm::AtomicRMWInst::UMax:
+    isSignedOp = false;
+    return AtomicOp::Max;
+  default:
+    return std::nullopt; // xchg, nand, ...: not a commutative reduction
   }
 }
 
@@ -161,12 +175,14 @@ private:
     out_.accesses.push_back(std::move(r));
   }
 
-  void visit(unsigned arg, bool constant, const llvm::Value* v, const llvm::Use& use,
-             const llvm::Instruction* user, std::vector<const llvm::Value*>& work) {
+  void visit(unsigned arg, bool constant, const llvm::Value* v, const llvm::Use& use, const llvm::Instruction* user,
+             std::vector<const llvm::Value*>& work) {
     const unsigned operand = use.getOperandNo();
     if (llvm::isa<llvm::GetElementPtrInst>(user)) {
-      if (operand == 0) work.push_back(user);
-      else escape(arg, constant, user, "an index computation");
+      if (operand == 0)
+        work.push_back(user);
+      else
+        escape(arg, constant, user, "an index computation");
       return;
     }
     if (llvm::isa<llvm::BitCastInst>(user) || llvm::isa<llvm::AddrSpaceCastInst>(user) ||
@@ -239,8 +255,7 @@ private:
     escape(arg, constant, user, std::string("'") + user->getOpcodeName() + "'");
   }
 
-  void visitCall(unsigned arg, bool constant, const llvm::Value* v, unsigned operand,
-                 const llvm::CallBase* call) {
+  void visitCall(unsigned arg, bool constant, const llvm::Value* v, unsigned operand, const llvm::CallBase* call) {
     const llvm::Function* callee = call->getCalledFunction();
     if (!callee) return escape(arg, constant, call, "an indirect call");
     if (frontend::markerKind(callee->getName())) return; // collected separately
@@ -280,7 +295,8 @@ private:
     Builtin b = classifyBuiltin(callee->getName());
     const std::string& n = b.name.base;
     switch (b.kind) {
-    case BuiltinKind::NoMemoryEffect: return;
+    case BuiltinKind::NoMemoryEffect:
+      return;
     case BuiltinKind::VLoad:
     case BuiltinKind::VStore: {
       bool isLoad = b.kind == BuiltinKind::VLoad;
@@ -315,13 +331,13 @@ private:
       r.pointer = v;
       r.fromAtomic = true;
       r.what = n;
-      const llvm::Type* valueType = call->getType()->isVoidTy() && call->arg_size() > 1
-                                        ? call->getArgOperand(1)->getType()
-                                        : call->getType();
+      const llvm::Type* valueType =
+          call->getType()->isVoidTy() && call->arg_size() > 1 ? call->getArgOperand(1)->getType() : call->getType();
       ScalarType pointee = b.name.params.empty() ? ScalarType::Unknown : b.name.params[0].element;
       r.atomicType = pointee != ScalarType::Unknown ? pointee : typeFor(valueType, true);
-      r.width = scalarSize(r.atomicType) ? scalarSize(r.atomicType)
-                                         : static_cast<uint32_t>(dl_.getTypeStoreSize(const_cast<llvm::Type*>(valueType)));
+      r.width = scalarSize(r.atomicType)
+                    ? scalarSize(r.atomicType)
+                    : static_cast<uint32_t>(dl_.getTypeStoreSize(const_cast<llvm::Type*>(valueType)));
       if (n == "atomic_load" || n == "atomic_load_explicit") {
         r.kind = AccessKind::Read;
         r.fromAtomic = false;
@@ -359,7 +375,8 @@ private:
       add(std::move(r));
       return;
     }
-    default: break;
+    default:
+      break;
     }
     escape(arg, constant, call, "a call to " + (n.empty() ? callee->getName().str() : n));
   }

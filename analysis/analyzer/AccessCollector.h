@@ -38,8 +38,8 @@ struct RawAccess {
   bool atomicResultUsed = false;
   AtomicOp atomicOp = AtomicOp::None;
   ScalarType atomicType = ScalarType::Unknown;
-  std::string what;         // "load", "store", "atomic_add", "vload4", ... (diagnostics)
-  std::string unknownWhy;   // non-empty: the region cannot be known (escaping pointer)
+  std::string what;       // "load", "store", "atomic_add", "vload4", ... (diagnostics)
+  std::string unknownWhy; // non-empty: the region cannot be known (escaping pointer)
 };
 
 using MarkerKind = frontend::MarkerKind;

@@ -21,13 +21,12 @@ namespace clsplit::analysis::analyzer {
 namespace {
 // No sinking/hoisting of common instructions: merging the stores of two branches into one
 // store to a selected address would turn two exact regions into one over-approximation.
-constexpr const char* kPipeline =
-    "always-inline,"
-    "function(sroa<modify-cfg>,early-cse<memssa>,instcombine,"
-    "simplifycfg<no-sink-common-insts;no-hoist-common-insts>,loop-simplify,lcssa,"
-    "loop(loop-rotate),loop-mssa(licm),gvn,instcombine,"
-    "simplifycfg<no-sink-common-insts;no-hoist-common-insts>,loop-simplify,lcssa,"
-    "loop(indvars),loop-simplify,lcssa)";
+constexpr const char* kPipeline = "always-inline,"
+                                  "function(sroa<modify-cfg>,early-cse<memssa>,instcombine,"
+                                  "simplifycfg<no-sink-common-insts;no-hoist-common-insts>,loop-simplify,lcssa,"
+                                  "loop(loop-rotate),loop-mssa(licm),gvn,instcombine,"
+                                  "simplifycfg<no-sink-common-insts;no-hoist-common-insts>,loop-simplify,lcssa,"
+                                  "loop(indvars),loop-simplify,lcssa)";
 } // namespace
 
 std::unique_ptr<llvm::Module> prepareForAnalysis(const llvm::Module& module) {
@@ -71,7 +70,8 @@ std::unique_ptr<llvm::Module> prepareForAnalysis(const llvm::Module& module) {
   }
   passes.run(*copy, mam);
   // Debugging aid: the IR the analyzer works on.
-  if (const char* dump = std::getenv("CLSPLIT_DUMP_ANALYSIS_IR"); dump && *dump == '1') copy->print(llvm::errs(), nullptr);
+  if (const char* dump = std::getenv("CLSPLIT_DUMP_ANALYSIS_IR"); dump && *dump == '1')
+    copy->print(llvm::errs(), nullptr);
   return copy;
 }
 

@@ -16,17 +16,28 @@ namespace {
 
 std::optional<CmpOp> cmpOf(llvm::CmpInst::Predicate p) {
   switch (p) {
-  case llvm::CmpInst::ICMP_EQ: return CmpOp::Eq;
-  case llvm::CmpInst::ICMP_NE: return CmpOp::Ne;
-  case llvm::CmpInst::ICMP_SLT: return CmpOp::SLt;
-  case llvm::CmpInst::ICMP_SLE: return CmpOp::SLe;
-  case llvm::CmpInst::ICMP_SGT: return CmpOp::SGt;
-  case llvm::CmpInst::ICMP_SGE: return CmpOp::SGe;
-  case llvm::CmpInst::ICMP_ULT: return CmpOp::ULt;
-  case llvm::CmpInst::ICMP_ULE: return CmpOp::ULe;
-  case llvm::CmpInst::ICMP_UGT: return CmpOp::UGt;
-  case llvm::CmpInst::ICMP_UGE: return CmpOp::UGe;
-  default: return std::nullopt;
+  case llvm::CmpInst::ICMP_EQ:
+    return CmpOp::Eq;
+  case llvm::CmpInst::ICMP_NE:
+    return CmpOp::Ne;
+  case llvm::CmpInst::ICMP_SLT:
+    return CmpOp::SLt;
+  case llvm::CmpInst::ICMP_SLE:
+    return CmpOp::SLe;
+  case llvm::CmpInst::ICMP_SGT:
+    return CmpOp::SGt;
+  case llvm::CmpInst::ICMP_SGE:
+    return CmpOp::SGe;
+  case llvm::CmpInst::ICMP_ULT:
+    return CmpOp::ULt;
+  case llvm::CmpInst::ICMP_ULE:
+    return CmpOp::ULe;
+  case llvm::CmpInst::ICMP_UGT:
+    return CmpOp::UGt;
+  case llvm::CmpInst::ICMP_UGE:
+    return CmpOp::UGe;
+  default:
+    return std::nullopt;
   }
 }
 
@@ -172,9 +183,8 @@ private:
 
 } // namespace
 
-ControlConditions controlConditions(const llvm::BasicBlock* block, IRTranslator& translator,
-                                    llvm::DominatorTree& dt, llvm::PostDominatorTree& pdt,
-                                    llvm::LoopInfo& li) {
+ControlConditions controlConditions(const llvm::BasicBlock* block, IRTranslator& translator, llvm::DominatorTree& dt,
+                                    llvm::PostDominatorTree& pdt, llvm::LoopInfo& li) {
   ControlConditions out;
   ConditionBuilder builder(translator, out);
   const llvm::BasicBlock* c = block;
@@ -192,8 +202,10 @@ ControlConditions controlConditions(const llvm::BasicBlock* block, IRTranslator&
       const llvm::BasicBlock* f = br->getSuccessor(1);
       if (t == f) continue;
       int taken = -1;
-      if (dt.dominates(llvm::BasicBlockEdge(p, t), c)) taken = 1;
-      else if (dt.dominates(llvm::BasicBlockEdge(p, f), c)) taken = 0;
+      if (dt.dominates(llvm::BasicBlockEdge(p, t), c))
+        taken = 1;
+      else if (dt.dominates(llvm::BasicBlockEdge(p, f), c))
+        taken = 0;
       if (taken < 0) {
         builder.drop(br->getCondition(), "condition reached from both sides");
         continue;
@@ -215,8 +227,7 @@ ControlConditions controlConditions(const llvm::BasicBlock* block, IRTranslator&
       if (continued) {
         if (continued->getExitingBlock() != p) {
           out.exact = false;
-          builder.note("the loop at line " + std::to_string(IRTranslator::lineOf(term)) +
-                       " has several exits");
+          builder.note("the loop at line " + std::to_string(IRTranslator::lineOf(term)) + " has several exits");
         }
         out.loopTests.push_back(continued);
         continue;

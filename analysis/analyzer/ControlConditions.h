@@ -36,8 +36,7 @@ struct ControlConditions {
   std::vector<const llvm::Loop*> loopTests;
 };
 
-ControlConditions controlConditions(const llvm::BasicBlock* block, IRTranslator& translator,
-                                    llvm::DominatorTree& dt, llvm::PostDominatorTree& pdt,
-                                    llvm::LoopInfo& li);
+ControlConditions controlConditions(const llvm::BasicBlock* block, IRTranslator& translator, llvm::DominatorTree& dt,
+                                    llvm::PostDominatorTree& pdt, llvm::LoopInfo& li);
 
 } // namespace clsplit::analysis::analyzer

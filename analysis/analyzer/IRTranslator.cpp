@@ -59,24 +59,42 @@ ExprRef to64(ExprRef e, bool isSigned) {
 
 std::optional<ExprKind> binaryKind(unsigned opcode) {
   switch (opcode) {
-  case llvm::Instruction::Add: return ExprKind::Add;
-  case llvm::Instruction::Sub: return ExprKind::Sub;
-  case llvm::Instruction::Mul: return ExprKind::Mul;
-  case llvm::Instruction::SDiv: return ExprKind::SDiv;
-  case llvm::Instruction::UDiv: return ExprKind::UDiv;
-  case llvm::Instruction::SRem: return ExprKind::SRem;
-  case llvm::Instruction::URem: return ExprKind::URem;
-  case llvm::Instruction::Shl: return ExprKind::Shl;
-  case llvm::Instruction::LShr: return ExprKind::LShr;
-  case llvm::Instruction::AShr: return ExprKind::AShr;
-  case llvm::Instruction::And: return ExprKind::And;
-  case llvm::Instruction::Or: return ExprKind::Or;
-  case llvm::Instruction::Xor: return ExprKind::Xor;
-  case llvm::Instruction::FAdd: return ExprKind::FAdd;
-  case llvm::Instruction::FSub: return ExprKind::FSub;
-  case llvm::Instruction::FMul: return ExprKind::FMul;
-  case llvm::Instruction::FDiv: return ExprKind::FDiv;
-  default: return std::nullopt;
+  case llvm::Instruction::Add:
+    return ExprKind::Add;
+  case llvm::Instruction::Sub:
+    return ExprKind::Sub;
+  case llvm::Instruction::Mul:
+    return ExprKind::Mul;
+  case llvm::Instruction::SDiv:
+    return ExprKind::SDiv;
+  case llvm::Instruction::UDiv:
+    return ExprKind::UDiv;
+  case llvm::Instruction::SRem:
+    return ExprKind::SRem;
+  case llvm::Instruction::URem:
+    return ExprKind::URem;
+  case llvm::Instruction::Shl:
+    return ExprKind::Shl;
+  case llvm::Instruction::LShr:
+    return ExprKind::LShr;
+  case llvm::Instruction::AShr:
+    return ExprKind::AShr;
+  case llvm::Instruction::And:
+    return ExprKind::And;
+  case llvm::Instruction::Or:
+    return ExprKind::Or;
+  case llvm::Instruction::Xor:
+    return ExprKind::Xor;
+  case llvm::Instruction::FAdd:
+    return ExprKind::FAdd;
+  case llvm::Instruction::FSub:
+    return ExprKind::FSub;
+  case llvm::Instruction::FMul:
+    return ExprKind::FMul;
+  case llvm::Instruction::FDiv:
+    return ExprKind::FDiv;
+  default:
+    return std::nullopt;
   }
 }
 
@@ -136,9 +154,7 @@ ExprRef IRTranslator::value(const llvm::Value* v, Context& ctx) { return valueIm
 
 ExprRef IRTranslator::scev(const llvm::SCEV* s, Context& ctx) { return scevImpl(s, ctx, 0); }
 
-ExprRef IRTranslator::offsetOf(const llvm::Value* p, unsigned arg, Context& ctx) {
-  return offsetImpl(p, arg, ctx, 0);
-}
+ExprRef IRTranslator::offsetOf(const llvm::Value* p, unsigned arg, Context& ctx) { return offsetImpl(p, arg, ctx, 0); }
 
 ExprRef IRTranslator::valueImpl(const llvm::Value* v, Context& ctx, unsigned depth) {
   const llvm::Type* type = v->getType();
@@ -167,35 +183,49 @@ ExprRef IRTranslator::instruction(const llvm::Instruction* i, Context& ctx, unsi
   if (const llvm::Loop* defLoop = li_.getLoopFor(i->getParent());
       defLoop && ctx.at && !defLoop->contains(ctx.at) && se_.isSCEVable(i->getType())) {
     const llvm::SCEV* s = se_.getSCEVAtScope(const_cast<llvm::Instruction*>(i), li_.getLoopFor(ctx.at));
-    if (!llvm::isa<llvm::SCEVCouldNotCompute>(s) && !containsForeignAddRec(s, ctx.at))
-      return scevImpl(s, ctx, depth);
+    if (!llvm::isa<llvm::SCEVCouldNotCompute>(s) && !containsForeignAddRec(s, ctx.at)) return scevImpl(s, ctx, depth);
     ctx.approximate("a value computed in a loop is used after it" + where(i));
   }
   auto op = [&](unsigned k) { return valueImpl(i->getOperand(k), ctx, depth); };
 
   if (auto kind = binaryKind(i->getOpcode())) return Expr::binary(*kind, op(0), op(1));
   switch (i->getOpcode()) {
-  case llvm::Instruction::FNeg: return Expr::binary(ExprKind::FSub, Expr::fconstant(0.0, type.bits), op(0));
-  case llvm::Instruction::SExt: return Expr::unary(ExprKind::SExt, op(0), type);
-  case llvm::Instruction::ZExt: return Expr::unary(ExprKind::ZExt, op(0), type);
-  case llvm::Instruction::Trunc: return Expr::unary(ExprKind::Trunc, op(0), type);
-  case llvm::Instruction::FPToSI: return Expr::unary(ExprKind::FPToSI, op(0), type);
-  case llvm::Instruction::FPToUI: return Expr::unary(ExprKind::FPToUI, op(0), type);
-  case llvm::Instruction::SIToFP: return Expr::unary(ExprKind::SIToFP, op(0), type);
-  case llvm::Instruction::UIToFP: return Expr::unary(ExprKind::UIToFP, op(0), type);
+  case llvm::Instruction::FNeg:
+    return Expr::binary(ExprKind::FSub, Expr::fconstant(0.0, type.bits), op(0));
+  case llvm::Instruction::SExt:
+    return Expr::unary(ExprKind::SExt, op(0), type);
+  case llvm::Instruction::ZExt:
+    return Expr::unary(ExprKind::ZExt, op(0), type);
+  case llvm::Instruction::Trunc:
+    return Expr::unary(ExprKind::Trunc, op(0), type);
+  case llvm::Instruction::FPToSI:
+    return Expr::unary(ExprKind::FPToSI, op(0), type);
+  case llvm::Instruction::FPToUI:
+    return Expr::unary(ExprKind::FPToUI, op(0), type);
+  case llvm::Instruction::SIToFP:
+    return Expr::unary(ExprKind::SIToFP, op(0), type);
+  case llvm::Instruction::UIToFP:
+    return Expr::unary(ExprKind::UIToFP, op(0), type);
   case llvm::Instruction::FPTrunc:
-  case llvm::Instruction::FPExt: return Expr::unary(ExprKind::FPCast, op(0), type);
-  case llvm::Instruction::Freeze: return op(0);
+  case llvm::Instruction::FPExt:
+    return Expr::unary(ExprKind::FPCast, op(0), type);
+  case llvm::Instruction::Freeze:
+    return op(0);
   case llvm::Instruction::Select: {
     const llvm::Value *l = nullptr, *r = nullptr;
     auto pattern = llvm::matchSelectPattern(i, l, r);
     if (l && r && !pattern.Ordered && l->getType() == i->getType() && r->getType() == i->getType()) {
       switch (pattern.Flavor) {
-      case llvm::SPF_SMIN: return Expr::binary(ExprKind::SMin, valueImpl(l, ctx, depth), valueImpl(r, ctx, depth));
-      case llvm::SPF_SMAX: return Expr::binary(ExprKind::SMax, valueImpl(l, ctx, depth), valueImpl(r, ctx, depth));
-      case llvm::SPF_UMIN: return Expr::binary(ExprKind::UMin, valueImpl(l, ctx, depth), valueImpl(r, ctx, depth));
-      case llvm::SPF_UMAX: return Expr::binary(ExprKind::UMax, valueImpl(l, ctx, depth), valueImpl(r, ctx, depth));
-      default: break;
+      case llvm::SPF_SMIN:
+        return Expr::binary(ExprKind::SMin, valueImpl(l, ctx, depth), valueImpl(r, ctx, depth));
+      case llvm::SPF_SMAX:
+        return Expr::binary(ExprKind::SMax, valueImpl(l, ctx, depth), valueImpl(r, ctx, depth));
+      case llvm::SPF_UMIN:
+        return Expr::binary(ExprKind::UMin, valueImpl(l, ctx, depth), valueImpl(r, ctx, depth));
+      case llvm::SPF_UMAX:
+        return Expr::binary(ExprKind::UMax, valueImpl(l, ctx, depth), valueImpl(r, ctx, depth));
+      default:
+        break;
       }
     }
     if (auto* cmp = llvm::dyn_cast<llvm::ICmpInst>(i->getOperand(0));
@@ -233,8 +263,10 @@ ExprRef IRTranslator::instruction(const llvm::Instruction* i, Context& ctx, unsi
     }
     return out ? out : Expr::undef("empty phi", type);
   }
-  case llvm::Instruction::Load: return load(i, ctx, depth);
-  case llvm::Instruction::Call: return call(i, ctx, depth);
+  case llvm::Instruction::Load:
+    return load(i, ctx, depth);
+  case llvm::Instruction::Call:
+    return call(i, ctx, depth);
   case llvm::Instruction::ExtractElement: {
     auto* idx = llvm::dyn_cast<llvm::ConstantInt>(i->getOperand(1));
     const llvm::Value* vec = i->getOperand(0);
@@ -242,8 +274,7 @@ ExprRef IRTranslator::instruction(const llvm::Instruction* i, Context& ctx, unsi
     uint64_t lane = idx->getZExtValue();
     uint64_t laneBytes = dl_.getTypeAllocSize(i->getType());
     if (auto* a = llvm::dyn_cast<llvm::Argument>(vec))
-      return Expr::argument(a->getArgNo(), type, scalarOf(i->getType()),
-                            static_cast<uint32_t>(lane * laneBytes));
+      return Expr::argument(a->getArgNo(), type, scalarOf(i->getType()), static_cast<uint32_t>(lane * laneBytes));
     if (auto* ld = llvm::dyn_cast<llvm::LoadInst>(vec)) {
       auto arg = baseArgument(ld->getPointerOperand());
       if (arg && !written_.count(*arg)) {
@@ -260,7 +291,8 @@ ExprRef IRTranslator::instruction(const llvm::Instruction* i, Context& ctx, unsi
   case llvm::Instruction::ICmp:
   case llvm::Instruction::FCmp:
     return Expr::undef("comparison result used as a number" + where(i), type);
-  default: break;
+  default:
+    break;
   }
   return Expr::undef(std::string("unsupported instruction '") + i->getOpcodeName() + "'" + where(i), type);
 }
@@ -271,23 +303,34 @@ ExprRef IRTranslator::call(const llvm::Instruction* i, Context& ctx, unsigned de
   auto arg = [&](unsigned k) { return valueImpl(cb->getArgOperand(k), ctx, depth); };
   if (auto* ii = llvm::dyn_cast<llvm::IntrinsicInst>(i)) {
     switch (ii->getIntrinsicID()) {
-    case llvm::Intrinsic::smin: return Expr::binary(ExprKind::SMin, arg(0), arg(1));
-    case llvm::Intrinsic::smax: return Expr::binary(ExprKind::SMax, arg(0), arg(1));
-    case llvm::Intrinsic::umin: return Expr::binary(ExprKind::UMin, arg(0), arg(1));
-    case llvm::Intrinsic::umax: return Expr::binary(ExprKind::UMax, arg(0), arg(1));
-    case llvm::Intrinsic::abs: return Expr::unary(ExprKind::Abs, arg(0), type);
-    case llvm::Intrinsic::fabs: return Expr::unary(ExprKind::FAbs, arg(0), type);
-    case llvm::Intrinsic::floor: return Expr::unary(ExprKind::FFloor, arg(0), type);
-    case llvm::Intrinsic::ceil: return Expr::unary(ExprKind::FCeil, arg(0), type);
+    case llvm::Intrinsic::smin:
+      return Expr::binary(ExprKind::SMin, arg(0), arg(1));
+    case llvm::Intrinsic::smax:
+      return Expr::binary(ExprKind::SMax, arg(0), arg(1));
+    case llvm::Intrinsic::umin:
+      return Expr::binary(ExprKind::UMin, arg(0), arg(1));
+    case llvm::Intrinsic::umax:
+      return Expr::binary(ExprKind::UMax, arg(0), arg(1));
+    case llvm::Intrinsic::abs:
+      return Expr::unary(ExprKind::Abs, arg(0), type);
+    case llvm::Intrinsic::fabs:
+      return Expr::unary(ExprKind::FAbs, arg(0), type);
+    case llvm::Intrinsic::floor:
+      return Expr::unary(ExprKind::FFloor, arg(0), type);
+    case llvm::Intrinsic::ceil:
+      return Expr::unary(ExprKind::FCeil, arg(0), type);
     case llvm::Intrinsic::minnum:
-    case llvm::Intrinsic::minimum: return Expr::binary(ExprKind::FMin, arg(0), arg(1));
+    case llvm::Intrinsic::minimum:
+      return Expr::binary(ExprKind::FMin, arg(0), arg(1));
     case llvm::Intrinsic::maxnum:
-    case llvm::Intrinsic::maximum: return Expr::binary(ExprKind::FMax, arg(0), arg(1));
+    case llvm::Intrinsic::maximum:
+      return Expr::binary(ExprKind::FMax, arg(0), arg(1));
     case llvm::Intrinsic::fmuladd:
     case llvm::Intrinsic::fma:
       return Expr::binary(ExprKind::FAdd, Expr::binary(ExprKind::FMul, arg(0), arg(1)), arg(2));
     default:
-      return Expr::undef(std::string("result of intrinsic ") + ii->getCalledFunction()->getName().str() + where(i), type);
+      return Expr::undef(std::string("result of intrinsic ") + ii->getCalledFunction()->getName().str() + where(i),
+                         type);
     }
   }
   const llvm::Function* callee = cb->getCalledFunction();
@@ -313,7 +356,7 @@ ExprRef IRTranslator::call(const llvm::Instruction* i, Context& ctx, unsigned de
   case BuiltinKind::WorkItem: {
     auto d = dimension();
     if (!d) return Expr::undef(n + " with a dimension computed at run time" + where(i), type);
-    WorkItemFn fn = n == "get_global_id" ? WorkItemFn::GlobalId
+    WorkItemFn fn = n == "get_global_id"  ? WorkItemFn::GlobalId
                     : n == "get_local_id" ? WorkItemFn::LocalId
                                           : WorkItemFn::GroupId;
     return fit(Expr::workItem(fn, *d));
@@ -336,8 +379,7 @@ ExprRef IRTranslator::call(const llvm::Instruction* i, Context& ctx, unsigned de
     ExprKind mx = isF ? ExprKind::FMax : sgn ? ExprKind::SMax : ExprKind::UMax;
     if (n == "min" && cb->arg_size() == 2) return Expr::binary(mn, arg(0), arg(1));
     if (n == "max" && cb->arg_size() == 2) return Expr::binary(mx, arg(0), arg(1));
-    if (n == "clamp" && cb->arg_size() == 3)
-      return Expr::binary(mn, Expr::binary(mx, arg(0), arg(1)), arg(2));
+    if (n == "clamp" && cb->arg_size() == 3) return Expr::binary(mn, Expr::binary(mx, arg(0), arg(1)), arg(2));
     if (n == "abs" && cb->arg_size() == 1 && !isF) return Expr::unary(ExprKind::Abs, arg(0), type);
     // mul24/mad24 are exact for the 24-bit operands they are defined for.
     if (n == "mul24" && cb->arg_size() == 2) return Expr::mul(arg(0), arg(1));
@@ -354,8 +396,7 @@ ExprRef IRTranslator::call(const llvm::Instruction* i, Context& ctx, unsigned de
     break;
   }
   case BuiltinKind::Convert: {
-    if (!isScalar(i->getType()) || cb->arg_size() != 1 || !isScalar(cb->getArgOperand(0)->getType()))
-      break;
+    if (!isScalar(i->getType()) || cb->arg_size() != 1 || !isScalar(cb->getArgOperand(0)->getType())) break;
     if (n.find("_sat") != std::string::npos) break; // saturation is not modelled
     bool toUnsigned = n.size() > 8 && n[8] == 'u';
     bool fromFloat = cb->getArgOperand(0)->getType()->isFloatingPointTy();
@@ -369,8 +410,10 @@ ExprRef IRTranslator::call(const llvm::Instruction* i, Context& ctx, unsigned de
     if (fromFloat) {
       ExprKind conv = toUnsigned ? ExprKind::FPToUI : ExprKind::FPToSI;
       ValueType ft = x->type();
-      if (n.find("_rtn") != std::string::npos) x = Expr::unary(ExprKind::FFloor, x, ft);
-      else if (n.find("_rtp") != std::string::npos) x = Expr::unary(ExprKind::FCeil, x, ft);
+      if (n.find("_rtn") != std::string::npos)
+        x = Expr::unary(ExprKind::FFloor, x, ft);
+      else if (n.find("_rtp") != std::string::npos)
+        x = Expr::unary(ExprKind::FCeil, x, ft);
       else if (n.find("_rte") != std::string::npos)
         return Expr::either(Expr::unary(conv, Expr::unary(ExprKind::FFloor, x, ft), type),
                             Expr::unary(conv, Expr::unary(ExprKind::FCeil, x, ft), type));
@@ -382,8 +425,10 @@ ExprRef IRTranslator::call(const llvm::Instruction* i, Context& ctx, unsigned de
     bool fromSigned = b.name.params.empty() || isSigned(b.name.params[0].element);
     return Expr::unary(fromSigned ? ExprKind::SExt : ExprKind::ZExt, x, type);
   }
-  case BuiltinKind::Atomic: return Expr::undef("result of " + n + where(i), type);
-  default: break;
+  case BuiltinKind::Atomic:
+    return Expr::undef("result of " + n + where(i), type);
+  default:
+    break;
   }
   return Expr::undef("result of a call to " + n + where(i), type);
 }
@@ -396,8 +441,7 @@ ExprRef IRTranslator::load(const llvm::Instruction* i, Context& ctx, unsigned de
   llvm::APInt offset(64, 0);
   const llvm::Value* base = ptr->stripAndAccumulateConstantOffsets(dl_, offset, true);
   if (auto* a = llvm::dyn_cast<llvm::Argument>(base); a && a->hasByValAttr() && offset.isNonNegative())
-    return Expr::argument(a->getArgNo(), type, scalarOf(i->getType()),
-                          static_cast<uint32_t>(offset.getZExtValue()));
+    return Expr::argument(a->getArgNo(), type, scalarOf(i->getType()), static_cast<uint32_t>(offset.getZExtValue()));
   unsigned as = ptr->getType()->getPointerAddressSpace();
   if (auto arg = baseArgument(ptr)) {
     if (written_.count(*arg) && !ctx.pragma)
@@ -447,8 +491,7 @@ ExprRef IRTranslator::addRec(const llvm::SCEVAddRecExpr* ar, Context& ctx, unsig
       // No trip count (e.g. a step only known at launch time): the exit test still bounds
       // the values, which the sequence covers if the step turns out to be positive.
       const llvm::SCEV* bound = exitBound(loop, ar);
-      if (!bound)
-        return Expr::undef("the trip count of the loop" + where(header) + " is unknown", type);
+      if (!bound) return Expr::undef("the trip count of the loop" + where(header) + " is unknown", type);
       ctx.approximate("the trip count of the loop" + where(header) + " is unknown: its exit test bounds it");
       ctx.sequenceLoops.insert(loop);
       return Expr::seq(scevImpl(ar->getStart(), ctx, depth + 1), scevImpl(ar->getStepRecurrence(se_), ctx, depth + 1),
@@ -561,12 +604,21 @@ ExprRef IRTranslator::scevImpl(const llvm::SCEV* s, Context& ctx, unsigned depth
     return Expr::unary(ExprKind::SExt, scevImpl(x->getOperand(), ctx, depth + 1), type);
   ExprKind fold;
   switch (s->getSCEVType()) {
-  case scSMaxExpr: fold = ExprKind::SMax; break;
-  case scUMaxExpr: fold = ExprKind::UMax; break;
-  case scSMinExpr: fold = ExprKind::SMin; break;
+  case scSMaxExpr:
+    fold = ExprKind::SMax;
+    break;
+  case scUMaxExpr:
+    fold = ExprKind::UMax;
+    break;
+  case scSMinExpr:
+    fold = ExprKind::SMin;
+    break;
   case scUMinExpr:
-  case scSequentialUMinExpr: fold = ExprKind::UMin; break;
-  default: return Expr::undef("a value the analysis cannot compute", type);
+  case scSequentialUMinExpr:
+    fold = ExprKind::UMin;
+    break;
+  default:
+    return Expr::undef("a value the analysis cannot compute", type);
   }
   auto* nary = cast<SCEVNAryExpr>(s);
   ExprRef out;
@@ -596,8 +648,7 @@ std::optional<unsigned> IRTranslator::baseArgument(const llvm::Value* p) const {
       continue;
     }
     if (auto* op = llvm::dyn_cast<llvm::Operator>(v);
-        op && (op->getOpcode() == llvm::Instruction::BitCast ||
-               op->getOpcode() == llvm::Instruction::AddrSpaceCast ||
+        op && (op->getOpcode() == llvm::Instruction::BitCast || op->getOpcode() == llvm::Instruction::AddrSpaceCast ||
                op->getOpcode() == llvm::Instruction::Freeze)) {
       work.push_back(op->getOperand(0));
       continue;
@@ -628,8 +679,8 @@ ExprRef IRTranslator::offsetImpl(const llvm::Value* p, unsigned arg, Context& ct
     llvm::APInt constant(64, 0);
     if (!g->collectOffset(dl_, 64, vars, constant))
       return Expr::undef("pointer arithmetic the analysis cannot follow" + where(inst));
-    ExprRef out = Expr::add(offsetImpl(g->getPointerOperand(), arg, ctx, depth + 1),
-                            Expr::constant(constant.getSExtValue()));
+    ExprRef out =
+        Expr::add(offsetImpl(g->getPointerOperand(), arg, ctx, depth + 1), Expr::constant(constant.getSExtValue()));
     for (auto& [index, scale] : vars) {
       ExprRef e = to64(valueImpl(index, ctx, depth + 1), true);
       out = Expr::add(out, Expr::mul(e, Expr::constant(scale.getSExtValue())));
@@ -637,8 +688,7 @@ ExprRef IRTranslator::offsetImpl(const llvm::Value* p, unsigned arg, Context& ct
     return out;
   }
   if (auto* op = llvm::dyn_cast<llvm::Operator>(p);
-      op && (op->getOpcode() == llvm::Instruction::BitCast ||
-             op->getOpcode() == llvm::Instruction::AddrSpaceCast ||
+      op && (op->getOpcode() == llvm::Instruction::BitCast || op->getOpcode() == llvm::Instruction::AddrSpaceCast ||
              op->getOpcode() == llvm::Instruction::Freeze))
     return offsetImpl(op->getOperand(0), arg, ctx, depth + 1);
   if (auto* sel = llvm::dyn_cast<llvm::SelectInst>(p))

@@ -36,11 +36,11 @@ namespace clsplit::analysis::analyzer {
 class IRTranslator {
 public:
   struct Context {
-    const llvm::BasicBlock* at = nullptr; // where the translated values are used
-    bool pragma = false;                  // a pragma's expression: indirections through buffers
-                                          // the kernel writes read their values before it runs
-    bool inexact = false;                 // an over-approximation was made
-    std::vector<std::string> why;         // ... and why, for diagnostics
+    const llvm::BasicBlock* at = nullptr;      // where the translated values are used
+    bool pragma = false;                       // a pragma's expression: indirections through buffers
+                                               // the kernel writes read their values before it runs
+    bool inexact = false;                      // an over-approximation was made
+    std::vector<std::string> why;              // ... and why, for diagnostics
     std::set<const llvm::Loop*> sequenceLoops; // loops whose induction sequences appear
     void approximate(std::string reason) {
       inexact = true;
@@ -50,8 +50,7 @@ public:
     }
   };
 
-  IRTranslator(llvm::Function& kernel, llvm::ScalarEvolution& se, llvm::LoopInfo& li,
-               llvm::DominatorTree& dt);
+  IRTranslator(llvm::Function& kernel, llvm::ScalarEvolution& se, llvm::LoopInfo& li, llvm::DominatorTree& dt);
 
   // Element type of each buffer argument as declared (kernel_arg_base_type), for indirections.
   void setDeclaredElementType(unsigned arg, ScalarType type);

@@ -52,15 +52,22 @@ ScalarType scalarTypeNamed(std::string name) {
   while (!name.empty() && (name.back() == '*' || name.back() == ' ')) name.pop_back();
   for (const char* q : {"const ", "volatile ", "restrict ", "__global ", "__constant ", "global ", "constant "})
     while (name.rfind(q, 0) == 0) name.erase(0, std::string_view(q).size());
-  static const std::map<std::string, ScalarType> names = {
-      {"char", ScalarType::I8},          {"signed char", ScalarType::I8},
-      {"uchar", ScalarType::U8},         {"unsigned char", ScalarType::U8},
-      {"short", ScalarType::I16},        {"ushort", ScalarType::U16},
-      {"unsigned short", ScalarType::U16}, {"int", ScalarType::I32},
-      {"uint", ScalarType::U32},         {"unsigned int", ScalarType::U32},
-      {"long", ScalarType::I64},         {"ulong", ScalarType::U64},
-      {"unsigned long", ScalarType::U64}, {"float", ScalarType::F32},
-      {"double", ScalarType::F64},       {"bool", ScalarType::U8}};
+  static const std::map<std::string, ScalarType> names = {{"char", ScalarType::I8},
+                                                          {"signed char", ScalarType::I8},
+                                                          {"uchar", ScalarType::U8},
+                                                          {"unsigned char", ScalarType::U8},
+                                                          {"short", ScalarType::I16},
+                                                          {"ushort", ScalarType::U16},
+                                                          {"unsigned short", ScalarType::U16},
+                                                          {"int", ScalarType::I32},
+                                                          {"uint", ScalarType::U32},
+                                                          {"unsigned int", ScalarType::U32},
+                                                          {"long", ScalarType::I64},
+                                                          {"ulong", ScalarType::U64},
+                                                          {"unsigned long", ScalarType::U64},
+                                                          {"float", ScalarType::F32},
+                                                          {"double", ScalarType::F64},
+                                                          {"bool", ScalarType::U8}};
   auto it = names.find(name);
   return it == names.end() ? ScalarType::Unknown : it->second;
 }
@@ -78,11 +85,16 @@ std::vector<KernelArg> kernelArgs(const llvm::Function& f) {
     const std::string access = metadataString(f, "kernel_arg_access_qual", i);
     if (a.getType()->isPointerTy()) {
       unsigned as = metadataInt(f, "kernel_arg_addr_space", i).value_or(a.getType()->getPointerAddressSpace());
-      if (isImageTypeName(type)) k.kind = ArgKind::Image;
-      else if (as == 1) k.kind = ArgKind::GlobalBuffer;
-      else if (as == 2) k.kind = ArgKind::ConstantBuffer;
-      else if (as == 3) k.kind = ArgKind::LocalBuffer;
-      else k.kind = ArgKind::Scalar; // a struct passed by value (byval pointer)
+      if (isImageTypeName(type))
+        k.kind = ArgKind::Image;
+      else if (as == 1)
+        k.kind = ArgKind::GlobalBuffer;
+      else if (as == 2)
+        k.kind = ArgKind::ConstantBuffer;
+      else if (as == 3)
+        k.kind = ArgKind::LocalBuffer;
+      else
+        k.kind = ArgKind::Scalar; // a struct passed by value (byval pointer)
       if (type.find('*') != std::string::npos) k.scalarType = scalarTypeNamed(type);
     } else if (type == "sampler_t") {
       k.kind = ArgKind::Sampler;
@@ -110,9 +122,7 @@ const Expr* unboundedIndirection(const Expr& e, const KernelRegions& r) {
     return false;
   };
   if (e.kind() == ExprKind::Load) {
-    auto has = [](const std::vector<unsigned>& v, unsigned a) {
-      return std::find(v.begin(), v.end(), a) != v.end();
-    };
+    auto has = [](const std::vector<unsigned>& v, unsigned a) { return std::find(v.begin(), v.end(), a) != v.end(); };
     bool monotone = has(r.increasingBuffers, e.arg()) || has(r.decreasingBuffers, e.arg());
     if (!monotone && varies(*e.operand(0), varies)) return &e;
   }
@@ -180,9 +190,8 @@ public:
   KernelJob(llvm::Function& f, llvm::FunctionAnalysisManager& fam, std::vector<Diagnostic>& errors,
             const AnalyzerOptions& options)
       : f_(f), errors_(errors), options_(options), dt_(fam.getResult<llvm::DominatorTreeAnalysis>(f)),
-        pdt_(fam.getResult<llvm::PostDominatorTreeAnalysis>(f)),
-        li_(fam.getResult<llvm::LoopAnalysis>(f)), se_(fam.getResult<llvm::ScalarEvolutionAnalysis>(f)),
-        translator_(f, se_, li_, dt_) {}
+        pdt_(fam.getResult<llvm::PostDominatorTreeAnalysis>(f)), li_(fam.getResult<llvm::LoopAnalysis>(f)),
+        se_(fam.getResult<llvm::ScalarEvolutionAnalysis>(f)), translator_(f, se_, li_, dt_) {}
 
   KernelAnalysis run() {
     KernelAnalysis k;
@@ -277,8 +286,7 @@ private:
     ExprRef off = translator_.offsetOf(a.pointer, a.arg, ctx);
     if (a.index) {
       ExprRef idx = translator_.value(a.index, ctx);
-      if (!idx->type().isFloat && idx->type().bits < 64)
-        idx = Expr::unary(ExprKind::SExt, idx, ValueType::integer(64));
+      if (!idx->type().isFloat && idx->type().bits < 64) idx = Expr::unary(ExprKind::SExt, idx, ValueType::integer(64));
       off = Expr::add(off, Expr::mul(idx, Expr::constant(static_cast<int64_t>(a.indexScale))));
     }
     if (a.count) {
@@ -361,7 +369,9 @@ private:
     if (size == 0 || size > (1u << 20)) size = 1;
     ExprRef sizeExpr = Expr::constant(static_cast<int64_t>(size));
     StatementRegion s;
-    s.kind = m.kind == MarkerKind::Read ? AccessKind::Read : m.kind == MarkerKind::Write ? AccessKind::Write : AccessKind::Atomic;
+    s.kind = m.kind == MarkerKind::Read    ? AccessKind::Read
+             : m.kind == MarkerKind::Write ? AccessKind::Write
+                                           : AccessKind::Atomic;
     s.arg = *arg;
     s.width = static_cast<uint32_t>(size);
     s.offset = Expr::add(base, Expr::interval(Expr::mul(first, sizeExpr), Expr::mul(last, sizeExpr)));
@@ -395,12 +405,15 @@ private:
       for (size_t j = 0; j < regions_.statements.size(); ++j) {
         const auto& t = regions_.statements[j];
         if (t.fromPragma || t.arg != s.arg || !meta_[j].fromAtomic) continue;
-        if (t.kind == AccessKind::Atomic) ops.insert({t.atomicOp, t.atomicType});
-        else asWrite = true;
+        if (t.kind == AccessKind::Atomic)
+          ops.insert({t.atomicOp, t.atomicType});
+        else
+          asWrite = true;
       }
       if (asWrite || ops.size() != 1) {
         if (ops.empty() && !asWrite)
-          meta_[i].why.push_back("no commutative atomic update of this buffer was found: the pragma region is treated as written");
+          meta_[i].why.push_back(
+              "no commutative atomic update of this buffer was found: the pragma region is treated as written");
         s.kind = AccessKind::Write;
         s.atomicOp = AtomicOp::None;
         s.atomicType = ScalarType::Unknown;
@@ -463,23 +476,30 @@ private:
       const Meta& meta = meta_[i];
       std::string what = std::string(kindWord(s.kind)) + " of " + name(s.arg) +
                          (s.line ? " at line " + std::to_string(s.line) : std::string());
-      std::string fix = "'#pragma " + std::string(s.kind == AccessKind::Read ? "read" : s.kind == AccessKind::Write ? "write" : "atomic") +
+      std::string fix = "'#pragma " +
+                        std::string(s.kind == AccessKind::Read    ? "read"
+                                    : s.kind == AccessKind::Write ? "write"
+                                                                  : "atomic") +
                         " " + name(s.arg) + "[first, last]' (inclusive element indices)";
       if (const std::string* reason = firstUndefReason(*s.offset)) {
-        diag(s.line, meta.column, what + ": " + *reason + "; the whole buffer is assumed. Give the region with " + fix + ".");
+        diag(s.line, meta.column,
+             what + ": " + *reason + "; the whole buffer is assumed. Give the region with " + fix + ".");
         if (s.kind == AccessKind::Write && !k.unsplittableReason)
-          k.unsplittableReason = "the region of the " + what + " is unknown (" + *reason + "); add " + fix + " to split this kernel";
+          k.unsplittableReason =
+              "the region of the " + what + " is unknown (" + *reason + "); add " + fix + " to split this kernel";
         continue;
       }
       if (const Expr* load = unboundedIndirection(*s.offset, regions_)) {
         std::string buffer = name(load->arg());
-        diag(s.line, meta.column, what + ": the index depends on values of " + buffer +
-                                      "; if " + buffer + " is sorted add '#pragma opencl_increasing_buffer " + buffer +
-                                      "' (or opencl_decreasing_buffer), otherwise give the region with " + fix + ".");
+        diag(s.line, meta.column,
+             what + ": the index depends on values of " + buffer + "; if " + buffer +
+                 " is sorted add '#pragma opencl_increasing_buffer " + buffer +
+                 "' (or opencl_decreasing_buffer), otherwise give the region with " + fix + ".");
         if (s.kind == AccessKind::Write && !k.unsplittableReason)
-          k.unsplittableReason = "the " + what + " goes through values of " + buffer +
-                                 ", which is not annotated increasing or decreasing; add '#pragma opencl_increasing_buffer " +
-                                 buffer + "' or " + fix + " to split this kernel";
+          k.unsplittableReason =
+              "the " + what + " goes through values of " + buffer +
+              ", which is not annotated increasing or decreasing; add '#pragma opencl_increasing_buffer " + buffer +
+              "' or " + fix + " to split this kernel";
         continue;
       }
       if (!s.exact && !s.fromPragma) {
@@ -525,7 +545,8 @@ ModuleAnalysis analyzeModule(const llvm::Module& module, const AnalyzerOptions& 
     if (f.isDeclaration() || f.getCallingConv() != llvm::CallingConv::SPIR_KERNEL) continue;
     KernelJob job(f, fam, out.errors, options);
     out.kernels.push_back(job.run());
-    log().debug("analyzed kernel {}: {} statement regions", f.getName().str(), out.kernels.back().regions.statements.size());
+    log().debug("analyzed kernel {}: {} statement regions", f.getName().str(),
+                out.kernels.back().regions.statements.size());
   }
   return out;
 }

@@ -14,19 +14,36 @@ bool startsWith(std::string_view s, std::string_view p) { return s.substr(0, p.s
 ScalarType builtinType(char c, bool& known) {
   known = true;
   switch (c) {
-  case 'c': case 'a': return ScalarType::I8;
-  case 'h': return ScalarType::U8;
-  case 's': return ScalarType::I16;
-  case 't': return ScalarType::U16;
-  case 'i': return ScalarType::I32;
-  case 'j': return ScalarType::U32;
-  case 'l': case 'x': return ScalarType::I64;
-  case 'm': case 'y': return ScalarType::U64;
-  case 'f': return ScalarType::F32;
-  case 'd': return ScalarType::F64;
-  case 'b': return ScalarType::U8;
-  case 'v': return ScalarType::Unknown;
-  default: known = false; return ScalarType::Unknown;
+  case 'c':
+  case 'a':
+    return ScalarType::I8;
+  case 'h':
+    return ScalarType::U8;
+  case 's':
+    return ScalarType::I16;
+  case 't':
+    return ScalarType::U16;
+  case 'i':
+    return ScalarType::I32;
+  case 'j':
+    return ScalarType::U32;
+  case 'l':
+  case 'x':
+    return ScalarType::I64;
+  case 'm':
+  case 'y':
+    return ScalarType::U64;
+  case 'f':
+    return ScalarType::F32;
+  case 'd':
+    return ScalarType::F64;
+  case 'b':
+    return ScalarType::U8;
+  case 'v':
+    return ScalarType::Unknown;
+  default:
+    known = false;
+    return ScalarType::Unknown;
   }
 }
 
@@ -170,13 +187,17 @@ Builtin classifyBuiltin(std::string_view calleeName) {
       if (n == x) return true;
     return false;
   };
-  if (is({"get_global_id", "get_local_id", "get_group_id"})) b.kind = BuiltinKind::WorkItem;
-  else if (is({"get_global_size", "get_local_size", "get_num_groups", "get_global_offset",
-               "get_work_dim", "get_enqueued_local_size"}))
+  if (is({"get_global_id", "get_local_id", "get_group_id"}))
+    b.kind = BuiltinKind::WorkItem;
+  else if (is({"get_global_size", "get_local_size", "get_num_groups", "get_global_offset", "get_work_dim",
+               "get_enqueued_local_size"}))
     b.kind = BuiltinKind::Launch;
-  else if (is({"min", "max", "clamp", "abs", "mul24", "mad24"})) b.kind = BuiltinKind::IntMath;
-  else if (is({"floor", "ceil", "trunc", "fabs", "fmin", "fmax"})) b.kind = BuiltinKind::FloatMath;
-  else if (startsWith(n, "convert_")) b.kind = BuiltinKind::Convert;
+  else if (is({"min", "max", "clamp", "abs", "mul24", "mad24"}))
+    b.kind = BuiltinKind::IntMath;
+  else if (is({"floor", "ceil", "trunc", "fabs", "fmin", "fmax"}))
+    b.kind = BuiltinKind::FloatMath;
+  else if (startsWith(n, "convert_"))
+    b.kind = BuiltinKind::Convert;
   else if (startsWith(n, "vload")) {
     b.kind = BuiltinKind::VLoad;
     std::string_view rest = std::string_view(n).substr(5);

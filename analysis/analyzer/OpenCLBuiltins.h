@@ -14,10 +14,10 @@ namespace clsplit::analysis::analyzer {
 // One parameter type of a mangled name, as far as the analysis needs it.
 struct MangledParam {
   bool pointer = false;
-  unsigned addressSpace = 0;      // pointers: 1 global, 2 constant, 3 local, 0 private
+  unsigned addressSpace = 0;                // pointers: 1 global, 2 constant, 3 local, 0 private
   ScalarType element = ScalarType::Unknown; // scalar, vector element or pointee element
-  unsigned vectorWidth = 1;       // Dv4_f -> 4
-  bool isHalf = false;            // Dh
+  unsigned vectorWidth = 1;                 // Dv4_f -> 4
+  bool isHalf = false;                      // Dh
   unsigned elementBytes() const { return isHalf ? 2 : scalarSize(element); }
 };
 
@@ -31,16 +31,16 @@ MangledName demangle(std::string_view mangled);
 
 enum class BuiltinKind {
   None,
-  WorkItem,      // get_global_id & co (value)
-  Launch,        // get_global_size & co (value)
-  IntMath,       // min, max, clamp, abs, mul24, mad24 (value)
-  FloatMath,     // floor, ceil, trunc, fabs, fmin, fmax (value)
-  Convert,       // convert_<type>[_sat][_rte|_rtz|_rtp|_rtn] (value)
-  VLoad,         // vloadN, vload_half[N], vloada_half[N]
-  VStore,        // vstoreN, vstore_half[N][_r..], vstorea_half[N][_r..]
-  Atomic,        // atomic_* / atom_* on a pointer argument
-  AsyncCopy,     // async_work_group_copy / async_work_group_strided_copy
-  NoMemoryEffect,// prefetch, printf, barriers, fences, wait_group_events: no buffer access
+  WorkItem,       // get_global_id & co (value)
+  Launch,         // get_global_size & co (value)
+  IntMath,        // min, max, clamp, abs, mul24, mad24 (value)
+  FloatMath,      // floor, ceil, trunc, fabs, fmin, fmax (value)
+  Convert,        // convert_<type>[_sat][_rte|_rtz|_rtp|_rtn] (value)
+  VLoad,          // vloadN, vload_half[N], vloada_half[N]
+  VStore,         // vstoreN, vstore_half[N][_r..], vstorea_half[N][_r..]
+  Atomic,         // atomic_* / atom_* on a pointer argument
+  AsyncCopy,      // async_work_group_copy / async_work_group_strided_copy
+  NoMemoryEffect, // prefetch, printf, barriers, fences, wait_group_events: no buffer access
 };
 
 struct Builtin {

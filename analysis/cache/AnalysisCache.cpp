@@ -158,8 +158,7 @@ std::string encode(const ProgramAnalysis& analysis, std::string_view key) {
   return std::move(w.bytes());
 }
 
-std::optional<ProgramAnalysis> decode(std::string_view bytes, std::string_view key,
-                                      std::string* error) {
+std::optional<ProgramAnalysis> decode(std::string_view bytes, std::string_view key, std::string* error) {
   auto fail = [&](std::string why) -> std::optional<ProgramAnalysis> {
     if (error) *error = std::move(why);
     return std::nullopt;
@@ -206,8 +205,7 @@ std::optional<ProgramAnalysis> decode(std::string_view bytes, std::string_view k
   return a;
 }
 
-std::optional<ProgramAnalysis> load(const std::string& directory, std::string_view key,
-                                    std::string* error) {
+std::optional<ProgramAnalysis> load(const std::string& directory, std::string_view key, std::string* error) {
   std::ifstream in(cacheFilePath(directory, key), std::ios::binary);
   if (!in) {
     if (error) *error = "no cache file";
@@ -217,8 +215,7 @@ std::optional<ProgramAnalysis> load(const std::string& directory, std::string_vi
   return decode(bytes, key, error);
 }
 
-bool store(const std::string& directory, std::string_view key, const ProgramAnalysis& analysis,
-           std::string* error) {
+bool store(const std::string& directory, std::string_view key, const ProgramAnalysis& analysis, std::string* error) {
   namespace fs = std::filesystem;
   std::error_code ec;
   fs::create_directories(directory, ec);
@@ -228,8 +225,8 @@ bool store(const std::string& directory, std::string_view key, const ProgramAnal
   }
   std::string bytes = encode(analysis, key);
   std::random_device random;
-  fs::path temp = fs::path(directory) / ("." + std::string(key) + "." + std::to_string(getpid()) +
-                                         "." + std::to_string(random()) + ".tmp");
+  fs::path temp = fs::path(directory) /
+                  ("." + std::string(key) + "." + std::to_string(getpid()) + "." + std::to_string(random()) + ".tmp");
   {
     std::ofstream out(temp, std::ios::binary | std::ios::trunc);
     out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));

@@ -20,12 +20,10 @@ std::string defaultCacheDirectory();
 std::string encode(const ProgramAnalysis& analysis, std::string_view key);
 // nullopt (with the reason) for anything truncated, corrupt, of another format version or
 // region-format version, or stored under another key.
-std::optional<ProgramAnalysis> decode(std::string_view bytes, std::string_view key,
-                                      std::string* error = nullptr);
+std::optional<ProgramAnalysis> decode(std::string_view bytes, std::string_view key, std::string* error = nullptr);
 
 // Reads <directory>/<key>.analysis. A missing, unreadable or invalid file is a miss.
-std::optional<ProgramAnalysis> load(const std::string& directory, std::string_view key,
-                                    std::string* error = nullptr);
+std::optional<ProgramAnalysis> load(const std::string& directory, std::string_view key, std::string* error = nullptr);
 // Writes <directory>/<key>.analysis through a temporary file and a rename, creating the
 // directory. Concurrent writers of the same key are harmless (the last rename wins).
 bool store(const std::string& directory, std::string_view key, const ProgramAnalysis& analysis,

@@ -25,24 +25,24 @@ void describeKernel(std::ostream& out, const KernelAnalysis& k) {
         << d.message << "\n";
 }
 
-std::string hintsDump(const ProgramAnalysis& analysis, std::string_view programHash,
-                      std::string_view buildOptions) {
+std::string hintsDump(const ProgramAnalysis& analysis, std::string_view programHash, std::string_view buildOptions) {
   std::ostringstream out;
   size_t whole = 0;
   for (const auto& k : analysis.kernels) whole += k.unsplittableReason || !k.partitionReady ? 1 : 0;
   out << "program " << programHash << "\n"
       << "build options: \"" << buildOptions << "\"\n"
       << "source: " << programHash << ".cl (line numbers below refer to it)\n"
-      << "kernels: " << analysis.kernels.size() << " (" << analysis.kernels.size() - whole
-      << " split-ready, " << whole << " run whole)\n";
+      << "kernels: " << analysis.kernels.size() << " (" << analysis.kernels.size() - whole << " split-ready, " << whole
+      << " run whole)\n";
   if (whole > 0)
     out << "hint file: put the pragmas a kernel needs into <CLSPLIT_HINTS dir>/" << programHash
         << ".hints\n  under a line `[kernel NAME]` (or into <CLSPLIT_HINTS dir>/NAME.hints), e.g.\n"
-        << "    [kernel " << [&] {
-             for (const auto& k : analysis.kernels)
-               if (k.unsplittableReason || !k.partitionReady) return k.name;
-             return std::string();
-           }()
+        << "    [kernel " <<
+        [&] {
+          for (const auto& k : analysis.kernels)
+            if (k.unsplittableReason || !k.partitionReady) return k.name;
+          return std::string();
+        }()
         << "]\n    #pragma opencl_increasing_buffer INDEX_BUFFER\n"
         << "  (syntax and the available pragmas: docs/hints.md)\n";
   for (const auto& k : analysis.kernels) {

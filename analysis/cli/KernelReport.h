@@ -19,7 +19,6 @@ void describeKernel(std::ostream& out, const KernelAnalysis& kernel);
 
 // The hint dump of one program: its hash (the name of its hint file), options, and per kernel the
 // verdict and notes, with how to write a hint file for it. Pure text, no file access.
-std::string hintsDump(const ProgramAnalysis& analysis, std::string_view programHash,
-                      std::string_view buildOptions);
+std::string hintsDump(const ProgramAnalysis& analysis, std::string_view programHash, std::string_view buildOptions);
 
 } // namespace clsplit::analysis

@@ -25,7 +25,6 @@ struct Usage {
   std::string message;
 };
 
-
 std::optional<uint64_t> parseU64(std::string_view s) {
   uint64_t v = 0;
   auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
@@ -70,12 +69,18 @@ Options parse(const std::vector<std::string>& argsIn) {
   };
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
-    if (a == "--symbolic") o.symbolic = true;
-    else if (a == "--kernel") o.kernel = need(i);
-    else if (a == "--options") o.buildOptions = need(i);
-    else if (a == "--gws") o.gws = parseList(need(i), "--gws");
-    else if (a == "--lws") o.lws = parseList(need(i), "--lws");
-    else if (a == "--offset") o.offset = parseList(need(i), "--offset");
+    if (a == "--symbolic")
+      o.symbolic = true;
+    else if (a == "--kernel")
+      o.kernel = need(i);
+    else if (a == "--options")
+      o.buildOptions = need(i);
+    else if (a == "--gws")
+      o.gws = parseList(need(i), "--gws");
+    else if (a == "--lws")
+      o.lws = parseList(need(i), "--lws");
+    else if (a == "--offset")
+      o.offset = parseList(need(i), "--offset");
     else if (a == "--split-dim") {
       auto v = parseU64(need(i));
       if (!v || *v > 2) throw Usage{"--split-dim must be 0, 1 or 2"};
@@ -155,7 +160,8 @@ public:
   }
 };
 
-template <typename T> std::vector<std::byte> bytesOf(T v) {
+template <typename T>
+std::vector<std::byte> bytesOf(T v) {
   std::vector<std::byte> b(sizeof(T));
   std::memcpy(b.data(), &v, sizeof(T));
   return b;
@@ -171,8 +177,10 @@ void writeRanges(std::ostream& out, const RangeSet& set, uint64_t size) {
   bool first = true;
   for (const auto& r : set) {
     out << (first ? "" : ", ") << "[" << r.lo << ", ";
-    if (size == kUnbounded && r.hi == kUnbounded) out << "\"end\"";
-    else out << r.hi;
+    if (size == kUnbounded && r.hi == kUnbounded)
+      out << "\"end\"";
+    else
+      out << r.hi;
     out << "]";
     first = false;
   }
@@ -202,7 +210,8 @@ int run(const Options& o, std::ostream& out, std::ostream& err, const ProgramAna
       any = true;
     }
     if (!any) {
-      err << "clsplit regions: " << (o.kernel.empty() ? "no kernel in " + o.file : "no kernel named " + o.kernel) << "\n";
+      err << "clsplit regions: " << (o.kernel.empty() ? "no kernel in " + o.file : "no kernel named " + o.kernel)
+          << "\n";
       return 1;
     }
     return 0;
@@ -220,7 +229,8 @@ int run(const Options& o, std::ostream& out, std::ostream& err, const ProgramAna
     range.local[d] = o.lws.empty() ? 1 : o.lws[d];
     range.offset[d] = o.offset.empty() ? 0 : o.offset[d];
     if (range.local[d] == 0 || range.global[d] == 0 || range.global[d] % range.local[d] != 0) {
-      err << "clsplit regions: the global size must be a non-zero multiple of the local size in dimension " << d << "\n";
+      err << "clsplit regions: the global size must be a non-zero multiple of the local size in dimension " << d
+          << "\n";
       return 2;
     }
   }
@@ -284,7 +294,8 @@ int run(const Options& o, std::ostream& out, std::ostream& err, const ProgramAna
   slice.groupBegin = o.groups ? o.groups->first : 0;
   slice.groupEnd = o.groups ? o.groups->second : groups;
   if (slice.groupEnd > groups) {
-    err << "clsplit regions: --groups ends after the last work-group (" << groups << " in dimension " << slice.dim << ")\n";
+    err << "clsplit regions: --groups ends after the last work-group (" << groups << " in dimension " << slice.dim
+        << ")\n";
     return 2;
   }
   values.missing.clear(); // chooseSplitDimension's probes do not count
@@ -302,7 +313,8 @@ int run(const Options& o, std::ostream& out, std::ostream& err, const ProgramAna
   out << "  \"slice\": {\"dim\": " << slice.dim << ", \"groups\": [" << slice.groupBegin << ", " << slice.groupEnd
       << "]},\n";
   out << "  \"suggestedSplitDim\": " << suggested << ",\n";
-  out << "  \"unsplittable\": " << (kernel->unsplittableReason ? jsonString(*kernel->unsplittableReason) : "null") << ",\n";
+  out << "  \"unsplittable\": " << (kernel->unsplittableReason ? jsonString(*kernel->unsplittableReason) : "null")
+      << ",\n";
   out << "  \"buffers\": [";
   bool first = true;
   for (unsigned i = 0; i < regions.size(); ++i) {
@@ -312,8 +324,10 @@ int run(const Options& o, std::ostream& out, std::ostream& err, const ProgramAna
     out << (first ? "\n" : ",\n");
     first = false;
     out << "    {\"arg\": " << i << ", \"name\": " << jsonString(argNameOf(*kernel, i)) << ", \"size\": ";
-    if (size == kUnbounded) out << "\"unbounded\"";
-    else out << size;
+    if (size == kUnbounded)
+      out << "\"unbounded\"";
+    else
+      out << size;
     out << ",\n      \"read\": {\"ranges\": ";
     writeRanges(out, r.read, size);
     out << ", \"bytes\": " << r.read.bytes() << ", \"exact\": " << (r.readExact ? "true" : "false") << "},\n";
@@ -322,9 +336,9 @@ int run(const Options& o, std::ostream& out, std::ostream& err, const ProgramAna
     out << ", \"bytes\": " << r.write.bytes() << ", \"exact\": " << (r.writeExact ? "true" : "false") << "},\n";
     out << "      \"atomic\": {\"ranges\": ";
     writeRanges(out, r.atomic, size);
-    out << ", \"bytes\": " << r.atomic.bytes() << ", \"op\": "
-        << (r.atomicOp == AtomicOp::None ? "null" : jsonString(name(r.atomicOp))) << ", \"type\": "
-        << (r.atomicOp == AtomicOp::None ? "null" : jsonString(name(r.atomicType))) << "},\n";
+    out << ", \"bytes\": " << r.atomic.bytes()
+        << ", \"op\": " << (r.atomicOp == AtomicOp::None ? "null" : jsonString(name(r.atomicOp)))
+        << ", \"type\": " << (r.atomicOp == AtomicOp::None ? "null" : jsonString(name(r.atomicType))) << "},\n";
     out << "      \"note\": " << (r.note.empty() ? "null" : jsonString(r.note)) << "}";
   }
   out << (first ? "],\n" : "\n  ],\n");
@@ -366,15 +380,23 @@ std::optional<std::vector<std::byte>> scalarFromText(const std::string& text, Sc
       if (used != text.size()) throw bad();
       return bytesOf(d);
     }
-    default: break;
+    default:
+      break;
     }
     long long v = std::stoll(text, &used, 0);
     if (used != text.size()) throw bad();
     switch (type) {
-    case ScalarType::I8: case ScalarType::U8: return bytesOf(static_cast<int8_t>(v));
-    case ScalarType::I16: case ScalarType::U16: return bytesOf(static_cast<int16_t>(v));
-    case ScalarType::I32: case ScalarType::U32: return bytesOf(static_cast<int32_t>(v));
-    default: return bytesOf(static_cast<int64_t>(v)); // also covers 4-byte reads (little-endian)
+    case ScalarType::I8:
+    case ScalarType::U8:
+      return bytesOf(static_cast<int8_t>(v));
+    case ScalarType::I16:
+    case ScalarType::U16:
+      return bytesOf(static_cast<int16_t>(v));
+    case ScalarType::I32:
+    case ScalarType::U32:
+      return bytesOf(static_cast<int32_t>(v));
+    default:
+      return bytesOf(static_cast<int64_t>(v)); // also covers 4-byte reads (little-endian)
     }
   } catch (...) {
     return std::nullopt;

@@ -13,10 +13,14 @@ namespace {
 
 // Options Clang accepts verbatim and that can change what the program means.
 constexpr std::array<std::string_view, 9> kSemanticFlags = {
-    "-cl-single-precision-constant", "-cl-fp32-correctly-rounded-divide-sqrt",
-    "-cl-mad-enable",                "-cl-no-signed-zeros",
-    "-cl-unsafe-math-optimizations", "-cl-finite-math-only",
-    "-cl-fast-relaxed-math",         "-cl-uniform-work-group-size",
+    "-cl-single-precision-constant",
+    "-cl-fp32-correctly-rounded-divide-sqrt",
+    "-cl-mad-enable",
+    "-cl-no-signed-zeros",
+    "-cl-unsafe-math-optimizations",
+    "-cl-finite-math-only",
+    "-cl-fast-relaxed-math",
+    "-cl-uniform-work-group-size",
     "-cl-strict-aliasing",
 };
 

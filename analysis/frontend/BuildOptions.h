@@ -19,14 +19,14 @@ struct BuildOptions {
     bool undefine = false;
   };
   std::vector<Macro> macros;
-  std::vector<std::string> includeDirs;  // -I DIR, in order
-  OpenCLVersion clStd = 0;               // -cl-std=
+  std::vector<std::string> includeDirs; // -I DIR, in order
+  OpenCLVersion clStd = 0;              // -cl-std=
   // OpenCL options that change the program's meaning (macros like __FAST_RELAXED_MATH__,
   // floating-point semantics), passed verbatim to Clang.
   std::vector<std::string> semanticFlags;
-  bool optimizationDisabled = false;     // -cl-opt-disable (only affects __OPTIMIZE__)
-  bool suppressWarnings = false;         // -w
-  bool warningsAsErrors = false;         // -Werror
+  bool optimizationDisabled = false; // -cl-opt-disable (only affects __OPTIMIZE__)
+  bool suppressWarnings = false;     // -w
+  bool warningsAsErrors = false;     // -Werror
   // Options clsplit does not need to understand (vendor-specific, optimisation level,
   // -cl-kernel-arg-info, ...): ignored, kept for the debug log.
   std::vector<std::string> ignored;

@@ -11,13 +11,12 @@
 #include "analysis/frontend/VendorConditionals.h"
 #include "support/Log.h"
 
-#include <clang/Lex/PreprocessorOptions.h>
 #include <clang/AST/ASTConsumer.h>
 #include <clang/AST/ASTContext.h>
 #include <clang/AST/Attr.h>
-#include <clang/AST/ParentMap.h>
 #include <clang/AST/Decl.h>
 #include <clang/AST/Expr.h>
+#include <clang/AST/ParentMap.h>
 #include <clang/Basic/Diagnostic.h>
 #include <clang/Basic/DiagnosticOptions.h>
 #include <clang/Basic/SourceManager.h>
@@ -30,6 +29,7 @@
 #include <clang/Frontend/MultiplexConsumer.h>
 #include <clang/Lex/PPCallbacks.h>
 #include <clang/Lex/Preprocessor.h>
+#include <clang/Lex/PreprocessorOptions.h>
 
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
@@ -72,10 +72,9 @@ public:
   LoweredFileHandle(llvm::vfs::Status status, std::shared_ptr<const LoweredFile> lowered)
       : status_(std::move(status)), lowered_(std::move(lowered)) {}
   llvm::ErrorOr<llvm::vfs::Status> status() override { return status_; }
-  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>>
-  getBuffer(const llvm::Twine& name, int64_t, bool requiresNullTerminator, bool) override {
-    return llvm::MemoryBuffer::getMemBuffer(lowered_->analysisText, name.str(),
-                                            requiresNullTerminator);
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> getBuffer(const llvm::Twine& name, int64_t,
+                                                               bool requiresNullTerminator, bool) override {
+    return llvm::MemoryBuffer::getMemBuffer(lowered_->analysisText, name.str(), requiresNullTerminator);
   }
   std::error_code close() override { return {}; }
 
@@ -91,8 +90,7 @@ public:
   llvm::ErrorOr<llvm::vfs::Status> status(const llvm::Twine& path) override {
     auto st = ProxyFileSystem::status(path);
     if (!st || st->getType() != llvm::sys::fs::file_type::regular_file) return st;
-    if (auto lowered = lower(path, *st))
-      return llvm::vfs::Status::copyWithNewSize(*st, lowered->analysisText.size());
+    if (auto lowered = lower(path, *st)) return llvm::vfs::Status::copyWithNewSize(*st, lowered->analysisText.size());
     return st;
   }
 
@@ -146,8 +144,7 @@ struct RawDiagnostic {
 
 class DiagnosticCollector final : public clang::DiagnosticConsumer {
 public:
-  void HandleDiagnostic(clang::DiagnosticsEngine::Level level,
-                        const clang::Diagnostic& info) override {
+  void HandleDiagnostic(clang::DiagnosticsEngine::Level level, const clang::Diagnostic& info) override {
     DiagnosticConsumer::HandleDiagnostic(level, info);
     RawDiagnostic d;
     d.level = level;
@@ -181,8 +178,8 @@ public:
                        const LoweringFileSystem& fs, std::shared_ptr<const LoweredFile> mainLowered)
       : sm_(sm), fm_(fm), program_(program), fs_(fs), mainLowered_(std::move(mainLowered)) {}
 
-  void FileChanged(clang::SourceLocation loc, FileChangeReason reason,
-                   clang::SrcMgr::CharacteristicKind, clang::FileID) override {
+  void FileChanged(clang::SourceLocation loc, FileChangeReason reason, clang::SrcMgr::CharacteristicKind,
+                   clang::FileID) override {
     if (reason != EnterFile || !loc.isFileID()) return;
     clang::FileID fid = sm_.getFileID(loc);
     if (fid == sm_.getMainFileID()) {
@@ -198,15 +195,13 @@ public:
     pending_.reset();
   }
 
-  void FileSkipped(const clang::FileEntryRef&, const clang::Token&,
-                   clang::SrcMgr::CharacteristicKind) override {
+  void FileSkipped(const clang::FileEntryRef&, const clang::Token&, clang::SrcMgr::CharacteristicKind) override {
     pending_.reset();
   }
 
-  void InclusionDirective(clang::SourceLocation hashLoc, const clang::Token&, llvm::StringRef,
-                          bool, clang::CharSourceRange filenameRange,
-                          clang::OptionalFileEntryRef file, llvm::StringRef, llvm::StringRef,
-                          const clang::Module*, clang::SrcMgr::CharacteristicKind) override {
+  void InclusionDirective(clang::SourceLocation hashLoc, const clang::Token&, llvm::StringRef, bool,
+                          clang::CharSourceRange filenameRange, clang::OptionalFileEntryRef file, llvm::StringRef,
+                          llvm::StringRef, const clang::Module*, clang::SrcMgr::CharacteristicKind) override {
     pending_.reset();
     if (!hashLoc.isFileID()) return;
     auto [includer, hashOffset] = sm_.getDecomposedLoc(hashLoc);
@@ -216,9 +211,7 @@ public:
     record.includer = includer;
     record.hashOffset = hashOffset;
     llvm::StringRef buffer = sm_.getBufferData(includer);
-    unsigned end = filenameRange.getEnd().isFileID()
-                       ? sm_.getFileOffset(filenameRange.getEnd())
-                       : hashOffset;
+    unsigned end = filenameRange.getEnd().isFileID() ? sm_.getFileOffset(filenameRange.getEnd()) : hashOffset;
     while (end < buffer.size() && buffer[end] != '\n') {
       if (buffer[end] == '\\' && end + 1 < buffer.size() && buffer[end + 1] == '\n') ++end;
       ++end;
@@ -271,11 +264,10 @@ bool isBufferPointer(clang::QualType type) {
 class CheckConsumer final : public clang::ASTConsumer {
 public:
   CheckConsumer(clang::CompilerInstance& ci, ParsedProgram& program, clang::CodeGenerator* codegen,
-                const CompileOptions& options, std::unique_ptr<llvm::Module>& module,
-                MonotoneArgs& monotone, std::vector<PragmaError>& errors,
-                DiagnosticCollector& diagnostics)
-      : ci_(ci), program_(program), codegen_(codegen), options_(options), module_(module),
-        monotone_(monotone), errors_(errors), diagnostics_(diagnostics) {}
+                const CompileOptions& options, std::unique_ptr<llvm::Module>& module, MonotoneArgs& monotone,
+                std::vector<PragmaError>& errors, DiagnosticCollector& diagnostics)
+      : ci_(ci), program_(program), codegen_(codegen), options_(options), module_(module), monotone_(monotone),
+        errors_(errors), diagnostics_(diagnostics) {}
 
   void HandleTranslationUnit(clang::ASTContext& context) override {
     program_.hasErrors = ci_.getDiagnostics().hasErrorOccurred();
@@ -317,8 +309,7 @@ private:
         if (!pragma) continue;
         if (!parents) parents = std::make_unique<clang::ParentMap>(body);
         const clang::Stmt* parent = parents->getParent(call);
-        if (!parent || llvm::isa<clang::CompoundStmt, clang::CaseStmt, clang::DefaultStmt,
-                                 clang::LabelStmt>(parent))
+        if (!parent || llvm::isa<clang::CompoundStmt, clang::CaseStmt, clang::DefaultStmt, clang::LabelStmt>(parent))
           continue;
         errors_.push_back({fid, pragma,
                            "a clsplit pragma must stand between statements (here it would "
@@ -333,8 +324,7 @@ private:
     std::vector<const clang::FunctionDecl*> kernels;
     for (clang::Decl* decl : context.getTranslationUnitDecl()->decls())
       if (auto* fn = llvm::dyn_cast<clang::FunctionDecl>(decl))
-        if (fn->hasAttr<clang::OpenCLKernelAttr>() && fn->isThisDeclarationADefinition())
-          kernels.push_back(fn);
+        if (fn->hasAttr<clang::OpenCLKernelAttr>() && fn->isThisDeclarationADefinition()) kernels.push_back(fn);
     std::set<const PragmaRecord*> seen;
     for (auto& [fid, lowered] : program_.lowered) {
       for (const PragmaRecord& p : lowered->pragmas) {
@@ -378,14 +368,12 @@ class AnalysisAction final : public clang::ASTFrontendAction {
 public:
   AnalysisAction(llvm::LLVMContext& context, const CompileOptions& options, ParsedProgram& program,
                  const LoweringFileSystem& fs, std::shared_ptr<const LoweredFile> mainLowered,
-                 std::unique_ptr<llvm::Module>& module, MonotoneArgs& monotone,
-                 std::vector<PragmaError>& errors, DiagnosticCollector& diagnostics)
-      : context_(context), options_(options), program_(program), fs_(fs),
-        mainLowered_(std::move(mainLowered)), module_(module), monotone_(monotone),
-        errors_(errors), diagnostics_(diagnostics) {}
+                 std::unique_ptr<llvm::Module>& module, MonotoneArgs& monotone, std::vector<PragmaError>& errors,
+                 DiagnosticCollector& diagnostics)
+      : context_(context), options_(options), program_(program), fs_(fs), mainLowered_(std::move(mainLowered)),
+        module_(module), monotone_(monotone), errors_(errors), diagnostics_(diagnostics) {}
 
-  std::unique_ptr<clang::ASTConsumer> CreateASTConsumer(clang::CompilerInstance& ci,
-                                                        llvm::StringRef) override {
+  std::unique_ptr<clang::ASTConsumer> CreateASTConsumer(clang::CompilerInstance& ci, llvm::StringRef) override {
     ci.getPreprocessor().addPPCallbacks(std::make_unique<PreprocessorRecorder>(
         ci.getSourceManager(), ci.getFileManager(), program_, fs_, mainLowered_));
     // Pinned values depend on the OpenCL C version (features exist in 3.0 only): where this
@@ -398,13 +386,13 @@ public:
     std::vector<std::unique_ptr<clang::ASTConsumer>> consumers;
     clang::CodeGenerator* codegen = nullptr;
     if (options_.emitIR) {
-      codegen = clang::CreateLLVMCodeGen(ci.getDiagnostics(), "clsplit-program",
-                                         &ci.getVirtualFileSystem(), ci.getHeaderSearchOpts(),
-                                         ci.getPreprocessorOpts(), ci.getCodeGenOpts(), context_);
+      codegen =
+          clang::CreateLLVMCodeGen(ci.getDiagnostics(), "clsplit-program", &ci.getVirtualFileSystem(),
+                                   ci.getHeaderSearchOpts(), ci.getPreprocessorOpts(), ci.getCodeGenOpts(), context_);
       consumers.emplace_back(codegen);
     }
-    consumers.push_back(std::make_unique<CheckConsumer>(ci, program_, codegen, options_, module_,
-                                                        monotone_, errors_, diagnostics_));
+    consumers.push_back(
+        std::make_unique<CheckConsumer>(ci, program_, codegen, options_, module_, monotone_, errors_, diagnostics_));
     return std::make_unique<clang::MultiplexConsumer>(std::move(consumers));
   }
 
@@ -424,22 +412,37 @@ private:
 
 std::string versionFlag(OpenCLVersion v) {
   switch (v) {
-  case 100: return "-cl-std=CL1.0";
-  case 110: return "-cl-std=CL1.1";
-  case 200: return "-cl-std=CL2.0";
-  case 300: return "-cl-std=CL3.0";
-  default: return "-cl-std=CL1.2";
+  case 100:
+    return "-cl-std=CL1.0";
+  case 110:
+    return "-cl-std=CL1.1";
+  case 200:
+    return "-cl-std=CL2.0";
+  case 300:
+    return "-cl-std=CL3.0";
+  default:
+    return "-cl-std=CL1.2";
   }
 }
 
 std::vector<std::string> clangArguments(const BuildOptions& build, bool lowerPragmas) {
   std::vector<std::string> args = {
-      "-triple", "spir64-unknown-unknown", versionFlag(build.effectiveVersion()),
-      "-fdeclare-opencl-builtins", "-finclude-default-header",
-      "-nostdsysteminc", "-nobuiltininc", "-resource-dir", kVirtualRoot,
-      "-internal-isystem", kVirtualInclude,
-      "-debug-info-kind=line-tables-only", "-main-file-name", kMainFileName,
-      "-ferror-limit", "50",
+      "-triple",
+      "spir64-unknown-unknown",
+      versionFlag(build.effectiveVersion()),
+      "-fdeclare-opencl-builtins",
+      "-finclude-default-header",
+      "-nostdsysteminc",
+      "-nobuiltininc",
+      "-resource-dir",
+      kVirtualRoot,
+      "-internal-isystem",
+      kVirtualInclude,
+      "-debug-info-kind=line-tables-only",
+      "-main-file-name",
+      kMainFileName,
+      "-ferror-limit",
+      "50",
   };
   if (build.optimizationDisabled) {
     args.insert(args.end(), {"-O0", "-disable-O0-optnone"});
@@ -463,12 +466,18 @@ std::string currentDirectory() {
 
 const char* levelName(clang::DiagnosticsEngine::Level level) {
   switch (level) {
-  case clang::DiagnosticsEngine::Note: return "note";
-  case clang::DiagnosticsEngine::Remark: return "remark";
-  case clang::DiagnosticsEngine::Warning: return "warning";
-  case clang::DiagnosticsEngine::Error: return "error";
-  case clang::DiagnosticsEngine::Fatal: return "fatal error";
-  default: return "diagnostic";
+  case clang::DiagnosticsEngine::Note:
+    return "note";
+  case clang::DiagnosticsEngine::Remark:
+    return "remark";
+  case clang::DiagnosticsEngine::Warning:
+    return "warning";
+  case clang::DiagnosticsEngine::Error:
+    return "error";
+  case clang::DiagnosticsEngine::Fatal:
+    return "fatal error";
+  default:
+    return "diagnostic";
   }
 }
 
@@ -482,8 +491,7 @@ void appendLog(std::string& log, const Diagnostic& d, const char* level) {
 // line already there so that no line moves; they are reported like the program's pragmas.
 void injectPragmas(LoweredFile& file, const std::vector<InjectedPragma>& injected) {
   std::vector<InjectedPragma> sorted = injected;
-  std::stable_sort(sorted.begin(), sorted.end(),
-                   [](const auto& a, const auto& b) { return a.offset > b.offset; });
+  std::stable_sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) { return a.offset > b.offset; });
   for (const InjectedPragma& inject : sorted) {
     if (inject.offset > file.analysisText.size()) continue;
     LoweredFile parsed = lowerPragmas("void f() {\n" + inject.text + "\n}\n");
@@ -534,13 +542,11 @@ void runClang(llvm::LLVMContext& context, std::string_view source, std::string_v
 
   auto lowering = llvm::makeIntrusiveRefCnt<LoweringFileSystem>(llvm::vfs::getRealFileSystem());
   llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> realView =
-      options.lowerPragmas ? llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem>(lowering)
-                           : llvm::vfs::getRealFileSystem();
+      options.lowerPragmas ? llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem>(lowering) : llvm::vfs::getRealFileSystem();
   auto memory = llvm::makeIntrusiveRefCnt<llvm::vfs::InMemoryFileSystem>();
   memory->addFile(std::string(kVirtualInclude) + "/opencl-c-base.h", 0,
                   llvm::MemoryBuffer::getMemBuffer(kOpenCLBaseHeader, "opencl-c-base.h", false));
-  memory->addFile(kMarkersHeader, 0,
-                  llvm::MemoryBuffer::getMemBuffer(kMarkerDeclarations, kMarkersHeader, false));
+  memory->addFile(kMarkersHeader, 0, llvm::MemoryBuffer::getMemBuffer(kMarkerDeclarations, kMarkersHeader, false));
   memory->addFile(mainPath, 0, llvm::MemoryBuffer::getMemBufferCopy(mainLowered->analysisText, mainPath));
   const std::string devicePrelude = std::string(kVirtualInclude) + "/clsplit-device-prelude.h";
   // Clang 16 declares built-ins on first use, the generic-pointer overloads (atomics of OpenCL
@@ -562,11 +568,10 @@ void runClang(llvm::LLVMContext& context, std::string_view source, std::string_v
     std::vector<const char*> argv;
     for (const auto& a : args) argv.push_back(a.c_str());
     auto diagOptions = llvm::makeIntrusiveRefCnt<clang::DiagnosticOptions>();
-    clang::DiagnosticsEngine argDiags(llvm::makeIntrusiveRefCnt<clang::DiagnosticIDs>(),
-                                      diagOptions, &collector, false);
+    clang::DiagnosticsEngine argDiags(llvm::makeIntrusiveRefCnt<clang::DiagnosticIDs>(), diagOptions, &collector,
+                                      false);
     if (!clang::CompilerInvocation::CreateFromArgs(*invocation, argv, argDiags)) {
-      for (auto& d : collector.diagnostics)
-        result.errors.push_back({{}, "invalid build options: " + d.message});
+      for (auto& d : collector.diagnostics) result.errors.push_back({{}, "invalid build options: " + d.message});
       if (result.errors.empty()) result.errors.push_back({{}, "invalid build options"});
       for (const Diagnostic& d : result.errors) appendLog(result.log, d, "error");
       return;
@@ -595,8 +600,7 @@ void runClang(llvm::LLVMContext& context, std::string_view source, std::string_v
   std::vector<PragmaError> pragmaErrors;
   std::unique_ptr<llvm::Module> module;
   {
-    AnalysisAction action(context, options, program, *lowering, mainLowered, module, monotone,
-                          pragmaErrors, collector);
+    AnalysisAction action(context, options, program, *lowering, mainLowered, module, monotone, pragmaErrors, collector);
     if (action.BeginSourceFile(ci, input)) {
       if (llvm::Error e = action.Execute()) {
         result.errors.push_back({{}, llvm::toString(std::move(e))});
@@ -627,8 +631,7 @@ void runClang(llvm::LLVMContext& context, std::string_view source, std::string_v
   std::set<std::pair<const PragmaRecord*, std::string>> reported;
   auto reportPragma = [&](clang::FileID fid, const PragmaRecord& p, const std::string& message) {
     if (!reported.insert({&p, message}).second) return;
-    result.pragmaErrors.push_back(
-        {pragmaLocation(fid, p), "malformed clsplit pragma '" + p.text + "': " + message});
+    result.pragmaErrors.push_back({pragmaLocation(fid, p), "malformed clsplit pragma '" + p.text + "': " + message});
   };
 
   // One error per pragma: Clang's first, or a plain statement when the "buffer" is not one.
@@ -712,13 +715,12 @@ bool runGuarded(const std::function<void()>& work, std::string* failure) {
         static_cast<unsigned>(clang::DesiredStackSize * 2));
   }
   llvm::CrashRecoveryContext::Disable();
-  if (!completed && failure)
-    *failure = gFatalReason.empty() ? "crashed" : "LLVM fatal error: " + gFatalReason;
+  if (!completed && failure) *failure = gFatalReason.empty() ? "crashed" : "LLVM fatal error: " + gFatalReason;
   return completed;
 }
 
-CompileResult compile(llvm::LLVMContext& context, std::string_view source,
-                      std::string_view buildOptions, const CompileOptions& options) {
+CompileResult compile(llvm::LLVMContext& context, std::string_view source, std::string_view buildOptions,
+                      const CompileOptions& options) {
   // On the heap: if Clang dies half-way through filling it, it is leaked rather than destroyed.
   auto result = std::make_unique<CompileResult>();
   ++gInvocations;

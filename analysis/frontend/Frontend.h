@@ -55,10 +55,10 @@ struct InjectedPragma {
 };
 
 struct CompileOptions {
-  bool emitIR = true;       // false: parse and check only
-  bool simplifyIR = true;   // see the IR contract above
-  bool lowerPragmas = true; // false: compile the text as it is (e.g. to check a vendor copy)
-  AstClient astClient;      // optional
+  bool emitIR = true;                          // false: parse and check only
+  bool simplifyIR = true;                      // see the IR contract above
+  bool lowerPragmas = true;                    // false: compile the text as it is (e.g. to check a vendor copy)
+  AstClient astClient;                         // optional
   std::vector<InjectedPragma> injectedPragmas; // lowered into the analysis copy too
   // Predefined macros whose value, or absence, is the same for every vendor and in this
   // compile (the reported device's: its builds pin them, and so do the -D/-U options here):
@@ -93,14 +93,13 @@ struct CompileResult {
 // Compiles `source` (a whole OpenCL C program) with the clBuildProgram option string
 // `buildOptions`. Never throws and never aborts the process on a Clang fatal error or crash.
 // Thread-safe (calls are serialised: Clang's crash recovery is process-global).
-CompileResult compile(llvm::LLVMContext& context, std::string_view source,
-                      std::string_view buildOptions, const CompileOptions& options = {});
+CompileResult compile(llvm::LLVMContext& context, std::string_view source, std::string_view buildOptions,
+                      const CompileOptions& options = {});
 
 // The analyzer's entry point: the analysis copy of `source` as simplified IR (see above), or
 // null on any error, with every diagnostic appended to *diagnostics when given.
 std::unique_ptr<llvm::Module> compileToIR(llvm::LLVMContext& context, std::string_view source,
-                                          std::string_view buildOptions,
-                                          std::string* diagnostics = nullptr);
+                                          std::string_view buildOptions, std::string* diagnostics = nullptr);
 
 // Runs `work` on a thread with a large stack, with LLVM fatal errors and crashes (SIGSEGV,
 // ...) contained: returns false (and why, when asked) instead of ending the process. State the

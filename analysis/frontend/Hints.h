@@ -18,9 +18,9 @@
 namespace clsplit::analysis::frontend {
 
 struct HintLine {
-  std::string file;  // the hint file, for diagnostics
+  std::string file; // the hint file, for diagnostics
   unsigned line = 0;
-  std::string text;  // "#pragma ..."
+  std::string text; // "#pragma ..."
 };
 
 struct ProgramHints {

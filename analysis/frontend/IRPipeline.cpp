@@ -40,9 +40,8 @@ void insertMonotoneMarkers(llvm::Module& module, const MonotoneArgs& args) {
       llvm::Argument* arg = kernel->getArg(index);
       auto* ptrType = llvm::dyn_cast<llvm::PointerType>(arg->getType());
       if (!ptrType) continue;
-      auto callee = module.getOrInsertFunction(
-          monotoneMarkerName(kind, ptrType->getAddressSpace()),
-          llvm::FunctionType::get(builder.getVoidTy(), {ptrType}, false));
+      auto callee = module.getOrInsertFunction(monotoneMarkerName(kind, ptrType->getAddressSpace()),
+                                               llvm::FunctionType::get(builder.getVoidTy(), {ptrType}, false));
       if (auto* fn = llvm::dyn_cast<llvm::Function>(callee.getCallee())) {
         fn->setCallingConv(llvm::CallingConv::SPIR_FUNC);
         fn->addFnAttr(llvm::Attribute::NoUnwind);

@@ -34,8 +34,10 @@ std::vector<std::string> scanKernelNames(std::string_view source) {
             if (open == std::string_view::npos) break;
             int depth = 0;
             for (i = open; i < source.size(); ++i) {
-              if (source[i] == '(') ++depth;
-              else if (source[i] == ')' && --depth == 0) break;
+              if (source[i] == '(')
+                ++depth;
+              else if (source[i] == ')' && --depth == 0)
+                break;
             }
             ++i;
             last.clear();

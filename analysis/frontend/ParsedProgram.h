@@ -19,8 +19,8 @@ namespace clsplit::analysis::frontend {
 // One #include directive the preprocessor processed in a user file (main or included).
 struct IncludeRecord {
   clang::FileID includer;
-  unsigned hashOffset = 0; // the '#' in the includer's buffer
-  unsigned endOffset = 0;  // end of the directive's line (the newline is not included)
+  unsigned hashOffset = 0;  // the '#' in the includer's buffer
+  unsigned endOffset = 0;   // end of the directive's line (the newline is not included)
   std::string resolvedPath; // absolute path of the file found, "" if none
   clang::FileID included;   // invalid when skipped (include guard, #pragma once)
 };

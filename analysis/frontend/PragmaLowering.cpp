@@ -29,7 +29,7 @@ bool isIdentifier(std::string_view s) {
 struct Directive {
   size_t begin = 0, end = 0; // '#' .. newline (exclusive)
   unsigned lineCount = 1;
-  std::string logical;       // text after '#'
+  std::string logical; // text after '#'
 };
 
 // Reads the directive starting at text[pos] == '#'. Block comments and continuations may
@@ -97,9 +97,12 @@ bool splitBounds(std::string_view inside, std::string& first, std::string& last)
     int depth = 0, pendingQuestion = 0;
     for (size_t i = 0; i < inside.size(); ++i) {
       char c = inside[i];
-      if (c == '(' || c == '[' || c == '{') ++depth;
-      else if (c == ')' || c == ']' || c == '}') --depth;
-      else if (depth == 0 && c == '?') ++pendingQuestion;
+      if (c == '(' || c == '[' || c == '{')
+        ++depth;
+      else if (c == ')' || c == ']' || c == '}')
+        --depth;
+      else if (depth == 0 && c == '?')
+        ++pendingQuestion;
       else if (depth == 0 && c == sep) {
         if (sep == ':' && pendingQuestion > 0) {
           --pendingQuestion;
@@ -129,33 +132,30 @@ std::string parseRegions(std::string_view args, std::vector<PragmaRegion>& out) 
     size_t nameBegin = i;
     while (i < args.size() && isIdentChar(args[i])) ++i;
     std::string_view name = args.substr(nameBegin, i - nameBegin);
-    if (!isIdentifier(name))
-      return "expected a buffer name followed by [first, last]";
+    if (!isIdentifier(name)) return "expected a buffer name followed by [first, last]";
     skipSpace();
-    if (i >= args.size() || args[i] != '[')
-      return "expected '[' after buffer name '" + std::string(name) + "'";
+    if (i >= args.size() || args[i] != '[') return "expected '[' after buffer name '" + std::string(name) + "'";
     size_t open = i++;
     int depth = 1;
     while (i < args.size() && depth > 0) {
-      if (args[i] == '[' || args[i] == '(') ++depth;
-      else if (args[i] == ']' || args[i] == ')') --depth;
+      if (args[i] == '[' || args[i] == '(')
+        ++depth;
+      else if (args[i] == ']' || args[i] == ')')
+        --depth;
       ++i;
     }
-    if (depth != 0 || args[i - 1] != ']')
-      return "missing ']' closing the region of '" + std::string(name) + "'";
+    if (depth != 0 || args[i - 1] != ']') return "missing ']' closing the region of '" + std::string(name) + "'";
     std::string_view inside = args.substr(open + 1, i - open - 2);
     PragmaRegion region;
     region.buffer = std::string(name);
     if (!splitBounds(inside, region.first, region.last))
       return "region of '" + region.buffer + "' must be [first, last] or [first:last]";
-    if (region.first.empty() || region.last.empty())
-      return "empty bound in the region of '" + region.buffer + "'";
+    if (region.first.empty() || region.last.empty()) return "empty bound in the region of '" + region.buffer + "'";
     out.push_back(std::move(region));
     skipSpace();
     if (i >= args.size()) return {};
     if (args[i] != ',')
-      return "unexpected '" + std::string(args.substr(i)) + "' after the region of '" +
-             out.back().buffer + "'";
+      return "unexpected '" + std::string(args.substr(i)) + "' after the region of '" + out.back().buffer + "'";
     ++i;
   }
 }
@@ -172,8 +172,7 @@ std::string parseBufferList(std::string_view args, std::vector<std::string>& out
     size_t b = i;
     while (i < args.size() && isIdentChar(args[i])) ++i;
     std::string_view name = args.substr(b, i - b);
-    if (!isIdentifier(name))
-      return "expected buffer names, found '" + std::string(args.substr(b)) + "'";
+    if (!isIdentifier(name)) return "expected buffer names, found '" + std::string(args.substr(b)) + "'";
     out.emplace_back(name);
   }
   if (out.empty()) return "expected at least one buffer name";
@@ -189,12 +188,18 @@ bool parsePragma(const Directive& d, PragmaRecord& record) {
   while (n < s.size() && isIdentChar(s[n])) ++n;
   std::string_view name = s.substr(0, n);
   std::string_view args = trim(s.substr(n));
-  if (name == kReadPragma) record.kind = MarkerKind::Read;
-  else if (name == kWritePragma) record.kind = MarkerKind::Write;
-  else if (name == kAtomicPragma) record.kind = MarkerKind::Atomic;
-  else if (name == kIncreasingPragma) record.kind = MarkerKind::Increasing;
-  else if (name == kDecreasingPragma) record.kind = MarkerKind::Decreasing;
-  else return false;
+  if (name == kReadPragma)
+    record.kind = MarkerKind::Read;
+  else if (name == kWritePragma)
+    record.kind = MarkerKind::Write;
+  else if (name == kAtomicPragma)
+    record.kind = MarkerKind::Atomic;
+  else if (name == kIncreasingPragma)
+    record.kind = MarkerKind::Increasing;
+  else if (name == kDecreasingPragma)
+    record.kind = MarkerKind::Decreasing;
+  else
+    return false;
   record.text = "#" + std::string(trim(d.logical));
   if (record.kind == MarkerKind::Increasing || record.kind == MarkerKind::Decreasing)
     record.error = parseBufferList(args, record.buffers);
@@ -217,19 +222,23 @@ bool isClangDebugPragma(const Directive& d) {
 
 std::string_view markerName(MarkerKind kind) {
   switch (kind) {
-  case MarkerKind::Read: return kReadMarker;
-  case MarkerKind::Write: return kWriteMarker;
-  case MarkerKind::Atomic: return kAtomicMarker;
-  case MarkerKind::Increasing: return kIncreasingMarker;
-  case MarkerKind::Decreasing: return kDecreasingMarker;
+  case MarkerKind::Read:
+    return kReadMarker;
+  case MarkerKind::Write:
+    return kWriteMarker;
+  case MarkerKind::Atomic:
+    return kAtomicMarker;
+  case MarkerKind::Increasing:
+    return kIncreasingMarker;
+  case MarkerKind::Decreasing:
+    return kDecreasingMarker;
   }
   return kReadMarker;
 }
 
 // Replaces text[b, e) by `with` followed by as many newlines as the range held, so every later
 // line keeps its number.
-void replaceKeepingLines(std::string& out, std::string_view text, size_t b, size_t e,
-                         std::string_view with) {
+void replaceKeepingLines(std::string& out, std::string_view text, size_t b, size_t e, std::string_view with) {
   out += with;
   for (size_t i = b; i < e; ++i)
     if (text[i] == '\n') out += '\n';
@@ -315,9 +324,10 @@ LoweredFile lowerPragmas(std::string_view text) {
         std::string marker;
         if (record.error.empty() && !record.fileScope) marker = markerStatement(record);
         if (record.error.empty() && record.fileScope && !record.regions.empty())
-          record.error = "#pragma " + std::string(record.kind == MarkerKind::Read    ? kReadPragma
-                                                  : record.kind == MarkerKind::Write ? kWritePragma
-                                                                                     : kAtomicPragma) +
+          record.error = "#pragma " +
+                         std::string(record.kind == MarkerKind::Read    ? kReadPragma
+                                     : record.kind == MarkerKind::Write ? kWritePragma
+                                                                        : kAtomicPragma) +
                          " must be written inside a function body";
         std::string_view before = text.substr(copiedUpTo, d.begin - copiedUpTo);
         result.analysisText += before;
@@ -355,8 +365,10 @@ LoweredFile lowerPragmas(std::string_view text) {
       if (i < text.size() && text[i] == quote) ++i;
       continue;
     }
-    if (c == '{') ++braceDepth;
-    else if (c == '}') --braceDepth;
+    if (c == '{')
+      ++braceDepth;
+    else if (c == '}')
+      --braceDepth;
     ++i;
   }
   std::string_view rest = text.substr(copiedUpTo);

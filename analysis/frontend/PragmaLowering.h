@@ -29,10 +29,10 @@ struct PragmaRecord {
   size_t end = 0;
   size_t loweredBegin = 0; // the same directive's replacement in the analysis copy
   size_t loweredEnd = 0;
-  bool fileScope = false; // outside any braces
-  std::vector<PragmaRegion> regions;  // read / write / atomic
-  std::vector<std::string> buffers;   // increasing / decreasing
-  std::string error;      // non-empty when the pragma is malformed (it is then not lowered)
+  bool fileScope = false;            // outside any braces
+  std::vector<PragmaRegion> regions; // read / write / atomic
+  std::vector<std::string> buffers;  // increasing / decreasing
+  std::string error;                 // non-empty when the pragma is malformed (it is then not lowered)
   // Where the pragma was written when not in the program's source (a hint file): `line` is
   // then a line of that file.
   std::string origin;

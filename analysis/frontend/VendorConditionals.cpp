@@ -18,8 +18,7 @@ constexpr unsigned kMaxMacroDepth = 32;
 } // namespace
 
 bool mayBeVendorMacro(llvm::StringRef name) {
-  return name.startswith("_") || name.startswith("cl_") || name.startswith("CL_") ||
-         name.startswith("FP_FAST_FMA");
+  return name.startswith("_") || name.startswith("cl_") || name.startswith("CL_") || name.startswith("FP_FAST_FMA");
 }
 
 std::vector<std::string> conditionIdentifiers(llvm::StringRef text) {
@@ -28,7 +27,10 @@ std::vector<std::string> conditionIdentifiers(llvm::StringRef text) {
   while (i < text.size()) {
     char c = text[i];
     if (c == '\n') break; // the directive ends here
-    if (c == '\\' && i + 1 < text.size() && text[i + 1] == '\n') { i += 2; continue; }
+    if (c == '\\' && i + 1 < text.size() && text[i + 1] == '\n') {
+      i += 2;
+      continue;
+    }
     if (c == '/' && i + 1 < text.size() && text[i + 1] == '/') break;
     if (c == '/' && i + 1 < text.size() && text[i + 1] == '*') {
       size_t close = text.find("*/", i + 2);
@@ -81,8 +83,10 @@ ConditionalRecorder::ConditionalRecorder(clang::Preprocessor& pp, ParsedProgram&
     : pp_(pp), sm_(pp.getSourceManager()), program_(program), pinned_(pinned.begin(), pinned.end()) {
   for (const auto& macro : program.options.macros) {
     std::string name = macro.definition.substr(0, macro.definition.find('='));
-    if (macro.undefine) commandLineMacros_.erase(name);
-    else commandLineMacros_.insert(name);
+    if (macro.undefine)
+      commandLineMacros_.erase(name);
+    else
+      commandLineMacros_.insert(name);
   }
 }
 
@@ -160,7 +164,8 @@ void ConditionalRecorder::Ifdef(clang::SourceLocation loc, const clang::Token& n
   open(loc, identifierDepends(name.getIdentifierInfo()->getName(), 0), static_cast<bool>(md));
 }
 
-void ConditionalRecorder::Ifndef(clang::SourceLocation loc, const clang::Token& name, const clang::MacroDefinition& md) {
+void ConditionalRecorder::Ifndef(clang::SourceLocation loc, const clang::Token& name,
+                                 const clang::MacroDefinition& md) {
   open(loc, identifierDepends(name.getIdentifierInfo()->getName(), 0), !md);
   if (!md) open_.back().guard = name.getIdentifierInfo()->getName().str();
 }
@@ -243,7 +248,8 @@ bool ConditionalRecorder::pinnedOutsideProgram(const clang::Token& name) const {
 void ConditionalRecorder::MacroUndefined(const clang::Token& name, const clang::MacroDefinition&,
                                          const clang::MacroDirective*) {
   // Undefined here, perhaps defined for a vendor that skipped this: only the taint matters.
-  if (insideDependentBranch() && !pinnedOutsideProgram(name)) tainted_[name.getIdentifierInfo()->getName().str()] = true;
+  if (insideDependentBranch() && !pinnedOutsideProgram(name))
+    tainted_[name.getIdentifierInfo()->getName().str()] = true;
 }
 
 } // namespace clsplit::analysis::frontend

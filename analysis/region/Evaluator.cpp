@@ -42,11 +42,16 @@ bool finite(double a, double b) { return std::isfinite(a) && std::isfinite(b); }
 
 CmpOp toSigned(CmpOp op) {
   switch (op) {
-  case CmpOp::ULt: return CmpOp::SLt;
-  case CmpOp::ULe: return CmpOp::SLe;
-  case CmpOp::UGt: return CmpOp::SGt;
-  case CmpOp::UGe: return CmpOp::SGe;
-  default: return op;
+  case CmpOp::ULt:
+    return CmpOp::SLt;
+  case CmpOp::ULe:
+    return CmpOp::SLe;
+  case CmpOp::UGt:
+    return CmpOp::SGt;
+  case CmpOp::UGe:
+    return CmpOp::SGe;
+  default:
+    return op;
   }
 }
 
@@ -60,8 +65,7 @@ Value Value::floating(double lo, double hi) {
   return x;
 }
 
-Evaluator::Evaluator(const KernelRegions& regions, const NDRange& range, const Slice& slice,
-                     const LaunchValues& values)
+Evaluator::Evaluator(const KernelRegions& regions, const NDRange& range, const Slice& slice, const LaunchValues& values)
     : regions_(regions), range_(range), values_(values) {
   unsigned dims = std::clamp<unsigned>(range.dims, 1, 3);
   for (unsigned d = 0; d < 3; ++d) {
@@ -249,25 +253,39 @@ bool scaleBy(Value& v, i128 k) {
 
 bool alwaysHolds(CmpOp op, i128 lo, i128 hi) { // d OP 0 for every d in [lo, hi]
   switch (op) {
-  case CmpOp::Eq: return lo == 0 && hi == 0;
-  case CmpOp::Ne: return lo > 0 || hi < 0;
-  case CmpOp::SLt: return hi < 0;
-  case CmpOp::SLe: return hi <= 0;
-  case CmpOp::SGt: return lo > 0;
-  case CmpOp::SGe: return lo >= 0;
-  default: return false;
+  case CmpOp::Eq:
+    return lo == 0 && hi == 0;
+  case CmpOp::Ne:
+    return lo > 0 || hi < 0;
+  case CmpOp::SLt:
+    return hi < 0;
+  case CmpOp::SLe:
+    return hi <= 0;
+  case CmpOp::SGt:
+    return lo > 0;
+  case CmpOp::SGe:
+    return lo >= 0;
+  default:
+    return false;
   }
 }
 
 bool neverHolds(CmpOp op, i128 lo, i128 hi) {
   switch (op) {
-  case CmpOp::Eq: return lo > 0 || hi < 0;
-  case CmpOp::Ne: return lo == 0 && hi == 0;
-  case CmpOp::SLt: return lo >= 0;
-  case CmpOp::SLe: return lo > 0;
-  case CmpOp::SGt: return hi <= 0;
-  case CmpOp::SGe: return hi < 0;
-  default: return false;
+  case CmpOp::Eq:
+    return lo > 0 || hi < 0;
+  case CmpOp::Ne:
+    return lo == 0 && hi == 0;
+  case CmpOp::SLt:
+    return lo >= 0;
+  case CmpOp::SLe:
+    return lo > 0;
+  case CmpOp::SGt:
+    return hi <= 0;
+  case CmpOp::SGe:
+    return hi < 0;
+  default:
+    return false;
   }
 }
 
@@ -275,9 +293,12 @@ bool neverHolds(CmpOp op, i128 lo, i128 hi) {
 
 Value Evaluator::eval(const Expr& e) {
   switch (e.kind()) {
-  case ExprKind::Const: return Value::constant(e.constant());
-  case ExprKind::FConst: return Value::floating(e.fconstant(), e.fconstant());
-  case ExprKind::Arg: return evalArg(e);
+  case ExprKind::Const:
+    return Value::constant(e.constant());
+  case ExprKind::FConst:
+    return Value::floating(e.fconstant(), e.fconstant());
+  case ExprKind::Arg:
+    return evalArg(e);
   case ExprKind::WorkItem: {
     if (e.dim() > 2) return Value::unknown("work-item function with a bad dimension");
     unsigned base = e.workItemFn() == WorkItemFn::GlobalId  ? kGlobalVar
@@ -293,15 +314,21 @@ Value Evaluator::eval(const Expr& e) {
     unsigned d = e.dim();
     bool in = d < dims;
     switch (e.launchFn()) {
-    case LaunchFn::GlobalSize: return Value::constant(in ? range_.global[d] : 1);
-    case LaunchFn::LocalSize: return Value::constant(in ? range_.local[d] : 1);
-    case LaunchFn::NumGroups: return Value::constant(in ? range_.groups(d) : 1);
-    case LaunchFn::GlobalOffset: return Value::constant(in ? range_.offset[d] : 0);
-    case LaunchFn::WorkDim: return Value::constant(dims);
+    case LaunchFn::GlobalSize:
+      return Value::constant(in ? range_.global[d] : 1);
+    case LaunchFn::LocalSize:
+      return Value::constant(in ? range_.local[d] : 1);
+    case LaunchFn::NumGroups:
+      return Value::constant(in ? range_.groups(d) : 1);
+    case LaunchFn::GlobalOffset:
+      return Value::constant(in ? range_.offset[d] : 0);
+    case LaunchFn::WorkDim:
+      return Value::constant(dims);
     }
     return Value::unknown("unknown launch function");
   }
-  case ExprKind::Undef: return Value::unknown(e.reason());
+  case ExprKind::Undef:
+    return Value::unknown(e.reason());
   case ExprKind::Interval: {
     Value lo = eval(*e.operand(0)), hi = eval(*e.operand(1));
     for (Value* v : {&lo, &hi})
@@ -320,9 +347,12 @@ Value Evaluator::eval(const Expr& e) {
     if (llo > hhi) return Value::empty();
     return Value::within(llo, hhi);
   }
-  case ExprKind::Seq: return evalSeq(e);
-  case ExprKind::Either: return join(eval(*e.operand(0)), eval(*e.operand(1)), e.type().bits);
-  case ExprKind::Load: return evalLoad(e);
+  case ExprKind::Seq:
+    return evalSeq(e);
+  case ExprKind::Either:
+    return join(eval(*e.operand(0)), eval(*e.operand(1)), e.type().bits);
+  case ExprKind::Load:
+    return evalLoad(e);
   case ExprKind::Select: {
     // Decided when the comparison has one outcome for the whole slice (e.g. on arguments).
     Value l = eval(*e.operand(0)), r = eval(*e.operand(1));
@@ -341,7 +371,8 @@ Value Evaluator::eval(const Expr& e) {
     }
     return join(eval(*e.operand(2)), eval(*e.operand(3)), e.type().bits);
   }
-  default: break;
+  default:
+    break;
   }
   if (isBinary(e.kind())) {
     Value a = eval(*e.operand(0));
@@ -463,8 +494,7 @@ Value Evaluator::evalSeq(const Expr& e) {
     i128 slo, shi;
     if (!rangeOf(step, slo, shi)) return Value::unknown("value out of range");
     i128 c1 = clo - 1 < 0 ? 0 : clo - 1, c2 = chi - 1, p[4];
-    if (!mulOk(slo, c1, p[0]) || !mulOk(slo, c2, p[1]) || !mulOk(shi, c1, p[2]) ||
-        !mulOk(shi, c2, p[3]))
+    if (!mulOk(slo, c1, p[0]) || !mulOk(slo, c2, p[1]) || !mulOk(shi, c1, p[2]) || !mulOk(shi, c2, p[3]))
       return Value::unknown("value out of range");
     last = first;
     Value span;
@@ -518,9 +548,7 @@ Value Evaluator::evalLoad(const Expr& e) {
   uint64_t bufferSize = values_.bufferSize(arg);
   if (lo < 0 || hi + size > static_cast<i128>(bufferSize))
     return Value::unknown(keep("indirection index outside buffer argument " + std::to_string(arg)));
-  auto has = [](const std::vector<unsigned>& v, unsigned a) {
-    return std::find(v.begin(), v.end(), a) != v.end();
-  };
+  auto has = [](const std::vector<unsigned>& v, unsigned a) { return std::find(v.begin(), v.end(), a) != v.end(); };
   bool increasing = has(regions_.increasingBuffers, arg);
   bool decreasing = has(regions_.decreasingBuffers, arg);
   bool single = lo == hi;
@@ -530,8 +558,7 @@ Value Evaluator::evalLoad(const Expr& e) {
   auto first = element(arg, static_cast<uint64_t>(lo), e.elementType());
   auto last = single ? first : element(arg, static_cast<uint64_t>(hi), e.elementType());
   if (!first || !last)
-    return Value::unknown(keep("element of buffer argument " + std::to_string(arg) +
-                               " could not be read"));
+    return Value::unknown(keep("element of buffer argument " + std::to_string(arg) + " could not be read"));
   bool isF = isFloat(e.elementType());
   double f1 = first->isFloat ? first->f : static_cast<double>(first->i);
   double f2 = last->isFloat ? last->f : static_cast<double>(last->i);
@@ -572,8 +599,14 @@ Value Evaluator::evalBinary(const Expr& e, Value a, Value b) {
       return Value::unknown("floating-point operation on integers");
     double lo = 0, hi = 0;
     switch (k) {
-    case ExprKind::FAdd: lo = a.flo + b.flo; hi = a.fhi + b.fhi; break;
-    case ExprKind::FSub: lo = a.flo - b.fhi; hi = a.fhi - b.flo; break;
+    case ExprKind::FAdd:
+      lo = a.flo + b.flo;
+      hi = a.fhi + b.fhi;
+      break;
+    case ExprKind::FSub:
+      lo = a.flo - b.fhi;
+      hi = a.fhi - b.flo;
+      break;
     case ExprKind::FMul:
     case ExprKind::FDiv: {
       if (k == ExprKind::FDiv && b.flo <= 0 && b.fhi >= 0)
@@ -585,9 +618,16 @@ Value Evaluator::evalBinary(const Expr& e, Value a, Value b) {
       hi = *std::max_element(p, p + 4);
       break;
     }
-    case ExprKind::FMin: lo = std::min(a.flo, b.flo); hi = std::min(a.fhi, b.fhi); break;
-    case ExprKind::FMax: lo = std::max(a.flo, b.flo); hi = std::max(a.fhi, b.fhi); break;
-    default: break;
+    case ExprKind::FMin:
+      lo = std::min(a.flo, b.flo);
+      hi = std::min(a.fhi, b.fhi);
+      break;
+    case ExprKind::FMax:
+      lo = std::max(a.flo, b.flo);
+      hi = std::max(a.fhi, b.fhi);
+      break;
+    default:
+      break;
     }
     if (!finite(lo, hi)) return Value::unknown("floating-point value out of range");
     if (k != ExprKind::FMin && k != ExprKind::FMax) widen(lo, hi, bits);
@@ -618,8 +658,7 @@ Value Evaluator::evalBinary(const Expr& e, Value a, Value b) {
     }
     i128 alo, ahi, blo, bhi, p[4];
     if (!rangeOf(a, alo, ahi) || !rangeOf(b, blo, bhi)) return overflow();
-    if (!mulOk(alo, blo, p[0]) || !mulOk(alo, bhi, p[1]) || !mulOk(ahi, blo, p[2]) ||
-        !mulOk(ahi, bhi, p[3]))
+    if (!mulOk(alo, blo, p[0]) || !mulOk(alo, bhi, p[1]) || !mulOk(ahi, blo, p[2]) || !mulOk(ahi, bhi, p[3]))
       return overflow();
     return Value::within(*std::min_element(p, p + 4), *std::max_element(p, p + 4));
   }
@@ -645,20 +684,19 @@ Value Evaluator::evalBinary(const Expr& e, Value a, Value b) {
     if (!addInto(r, a, -1, vars_)) return overflow();
     return r;
   }
-  default: break;
+  default:
+    break;
   }
 
   // Operations that interpret their operands.
-  const bool isSignedOp = k == ExprKind::SDiv || k == ExprKind::SRem || k == ExprKind::AShr ||
-                          k == ExprKind::SMin || k == ExprKind::SMax;
+  const bool isSignedOp =
+      k == ExprKind::SDiv || k == ExprKind::SRem || k == ExprKind::AShr || k == ExprKind::SMin || k == ExprKind::SMax;
   if (!interpret(a, bits, isSignedOp)) return a;
   if (!interpret(b, bits, isSignedOp)) return b;
   i128 alo, ahi, blo, bhi;
   if (!rangeOf(a, alo, ahi) || !rangeOf(b, blo, bhi)) return overflow();
   const bool bothExact = a.exact && b.exact;
-  auto residual = [&](i128 lo, i128 hi) {
-    return Value::within(lo, hi);
-  };
+  auto residual = [&](i128 lo, i128 hi) { return Value::within(lo, hi); };
 
   // Division by a constant (shifts are floor divisions by a power of two).
   auto divide = [&](Value x, i128 d, bool floorMode) -> Value {
@@ -681,8 +719,7 @@ Value Evaluator::evalBinary(const Expr& e, Value a, Value b) {
       r = x;
       r.c = asFloor ? floorDiv(x.c, d) : ceilDiv(x.c, d);
       for (unsigned i = 0; i < r.nterms; ++i) r.terms[i].coeff /= d;
-    } else if (x.nterms == 1 && !x.hasResidual &&
-               (x.terms[0].coeff <= d && x.terms[0].coeff >= -d)) {
+    } else if (x.nterms == 1 && !x.hasResidual && (x.terms[0].coeff <= d && x.terms[0].coeff >= -d)) {
       // Consecutive values move the quotient by at most one: the result is dense.
       r = derived(&e, q(lo), q(hi), depsOf(x));
       r.exact = r.exact && x.exact;
@@ -812,18 +849,17 @@ Value Evaluator::evalBinary(const Expr& e, Value a, Value b) {
     if (ahi <= blo) return isMin ? a : b;
     if (bhi <= alo) return isMin ? b : a;
     if (a.isConstant() && !b.isConstant()) std::swap(a, b), std::swap(alo, blo), std::swap(ahi, bhi);
-    if (b.isConstant() && a.nterms == 1 && !a.hasResidual &&
-        (a.terms[0].coeff == 1 || a.terms[0].coeff == -1)) {
+    if (b.isConstant() && a.nterms == 1 && !a.hasResidual && (a.terms[0].coeff == 1 || a.terms[0].coeff == -1)) {
       i128 lo = isMin ? std::min(alo, b.c) : std::max(alo, b.c);
       i128 hi = isMin ? std::min(ahi, b.c) : std::max(ahi, b.c);
       Value r = derived(&e, lo, hi, depsOf(a));
       r.exact = r.exact && bothExact;
       return r;
     }
-    return isMin ? residual(std::min(alo, blo), std::min(ahi, bhi))
-                 : residual(std::max(alo, blo), std::max(ahi, bhi));
+    return isMin ? residual(std::min(alo, blo), std::min(ahi, bhi)) : residual(std::max(alo, blo), std::max(ahi, bhi));
   }
-  default: break;
+  default:
+    break;
   }
   return Value::unknown("unsupported integer operation");
 }
@@ -882,8 +918,10 @@ Value Evaluator::evalUnary(const Expr& e, Value a) {
       lo = std::ceil(lo), hi = std::ceil(hi);
     } else {
       double l = std::fabs(lo), h = std::fabs(hi);
-      if (lo <= 0 && hi >= 0) lo = 0, hi = std::max(l, h);
-      else lo = std::min(l, h), hi = std::max(l, h);
+      if (lo <= 0 && hi >= 0)
+        lo = 0, hi = std::max(l, h);
+      else
+        lo = std::min(l, h), hi = std::max(l, h);
     }
     Value r = Value::floating(lo, hi);
     r.exact = a.exact && lo == hi;
@@ -901,7 +939,8 @@ Value Evaluator::evalUnary(const Expr& e, Value a) {
     }
     return Value::within(0, std::max(-lo, hi));
   }
-  default: break;
+  default:
+    break;
   }
   return Value::unknown("unsupported conversion");
 }
@@ -912,12 +951,16 @@ bool Evaluator::restrictVar(unsigned var, CmpOp op, i128 a, i128 k, bool& exact)
   i128 lo = x.lo, hi = x.hi;
   switch (op) {
   case CmpOp::SLe:
-    if (a > 0) hi = std::min(hi, floorDiv(k, a));
-    else lo = std::max(lo, ceilDiv(k, a));
+    if (a > 0)
+      hi = std::min(hi, floorDiv(k, a));
+    else
+      lo = std::max(lo, ceilDiv(k, a));
     break;
   case CmpOp::SGe:
-    if (a > 0) lo = std::max(lo, ceilDiv(k, a));
-    else hi = std::min(hi, floorDiv(k, a));
+    if (a > 0)
+      lo = std::max(lo, ceilDiv(k, a));
+    else
+      hi = std::min(hi, floorDiv(k, a));
     break;
   case CmpOp::Eq:
     if (k % a != 0) return false;
@@ -927,12 +970,17 @@ bool Evaluator::restrictVar(unsigned var, CmpOp op, i128 a, i128 k, bool& exact)
   case CmpOp::Ne:
     if (k % a == 0) {
       i128 v = k / a;
-      if (v == lo) ++lo;
-      else if (v == hi) --hi;
-      else if (v > lo && v < hi) exact = false; // a hole we cannot represent
+      if (v == lo)
+        ++lo;
+      else if (v == hi)
+        --hi;
+      else if (v > lo && v < hi)
+        exact = false; // a hole we cannot represent
     }
     break;
-  default: exact = false; break;
+  default:
+    exact = false;
+    break;
   }
   if (lo != x.lo || hi != x.hi) restricted_ |= x.deps;
   x.lo = lo;
@@ -985,20 +1033,34 @@ bool Evaluator::applyGuard(const Guard& guard, bool& exact) {
     if (!rangeOf(rest, rlo, rhi)) continue;
     bool ok = true;
     switch (op) {
-    case CmpOp::SLt: ok = restrictVar(t.var, CmpOp::SLe, t.coeff, -rlo - 1, exact); break;
-    case CmpOp::SLe: ok = restrictVar(t.var, CmpOp::SLe, t.coeff, -rlo, exact); break;
-    case CmpOp::SGt: ok = restrictVar(t.var, CmpOp::SGe, t.coeff, -rhi + 1, exact); break;
-    case CmpOp::SGe: ok = restrictVar(t.var, CmpOp::SGe, t.coeff, -rhi, exact); break;
+    case CmpOp::SLt:
+      ok = restrictVar(t.var, CmpOp::SLe, t.coeff, -rlo - 1, exact);
+      break;
+    case CmpOp::SLe:
+      ok = restrictVar(t.var, CmpOp::SLe, t.coeff, -rlo, exact);
+      break;
+    case CmpOp::SGt:
+      ok = restrictVar(t.var, CmpOp::SGe, t.coeff, -rhi + 1, exact);
+      break;
+    case CmpOp::SGe:
+      ok = restrictVar(t.var, CmpOp::SGe, t.coeff, -rhi, exact);
+      break;
     case CmpOp::Eq:
-      if (rlo == rhi) ok = restrictVar(t.var, CmpOp::Eq, t.coeff, -rlo, exact);
-      else ok = restrictVar(t.var, CmpOp::SGe, t.coeff, -rhi, exact) &&
-                restrictVar(t.var, CmpOp::SLe, t.coeff, -rlo, exact);
+      if (rlo == rhi)
+        ok = restrictVar(t.var, CmpOp::Eq, t.coeff, -rlo, exact);
+      else
+        ok = restrictVar(t.var, CmpOp::SGe, t.coeff, -rhi, exact) &&
+             restrictVar(t.var, CmpOp::SLe, t.coeff, -rlo, exact);
       break;
     case CmpOp::Ne:
-      if (rlo == rhi) ok = restrictVar(t.var, CmpOp::Ne, t.coeff, -rlo, exact);
-      else exact = false;
+      if (rlo == rhi)
+        ok = restrictVar(t.var, CmpOp::Ne, t.coeff, -rlo, exact);
+      else
+        exact = false;
       break;
-    default: exact = false; break;
+    default:
+      exact = false;
+      break;
     }
     if (!ok) return false;
   }
@@ -1016,8 +1078,10 @@ void Evaluator::normaliseWorkItems(Value& v) {
     uint16_t plUse = restricted_ & plBits;
     for (unsigned i = 0; i < v.nterms; ++i) {
       const Variable& x = vars_[v.terms[i].var];
-      if (v.terms[i].var == g) direct = static_cast<int>(i);
-      else if (x.deps & gBit) gViaDerived = true;
+      if (v.terms[i].var == g)
+        direct = static_cast<int>(i);
+      else if (x.deps & gBit)
+        gViaDerived = true;
       plUse |= x.deps & plBits;
     }
     bool gUsed = direct >= 0 || gViaDerived;
@@ -1069,9 +1133,8 @@ void Evaluator::normaliseWorkItems(Value& v) {
   }
 }
 
-void Evaluator::appendRanges(const Value& value, uint32_t width, uint64_t size,
-                             std::vector<ByteRange>& out, std::vector<Strided>& strided, bool& exact,
-                             std::string& note, uint64_t maxRanges) {
+void Evaluator::appendRanges(const Value& value, uint32_t width, uint64_t size, std::vector<ByteRange>& out,
+                             std::vector<Strided>& strided, bool& exact, std::string& note, uint64_t maxRanges) {
   auto whole = [&](std::string_view why) {
     out.push_back({0, size});
     exact = false;
@@ -1130,14 +1193,12 @@ void Evaluator::appendRanges(const Value& value, uint32_t width, uint64_t size,
     return;
   }
   i128 blocks = 1;
-  for (unsigned i = first; i < ndims && blocks <= static_cast<i128>(maxRanges); ++i)
-    blocks *= dims[i].count;
+  for (unsigned i = first; i < ndims && blocks <= static_cast<i128>(maxRanges); ++i) blocks *= dims[i].count;
   if (blocks > static_cast<i128>(maxRanges)) {
     i128 span = len;
     for (unsigned i = first; i < ndims; ++i) span += dims[i].stride * (dims[i].count - 1);
     exact = false;
-    std::string why = "more than " + std::to_string(maxRanges) +
-                      " disjoint ranges: covered by their hull";
+    std::string why = "more than " + std::to_string(maxRanges) + " disjoint ranges: covered by their hull";
     if (note.find(why) == std::string::npos) {
       if (!note.empty()) note += "; ";
       note += why;
@@ -1226,8 +1287,10 @@ void mergeStrided(std::vector<Strided>& sets, uint64_t size, std::vector<ByteRan
       std::sort(seg.pattern.begin(), seg.pattern.end());
       std::vector<std::pair<i128, i128>> merged;
       for (const auto& iv : seg.pattern) {
-        if (!merged.empty() && iv.first <= merged.back().second) merged.back().second = std::max(merged.back().second, iv.second);
-        else merged.push_back(iv);
+        if (!merged.empty() && iv.first <= merged.back().second)
+          merged.back().second = std::max(merged.back().second, iv.second);
+        else
+          merged.push_back(iv);
       }
       seg.pattern = std::move(merged);
       for (const auto& iv : seg.pattern) seg.contiguous = seg.contiguous || iv.second - iv.first >= S;

@@ -40,8 +40,8 @@ void mergeStrided(std::vector<Strided>& sets, uint64_t size, std::vector<ByteRan
                   std::string& note, uint64_t maxRanges = kMaxRangesPerStatement);
 
 struct Variable {
-  i128 lo = 0, hi = 0;   // inclusive
-  uint16_t deps = 0;     // base variables it is a function of (a base variable: itself)
+  i128 lo = 0, hi = 0; // inclusive
+  uint16_t deps = 0;   // base variables it is a function of (a base variable: itself)
 };
 
 struct Term {
@@ -97,8 +97,7 @@ struct Value {
 // Everything one instantiation call needs, reused across its statements.
 class Evaluator {
 public:
-  Evaluator(const KernelRegions& regions, const NDRange& range, const Slice& slice,
-            const LaunchValues& values);
+  Evaluator(const KernelRegions& regions, const NDRange& range, const Slice& slice, const LaunchValues& values);
 
   // Restores the base variables to the slice's ranges and forgets derived variables.
   void resetStatement();

@@ -7,33 +7,54 @@ namespace clsplit::analysis {
 
 std::string_view name(ScalarType t) {
   switch (t) {
-  case ScalarType::I8: return "char";
-  case ScalarType::U8: return "uchar";
-  case ScalarType::I16: return "short";
-  case ScalarType::U16: return "ushort";
-  case ScalarType::I32: return "int";
-  case ScalarType::U32: return "uint";
-  case ScalarType::I64: return "long";
-  case ScalarType::U64: return "ulong";
-  case ScalarType::F32: return "float";
-  case ScalarType::F64: return "double";
-  case ScalarType::Unknown: return "?";
+  case ScalarType::I8:
+    return "char";
+  case ScalarType::U8:
+    return "uchar";
+  case ScalarType::I16:
+    return "short";
+  case ScalarType::U16:
+    return "ushort";
+  case ScalarType::I32:
+    return "int";
+  case ScalarType::U32:
+    return "uint";
+  case ScalarType::I64:
+    return "long";
+  case ScalarType::U64:
+    return "ulong";
+  case ScalarType::F32:
+    return "float";
+  case ScalarType::F64:
+    return "double";
+  case ScalarType::Unknown:
+    return "?";
   }
   return "?";
 }
 
 std::string_view name(AtomicOp op) {
   switch (op) {
-  case AtomicOp::None: return "none";
-  case AtomicOp::Add: return "add";
-  case AtomicOp::Sub: return "sub";
-  case AtomicOp::Inc: return "inc";
-  case AtomicOp::Dec: return "dec";
-  case AtomicOp::Min: return "min";
-  case AtomicOp::Max: return "max";
-  case AtomicOp::And: return "and";
-  case AtomicOp::Or: return "or";
-  case AtomicOp::Xor: return "xor";
+  case AtomicOp::None:
+    return "none";
+  case AtomicOp::Add:
+    return "add";
+  case AtomicOp::Sub:
+    return "sub";
+  case AtomicOp::Inc:
+    return "inc";
+  case AtomicOp::Dec:
+    return "dec";
+  case AtomicOp::Min:
+    return "min";
+  case AtomicOp::Max:
+    return "max";
+  case AtomicOp::And:
+    return "and";
+  case AtomicOp::Or:
+    return "or";
+  case AtomicOp::Xor:
+    return "xor";
   }
   return "?";
 }
@@ -63,14 +84,19 @@ ValueType valueTypeOf(ScalarType t) {
 
 unsigned operandCount(ExprKind kind) {
   switch (kind) {
-  case ExprKind::Const: case ExprKind::FConst: case ExprKind::Arg: case ExprKind::WorkItem:
-  case ExprKind::Launch: case ExprKind::Undef:
+  case ExprKind::Const:
+  case ExprKind::FConst:
+  case ExprKind::Arg:
+  case ExprKind::WorkItem:
+  case ExprKind::Launch:
+  case ExprKind::Undef:
     return 0;
   case ExprKind::Load:
     return 1;
   case ExprKind::Seq:
     return 3; // or 4
-  case ExprKind::Interval: case ExprKind::Either:
+  case ExprKind::Interval:
+  case ExprKind::Either:
     return 2;
   case ExprKind::Select:
     return 4;
@@ -80,80 +106,133 @@ unsigned operandCount(ExprKind kind) {
 }
 
 bool isBinary(ExprKind kind) {
-  return (kind >= ExprKind::Add && kind <= ExprKind::UMax) ||
-         (kind >= ExprKind::FAdd && kind <= ExprKind::FMax);
+  return (kind >= ExprKind::Add && kind <= ExprKind::UMax) || (kind >= ExprKind::FAdd && kind <= ExprKind::FMax);
 }
 
 bool isUnary(ExprKind kind) { return kind >= ExprKind::SExt && kind <= ExprKind::FAbs; }
 
 std::string_view name(ExprKind kind) {
   switch (kind) {
-  case ExprKind::Const: return "const";
-  case ExprKind::FConst: return "fconst";
-  case ExprKind::Arg: return "arg";
-  case ExprKind::WorkItem: return "workitem";
-  case ExprKind::Launch: return "launch";
-  case ExprKind::Undef: return "undef";
-  case ExprKind::Interval: return "interval";
-  case ExprKind::Seq: return "seq";
-  case ExprKind::Either: return "either";
-  case ExprKind::Select: return "select";
-  case ExprKind::Load: return "load";
-  case ExprKind::Add: return "+";
-  case ExprKind::Sub: return "-";
-  case ExprKind::Mul: return "*";
-  case ExprKind::SDiv: return "/s";
-  case ExprKind::UDiv: return "/u";
-  case ExprKind::SRem: return "%s";
-  case ExprKind::URem: return "%u";
-  case ExprKind::Shl: return "<<";
-  case ExprKind::LShr: return ">>u";
-  case ExprKind::AShr: return ">>s";
-  case ExprKind::And: return "&";
-  case ExprKind::Or: return "|";
-  case ExprKind::Xor: return "^";
-  case ExprKind::SMin: return "smin";
-  case ExprKind::SMax: return "smax";
-  case ExprKind::UMin: return "umin";
-  case ExprKind::UMax: return "umax";
-  case ExprKind::FAdd: return "+.";
-  case ExprKind::FSub: return "-.";
-  case ExprKind::FMul: return "*.";
-  case ExprKind::FDiv: return "/.";
-  case ExprKind::FMin: return "fmin";
-  case ExprKind::FMax: return "fmax";
-  case ExprKind::SExt: return "sext";
-  case ExprKind::ZExt: return "zext";
-  case ExprKind::Trunc: return "trunc";
-  case ExprKind::FPToSI: return "fptosi";
-  case ExprKind::FPToUI: return "fptoui";
-  case ExprKind::SIToFP: return "sitofp";
-  case ExprKind::UIToFP: return "uitofp";
-  case ExprKind::FPCast: return "fpcast";
-  case ExprKind::FFloor: return "floor";
-  case ExprKind::FCeil: return "ceil";
-  case ExprKind::Abs: return "abs";
-  case ExprKind::FAbs: return "fabs";
+  case ExprKind::Const:
+    return "const";
+  case ExprKind::FConst:
+    return "fconst";
+  case ExprKind::Arg:
+    return "arg";
+  case ExprKind::WorkItem:
+    return "workitem";
+  case ExprKind::Launch:
+    return "launch";
+  case ExprKind::Undef:
+    return "undef";
+  case ExprKind::Interval:
+    return "interval";
+  case ExprKind::Seq:
+    return "seq";
+  case ExprKind::Either:
+    return "either";
+  case ExprKind::Select:
+    return "select";
+  case ExprKind::Load:
+    return "load";
+  case ExprKind::Add:
+    return "+";
+  case ExprKind::Sub:
+    return "-";
+  case ExprKind::Mul:
+    return "*";
+  case ExprKind::SDiv:
+    return "/s";
+  case ExprKind::UDiv:
+    return "/u";
+  case ExprKind::SRem:
+    return "%s";
+  case ExprKind::URem:
+    return "%u";
+  case ExprKind::Shl:
+    return "<<";
+  case ExprKind::LShr:
+    return ">>u";
+  case ExprKind::AShr:
+    return ">>s";
+  case ExprKind::And:
+    return "&";
+  case ExprKind::Or:
+    return "|";
+  case ExprKind::Xor:
+    return "^";
+  case ExprKind::SMin:
+    return "smin";
+  case ExprKind::SMax:
+    return "smax";
+  case ExprKind::UMin:
+    return "umin";
+  case ExprKind::UMax:
+    return "umax";
+  case ExprKind::FAdd:
+    return "+.";
+  case ExprKind::FSub:
+    return "-.";
+  case ExprKind::FMul:
+    return "*.";
+  case ExprKind::FDiv:
+    return "/.";
+  case ExprKind::FMin:
+    return "fmin";
+  case ExprKind::FMax:
+    return "fmax";
+  case ExprKind::SExt:
+    return "sext";
+  case ExprKind::ZExt:
+    return "zext";
+  case ExprKind::Trunc:
+    return "trunc";
+  case ExprKind::FPToSI:
+    return "fptosi";
+  case ExprKind::FPToUI:
+    return "fptoui";
+  case ExprKind::SIToFP:
+    return "sitofp";
+  case ExprKind::UIToFP:
+    return "uitofp";
+  case ExprKind::FPCast:
+    return "fpcast";
+  case ExprKind::FFloor:
+    return "floor";
+  case ExprKind::FCeil:
+    return "ceil";
+  case ExprKind::Abs:
+    return "abs";
+  case ExprKind::FAbs:
+    return "fabs";
   }
   return "?";
 }
 
 std::string_view name(WorkItemFn fn) {
   switch (fn) {
-  case WorkItemFn::GlobalId: return "get_global_id";
-  case WorkItemFn::LocalId: return "get_local_id";
-  case WorkItemFn::GroupId: return "get_group_id";
+  case WorkItemFn::GlobalId:
+    return "get_global_id";
+  case WorkItemFn::LocalId:
+    return "get_local_id";
+  case WorkItemFn::GroupId:
+    return "get_group_id";
   }
   return "?";
 }
 
 std::string_view name(LaunchFn fn) {
   switch (fn) {
-  case LaunchFn::GlobalSize: return "get_global_size";
-  case LaunchFn::LocalSize: return "get_local_size";
-  case LaunchFn::NumGroups: return "get_num_groups";
-  case LaunchFn::GlobalOffset: return "get_global_offset";
-  case LaunchFn::WorkDim: return "get_work_dim";
+  case LaunchFn::GlobalSize:
+    return "get_global_size";
+  case LaunchFn::LocalSize:
+    return "get_local_size";
+  case LaunchFn::NumGroups:
+    return "get_num_groups";
+  case LaunchFn::GlobalOffset:
+    return "get_global_offset";
+  case LaunchFn::WorkDim:
+    return "get_work_dim";
   }
   return "?";
 }
@@ -329,10 +408,14 @@ ExprRef Expr::binary(ExprKind op, ExprRef a, ExprRef b) {
     // Two's complement wrap-around is what the hardware does; fold through unsigned maths.
     auto ux = static_cast<uint64_t>(x), uy = static_cast<uint64_t>(y);
     switch (op) {
-    case ExprKind::Add: return constant(static_cast<int64_t>(ux + uy), type.bits);
-    case ExprKind::Sub: return constant(static_cast<int64_t>(ux - uy), type.bits);
-    case ExprKind::Mul: return constant(static_cast<int64_t>(ux * uy), type.bits);
-    default: break;
+    case ExprKind::Add:
+      return constant(static_cast<int64_t>(ux + uy), type.bits);
+    case ExprKind::Sub:
+      return constant(static_cast<int64_t>(ux - uy), type.bits);
+    case ExprKind::Mul:
+      return constant(static_cast<int64_t>(ux * uy), type.bits);
+    default:
+      break;
     }
   }
   if (op == ExprKind::Add) {
@@ -343,8 +426,7 @@ ExprRef Expr::binary(ExprKind op, ExprRef a, ExprRef b) {
   if (op == ExprKind::Mul) {
     if (b->isConst() && b->constant() == 1) return a;
     if (a->isConst() && a->constant() == 1) return b;
-    if ((a->isConst() && a->constant() == 0) || (b->isConst() && b->constant() == 0))
-      return constant(0, type.bits);
+    if ((a->isConst() && a->constant() == 0) || (b->isConst() && b->constant() == 0)) return constant(0, type.bits);
   }
   Raw r;
   r.kind = op;
@@ -358,7 +440,8 @@ ExprRef Expr::unary(ExprKind op, ExprRef a, ValueType to) {
   if (a->isConst() && !to.isFloat) {
     int64_t v = a->constant();
     unsigned from = a->type().bits;
-    if (op == ExprKind::SExt || op == ExprKind::Trunc) return constant(wrapTo(v, std::min<unsigned>(from, to.bits)), to.bits);
+    if (op == ExprKind::SExt || op == ExprKind::Trunc)
+      return constant(wrapTo(v, std::min<unsigned>(from, to.bits)), to.bits);
     if (op == ExprKind::ZExt) {
       uint64_t u = static_cast<uint64_t>(v);
       if (from < 64) u &= (uint64_t{1} << from) - 1;
@@ -376,8 +459,12 @@ bool equal(const Expr& a, const Expr& b) {
   if (&a == &b) return true;
   if (a.kind() != b.kind() || !(a.type() == b.type())) return false;
   switch (a.kind()) {
-  case ExprKind::Const: if (a.constant() != b.constant()) return false; break;
-  case ExprKind::FConst: if (a.fconstant() != b.fconstant()) return false; break;
+  case ExprKind::Const:
+    if (a.constant() != b.constant()) return false;
+    break;
+  case ExprKind::FConst:
+    if (a.fconstant() != b.fconstant()) return false;
+    break;
   case ExprKind::Arg:
     if (a.arg() != b.arg() || a.argByteOffset() != b.argByteOffset()) return false;
     break;
@@ -387,14 +474,17 @@ bool equal(const Expr& a, const Expr& b) {
   case ExprKind::Launch:
     if (a.launchFn() != b.launchFn() || a.dim() != b.dim()) return false;
     break;
-  case ExprKind::Undef: if (a.reason() != b.reason()) return false; break;
+  case ExprKind::Undef:
+    if (a.reason() != b.reason()) return false;
+    break;
   case ExprKind::Load:
     if (a.arg() != b.arg() || a.elementType() != b.elementType()) return false;
     break;
   case ExprKind::Select:
     if (a.cmpOp() != b.cmpOp()) return false;
     break;
-  default: break;
+  default:
+    break;
   }
   if (a.operands().size() != b.operands().size()) return false;
   for (size_t i = 0; i < a.operands().size(); ++i)
@@ -408,7 +498,9 @@ void print(const Expr& e, const ArgNamer& names, std::string& out) {
   auto argName = [&](unsigned i) { return names ? names(i) : "arg" + std::to_string(i); };
   auto op = [&](size_t i) { print(*e.operand(i), names, out); };
   switch (e.kind()) {
-  case ExprKind::Const: out += std::to_string(e.constant()); return;
+  case ExprKind::Const:
+    out += std::to_string(e.constant());
+    return;
   case ExprKind::FConst: {
     char buf[40];
     std::snprintf(buf, sizeof buf, "%gf", e.fconstant());
@@ -428,7 +520,9 @@ void print(const Expr& e, const ArgNamer& names, std::string& out) {
     }
     out += "(" + std::to_string(e.dim()) + ")";
     return;
-  case ExprKind::Undef: out += "undef(\"" + e.reason() + "\")"; return;
+  case ExprKind::Undef:
+    out += "undef(\"" + e.reason() + "\")";
+    return;
   case ExprKind::Interval:
     out += "[";
     op(0);
@@ -474,15 +568,20 @@ void print(const Expr& e, const ArgNamer& names, std::string& out) {
     op(0);
     out += ", " + std::string(name(e.elementType())) + "]]";
     return;
-  case ExprKind::SMin: case ExprKind::SMax: case ExprKind::UMin: case ExprKind::UMax:
-  case ExprKind::FMin: case ExprKind::FMax:
+  case ExprKind::SMin:
+  case ExprKind::SMax:
+  case ExprKind::UMin:
+  case ExprKind::UMax:
+  case ExprKind::FMin:
+  case ExprKind::FMax:
     out += std::string(name(e.kind())) + "(";
     op(0);
     out += ", ";
     op(1);
     out += ")";
     return;
-  default: break;
+  default:
+    break;
   }
   if (isBinary(e.kind())) {
     out += "(";

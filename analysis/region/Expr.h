@@ -32,11 +32,43 @@ enum class ExprKind : uint8_t {
   Select,   // op2 if (op0 CMP op1) else op3, CMP = cmpOp() (a select on a comparison)
   Load,     // [[B, E, T]]: the element of type T at byte offset op0 of buffer argument B
   // Integer arithmetic, on `bits`-wide two's complement values.
-  Add, Sub, Mul, SDiv, UDiv, SRem, URem, Shl, LShr, AShr, And, Or, Xor, SMin, SMax, UMin, UMax,
+  Add,
+  Sub,
+  Mul,
+  SDiv,
+  UDiv,
+  SRem,
+  URem,
+  Shl,
+  LShr,
+  AShr,
+  And,
+  Or,
+  Xor,
+  SMin,
+  SMax,
+  UMin,
+  UMax,
   // Floating-point arithmetic.
-  FAdd, FSub, FMul, FDiv, FMin, FMax,
+  FAdd,
+  FSub,
+  FMul,
+  FDiv,
+  FMin,
+  FMax,
   // Conversions and unary functions.
-  SExt, ZExt, Trunc, FPToSI, FPToUI, SIToFP, UIToFP, FPCast, FFloor, FCeil, Abs, FAbs,
+  SExt,
+  ZExt,
+  Trunc,
+  FPToSI,
+  FPToUI,
+  SIToFP,
+  UIToFP,
+  FPCast,
+  FFloor,
+  FCeil,
+  Abs,
+  FAbs,
 };
 
 enum class WorkItemFn : uint8_t { GlobalId, LocalId, GroupId };
@@ -58,17 +90,17 @@ public:
   const std::vector<ExprRef>& operands() const { return operands_; }
   const ExprRef& operand(size_t i) const { return operands_[i]; }
 
-  int64_t constant() const { return ivalue_; }         // Const
-  double fconstant() const { return fvalue_; }         // FConst
-  unsigned arg() const { return arg_; }                // Arg, Load: kernel argument index
+  int64_t constant() const { return ivalue_; }                              // Const
+  double fconstant() const { return fvalue_; }                              // FConst
+  unsigned arg() const { return arg_; }                                     // Arg, Load: kernel argument index
   uint32_t argByteOffset() const { return static_cast<uint32_t>(ivalue_); } // Arg
-  ScalarType elementType() const { return element_; }  // Arg, Load
-  unsigned dim() const { return dim_; }                // WorkItem, Launch
+  ScalarType elementType() const { return element_; }                       // Arg, Load
+  unsigned dim() const { return dim_; }                                     // WorkItem, Launch
   WorkItemFn workItemFn() const { return static_cast<WorkItemFn>(fn_); }
   LaunchFn launchFn() const { return static_cast<LaunchFn>(fn_); }
   const std::string& reason() const { return reason_; } // Undef
-  uint8_t cmpOp() const { return fn_; }                // Select: a CmpOp (Guard.h)
-  uint32_t nodeCount() const { return nodes_; }        // size of the tree (saturating)
+  uint8_t cmpOp() const { return fn_; }                 // Select: a CmpOp (Guard.h)
+  uint32_t nodeCount() const { return nodes_; }         // size of the tree (saturating)
 
   bool isConst() const { return kind_ == ExprKind::Const; }
   bool isUndef() const { return kind_ == ExprKind::Undef; }

@@ -15,9 +15,9 @@ struct Guard {
   ExprRef rhs;
 };
 
-std::string_view name(CmpOp op);   // "==", "<s", ...
-CmpOp negate(CmpOp op);             // !(a < b)  ==  a >= b
-CmpOp swapOperands(CmpOp op);       // a < b  ==  b > a
+std::string_view name(CmpOp op); // "==", "<s", ...
+CmpOp negate(CmpOp op);          // !(a < b)  ==  a >= b
+CmpOp swapOperands(CmpOp op);    // a < b  ==  b > a
 bool isUnsigned(CmpOp op);
 
 std::string toString(const Guard& g, const ArgNamer& names = {});

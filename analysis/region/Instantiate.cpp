@@ -17,21 +17,43 @@ ScalarValue decodeScalar(const std::byte* bytes, ScalarType type) {
     return x;
   };
   switch (type) {
-  case ScalarType::I8: v.i = as(int8_t{}); break;
-  case ScalarType::U8: v.i = as(uint8_t{}); break;
-  case ScalarType::I16: v.i = as(int16_t{}); break;
-  case ScalarType::U16: v.i = as(uint16_t{}); break;
-  case ScalarType::I32: v.i = as(int32_t{}); break;
-  case ScalarType::U32: v.i = as(uint32_t{}); break;
-  case ScalarType::I64: v.i = as(int64_t{}); break;
-  case ScalarType::U64: v.i = static_cast<int64_t>(as(uint64_t{})); break;
-  case ScalarType::F32: v.isFloat = true; v.f = as(float{}); break;
-  case ScalarType::F64: v.isFloat = true; v.f = as(double{}); break;
-  case ScalarType::Unknown: break;
+  case ScalarType::I8:
+    v.i = as(int8_t{});
+    break;
+  case ScalarType::U8:
+    v.i = as(uint8_t{});
+    break;
+  case ScalarType::I16:
+    v.i = as(int16_t{});
+    break;
+  case ScalarType::U16:
+    v.i = as(uint16_t{});
+    break;
+  case ScalarType::I32:
+    v.i = as(int32_t{});
+    break;
+  case ScalarType::U32:
+    v.i = as(uint32_t{});
+    break;
+  case ScalarType::I64:
+    v.i = as(int64_t{});
+    break;
+  case ScalarType::U64:
+    v.i = static_cast<int64_t>(as(uint64_t{}));
+    break;
+  case ScalarType::F32:
+    v.isFloat = true;
+    v.f = as(float{});
+    break;
+  case ScalarType::F64:
+    v.isFloat = true;
+    v.f = as(double{});
+    break;
+  case ScalarType::Unknown:
+    break;
   }
   return v;
 }
-
 
 namespace {
 
@@ -59,9 +81,8 @@ void appendNote(std::string& note, std::string_view kind, const std::string& why
 
 } // namespace
 
-std::vector<BufferRegions> instantiate(const KernelAnalysis& kernel, const NDRange& range,
-                                       const Slice& slice, const LaunchValues& values,
-                                       const std::vector<bool>* only, uint64_t maxRanges) {
+std::vector<BufferRegions> instantiate(const KernelAnalysis& kernel, const NDRange& range, const Slice& slice,
+                                       const LaunchValues& values, const std::vector<bool>* only, uint64_t maxRanges) {
   auto limit = [maxRanges](uint64_t usual) { return maxRanges ? std::min(usual, maxRanges) : usual; };
   const uint64_t readLimit = limit(detail::kMaxRangesPerStatement), writeLimit = limit(detail::kMaxWriteRanges);
   const KernelRegions& regions = kernel.regions;
@@ -132,8 +153,10 @@ std::vector<BufferRegions> instantiate(const KernelAnalysis& kernel, const NDRan
         } else if (a.atomicType != s.atomicType) {
           a.atomicMixed = true;
         } else if (a.atomicOp != s.atomicOp) {
-          if (additive(a.atomicOp) && additive(s.atomicOp)) a.atomicOp = AtomicOp::Add;
-          else a.atomicMixed = true;
+          if (additive(a.atomicOp) && additive(s.atomicOp))
+            a.atomicOp = AtomicOp::Add;
+          else
+            a.atomicMixed = true;
         }
         break;
       }
@@ -200,8 +223,7 @@ bool splitDimensionIsAChoice(const NDRange& range) {
   return candidates > 1;
 }
 
-uint32_t chooseSplitDimension(const KernelAnalysis& kernel, const NDRange& range,
-                              const LaunchValues& values) {
+uint32_t chooseSplitDimension(const KernelAnalysis& kernel, const NDRange& range, const LaunchValues& values) {
   if (!splitDimensionIsAChoice(range)) return defaultSplitDimension(range); // no instantiation
   const unsigned dims = std::clamp<unsigned>(range.dims, 1, 3);
   uint32_t best = dims - 1;

@@ -54,21 +54,20 @@ public:
   virtual uint64_t bufferSize(unsigned arg) const = 0;
   // Reads one element of the buffer bound to `arg` (monotone-indirection hints only).
   // May block until the element's producer has run. nullopt when it cannot be read.
-  virtual std::optional<ScalarValue> readElement(unsigned arg, uint64_t byteOffset,
-                                                 ScalarType type) const = 0;
+  virtual std::optional<ScalarValue> readElement(unsigned arg, uint64_t byteOffset, ScalarType type) const = 0;
 };
 
 // Regions of one buffer argument for one slice, in bytes relative to the start of the
 // (sub-)buffer bound to that argument, clipped to its size.
 struct BufferRegions {
   RangeSet read;
-  bool readExact = false;   // read == the bytes really read (not an over-approximation)
-  RangeSet write;           // bytes the slice may write
-  bool writeExact = false;  // every byte of `write` is written by the slice (must-write)
-  RangeSet atomic;          // bytes touched only by commutative, result-unused atomics
+  bool readExact = false;  // read == the bytes really read (not an over-approximation)
+  RangeSet write;          // bytes the slice may write
+  bool writeExact = false; // every byte of `write` is written by the slice (must-write)
+  RangeSet atomic;         // bytes touched only by commutative, result-unused atomics
   AtomicOp atomicOp = AtomicOp::None;
   ScalarType atomicType = ScalarType::Unknown;
-  std::string note;         // why a region fell back to the whole buffer, if it did
+  std::string note; // why a region fell back to the whole buffer, if it did
 };
 
 // Regions of every argument (index = argument index; non-buffer arguments stay empty).
@@ -76,14 +75,13 @@ struct BufferRegions {
 // they are over-approximated (writeExact false: may-writes) or when the kernel's work-groups
 // really write the same bytes; the caller must check (RangeSet::intersects) before treating
 // a slice as the owner of its write region. A read or atomic region keeps at most 1024
-// disjoint ranges per stride, a write region 16384 (more: their hull, inexact, with a note). readElement is called at most twice per
-// indirection in the parametric regions, and each element at most once per call.
-// With `only`, the statements of arguments it does not mark are skipped (their regions stay
-// empty): the planner re-instantiates only the arguments whose inputs changed. A non-zero
-// `maxRanges` lowers those limits (a coarser region, found sooner).
-std::vector<BufferRegions> instantiate(const KernelAnalysis& kernel, const NDRange& range,
-                                       const Slice& slice, const LaunchValues& values,
-                                       const std::vector<bool>* only = nullptr, uint64_t maxRanges = 0);
+// disjoint ranges per stride, a write region 16384 (more: their hull, inexact, with a note). readElement is called at
+// most twice per indirection in the parametric regions, and each element at most once per call. With `only`, the
+// statements of arguments it does not mark are skipped (their regions stay empty): the planner re-instantiates only the
+// arguments whose inputs changed. A non-zero `maxRanges` lowers those limits (a coarser region, found sooner).
+std::vector<BufferRegions> instantiate(const KernelAnalysis& kernel, const NDRange& range, const Slice& slice,
+                                       const LaunchValues& values, const std::vector<bool>* only = nullptr,
+                                       uint64_t maxRanges = 0);
 
 // The dimension to split for this launch: one whose slices write disjoint regions, with the
 // smallest read overlap between neighbouring slices (each extra range counting as 4 KiB of
@@ -93,8 +91,7 @@ std::vector<BufferRegions> instantiate(const KernelAnalysis& kernel, const NDRan
 // hull (which overlaps its neighbour's when they interleave), so that a 2-D grid's column
 // halves are not enumerated row by row (two thirds of a first split launch's planning).
 constexpr uint64_t kChoiceMaxRanges = 64;
-uint32_t chooseSplitDimension(const KernelAnalysis& kernel, const NDRange& range,
-                              const LaunchValues& values);
+uint32_t chooseSplitDimension(const KernelAnalysis& kernel, const NDRange& range, const LaunchValues& values);
 // The outermost dimension with at least two groups (the last dimension if none has): what
 // chooseSplitDimension() returns when it has nothing to compare, and its tie-break otherwise.
 uint32_t defaultSplitDimension(const NDRange& range);

@@ -22,11 +22,11 @@ enum class AccessKind : uint8_t { Read, Write, Atomic };
 // values: a loop's induction sequence, an interval, ...; every one of them is accessed).
 struct StatementRegion {
   AccessKind kind = AccessKind::Read;
-  unsigned arg = 0;                 // kernel argument index of the buffer
-  ExprRef offset;                   // byte offset from the buffer start (may contain intervals)
-  uint32_t width = 1;               // bytes touched per access
+  unsigned arg = 0;   // kernel argument index of the buffer
+  ExprRef offset;     // byte offset from the buffer start (may contain intervals)
+  uint32_t width = 1; // bytes touched per access
   std::vector<std::shared_ptr<const Guard>> guards;
-  bool fromPragma = false;          // supplied by the user (#pragma read/write/atomic or hint)
+  bool fromPragma = false; // supplied by the user (#pragma read/write/atomic or hint)
   // The analysis captured every condition under which the access happens: a work-item that
   // satisfies `guards` performs it at every value of `offset` (must-access). False when a
   // condition was dropped or a loop's trip count is only bounded; the region then
@@ -34,7 +34,7 @@ struct StatementRegion {
   bool exact = true;
   AtomicOp atomicOp = AtomicOp::None;
   ScalarType atomicType = ScalarType::Unknown;
-  unsigned line = 0;                // source line of the access, for diagnostics
+  unsigned line = 0; // source line of the access, for diagnostics
 };
 
 struct KernelRegions {

@@ -12,8 +12,8 @@ RangeSet::RangeSet(std::initializer_list<ByteRange> ranges) {
 void RangeSet::add(ByteRange r) {
   if (r.empty()) return;
   // First range whose end reaches r.lo (touching ranges merge).
-  auto first = std::lower_bound(ranges_.begin(), ranges_.end(), r.lo,
-                                [](const ByteRange& x, uint64_t lo) { return x.hi < lo; });
+  auto first =
+      std::lower_bound(ranges_.begin(), ranges_.end(), r.lo, [](const ByteRange& x, uint64_t lo) { return x.hi < lo; });
   auto last = first;
   while (last != ranges_.end() && last->lo <= r.hi) {
     r.lo = std::min(r.lo, last->lo);
@@ -36,8 +36,10 @@ RangeSet RangeSet::fromRanges(std::vector<ByteRange> ranges) {
   v.reserve(ranges.size());
   for (const auto& r : ranges) {
     if (r.empty()) continue;
-    if (!v.empty() && r.lo <= v.back().hi) v.back().hi = std::max(v.back().hi, r.hi);
-    else v.push_back(r);
+    if (!v.empty() && r.lo <= v.back().hi)
+      v.back().hi = std::max(v.back().hi, r.hi);
+    else
+      v.push_back(r);
   }
   return out;
 }
@@ -56,12 +58,16 @@ void RangeSet::add(const RangeSet& other) {
   out.reserve(ranges_.size() + other.ranges_.size());
   auto a = ranges_.cbegin(), b = other.ranges_.cbegin();
   auto push = [&out](const ByteRange& r) {
-    if (!out.empty() && r.lo <= out.back().hi) out.back().hi = std::max(out.back().hi, r.hi);
-    else out.push_back(r);
+    if (!out.empty() && r.lo <= out.back().hi)
+      out.back().hi = std::max(out.back().hi, r.hi);
+    else
+      out.push_back(r);
   };
   while (a != ranges_.cend() || b != other.ranges_.cend()) {
-    if (b == other.ranges_.cend() || (a != ranges_.cend() && a->lo <= b->lo)) push(*a++);
-    else push(*b++);
+    if (b == other.ranges_.cend() || (a != ranges_.cend() && a->lo <= b->lo))
+      push(*a++);
+    else
+      push(*b++);
   }
   ranges_.swap(out);
 }
@@ -115,7 +121,10 @@ RangeSet RangeSet::intersected(const RangeSet& other) const {
   while (a != ranges_.end() && b != other.ranges_.end()) {
     ByteRange y{std::max(a->lo, b->lo), std::min(a->hi, b->hi)};
     if (!y.empty()) out.ranges_.push_back(y);
-    if (a->hi < b->hi) ++a; else ++b;
+    if (a->hi < b->hi)
+      ++a;
+    else
+      ++b;
   }
   return out;
 }
@@ -158,8 +167,8 @@ ByteRange RangeSet::hull() const {
 
 bool RangeSet::contains(ByteRange r) const {
   if (r.empty()) return true;
-  auto it = std::upper_bound(ranges_.begin(), ranges_.end(), r.lo,
-                             [](uint64_t lo, const ByteRange& x) { return lo < x.hi; });
+  auto it =
+      std::upper_bound(ranges_.begin(), ranges_.end(), r.lo, [](uint64_t lo, const ByteRange& x) { return lo < x.hi; });
   return it != ranges_.end() && it->lo <= r.lo && r.hi <= it->hi;
 }
 
@@ -180,9 +189,12 @@ bool RangeSet::intersects(const RangeSet& other) const {
   };
   auto a = ranges_.begin(), b = other.ranges_.begin();
   while (a != ranges_.end() && b != other.ranges_.end()) {
-    if (a->hi <= b->lo) a = endsAfter(a + 1, ranges_.end(), b->lo);
-    else if (b->hi <= a->lo) b = endsAfter(b + 1, other.ranges_.end(), a->lo);
-    else return true;
+    if (a->hi <= b->lo)
+      a = endsAfter(a + 1, ranges_.end(), b->lo);
+    else if (b->hi <= a->lo)
+      b = endsAfter(b + 1, other.ranges_.end(), a->lo);
+    else
+      return true;
   }
   return false;
 }

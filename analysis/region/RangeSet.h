@@ -42,9 +42,9 @@ public:
   RangeSet shifted(int64_t delta) const;
 
   bool empty() const { return ranges_.empty(); }
-  uint64_t bytes() const;                  // total number of bytes in the set
+  uint64_t bytes() const; // total number of bytes in the set
   size_t count() const { return ranges_.size(); }
-  ByteRange hull() const;                  // smallest single range covering the set
+  ByteRange hull() const; // smallest single range covering the set
   bool contains(const RangeSet& other) const;
   bool contains(ByteRange r) const;
   bool intersects(const RangeSet& other) const;
@@ -54,7 +54,7 @@ public:
   auto end() const { return ranges_.end(); }
 
   bool operator==(const RangeSet&) const = default;
-  std::string str() const;                 // "[0,16) [32,48)"
+  std::string str() const; // "[0,16) [32,48)"
 
 private:
   std::vector<ByteRange> ranges_;

@@ -22,9 +22,8 @@ RangeSet& slot(WriteRegions& regions, const void* buffer) {
 
 } // namespace
 
-std::vector<ReplicatedSlice> replicateSlices(
-    const std::vector<std::pair<uint64_t, uint64_t>>& slices, uint64_t total,
-    const std::function<WriteRegions(uint64_t, uint64_t)>& writesOf) {
+std::vector<ReplicatedSlice> replicateSlices(const std::vector<std::pair<uint64_t, uint64_t>>& slices, uint64_t total,
+                                             const std::function<WriteRegions(uint64_t, uint64_t)>& writesOf) {
   if (slices.size() < 2) return {};
   uint64_t smallest = total;
   for (const auto& [b, e] : slices) smallest = std::min(smallest, e - b);
@@ -53,8 +52,7 @@ std::vector<ReplicatedSlice> replicateSlices(
     }
     bool covered = true;
     for (const auto& regions : mayWrite)
-      for (const auto& [buffer, may] : regions)
-        covered = covered && regionOf(ownedSoFar, buffer).contains(may);
+      for (const auto& [buffer, may] : regions) covered = covered && regionOf(ownedSoFar, buffer).contains(may);
     if (covered) return wide;
   }
   return {};

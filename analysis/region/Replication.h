@@ -23,13 +23,11 @@ struct ReplicatedSlice {
 // `slices`: the split as [begin, end) work-group ranges, in order, covering [0, total).
 // `writesOf(begin, end)`: the (over-approximated) write regions of those work-groups.
 // Each slice is widened by h groups on the sides it shares with a neighbour, h = 1, 2, 4, ...
-// while h is below the smallest slice's size (no slice swallows a neighbour), until every byte a widened slice may write is owned by some slice: one
-// whose widened range holds every work-item that may write it (the bytes it may write minus
-// those the work-groups outside it may write). A byte two slices could own goes to the first.
-// Returns the widened slices, or nothing when no width up to the bound works (e.g. when all
-// work-items may write the same bytes).
-std::vector<ReplicatedSlice> replicateSlices(
-    const std::vector<std::pair<uint64_t, uint64_t>>& slices, uint64_t total,
-    const std::function<WriteRegions(uint64_t begin, uint64_t end)>& writesOf);
+// while h is below the smallest slice's size (no slice swallows a neighbour), until every byte a widened slice may
+// write is owned by some slice: one whose widened range holds every work-item that may write it (the bytes it may write
+// minus those the work-groups outside it may write). A byte two slices could own goes to the first. Returns the widened
+// slices, or nothing when no width up to the bound works (e.g. when all work-items may write the same bytes).
+std::vector<ReplicatedSlice> replicateSlices(const std::vector<std::pair<uint64_t, uint64_t>>& slices, uint64_t total,
+                                             const std::function<WriteRegions(uint64_t begin, uint64_t end)>& writesOf);
 
 } // namespace clsplit::analysis

@@ -34,8 +34,10 @@ public:
     out += ' ';
   }
   void newline() {
-    if (!out.empty() && out.back() == ' ') out.back() = '\n';
-    else out += '\n';
+    if (!out.empty() && out.back() == ' ')
+      out.back() = '\n';
+    else
+      out += '\n';
   }
 
   // Returns the node index of e, emitting it (and its operands) first if needed.
@@ -44,10 +46,12 @@ public:
     if (it != index_.end()) return it->second;
     std::vector<size_t> ops;
     for (const auto& op : e->operands()) ops.push_back(node(op));
-    nodes_ += std::to_string(static_cast<unsigned>(e->kind())) + ' ' +
-              std::to_string(e->type().bits) + ' ' + (e->type().isFloat ? "1 " : "0 ");
+    nodes_ += std::to_string(static_cast<unsigned>(e->kind())) + ' ' + std::to_string(e->type().bits) + ' ' +
+              (e->type().isFloat ? "1 " : "0 ");
     switch (e->kind()) {
-    case ExprKind::Const: nodes_ += std::to_string(e->constant()) + ' '; break;
+    case ExprKind::Const:
+      nodes_ += std::to_string(e->constant()) + ' ';
+      break;
     case ExprKind::FConst: {
       uint64_t bits;
       double v = e->fconstant();
@@ -60,22 +64,22 @@ public:
                 std::to_string(static_cast<unsigned>(e->elementType())) + ' ';
       break;
     case ExprKind::WorkItem:
-      nodes_ += std::to_string(static_cast<unsigned>(e->workItemFn())) + ' ' +
-                std::to_string(e->dim()) + ' ';
+      nodes_ += std::to_string(static_cast<unsigned>(e->workItemFn())) + ' ' + std::to_string(e->dim()) + ' ';
       break;
     case ExprKind::Launch:
-      nodes_ += std::to_string(static_cast<unsigned>(e->launchFn())) + ' ' +
-                std::to_string(e->dim()) + ' ';
+      nodes_ += std::to_string(static_cast<unsigned>(e->launchFn())) + ' ' + std::to_string(e->dim()) + ' ';
       break;
     case ExprKind::Undef:
       nodes_ += std::to_string(e->reason().size()) + ':' + e->reason() + ' ';
       break;
     case ExprKind::Load:
-      nodes_ += std::to_string(e->arg()) + ' ' +
-                std::to_string(static_cast<unsigned>(e->elementType())) + ' ';
+      nodes_ += std::to_string(e->arg()) + ' ' + std::to_string(static_cast<unsigned>(e->elementType())) + ' ';
       break;
-    case ExprKind::Select: nodes_ += std::to_string(e->cmpOp()) + ' '; break;
-    default: break;
+    case ExprKind::Select:
+      nodes_ += std::to_string(e->cmpOp()) + ' ';
+      break;
+    default:
+      break;
     }
     nodes_ += std::to_string(ops.size());
     for (size_t op : ops) nodes_ += ' ' + std::to_string(op);
@@ -234,8 +238,7 @@ std::optional<KernelRegions> deserialize(std::string_view bytes, std::string* er
   uint64_t version = r.unum();
   if (r.failed()) return failWith();
   if (version != kRegionsFormatVersion) {
-    r.fail("format version " + std::to_string(version) + ", expected " +
-           std::to_string(kRegionsFormatVersion));
+    r.fail("format version " + std::to_string(version) + ", expected " + std::to_string(kRegionsFormatVersion));
     return failWith();
   }
   r.expect("nodes");
@@ -247,11 +250,12 @@ std::optional<KernelRegions> deserialize(std::string_view bytes, std::string* er
     raw.kind = static_cast<ExprKind>(r.bounded(kLastExprKind, "expression kind"));
     uint64_t bits = r.bounded(64, "bit width");
     bool isFloat = r.bounded(1, "float flag") != 0;
-    if (!r.failed() && (bits == 0 || (isFloat && bits != 32 && bits != 64 && bits != 16)))
-      r.fail("bad value type");
+    if (!r.failed() && (bits == 0 || (isFloat && bits != 32 && bits != 64 && bits != 16))) r.fail("bad value type");
     raw.type = ValueType{static_cast<uint8_t>(bits), isFloat};
     switch (raw.kind) {
-    case ExprKind::Const: raw.ivalue = r.num(); break;
+    case ExprKind::Const:
+      raw.ivalue = r.num();
+      break;
     case ExprKind::FConst: {
       uint64_t b = r.unum();
       std::memcpy(&raw.fvalue, &b, sizeof b);
@@ -270,13 +274,18 @@ std::optional<KernelRegions> deserialize(std::string_view bytes, std::string* er
       raw.fn = static_cast<uint8_t>(r.bounded(static_cast<unsigned>(LaunchFn::WorkDim), "launch function"));
       raw.dim = static_cast<unsigned>(r.bounded(2, "dimension"));
       break;
-    case ExprKind::Undef: raw.reason = r.text(); break;
+    case ExprKind::Undef:
+      raw.reason = r.text();
+      break;
     case ExprKind::Load:
       raw.arg = static_cast<unsigned>(r.bounded(UINT16_MAX, "argument index"));
       raw.element = static_cast<ScalarType>(r.bounded(kLastScalarType, "scalar type"));
       break;
-    case ExprKind::Select: raw.fn = static_cast<uint8_t>(r.bounded(kLastCmpOp, "comparison")); break;
-    default: break;
+    case ExprKind::Select:
+      raw.fn = static_cast<uint8_t>(r.bounded(kLastCmpOp, "comparison"));
+      break;
+    default:
+      break;
     }
     uint64_t nops = r.bounded(4, "operand count");
     if (!r.failed() && !validOperandCount(raw.kind, nops)) r.fail("wrong operand count");

@@ -8,8 +8,7 @@
 namespace clsplit::analysis::transformer {
 
 std::vector<std::string_view> rewrittenBuiltins(unsigned clVersion) {
-  std::vector<std::string_view> names = {"get_global_size", "get_global_offset", "get_num_groups",
-                                         "get_group_id"};
+  std::vector<std::string_view> names = {"get_global_size", "get_global_offset", "get_num_groups", "get_group_id"};
   if (clVersion >= 200) names.push_back("get_global_linear_id");
   return names;
 }
@@ -31,11 +30,14 @@ std::string prelude(unsigned clVersion) {
             "__clsplit_pick(gs, d) : get_global_size(d); }\n";
   p += fn + "__clsplit_global_offset(uint d, ulong4 go, ulong4 gs) { return d < get_work_dim() && !gs.w ? "
             "__clsplit_pick(go, d) : get_global_offset(d); }\n";
-  p += fn + "__clsplit_num_groups(uint d, ulong4 go, ulong4 gs) { return d < get_work_dim() && !gs.w ? "
-            "(__clsplit_pick(gs, d) + " + local + "(d) - 1) / " + local + "(d) : get_num_groups(d); }\n";
-  p += fn + "__clsplit_group_id(uint d, ulong4 go, ulong4 gs) { return d < get_work_dim() && !gs.w ? "
-            "get_group_id(d) + (get_global_offset(d) - __clsplit_pick(go, d)) / " + local +
-       "(d) : get_group_id(d); }\n";
+  p += fn +
+       "__clsplit_num_groups(uint d, ulong4 go, ulong4 gs) { return d < get_work_dim() && !gs.w ? "
+       "(__clsplit_pick(gs, d) + " +
+       local + "(d) - 1) / " + local + "(d) : get_num_groups(d); }\n";
+  p += fn +
+       "__clsplit_group_id(uint d, ulong4 go, ulong4 gs) { return d < get_work_dim() && !gs.w ? "
+       "get_group_id(d) + (get_global_offset(d) - __clsplit_pick(go, d)) / " +
+       local + "(d) : get_group_id(d); }\n";
   if (clVersion >= 200) {
     p += fn + "__clsplit_global_linear_id(ulong4 go, ulong4 gs) { return "
               "(get_global_id(2) - __clsplit_global_offset(2, go, gs)) * __clsplit_global_size(1, go, gs) * "

@@ -29,8 +29,7 @@ namespace clsplit::analysis::transformer {
 
 namespace {
 
-const std::string kHiddenParams =
-    std::string("ulong4 ") + kHiddenOffsetName + ", ulong4 " + kHiddenSizeName;
+const std::string kHiddenParams = std::string("ulong4 ") + kHiddenOffsetName + ", ulong4 " + kHiddenSizeName;
 const std::string kHiddenArgs = std::string(kHiddenOffsetName) + ", " + kHiddenSizeName;
 
 struct FunctionInfo {
@@ -39,11 +38,11 @@ struct FunctionInfo {
   std::string name;
   bool isKernel = false;
   bool usesBuiltin = false;
-  std::vector<const clang::CallExpr*> calls;           // calls to user functions in its body
-  std::vector<const clang::FunctionDecl*> callees;     // their canonical declarations
-  std::vector<std::string> externalCallees;            // declared in the program, defined nowhere
-  std::string signatureProblem;                        // empty: every declaration can be rewritten
-  std::string callSiteProblem;                         // empty: every call to it can be rewritten
+  std::vector<const clang::CallExpr*> calls;       // calls to user functions in its body
+  std::vector<const clang::FunctionDecl*> callees; // their canonical declarations
+  std::vector<std::string> externalCallees;        // declared in the program, defined nowhere
+  std::string signatureProblem;                    // empty: every declaration can be rewritten
+  std::string callSiteProblem;                     // empty: every call to it can be rewritten
   bool takesParams = false;
   bool needsValues = false;
 };
@@ -78,11 +77,16 @@ ScalarType scalarTypeOf(clang::QualType type, const clang::ASTContext& context) 
   if (!b->isInteger() || b->getKind() == clang::BuiltinType::Bool) return ScalarType::Unknown;
   bool isSigned = b->isSignedInteger();
   switch (context.getTypeSize(type)) {
-  case 8: return isSigned ? ScalarType::I8 : ScalarType::U8;
-  case 16: return isSigned ? ScalarType::I16 : ScalarType::U16;
-  case 32: return isSigned ? ScalarType::I32 : ScalarType::U32;
-  case 64: return isSigned ? ScalarType::I64 : ScalarType::U64;
-  default: return ScalarType::Unknown;
+  case 8:
+    return isSigned ? ScalarType::I8 : ScalarType::U8;
+  case 16:
+    return isSigned ? ScalarType::I16 : ScalarType::U16;
+  case 32:
+    return isSigned ? ScalarType::I32 : ScalarType::U32;
+  case 64:
+    return isSigned ? ScalarType::I64 : ScalarType::U64;
+  default:
+    return ScalarType::Unknown;
   }
 }
 
@@ -94,22 +98,30 @@ KernelArg describeParameter(const clang::ParmVarDecl* param, const clang::ASTCon
   if (type->isPointerType()) {
     clang::QualType pointee = type->getPointeeType();
     switch (pointee.getAddressSpace()) {
-    case clang::LangAS::opencl_global: arg.kind = ArgKind::GlobalBuffer; break;
-    case clang::LangAS::opencl_constant: arg.kind = ArgKind::ConstantBuffer; break;
-    case clang::LangAS::opencl_local: arg.kind = ArgKind::LocalBuffer; break;
-    default: unsupported = "parameter '" + arg.name + "' is a pointer to private memory"; break;
+    case clang::LangAS::opencl_global:
+      arg.kind = ArgKind::GlobalBuffer;
+      break;
+    case clang::LangAS::opencl_constant:
+      arg.kind = ArgKind::ConstantBuffer;
+      break;
+    case clang::LangAS::opencl_local:
+      arg.kind = ArgKind::LocalBuffer;
+      break;
+    default:
+      unsupported = "parameter '" + arg.name + "' is a pointer to private memory";
+      break;
     }
     arg.scalarType = scalarTypeOf(pointee, context);
   } else if (type->isImageType()) {
     arg.kind = ArgKind::Image;
     // Image types carry their access qualifier ("__read_only image2d_t"; read_only by default).
     const std::string spelled = type.getAsString();
-    arg.readOnlyImage = spelled.find("write_only") == std::string::npos && spelled.find("read_write") == std::string::npos;
+    arg.readOnlyImage =
+        spelled.find("write_only") == std::string::npos && spelled.find("read_write") == std::string::npos;
   } else if (type->isSamplerT()) {
     arg.kind = ArgKind::Sampler;
   } else if (type->isPipeType() || type->isQueueT() || type->isClkEventT()) {
-    unsupported = "parameter '" + arg.name + "' has a type clsplit cannot split (" +
-                  type.getAsString() + ")";
+    unsupported = "parameter '" + arg.name + "' has a type clsplit cannot split (" + type.getAsString() + ")";
   } else {
     arg.kind = ArgKind::Scalar;
     arg.scalarType = scalarTypeOf(type, context);
@@ -247,8 +259,7 @@ private:
     if (usesBlocks_) return "it uses blocks (device-side enqueue)";
     for (const clang::FunctionDecl* canonical : order_) {
       const FunctionInfo& info = functions_.at(canonical);
-      if (builtins_.count(info.name) && info.definition)
-        return "it defines its own function named '" + info.name + "'";
+      if (builtins_.count(info.name) && info.definition) return "it defines its own function named '" + info.name + "'";
       if (llvm::StringRef(info.name).startswith(kReservedPrefix))
         return "it defines '" + info.name + "', a name reserved by clsplit";
     }
@@ -361,8 +372,7 @@ private:
     }
     // Least fixed point of: a helper takes the hidden parameters when it needs the values and
     // can; a function needs them when it uses a rewritten built-in or calls one that takes them.
-    for (auto& [canonical, info] : functions_)
-      info.takesParams = info.isKernel && info.definition && eligible(info);
+    for (auto& [canonical, info] : functions_) info.takesParams = info.isKernel && info.definition && eligible(info);
     bool changed = true;
     while (changed) {
       changed = false;
@@ -395,8 +405,8 @@ private:
         return "it calls '" + f.externalCallees.front() + "', which this program does not define";
       if (f.needsValues && !f.takesParams && f.canonical != kernel.canonical) {
         std::string why = !f.signatureProblem.empty() ? f.signatureProblem : f.callSiteProblem;
-        return "it calls '" + f.name +
-               "', which uses NDRange built-ins but cannot receive the original NDRange (" + why + ")";
+        return "it calls '" + f.name + "', which uses NDRange built-ins but cannot receive the original NDRange (" +
+               why + ")";
       }
       for (const clang::FunctionDecl* callee : f.callees) work.push_back(callee);
     }
@@ -435,26 +445,23 @@ private:
         }
       } else if (info.needsValues && info.definition) {
         auto* body = llvm::dyn_cast_or_null<clang::CompoundStmt>(info.definition->getBody());
-        if (!body || !body->getLBracLoc().isFileID())
-          return "the body of '" + info.name + "' starts inside a macro";
-        rw.InsertTextAfterToken(body->getLBracLoc(),
-                                std::string(" ulong4 ") + kHiddenOffsetName + " = " +
-                                    std::string(kWholeOffsetCall) + "; ulong4 " + kHiddenSizeName +
-                                    " = " + std::string(kWholeSizeCall) + ";");
+        if (!body || !body->getLBracLoc().isFileID()) return "the body of '" + info.name + "' starts inside a macro";
+        rw.InsertTextAfterToken(body->getLBracLoc(), std::string(" ulong4 ") + kHiddenOffsetName + " = " +
+                                                         std::string(kWholeOffsetCall) + "; ulong4 " + kHiddenSizeName +
+                                                         " = " + std::string(kWholeSizeCall) + ";");
         edit(body->getLBracLoc());
       }
     }
     // The program's own prototypes of rewritten built-ins would be expanded by the macros.
     for (clang::Decl* decl : context_.getTranslationUnitDecl()->decls()) {
       auto* fn = llvm::dyn_cast<clang::FunctionDecl>(decl);
-      if (!fn || fn->isImplicit() || !builtins_.count(fn->getNameAsString()) ||
-          !inUserFile(fn->getLocation()) || isUserFunction(fn))
+      if (!fn || fn->isImplicit() || !builtins_.count(fn->getNameAsString()) || !inUserFile(fn->getLocation()) ||
+          isUserFunction(fn))
         continue;
       clang::SourceLocation begin = fn->getBeginLoc(), end = fn->getEndLoc();
-      if (!begin.isFileID() || !end.isFileID())
-        return "it redeclares '" + fn->getNameAsString() + "' through a macro";
-      clang::SourceLocation after = clang::Lexer::findLocationAfterToken(
-          end, clang::tok::semi, sm_, ci_.getLangOpts(), false);
+      if (!begin.isFileID() || !end.isFileID()) return "it redeclares '" + fn->getNameAsString() + "' through a macro";
+      clang::SourceLocation after =
+          clang::Lexer::findLocationAfterToken(end, clang::tok::semi, sm_, ci_.getLangOpts(), false);
       if (after.isInvalid()) after = clang::Lexer::getLocForEndOfToken(end, 0, sm_, ci_.getLangOpts());
       rw.ReplaceText(clang::SourceRange(begin, after.getLocWithOffset(-1)), "");
       edit(begin);
@@ -463,8 +470,7 @@ private:
     // The prelude goes first in the main file (after a byte-order mark, if any).
     llvm::StringRef mainText = sm_.getBufferData(program_.mainFile);
     unsigned preludeAt = mainText.startswith("\xEF\xBB\xBF") ? 3 : 0;
-    rw.InsertTextBefore(sm_.getLocForStartOfFile(program_.mainFile).getLocWithOffset(preludeAt),
-                        prelude(version_));
+    rw.InsertTextBefore(sm_.getLocForStartOfFile(program_.mainFile).getLocWithOffset(preludeAt), prelude(version_));
 
     for (auto& k : result.kernels) {
       const FunctionInfo* info = nullptr;
@@ -571,8 +577,7 @@ private:
 
 } // namespace
 
-TransformResult transformProgram(clang::CompilerInstance& compiler,
-                                 const frontend::ParsedProgram& program) {
+TransformResult transformProgram(clang::CompilerInstance& compiler, const frontend::ParsedProgram& program) {
   try {
     return ProgramTransformer(compiler, program).run();
   } catch (const std::exception& e) {

@@ -21,8 +21,8 @@ namespace clsplit::analysis::transformer {
 
 struct TransformedKernel {
   std::string name;
-  std::vector<KernelArg> args;  // user parameters, in order
-  bool partitionReady = false;  // its signature ends with the two hidden arguments
+  std::vector<KernelArg> args; // user parameters, in order
+  bool partitionReady = false; // its signature ends with the two hidden arguments
   // Why splitting it would change its results (it then runs whole); set even when it is
   // partition-ready, e.g. when a helper it calls could not receive the hidden arguments.
   std::optional<std::string> unsplittableReason;
@@ -46,7 +46,6 @@ struct TransformResult {
 };
 
 // Never throws. When the program had errors (ParsedProgram::hasErrors) it only lists kernels.
-TransformResult transformProgram(clang::CompilerInstance& compiler,
-                                 const frontend::ParsedProgram& program);
+TransformResult transformProgram(clang::CompilerInstance& compiler, const frontend::ParsedProgram& program);
 
 } // namespace clsplit::analysis::transformer

@@ -78,8 +78,8 @@ int main(int argc, char** argv) {
     rounds = cl_uint(rounds * (ms > 0.05 ? kernelMs / ms : 16.0));
   }
   // The start and end on the steady clock (ns), as clsplit's trace records its times.
-  std::printf("busy-device: %s, %zu items, %u rounds per kernel, for %.1f s, start_ns=%.0f\n", name, items,
-              rounds, seconds, nowS() * 1e9);
+  std::printf("busy-device: %s, %zu items, %u rounds per kernel, for %.1f s, start_ns=%.0f\n", name, items, rounds,
+              seconds, nowS() * 1e9);
   std::fflush(stdout);
   const double end = nowS() + seconds;
   unsigned kernels = 0;

@@ -70,15 +70,18 @@ int main(int argc, char** argv) {
 
   auto report = [&](const char* what, double t0) { std::printf("%-44s %8.2f us/call\n", what, (nowUs() - t0) / n); };
   double t0 = nowUs();
-  for (unsigned i = 0; i < n; ++i) check(clEnqueueNDRangeKernel(q, k, 1, nullptr, &items, nullptr, 0, nullptr, nullptr), "enqueue");
+  for (unsigned i = 0; i < n; ++i)
+    check(clEnqueueNDRangeKernel(q, k, 1, nullptr, &items, nullptr, 0, nullptr, nullptr), "enqueue");
   report("clEnqueueNDRangeKernel (no event)", t0);
   clFinish(q);
   t0 = nowUs();
-  for (unsigned i = 0; i < n; ++i) check(clEnqueueNDRangeKernel(q, k, 1, nullptr, &items, nullptr, 0, nullptr, &events[i]), "enqueue");
+  for (unsigned i = 0; i < n; ++i)
+    check(clEnqueueNDRangeKernel(q, k, 1, nullptr, &items, nullptr, 0, nullptr, &events[i]), "enqueue");
   report("clEnqueueNDRangeKernel (event)", t0);
   t0 = nowUs();
   cl_int status;
-  for (unsigned i = 0; i < n; ++i) clGetEventInfo(events[i], CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr);
+  for (unsigned i = 0; i < n; ++i)
+    clGetEventInfo(events[i], CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr);
   report("clGetEventInfo(status)", t0);
   t0 = nowUs();
   for (unsigned i = 0; i < n; ++i) clSetEventCallback(events[i], CL_COMPLETE, nothing, nullptr);
@@ -116,7 +119,8 @@ int main(int argc, char** argv) {
     clFinish(q);
     for (unsigned i = 0; i < n; i += every) clReleaseEvent(events[i]);
     t0 = nowUs();
-    for (unsigned i = 0; i < n; ++i) check(clEnqueueNDRangeKernel(q, k, 1, nullptr, &items, nullptr, 0, nullptr, nullptr), "enqueue");
+    for (unsigned i = 0; i < n; ++i)
+      check(clEnqueueNDRangeKernel(q, k, 1, nullptr, &items, nullptr, 0, nullptr, nullptr), "enqueue");
     report("clEnqueueNDRangeKernel (no event), again", t0);
     clFinish(q);
   }

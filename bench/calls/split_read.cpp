@@ -116,7 +116,8 @@ void haloHops(const std::vector<cl_device_id>& gpus, unsigned n) {
         if (way.memory == Memory::None) continue;
         cl_event read[2];
         for (unsigned d = 0; d < 2; ++d) // d's last halo rows to the host
-          check(clEnqueueReadBuffer(q[d], buf[d], CL_FALSE, elems * 4 - halo, halo, host + d * halo, 0, nullptr, &read[d]),
+          check(clEnqueueReadBuffer(q[d], buf[d], CL_FALSE, elems * 4 - halo, halo, host + d * halo, 0, nullptr,
+                                    &read[d]),
                 "read");
         for (unsigned d = 0; d < 2; ++d) { // ... and into the other device, after that read
           cl_event after = read[d];
@@ -135,7 +136,8 @@ void haloHops(const std::vector<cl_device_id>& gpus, unsigned n) {
         if (pass == 2) { // the hop's bytes: the other device's value of this iteration
           for (unsigned d = 0; d < 2; ++d) {
             cl_uint got = 0;
-            check(clEnqueueReadBuffer(q[1 - d], buf[1 - d], CL_TRUE, 0, sizeof got, &got, 0, nullptr, nullptr), "check");
+            check(clEnqueueReadBuffer(q[1 - d], buf[1 - d], CL_TRUE, 0, sizeof got, &got, 0, nullptr, nullptr),
+                  "check");
             wrong += got != 2 * i + d + 1;
           }
         }
@@ -200,9 +202,8 @@ int main(int argc, char** argv) {
   cl_int err;
   cl_mem pinned = clCreateBuffer(sides[0].context, CL_MEM_ALLOC_HOST_PTR, bytes, nullptr, &err);
   check(err, "clCreateBuffer (pinned)");
-  auto* staging = static_cast<unsigned char*>(clEnqueueMapBuffer(sides[0].queue, pinned, CL_TRUE,
-                                                                 CL_MAP_READ | CL_MAP_WRITE, 0, bytes, 0,
-                                                                 nullptr, nullptr, &err));
+  auto* staging = static_cast<unsigned char*>(clEnqueueMapBuffer(
+      sides[0].queue, pinned, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, bytes, 0, nullptr, nullptr, &err));
   check(err, "clEnqueueMapBuffer");
 
   double longestCopy = 0;
@@ -216,7 +217,7 @@ int main(int argc, char** argv) {
           "clEnqueueReadBuffer (blocking)");
   };
   // Keeps the two reads' profiled time (their sum when one ran after the other) and lets go.
-  auto keep = [&](cl_event (&e)[2], bool serial) {
+  auto keep = [&](cl_event(&e)[2], bool serial) {
     longestCopy = serial ? profiledMs(e[0]) + profiledMs(e[1]) : std::max(profiledMs(e[0]), profiledMs(e[1]));
     clReleaseEvent(e[0]);
     clReleaseEvent(e[1]);

@@ -74,8 +74,7 @@ int main(int argc, char** argv) {
   double tRead = nowS() - t0;
   // b = mirror(a) + 1 once, then (a = mirror(b) + 1, b = mirror(a) + 1) per iteration.
   size_t wrong = 0;
-  for (cl_uint i = 0; i < n; ++i)
-    wrong += result[i] != host[n - 1 - i] + 1u + 2u * iters;
+  for (cl_uint i = 0; i < n; ++i) wrong += result[i] != host[n - 1 - i] + 1u + 2u * iters;
   const double gb = double(bytes) / 1e9;
   std::printf("write + first kernel  %8.2f ms  (%6.2f GB/s of the buffer)\n", tWrite * 1e3, gb / tWrite);
   std::printf("exchange per kernel   %8.2f ms  (%6.2f GB/s of the buffer)\n", tExchange * 1e3 / (2 * iters),

@@ -34,8 +34,8 @@ Directory<int> fragmented(uint64_t runs) {
 } // namespace
 
 int main() {
-  std::printf("%10s %12s %12s %12s %12s %14s\n", "runs", "addCopy_ns", "setOnly_ns",
-              "missing_ns", "plan_ns", "stencil_it_ns");
+  std::printf("%10s %12s %12s %12s %12s %14s\n", "runs", "addCopy_ns", "setOnly_ns", "missing_ns", "plan_ns",
+              "stencil_it_ns");
   for (uint64_t runs : {16ull, 1024ull, 16384ull, 262144ull}) {
     auto dir = fragmented(runs);
     const uint64_t size = dir.size();
@@ -50,12 +50,9 @@ int main() {
     double add = nsPerOp(ops, [&](int i) { dir.addCopy(RangeSet::of(at[i], at[i] + 256), 3, i); });
     double only = nsPerOp(ops, [&](int i) { dir.setOnly(RangeSet::of(at[i], at[i] + 100), 2, 7); });
     volatile uint64_t sink = 0;
-    double miss = nsPerOp(ops, [&](int i) {
-      sink = sink + dir.missing(RangeSet::of(at[i], at[i] + 256), 1).bytes();
-    });
-    double plan = nsPerOp(ops, [&](int i) {
-      sink = sink + planTransfers(dir, RangeSet::of(at[i], at[i] + 256), 1, cost).size();
-    });
+    double miss = nsPerOp(ops, [&](int i) { sink = sink + dir.missing(RangeSet::of(at[i], at[i] + 256), 1).bytes(); });
+    double plan = nsPerOp(
+        ops, [&](int i) { sink = sink + planTransfers(dir, RangeSet::of(at[i], at[i] + 256), 1, cost).size(); });
 
     // One iteration of a 2-device Jacobi on a buffer of the same size (two buffers, halo 64 B).
     Directory<int> in(size, kHost, 0), out(size, kHost, 0);
@@ -71,8 +68,7 @@ int main() {
       in.setOnly(RangeSet::of(0, half), deviceHolder(0), it);
       in.setOnly(RangeSet::of(half, size), deviceHolder(1), it);
     });
-    std::printf("%10zu %12.0f %12.0f %12.0f %12.0f %14.0f\n", runsBefore, add, only, miss,
-                plan, stencil);
+    std::printf("%10zu %12.0f %12.0f %12.0f %12.0f %14.0f\n", runsBefore, add, only, miss, plan, stencil);
   }
   return 0;
 }

@@ -8,8 +8,8 @@
 
 #include <algorithm>
 #include <chrono>
-#include <ctime>
 #include <cstdio>
+#include <ctime>
 #include <random>
 #include <string>
 #include <vector>
@@ -57,8 +57,8 @@ CostModel sequenceModel(unsigned kernels, unsigned devices, std::mt19937_64& rng
   m.hostLinks.assign(devices, {0.1, 10'000});
   for (unsigned s = 0; s < devices; ++s)
     for (unsigned d = 0; d < devices; ++d)
-      if (s != d) m.deviceLinks[s][d] = (s % 4 == 3 || d % 4 == 3) ? CostModel::Link{0.2, 20'000}
-                                                                   : CostModel::Link{0.05, 10'000};
+      if (s != d)
+        m.deviceLinks[s][d] = (s % 4 == 3 || d % 4 == 3) ? CostModel::Link{0.2, 20'000} : CostModel::Link{0.05, 10'000};
   return m;
 }
 
@@ -133,8 +133,7 @@ void benchPlan(unsigned kernels, unsigned devices, const char* strategy) {
       auto t1 = Clock::now();
       for (unsigned d = 0; d < devices; ++d)
         if (plan.groups[d])
-          p->reportKernelTime(plan.launchId, d, plan.groups[d],
-                              uint64_t(20'000 + plan.groups[d] * 100 * (1 + d % 3)));
+          p->reportKernelTime(plan.launchId, d, plan.groups[d], uint64_t(20'000 + plan.groups[d] * 100 * (1 + d % 3)));
       auto t2 = Clock::now();
       if (it >= 10) { // steady state
         planUs += us(t1 - t0);

@@ -26,8 +26,8 @@ void addUnique(std::vector<FenceRef>& to, const FenceRef& f) {
 
 } // namespace
 
-BufferStorage::BufferStorage(std::vector<StorageSlot> slots, uint64_t size, const void* initial,
-                             void* useHostPtr, std::shared_ptr<PinnedPool> pinned, std::optional<ImageLayout> image)
+BufferStorage::BufferStorage(std::vector<StorageSlot> slots, uint64_t size, const void* initial, void* useHostPtr,
+                             std::shared_ptr<PinnedPool> pinned, std::optional<ImageLayout> image)
     : slots_(std::move(slots)), pinned_(std::move(pinned)), size_(size), useHostPtr_(useHostPtr),
       image_(std::move(image)), directory_(size, kHost, Version{}), devices_(slots_.size()) {
   RangeSet all = RangeSet::of(0, size);
@@ -91,34 +91,36 @@ cl_int forEachBox(const ImageLayout& image, size_t offset, size_t size, cl_uint 
 cl_int BufferStorage::readReal(cl_command_queue q, unsigned slot, size_t offset, size_t size, void* dst, cl_uint n,
                                const cl_event* waits, cl_event* event) {
   if (!image_)
-    return device::call(&cl_icd_dispatch::clEnqueueReadBuffer, q, deviceBuffer(slot), cl_bool(CL_FALSE), offset,
-                        size, dst, n, waits, event);
+    return device::call(&cl_icd_dispatch::clEnqueueReadBuffer, q, deviceBuffer(slot), cl_bool(CL_FALSE), offset, size,
+                        dst, n, waits, event);
   return forEachBox(*image_, offset, size, n, waits, event,
                     [&](const ImageBox& b, size_t at, cl_uint bn, const cl_event* bw, cl_event* be) {
-                      return device::call(&cl_icd_dispatch::clEnqueueReadImage, q, deviceBuffer(slot), cl_bool(CL_FALSE),
-                                          b.origin.data(), b.region.data(), image_->rowPitch(), image_->slicePitch(),
-                                          static_cast<void*>(static_cast<std::byte*>(dst) + at), bn, bw, be);
+                      return device::call(&cl_icd_dispatch::clEnqueueReadImage, q, deviceBuffer(slot),
+                                          cl_bool(CL_FALSE), b.origin.data(), b.region.data(), image_->rowPitch(),
+                                          image_->slicePitch(), static_cast<void*>(static_cast<std::byte*>(dst) + at),
+                                          bn, bw, be);
                     });
 }
 
 cl_int BufferStorage::writeReal(cl_command_queue q, unsigned slot, size_t offset, size_t size, const void* src,
                                 cl_uint n, const cl_event* waits, cl_event* event) {
   if (!image_)
-    return device::call(&cl_icd_dispatch::clEnqueueWriteBuffer, q, deviceBuffer(slot), cl_bool(CL_FALSE), offset,
-                        size, src, n, waits, event);
+    return device::call(&cl_icd_dispatch::clEnqueueWriteBuffer, q, deviceBuffer(slot), cl_bool(CL_FALSE), offset, size,
+                        src, n, waits, event);
   return forEachBox(*image_, offset, size, n, waits, event,
                     [&](const ImageBox& b, size_t at, cl_uint bn, const cl_event* bw, cl_event* be) {
-                      return device::call(&cl_icd_dispatch::clEnqueueWriteImage, q, deviceBuffer(slot), cl_bool(CL_FALSE),
-                                          b.origin.data(), b.region.data(), image_->rowPitch(), image_->slicePitch(),
-                                          static_cast<const void*>(static_cast<const std::byte*>(src) + at), bn, bw, be);
+                      return device::call(
+                          &cl_icd_dispatch::clEnqueueWriteImage, q, deviceBuffer(slot), cl_bool(CL_FALSE),
+                          b.origin.data(), b.region.data(), image_->rowPitch(), image_->slicePitch(),
+                          static_cast<const void*>(static_cast<const std::byte*>(src) + at), bn, bw, be);
                     });
 }
 
 cl_int BufferStorage::copyReal(cl_command_queue q, unsigned from, unsigned to, size_t offset, size_t size, cl_uint n,
                                const cl_event* waits, cl_event* event) {
   if (!image_)
-    return device::call(&cl_icd_dispatch::clEnqueueCopyBuffer, q, deviceBuffer(from), deviceBuffer(to), offset,
-                        offset, size, n, waits, event);
+    return device::call(&cl_icd_dispatch::clEnqueueCopyBuffer, q, deviceBuffer(from), deviceBuffer(to), offset, offset,
+                        size, n, waits, event);
   return forEachBox(*image_, offset, size, n, waits, event,
                     [&](const ImageBox& b, size_t, cl_uint bn, const cl_event* bw, cl_event* be) {
                       return device::call(&cl_icd_dispatch::clEnqueueCopyImage, q, deviceBuffer(from), deviceBuffer(to),
@@ -134,40 +136,39 @@ cl_mem BufferStorage::deviceView(unsigned slot, uint64_t origin, uint64_t size, 
   if (auto it = views.find(key); it != views.end()) return it->second.get();
   cl_buffer_region region{static_cast<size_t>(origin), static_cast<size_t>(size)};
   cl_int err = CL_SUCCESS;
-  cl_mem view = device::call(&cl_icd_dispatch::clCreateSubBuffer, whole,
-                             flags & (CL_MEM_READ_WRITE | CL_MEM_READ_ONLY | CL_MEM_WRITE_ONLY),
-                             cl_buffer_create_type(CL_BUFFER_CREATE_TYPE_REGION),
-                             static_cast<const void*>(&region), &err);
+  cl_mem view = device::call(
+      &cl_icd_dispatch::clCreateSubBuffer, whole, flags & (CL_MEM_READ_WRITE | CL_MEM_READ_ONLY | CL_MEM_WRITE_ONLY),
+      cl_buffer_create_type(CL_BUFFER_CREATE_TYPE_REGION), static_cast<const void*>(&region), &err);
   device::check(err, "clCreateSubBuffer (device view of a sub-buffer)");
   return views.emplace(key, device::RealMem::adopt(view)).first->second.get();
 }
 
 template <class Enqueue>
 FenceRef BufferStorage::enqueueOn(unsigned slot, QueueProvider& queues, const std::vector<FenceRef>& after,
-                                  bool overwritesCopy, const char* what, Enqueue&& enqueue, bool waitedOn,
-                                  Lane lane, const RangeSet* overwrites) {
+                                  bool overwritesCopy, const char* what, Enqueue&& enqueue, bool waitedOn, Lane lane,
+                                  const RangeSet* overwrites) {
   cl_command_queue q = lane == Lane::Transfer ? queues.transferQueue(slot) : queues.queue(slot);
   WaitList waits(slots_[slot].context, q);
   waits.add(after);
   if (overwritesCopy) {
-    if (overwrites) addWriteHazards(slot, *overwrites, waits);
-    else addWriteHazards(slot, waits);
+    if (overwrites)
+      addWriteHazards(slot, *overwrites, waits);
+    else
+      addWriteHazards(slot, waits);
   }
   // A command on the transfer lane is waited for from the compute lane: an event of its own
   // (a marker made later would be one more command and a flush).
   const bool evented = queues.timesCommands() || waitedOn || lane == Lane::Transfer;
   FenceRef fence;
-  device::check(device::enqueueCommand(q, slots_[slot].context, waits, evented,
-                                       [&](cl_uint n, const cl_event* list, cl_event* event) {
-                                         return enqueue(q, n, list, event);
-                                       },
-                                       fence),
+  device::check(device::enqueueCommand(
+                    q, slots_[slot].context, waits, evented,
+                    [&](cl_uint n, const cl_event* list, cl_event* event) { return enqueue(q, n, list, event); },
+                    fence),
                 what);
   return fence;
 }
 
-void BufferStorage::copyFromHost(ByteRange range, unsigned slot, QueueProvider& queues, TransferLog* log,
-                                 Lane lane) {
+void BufferStorage::copyFromHost(ByteRange range, unsigned slot, QueueProvider& queues, TransferLog* log, Lane lane) {
   struct Piece {
     ByteRange range;
     Version version;
@@ -178,7 +179,8 @@ void BufferStorage::copyFromHost(ByteRange range, unsigned slot, QueueProvider& 
     if (!pieces.empty() && pieces.back().range.hi == r.lo && pieces.back().version.block == v->block &&
         pieces.back().version.blockBase == v->blockBase) {
       pieces.back().range.hi = r.hi;
-      if (v->ready != pieces.back().version.ready) pieces.back().version.ready = nullptr, pieces.back().version.producer = v->producer;
+      if (v->ready != pieces.back().version.ready)
+        pieces.back().version.ready = nullptr, pieces.back().version.producer = v->producer;
       return;
     }
     pieces.push_back({r, *v});
@@ -194,9 +196,8 @@ void BufferStorage::copyFromHost(ByteRange range, unsigned slot, QueueProvider& 
     }
     // The block may still be being filled by a device (staging, copies): wait host-side.
     std::vector<FenceRef> filledBy, ready;
-    directory_.visit(piece.range, [&](ByteRange, const Cell<Version>& cell) {
-      addUnique(filledBy, cell.tokenOf(kHost)->ready);
-    });
+    directory_.visit(piece.range,
+                     [&](ByteRange, const Cell<Version>& cell) { addUnique(filledBy, cell.tokenOf(kHost)->ready); });
     // One host-side fence per filling command (each costs a completion callback and a user
     // event), however many directory runs its bytes span: NVIDIA copies pageable memory when the
     // write is enqueued, whatever its wait list (it wrote stale bytes). Pinned memory is read by
@@ -206,48 +207,53 @@ void BufferStorage::copyFromHost(ByteRange range, unsigned slot, QueueProvider& 
     for (const auto& f : filledBy) addUnique(ready, block->pinned() ? f : device::hostOrdered(f));
     const void* source = block->data() + (piece.range.lo - piece.version.blockBase);
     const RangeSet bytes{piece.range};
-    FenceRef f = enqueueOn(slot, queues, ready, true, "clEnqueueWriteBuffer (host to device)",
-                           [&](cl_command_queue q, cl_uint n, const cl_event* waits, cl_event* event) {
-                             return writeReal(q, slot, size_t(piece.range.lo),
-                                                 size_t(piece.range.size()), source, n, waits, event);
-                           }, false, lane, &bytes);
+    FenceRef f = enqueueOn(
+        slot, queues, ready, true, "clEnqueueWriteBuffer (host to device)",
+        [&](cl_command_queue q, cl_uint n, const cl_event* waits, cl_event* event) {
+          return writeReal(q, slot, size_t(piece.range.lo), size_t(piece.range.size()), source, n, waits, event);
+        },
+        false, lane, &bytes);
     noteWrite(slot, bytes, f);
     retainUntil(f, block);
     directory_.addCopy(RangeSet{piece.range}, me, Version::device());
-    if (log) log->push_back({TransferKind::HostToDevice, -1, static_cast<int>(slot), piece.range.size(),
-                             piece.version.producer, f});
+    if (log)
+      log->push_back(
+          {TransferKind::HostToDevice, -1, static_cast<int>(slot), piece.range.size(), piece.version.producer, f});
   }
 }
 
-void BufferStorage::copyInDriver(ByteRange range, unsigned from, unsigned slot, QueueProvider& queues,
-                                 TransferLog* log, Lane lane) {
+void BufferStorage::copyInDriver(ByteRange range, unsigned from, unsigned slot, QueueProvider& queues, TransferLog* log,
+                                 Lane lane) {
   const size_t offset = static_cast<size_t>(range.lo), bytes = static_cast<size_t>(range.size());
   const uint64_t producer = devices_[from].producer;
   const RangeSet moved{range};
   // On the destination's queue, after what wrote these bytes of the source's copy.
-  FenceRef f = enqueueOn(slot, queues, validAfter(from, moved), true, "clEnqueueCopyBuffer (device to device)",
-                         [&](cl_command_queue q, cl_uint n, const cl_event* waits, cl_event* event) {
-                           return copyReal(q, from, slot, offset, bytes, n, waits, event);
-                         }, false, lane, &moved);
+  FenceRef f = enqueueOn(
+      slot, queues, validAfter(from, moved), true, "clEnqueueCopyBuffer (device to device)",
+      [&](cl_command_queue q, cl_uint n, const cl_event* waits, cl_event* event) {
+        return copyReal(q, from, slot, offset, bytes, n, waits, event);
+      },
+      false, lane, &moved);
   noteRead(from, moved, f);
   noteWrite(slot, moved, f);
   devices_[from].pulled.pulled(range);
   directory_.addCopy(moved, deviceHolder(slot), Version::device());
-  if (log) log->push_back({TransferKind::DeviceToDevice, static_cast<int>(from), static_cast<int>(slot),
-                           range.size(), producer, f});
+  if (log)
+    log->push_back(
+        {TransferKind::DeviceToDevice, static_cast<int>(from), static_cast<int>(slot), range.size(), producer, f});
 }
 
-void BufferStorage::stageToHost(ByteRange range, unsigned from, QueueProvider& queues, TransferLog* log,
-                                Lane lane) {
+void BufferStorage::stageToHost(ByteRange range, unsigned from, QueueProvider& queues, TransferLog* log, Lane lane) {
   const size_t offset = static_cast<size_t>(range.lo), bytes = static_cast<size_t>(range.size());
   const uint64_t producer = devices_[from].producer;
   const RangeSet staged{range};
   auto block = allocateStaging(bytes);
-  FenceRef read = enqueueOn(from, queues, validAfter(from, staged), false, "clEnqueueReadBuffer (device to host staging)",
-                            [&](cl_command_queue q, cl_uint n, const cl_event* waits, cl_event* event) {
-                              return readReal(q, from, offset, bytes,
-                                                  static_cast<void*>(block->data()), n, waits, event);
-                            }, /*waitedOn=*/true, lane);
+  FenceRef read = enqueueOn(
+      from, queues, validAfter(from, staged), false, "clEnqueueReadBuffer (device to host staging)",
+      [&](cl_command_queue q, cl_uint n, const cl_event* waits, cl_event* event) {
+        return readReal(q, from, offset, bytes, static_cast<void*>(block->data()), n, waits, event);
+      },
+      /*waitedOn=*/true, lane);
   noteRead(from, staged, read);
   devices_[from].pulled.pulled(range);
   retainUntil(read, block);
@@ -298,8 +304,8 @@ std::vector<FenceRef> BufferStorage::bringHome(QueueProvider& queues, TransferLo
     }
     if (!stale.empty()) {
       Stale& last = stale.back();
-      const bool sameSource = last.from == piece.from &&
-                              (piece.from >= 0 || last.source + last.range.size() == piece.source);
+      const bool sameSource =
+          last.from == piece.from && (piece.from >= 0 || last.source + last.range.size() == piece.source);
       if (last.range.hi == r.lo && sameSource) {
         last.range.hi = r.hi;
         return;
@@ -316,11 +322,12 @@ std::vector<FenceRef> BufferStorage::bringHome(QueueProvider& queues, TransferLo
       continue;
     }
     const auto from = static_cast<unsigned>(piece.from);
-    FenceRef read = enqueueOn(from, queues, validAfter(from), false, "clEnqueueReadBuffer (USE_HOST_PTR memory)",
-                              [&](cl_command_queue q, cl_uint n, const cl_event* waits, cl_event* event) {
-                                return readReal(q, from, offset, bytes,
-                                                    static_cast<void*>(home + offset), n, waits, event);
-                              }, /*waitedOn=*/true);
+    FenceRef read = enqueueOn(
+        from, queues, validAfter(from), false, "clEnqueueReadBuffer (USE_HOST_PTR memory)",
+        [&](cl_command_queue q, cl_uint n, const cl_event* waits, cl_event* event) {
+          return readReal(q, from, offset, bytes, static_cast<void*>(home + offset), n, waits, event);
+        },
+        /*waitedOn=*/true);
     noteRead(from, read);
     directory_.addCopy(RangeSet{piece.range}, kHost, Version{read, block, piece.range.lo, piece.producer});
     if (log) log->push_back({TransferKind::DeviceToHost, piece.from, -1, piece.range.size(), piece.producer, read});
@@ -343,8 +350,7 @@ void BufferStorage::giveHomeTheBytes() {
   if (!current.empty()) directory_.setOnly(current, kHost, Version{nullptr, HostBlock::wrap(home, size_), 0, 0});
 }
 
-void BufferStorage::publishWrite(const RangeSet& written, unsigned slot, const FenceRef&,
-                                 uint64_t producer) {
+void BufferStorage::publishWrite(const RangeSet& written, unsigned slot, const FenceRef&, uint64_t producer) {
   if (written.empty()) return;
   directory_.setOnly(written, deviceHolder(slot), Version::device());
   auto& copy = devices_.at(slot);
@@ -356,8 +362,8 @@ void BufferStorage::publishCopy(const RangeSet& ranges, unsigned slot, const Fen
   if (!ranges.empty()) directory_.addCopy(ranges, deviceHolder(slot), Version::device());
 }
 
-void BufferStorage::publishHostBlock(const RangeSet& ranges, std::shared_ptr<HostBlock> block,
-                                     uint64_t base, const FenceRef& ready) {
+void BufferStorage::publishHostBlock(const RangeSet& ranges, std::shared_ptr<HostBlock> block, uint64_t base,
+                                     const FenceRef& ready) {
   if (!ranges.empty()) directory_.setOnly(ranges, kHost, Version{ready, std::move(block), base, 0});
 }
 
@@ -368,16 +374,17 @@ void BufferStorage::writeFromHost(ByteRange range, const void* src, const FenceR
 }
 
 FenceRef BufferStorage::writeToDevice(ByteRange range, const void* src, unsigned slot,
-                                      const std::vector<FenceRef>& after, QueueProvider& queues,
-                                      TransferLog* log, bool alone) {
+                                      const std::vector<FenceRef>& after, QueueProvider& queues, TransferLog* log,
+                                      bool alone) {
   FenceRef f = enqueueOn(slot, queues, after, true, "clEnqueueWriteBuffer (application data to its device)",
                          [&](cl_command_queue q, cl_uint n, const cl_event* waits, cl_event* event) {
-                           return writeReal(q, slot, size_t(range.lo), size_t(range.size()), src,
-                                               n, waits, event);
+                           return writeReal(q, slot, size_t(range.lo), size_t(range.size()), src, n, waits, event);
                          });
   noteWrite(slot, f);
-  if (alone) directory_.setOnly(RangeSet{range}, deviceHolder(slot), Version::device());
-  else directory_.addCopy(RangeSet{range}, deviceHolder(slot), Version::device());
+  if (alone)
+    directory_.setOnly(RangeSet{range}, deviceHolder(slot), Version::device());
+  else
+    directory_.addCopy(RangeSet{range}, deviceHolder(slot), Version::device());
   if (log) log->push_back({TransferKind::HostToDevice, -1, static_cast<int>(slot), range.size(), 0, f});
   return f;
 }
@@ -386,7 +393,7 @@ FenceRef BufferStorage::readPieces(const std::vector<PlannedMove>& planned, Byte
                                    const std::vector<FenceRef>& after, QueueProvider& queues, TransferLog* log) {
   struct Piece {
     ByteRange range;
-    int from;                     // slot, or -1: a host version
+    int from; // slot, or -1: a host version
     std::shared_ptr<HostBlock> block;
     uint64_t base = 0;
     std::vector<FenceRef> ready;
@@ -395,8 +402,8 @@ FenceRef BufferStorage::readPieces(const std::vector<PlannedMove>& planned, Byte
   std::vector<Piece> pieces;
   for (const auto& p : planned) {
     if (isDevice(p.from)) {
-      pieces.push_back({p.range, static_cast<int>(deviceOf(p.from)), nullptr, 0,
-                        validAfter(deviceOf(p.from), RangeSet{p.range})});
+      pieces.push_back(
+          {p.range, static_cast<int>(deviceOf(p.from)), nullptr, 0, validAfter(deviceOf(p.from), RangeSet{p.range})});
       continue;
     }
     directory_.visit(p.range, [&](ByteRange r, const Cell<Version>& cell) {
@@ -428,20 +435,19 @@ FenceRef BufferStorage::readPieces(const std::vector<PlannedMove>& planned, Byte
       if (source == target) continue; // the application's own memory already holds them
       size_t n = piece.range.size();
       auto block = piece.block;
-      done.push_back(device::runAfter(std::move(waits), [block, source, target, n] {
-        std::memcpy(target, source, n);
-      }));
+      done.push_back(
+          device::runAfter(std::move(waits), [block, source, target, n] { std::memcpy(target, source, n); }));
       continue;
     }
     unsigned slot = static_cast<unsigned>(piece.from);
     FenceRef f = enqueueOn(slot, queues, waits, false, "clEnqueueReadBuffer (device to host)",
                            [&](cl_command_queue q, cl_uint n, const cl_event* list, cl_event* event) {
-                             return readReal(q, slot, size_t(piece.range.lo),
-                                                 size_t(piece.range.size()), static_cast<void*>(target), n,
-                                                 list, event);
+                             return readReal(q, slot, size_t(piece.range.lo), size_t(piece.range.size()),
+                                             static_cast<void*>(target), n, list, event);
                            });
     noteRead(slot, RangeSet{piece.range}, f);
-    if (log) log->push_back({TransferKind::DeviceToHost, piece.from, -1, piece.range.size(), devices_[slot].producer, f});
+    if (log)
+      log->push_back({TransferKind::DeviceToHost, piece.from, -1, piece.range.size(), devices_[slot].producer, f});
     done.push_back(f);
   }
   // Nothing to copy still completes only after the wait list.
@@ -449,15 +455,14 @@ FenceRef BufferStorage::readPieces(const std::vector<PlannedMove>& planned, Byte
   return device::allOf(std::move(done));
 }
 
-FenceRef BufferStorage::readFromSlot(const RangeSet& ranges, unsigned slot, std::byte* dst,
-                                     uint64_t base, const std::vector<FenceRef>& after,
-                                     QueueProvider& queues, TransferLog* log) {
+FenceRef BufferStorage::readFromSlot(const RangeSet& ranges, unsigned slot, std::byte* dst, uint64_t base,
+                                     const std::vector<FenceRef>& after, QueueProvider& queues, TransferLog* log) {
   std::vector<FenceRef> fences;
   for (const auto& r : ranges) {
     FenceRef f = enqueueOn(slot, queues, after, false, "clEnqueueReadBuffer (atomic partial results)",
                            [&](cl_command_queue q, cl_uint n, const cl_event* waits, cl_event* event) {
                              return readReal(q, slot, size_t(r.lo), size_t(r.size()),
-                                                 static_cast<void*>(dst + (r.lo - base)), n, waits, event);
+                                             static_cast<void*>(dst + (r.lo - base)), n, waits, event);
                            });
     noteRead(slot, RangeSet{r}, f);
     if (log) log->push_back({TransferKind::DeviceToHost, static_cast<int>(slot), -1, r.size(), 0, f});
@@ -484,7 +489,8 @@ void BufferStorage::publishWholeOn(unsigned slot, uint64_t producer) {
   const auto& s = summary();
   if (s.everywhere == bit(me) && s.definedAnywhere == bit(me) && directory_.runCount() == 1) {
     bool defined = true; // undefined bytes become defined once a kernel may have written them
-    directory_.visit(ByteRange{0, size_}, [&](ByteRange, const Cell<Version>& cell) { defined = !cell.copies.front().token.undefined; });
+    directory_.visit(ByteRange{0, size_},
+                     [&](ByteRange, const Cell<Version>& cell) { defined = !cell.copies.front().token.undefined; });
     if (defined) return;
   }
   directory_.setOnly(RangeSet::of(0, size_), me, Version::device());

@@ -25,7 +25,7 @@ namespace clsplit::buffer {
 
 // One device slot as the storage sees it.
 struct StorageSlot {
-  cl_context context = nullptr;  // the real context (shared by the devices of one platform)
+  cl_context context = nullptr; // the real context (shared by the devices of one platform)
   cl_device_id device = nullptr;
   bool hostUnified = false; // CL_DEVICE_HOST_UNIFIED_MEMORY
 };
@@ -50,10 +50,10 @@ enum class TransferKind { HostToDevice, DeviceToHost, DeviceToDevice };
 // One transfer clsplit enqueued (for the run report and the partitioner's models).
 struct TransferRecord {
   TransferKind kind;
-  int from = -1;                 // slot, or -1 for the host
-  int to = -1;                   // slot, or -1 for the host
+  int from = -1; // slot, or -1 for the host
+  int to = -1;   // slot, or -1 for the host
   uint64_t bytes = 0;
-  uint64_t producer = 0;         // launch that computed the moved bytes (0: host data)
+  uint64_t producer = 0; // launch that computed the moved bytes (0: host data)
   device::FenceRef fence;
 };
 using TransferLog = std::vector<TransferRecord>;
@@ -97,11 +97,9 @@ public:
   // Transfers (what a planner chose; each updates the directory). Each waits for, and is
   // recorded as, an access of its own bytes only (CopyHazards), on the slot's `lane`.
   // `range` of `from`'s copy read into a new host version (which becomes a valid host copy).
-  void stageToHost(ByteRange range, unsigned from, QueueProvider& queues, TransferLog* log,
-                   Lane lane = Lane::Compute);
+  void stageToHost(ByteRange range, unsigned from, QueueProvider& queues, TransferLog* log, Lane lane = Lane::Compute);
   // `range`, valid on the host, written from its host versions into `to`'s copy.
-  void copyFromHost(ByteRange range, unsigned to, QueueProvider& queues, TransferLog* log,
-                    Lane lane = Lane::Compute);
+  void copyFromHost(ByteRange range, unsigned to, QueueProvider& queues, TransferLog* log, Lane lane = Lane::Compute);
   // `range` copied from `from`'s copy to `to`'s inside their driver (same real context).
   void copyInDriver(ByteRange range, unsigned from, unsigned to, QueueProvider& queues, TransferLog* log,
                     Lane lane = Lane::Compute);
@@ -119,7 +117,9 @@ public:
   std::vector<device::FenceRef> writeHazards(unsigned slot) const { return devices_.at(slot).hazards.writeHazards(); }
   // The same, added to `waits` (no list built: this runs for every buffer a launch writes);
   // with `bytes`, for a command writing only those.
-  void addWriteHazards(unsigned slot, device::WaitList& waits) const { devices_.at(slot).hazards.addWriteHazards(waits); }
+  void addWriteHazards(unsigned slot, device::WaitList& waits) const {
+    devices_.at(slot).hazards.addWriteHazards(waits);
+  }
   void addWriteHazards(unsigned slot, const RangeSet& bytes, device::WaitList& waits) const {
     devices_.at(slot).hazards.addWriteHazards(bytes, waits);
   }
@@ -139,11 +139,9 @@ public:
   RangeSet recentlyPulled(unsigned slot) const { return devices_.at(slot).pulled.recent(); }
 
   // After a command on `slot` wrote `written`: `slot` is its only valid holder.
-  void publishWrite(const RangeSet& written, unsigned slot, const device::FenceRef& fence,
-                    uint64_t producer);
+  void publishWrite(const RangeSet& written, unsigned slot, const device::FenceRef& fence, uint64_t producer);
   // `slot` also holds `ranges` (e.g. a replicated fill), valid after `fence`.
-  void publishCopy(const RangeSet& ranges, unsigned slot, const device::FenceRef& fence,
-                   uint64_t producer);
+  void publishCopy(const RangeSet& ranges, unsigned slot, const device::FenceRef& fence, uint64_t producer);
   // A host version: `block` holds buffer offsets [base, base + block size); it becomes the
   // only valid copy of `ranges` once `ready` completes (null: at once).
   void publishHostBlock(const RangeSet& ranges, std::shared_ptr<HostBlock> block, uint64_t base,
@@ -156,8 +154,8 @@ public:
   // With `alone` false, `slot` holds the bytes beside their other holders (a copy of the same
   // bytes written to several devices).
   device::FenceRef writeToDevice(ByteRange range, const void* src, unsigned slot,
-                                 const std::vector<device::FenceRef>& after, QueueProvider& queues,
-                                 TransferLog* log, bool alone = true);
+                                 const std::vector<device::FenceRef>& after, QueueProvider& queues, TransferLog* log,
+                                 bool alone = true);
 
   // Copies `range` into `dst` piece by piece as planned (planner::planRead: a piece's source is
   // the host or a device holding all of it): host versions by host work, device copies by reads
@@ -185,8 +183,7 @@ public:
   // Copies `ranges` of `slot`'s own copy, whatever the directory says of it, into `dst` (which
   // holds buffer offsets from `base`), after `after`: the partial results of an atomic merge.
   device::FenceRef readFromSlot(const RangeSet& ranges, unsigned slot, std::byte* dst, uint64_t base,
-                                const std::vector<device::FenceRef>& after, QueueProvider& queues,
-                                TransferLog* log);
+                                const std::vector<device::FenceRef>& after, QueueProvider& queues, TransferLog* log);
 
   // Whether `slot` holds a valid copy of every byte (O(1) while the directory is unchanged).
   bool validEverywhereOn(unsigned slot) const { return summary().everywhere & bit(deviceHolder(slot)); }
@@ -213,9 +210,9 @@ private:
   struct DeviceCopy {
     device::RealMem buffer;
     std::map<std::pair<uint64_t, uint64_t>, device::RealMem> views;
-    CopyHazards hazards; // earlier readers and writers, per byte range for the latest few
+    CopyHazards hazards;   // earlier readers and writers, per byte range for the latest few
     uint64_t producer = 0; // the launch that last wrote this copy (transfer volumes' producer)
-    PullHistory pulled; // what other devices fetched from this copy lately
+    PullHistory pulled;    // what other devices fetched from this copy lately
   };
   // Enqueues one real command on `slot`'s queue after `after` (and after the earlier readers
   // and writers of the slot's copy, if it overwrites it) through

@@ -68,8 +68,7 @@ std::vector<FenceRef> CopyHazards::validAfter(const RangeSet& bytes) const {
     if (!f->knownComplete()) out.push_back(f);
   const ByteRange hull = bytes.hull();
   for (const auto& a : recent_)
-    if (a.write && a.hull.hi > hull.lo && hull.hi > a.hull.lo && a.touches(bytes))
-      addLatestPerQueue(out, a.fence);
+    if (a.write && a.hull.hi > hull.lo && hull.hi > a.hull.lo && a.touches(bytes)) addLatestPerQueue(out, a.fence);
   return out;
 }
 

@@ -35,7 +35,8 @@ public:
   // Whether every write so far is known complete by `complete` (which may also ask drivers),
   // asked of the latest write per real queue only: in-order queues make its completion imply
   // the others' (rusticl reported an earlier command still running after a later one ended).
-  template <class Complete> bool writesComplete(Complete&& complete) const {
+  template <class Complete>
+  bool writesComplete(Complete&& complete) const {
     for (const auto& f : validAfter())
       if (!complete(f)) return false;
     return true;

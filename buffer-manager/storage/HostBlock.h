@@ -19,8 +19,7 @@ public:
   // efficient; below, a transfer costs its latency anyway, and rounding a 4-byte halo up to a
   // page made a program that enqueues far ahead hold 8 KiB per queued exchange).
   static std::shared_ptr<HostBlock> allocate(size_t size) {
-    void* p = size >= 64 * 1024 ? std::aligned_alloc(4096, (size + 4095) / 4096 * 4096)
-                                : std::malloc(size ? size : 1);
+    void* p = size >= 64 * 1024 ? std::aligned_alloc(4096, (size + 4095) / 4096 * 4096) : std::malloc(size ? size : 1);
     if (!p) throw std::bad_alloc();
     return std::shared_ptr<HostBlock>(new HostBlock(static_cast<std::byte*>(p), size, [p] { std::free(p); }));
   }

@@ -7,21 +7,54 @@ namespace {
 
 size_t channels(cl_channel_order order) {
   switch (order) {
-  case CL_R: case CL_A: case CL_INTENSITY: case CL_LUMINANCE: case CL_Rx: case CL_DEPTH: return 1;
-  case CL_RG: case CL_RA: case CL_RGx: return 2;
-  case CL_RGB: case CL_RGBx: return 3;
-  case CL_RGBA: case CL_BGRA: case CL_ARGB: case CL_ABGR: case CL_sRGBA: case CL_sBGRA: return 4;
-  case CL_sRGB: case CL_sRGBx: return 3;
-  default: return 0;
+  case CL_R:
+  case CL_A:
+  case CL_INTENSITY:
+  case CL_LUMINANCE:
+  case CL_Rx:
+  case CL_DEPTH:
+    return 1;
+  case CL_RG:
+  case CL_RA:
+  case CL_RGx:
+    return 2;
+  case CL_RGB:
+  case CL_RGBx:
+    return 3;
+  case CL_RGBA:
+  case CL_BGRA:
+  case CL_ARGB:
+  case CL_ABGR:
+  case CL_sRGBA:
+  case CL_sBGRA:
+    return 4;
+  case CL_sRGB:
+  case CL_sRGBx:
+    return 3;
+  default:
+    return 0;
   }
 }
 
 size_t channelBytes(cl_channel_type type) {
   switch (type) {
-  case CL_SNORM_INT8: case CL_UNORM_INT8: case CL_SIGNED_INT8: case CL_UNSIGNED_INT8: return 1;
-  case CL_SNORM_INT16: case CL_UNORM_INT16: case CL_SIGNED_INT16: case CL_UNSIGNED_INT16: case CL_HALF_FLOAT: return 2;
-  case CL_SIGNED_INT32: case CL_UNSIGNED_INT32: case CL_FLOAT: return 4;
-  default: return 0;
+  case CL_SNORM_INT8:
+  case CL_UNORM_INT8:
+  case CL_SIGNED_INT8:
+  case CL_UNSIGNED_INT8:
+    return 1;
+  case CL_SNORM_INT16:
+  case CL_UNORM_INT16:
+  case CL_SIGNED_INT16:
+  case CL_UNSIGNED_INT16:
+  case CL_HALF_FLOAT:
+    return 2;
+  case CL_SIGNED_INT32:
+  case CL_UNSIGNED_INT32:
+  case CL_FLOAT:
+    return 4;
+  default:
+    return 0;
   }
 }
 
@@ -30,11 +63,13 @@ size_t channelBytes(cl_channel_type type) {
 size_t pixelSize(const cl_image_format& f) {
   switch (f.image_channel_data_type) {
   // Packed types: one value holds every channel, of the RGB orders only.
-  case CL_UNORM_SHORT_565: case CL_UNORM_SHORT_555:
+  case CL_UNORM_SHORT_565:
+  case CL_UNORM_SHORT_555:
     return f.image_channel_order == CL_RGB || f.image_channel_order == CL_RGBx ? 2 : 0;
   case CL_UNORM_INT_101010:
     return f.image_channel_order == CL_RGB || f.image_channel_order == CL_RGBx ? 4 : 0;
-  default: return channels(f.image_channel_order) * channelBytes(f.image_channel_data_type);
+  default:
+    return channels(f.image_channel_order) * channelBytes(f.image_channel_data_type);
   }
 }
 
@@ -64,7 +99,8 @@ ImageLayout::ImageLayout(const cl_image_format& format, const cl_image_desc& des
     rowsPerSlice_ = desc.image_height;
     slices_ = desc.image_depth;
     break;
-  default: break; // 1-D: one row
+  default:
+    break; // 1-D: one row
   }
   const bool layered = desc.image_type == CL_MEM_OBJECT_IMAGE1D_ARRAY ||
                        desc.image_type == CL_MEM_OBJECT_IMAGE2D_ARRAY || desc.image_type == CL_MEM_OBJECT_IMAGE3D;
@@ -73,11 +109,16 @@ ImageLayout::ImageLayout(const cl_image_format& format, const cl_image_desc& des
 
 std::array<size_t, 3> ImageLayout::extent() const {
   switch (desc_.image_type) {
-  case CL_MEM_OBJECT_IMAGE1D_ARRAY: return {desc_.image_width, desc_.image_array_size, 1};
-  case CL_MEM_OBJECT_IMAGE2D: return {desc_.image_width, desc_.image_height, 1};
-  case CL_MEM_OBJECT_IMAGE2D_ARRAY: return {desc_.image_width, desc_.image_height, desc_.image_array_size};
-  case CL_MEM_OBJECT_IMAGE3D: return {desc_.image_width, desc_.image_height, desc_.image_depth};
-  default: return {desc_.image_width, 1, 1};
+  case CL_MEM_OBJECT_IMAGE1D_ARRAY:
+    return {desc_.image_width, desc_.image_array_size, 1};
+  case CL_MEM_OBJECT_IMAGE2D:
+    return {desc_.image_width, desc_.image_height, 1};
+  case CL_MEM_OBJECT_IMAGE2D_ARRAY:
+    return {desc_.image_width, desc_.image_height, desc_.image_array_size};
+  case CL_MEM_OBJECT_IMAGE3D:
+    return {desc_.image_width, desc_.image_height, desc_.image_depth};
+  default:
+    return {desc_.image_width, 1, 1};
   }
 }
 

@@ -40,7 +40,7 @@ public:
   size_t rowPitch() const { return rowPitch_; }     // width * pixel
   size_t slicePitch() const { return slicePitch_; } // rowPitch * rows per slice (0 for 1-D, 2-D)
   size_t rowsPerSlice() const { return rowsPerSlice_; }
-  size_t slices() const { return slices_; }         // depth, array size, or 1
+  size_t slices() const { return slices_; } // depth, array size, or 1
   size_t bytes() const { return rowPitch_ * rowsPerSlice_ * slices_; }
   // width, height, depth (1 where the type has none) and the array size (1 if not an array).
   std::array<size_t, 3> extent() const;

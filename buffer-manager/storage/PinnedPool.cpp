@@ -88,8 +88,9 @@ PinnedPool::Shared::Buffer PinnedPool::Shared::pin(size_t size) {
   cl_int err = CL_SUCCESS;
   Buffer b;
   b.size = size;
-  b.mem = device::call(&cl_icd_dispatch::clCreateBuffer, context.get(),
-                       cl_mem_flags(CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR), size, static_cast<void*>(nullptr), &err);
+  b.mem =
+      device::call(&cl_icd_dispatch::clCreateBuffer, context.get(),
+                   cl_mem_flags(CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR), size, static_cast<void*>(nullptr), &err);
   if (err != CL_SUCCESS || !b.mem) return {};
   void* p = device::call(&cl_icd_dispatch::clEnqueueMapBuffer, queue.get(), b.mem, cl_bool(CL_TRUE),
                          cl_map_flags(CL_MAP_READ | CL_MAP_WRITE), size_t(0), size, 0u,
@@ -117,7 +118,7 @@ void PinnedPool::Shared::run() {
   for (;;) {
     wake.wait(lock, [&] { return stopping ? stats.lentBytes == 0 : !requested.empty() || slabRequested; });
     if (stopping || exiting) break; // the pool is gone and nothing is lent any more
-    if (slabRequested) { // within slabCapacity (lendSmall checked), never evicting
+    if (slabRequested) {            // within slabCapacity (lendSmall checked), never evicting
       working = true;
       stats.pinnedBytes += kSlabBytes, slabBytes += kSlabBytes; // reserved while pinning
       lock.unlock();
@@ -191,8 +192,8 @@ PinnedPool::PinnedPool(cl_context context, cl_device_id device, uint64_t capacit
   s.capacity = capacity;
   s.slabCapacity = std::min(slabCapacity, capacity / 2) / kSlabBytes * kSlabBytes;
   cl_int err = CL_SUCCESS;
-  s.queue = device::RealQueue::adopt(device::call(&cl_icd_dispatch::clCreateCommandQueue, context, device,
-                                                  cl_command_queue_properties(0), &err));
+  s.queue = device::RealQueue::adopt(
+      device::call(&cl_icd_dispatch::clCreateCommandQueue, context, device, cl_command_queue_properties(0), &err));
   if (err != CL_SUCCESS) {
     log().warn("pinned host memory: no queue to map with ({}); host copies stay pageable", err);
     s.capacity = s.slabCapacity = 0;
@@ -206,8 +207,7 @@ PinnedPool::~PinnedPool() {
   shared_->wake.notify_all();
   // With nothing lent the thread unpins and ends now: wait for it, so that the pool's real
   // objects are gone when the pool is (the context's owner may release it next).
-  if (shared_->stats.lentBytes == 0 && !exiting)
-    shared_->settled.wait(lock, [&] { return shared_->finished; });
+  if (shared_->stats.lentBytes == 0 && !exiting) shared_->settled.wait(lock, [&] { return shared_->finished; });
 }
 
 std::shared_ptr<HostBlock> PinnedPool::lend(size_t size) {
@@ -265,9 +265,8 @@ std::shared_ptr<HostBlock> PinnedPool::lendSmall(size_t size) {
 
 void PinnedPool::settle() {
   std::unique_lock lock(shared_->mutex);
-  shared_->settled.wait(lock, [&] {
-    return shared_->requested.empty() && !shared_->slabRequested && !shared_->working;
-  });
+  shared_->settled.wait(lock,
+                        [&] { return shared_->requested.empty() && !shared_->slabRequested && !shared_->working; });
 }
 
 PinnedPool::Stats PinnedPool::stats() const {

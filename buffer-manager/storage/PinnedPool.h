@@ -18,12 +18,12 @@ namespace clsplit::buffer {
 class PinnedPool {
 public:
   struct Stats {
-    uint64_t pinnedBytes = 0;   // held now, lent or idle
-    uint64_t lentBytes = 0;     // in blocks in use now
-    uint64_t buffersMade = 0;   // pinned buffers created (each costs a driver allocation)
-    uint64_t lends = 0;         // blocks lent (always from an idle buffer)
-    uint64_t misses = 0;        // requests no idle buffer fitted (served pageable)
-    uint64_t slabs = 0;         // slabs made for small blocks (included in buffersMade)
+    uint64_t pinnedBytes = 0; // held now, lent or idle
+    uint64_t lentBytes = 0;   // in blocks in use now
+    uint64_t buffersMade = 0; // pinned buffers created (each costs a driver allocation)
+    uint64_t lends = 0;       // blocks lent (always from an idle buffer)
+    uint64_t misses = 0;      // requests no idle buffer fitted (served pageable)
+    uint64_t slabs = 0;       // slabs made for small blocks (included in buffersMade)
   };
 
   // A pool pinning through `device`'s real `context`, holding at most `capacity` bytes.

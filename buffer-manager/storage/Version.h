@@ -15,11 +15,11 @@ namespace clsplit::buffer {
 // runs merge: a buffer has as many runs as distinct holder layouts, not one per past launch.
 // Host copies name the block that holds their bytes, which is immutable once `ready`.
 struct Version {
-  device::FenceRef ready;              // host copies: the block holds the bytes once this completes (null: now)
-  std::shared_ptr<HostBlock> block;    // host copies: the memory holding the bytes (null: undefined bytes)
-  uint64_t blockBase = 0;              // buffer offset held by block->data()[0]
-  uint64_t producer = 0;               // host copies: launch that computed the bytes (0: host / initial)
-  bool undefined = false;              // device copies of a buffer created without data
+  device::FenceRef ready;           // host copies: the block holds the bytes once this completes (null: now)
+  std::shared_ptr<HostBlock> block; // host copies: the memory holding the bytes (null: undefined bytes)
+  uint64_t blockBase = 0;           // buffer offset held by block->data()[0]
+  uint64_t producer = 0;            // host copies: launch that computed the bytes (0: host / initial)
+  bool undefined = false;           // device copies of a buffer created without data
 
   bool operator==(const Version&) const = default;
 

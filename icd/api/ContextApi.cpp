@@ -25,7 +25,8 @@ std::vector<cl_context_properties> checkProperties(const cl_context_properties* 
       require(!syncSeen, CL_INVALID_PROPERTY, "CL_CONTEXT_INTEROP_USER_SYNC given twice");
       syncSeen = true;
       break;
-    default: throw Error(CL_INVALID_PROPERTY, "unsupported context property");
+    default:
+      throw Error(CL_INVALID_PROPERTY, "unsupported context property");
     }
     copy.push_back(p[0]);
     copy.push_back(p[1]);
@@ -42,16 +43,15 @@ cl_context create(const cl_context_properties* properties, ContextNotify notify,
 
 } // namespace
 
-cl_context clCreateContext(const cl_context_properties* properties, cl_uint num_devices,
-                           const cl_device_id* devices, ContextNotify notify, void* user_data,
-                           cl_int*) {
+cl_context clCreateContext(const cl_context_properties* properties, cl_uint num_devices, const cl_device_id* devices,
+                           ContextNotify notify, void* user_data, cl_int*) {
   require(num_devices > 0 && devices, CL_INVALID_VALUE, "no devices given");
   for (cl_uint i = 0; i < num_devices; ++i) Device::from(devices[i]);
   return create(properties, notify, user_data);
 }
 
-cl_context clCreateContextFromType(const cl_context_properties* properties, cl_device_type type,
-                                   ContextNotify notify, void* user_data, cl_int*) {
+cl_context clCreateContextFromType(const cl_context_properties* properties, cl_device_type type, ContextNotify notify,
+                                   void* user_data, cl_int*) {
   cl_uint n = 0;
   api::clGetDeviceIDs(nullptr, type, 0, nullptr, &n); // throws CL_DEVICE_NOT_FOUND etc.
   return create(properties, notify, user_data);
@@ -75,8 +75,7 @@ cl_int clSetContextDestructorCallback(cl_context context, void(CL_CALLBACK* pfn_
   return CL_SUCCESS;
 }
 
-cl_int clGetContextInfo(cl_context context, cl_context_info param, size_t size, void* value,
-                        size_t* size_ret) {
+cl_int clGetContextInfo(cl_context context, cl_context_info param, size_t size, void* value, size_t* size_ret) {
   return Context::from(context)->info(param, size, value, size_ret);
 }
 

@@ -12,7 +12,10 @@ extern "C" cl_int CL_API_CALL clIcdGetPlatformIDsKHR(cl_uint, cl_platform_id*, c
 namespace clsplit::icd {
 
 namespace tags {
-#define CLSPLIT_API(fn) struct fn { static constexpr const char* name = #fn; };
+#define CLSPLIT_API(fn)                                                                                                \
+  struct fn {                                                                                                          \
+    static constexpr const char* name = #fn;                                                                           \
+  };
 #define CLSPLIT_UNSUPPORTED(fn, code) CLSPLIT_API(fn)
 #include "icd/api/ApiTable.def"
 #undef CLSPLIT_API
@@ -23,15 +26,17 @@ namespace {
 
 template <class Slot, class Fn>
 void assign(Slot& slot, Fn fn) {
-  if constexpr (std::is_pointer_v<Slot> && !std::is_same_v<Slot, void*>) slot = fn;
-  else slot = reinterpret_cast<void*>(fn);
+  if constexpr (std::is_pointer_v<Slot> && !std::is_same_v<Slot, void*>)
+    slot = fn;
+  else
+    slot = reinterpret_cast<void*>(fn);
 }
 
 cl_icd_dispatch makeTable() {
   cl_icd_dispatch table;
   std::memset(&table, 0, sizeof table);
 #define CLSPLIT_API(fn) assign(table.fn, &Entry<&api::fn, tags::fn>::call);
-#define CLSPLIT_UNSUPPORTED(fn, code)                                                        \
+#define CLSPLIT_UNSUPPORTED(fn, code)                                                                                  \
   assign(table.fn, &Unsupported<decltype(cl_icd_dispatch::fn), code, tags::fn>::call);
 #include "icd/api/ApiTable.def"
 #undef CLSPLIT_API
@@ -50,8 +55,7 @@ void* entryPointAddress(const char* name) {
   if (!name) return nullptr;
   // cl_khr_icd's own function, and the core entry points by name: ICD loaders look some of
   // them up this way (ocl-icd asks for clGetPlatformInfo before using the dispatch table).
-  if (std::strcmp(name, "clIcdGetPlatformIDsKHR") == 0)
-    return reinterpret_cast<void*>(&clIcdGetPlatformIDsKHR);
+  if (std::strcmp(name, "clIcdGetPlatformIDsKHR") == 0) return reinterpret_cast<void*>(&clIcdGetPlatformIDsKHR);
   struct Named {
     const char* name;
     void* address;

@@ -1,14 +1,14 @@
 // Entry points that enqueue commands: validation as the specification lists it, then the
 // command layer (icd/runtime), then the application's event and blocking semantics.
-#include "icd/api/Api.h"
 #include "device/Clock.h"
+#include "icd/api/Api.h"
 #include "icd/objects/Device.h"
 #include "icd/objects/Event.h"
 #include "icd/objects/Kernel.h"
-#include "icd/runtime/HostPtrCoherence.h"
-#include "icd/runtime/ImageCommands.h"
 #include "icd/objects/Queue.h"
 #include "icd/runtime/Commands.h"
+#include "icd/runtime/HostPtrCoherence.h"
+#include "icd/runtime/ImageCommands.h"
 #include "icd/runtime/Launch.h"
 #include "icd/runtime/Runtime.h"
 #include "icd/runtime/Trace.h"
@@ -41,8 +41,7 @@ struct Command {
   void block() {
     blocking = true;
     for (const auto& f : waits)
-      require(f->status() >= 0, CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST,
-              "an event in the wait list failed");
+      require(f->status() >= 0, CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST, "an event in the wait list failed");
   }
 
   // Records `done` as this command's completion; creates the event; blocks if asked.
@@ -57,15 +56,15 @@ struct Command {
     // With its own wait list too: the record lets go of fences once they are final, a failed
     // user event included, and not every vendor fails the commands behind one (rusticl runs them).
     FenceRef whole = nullptr;
-    if (event || blocking) whole = waits.empty() ? queue->allRecorded() : device::allOf({queue->allRecorded(), settled});
+    if (event || blocking)
+      whole = waits.empty() ? queue->allRecorded() : device::allOf({queue->allRecorded(), settled});
     // Submitted when something depends on it from elsewhere, as a driver would need it to be:
     // another queue's wait list (device::WaitList), a wait, a callback or a status query on its
     // event (Event) flush what they wait for. Flushing every command that returns an event cost
     // ~1.3 us per command on NVIDIA's OpenCL, which submits without it.
     if (blocking) queue->flush();
     if (event)
-      *event = std::make_shared<Event>(queue->contextRef(), queue, type, done, whole, queuedNs,
-                                       device::hostNowNs())
+      *event = std::make_shared<Event>(queue->contextRef(), queue, type, done, whole, queuedNs, device::hostNowNs())
                    ->publishHandle();
     if (blocking) {
       {
@@ -126,11 +125,11 @@ void checkRect(const runtime::Rect& r, const size_t* region, size_t limit, bool 
   require(r.rowPitch >= region[0], CL_INVALID_VALUE, "row pitch smaller than region[0]");
   // Overflow-safe: a huge region must be rejected, not wrapped into range.
   using Wide = unsigned __int128;
-  require(Wide(r.slicePitch) >= Wide(region[1]) * r.rowPitch && r.slicePitch % r.rowPitch == 0,
-          CL_INVALID_VALUE, "invalid slice pitch");
+  require(Wide(r.slicePitch) >= Wide(region[1]) * r.rowPitch && r.slicePitch % r.rowPitch == 0, CL_INVALID_VALUE,
+          "invalid slice pitch");
   if (isBuffer) {
-    Wide last = (Wide(r.origin[2]) + region[2] - 1) * r.slicePitch +
-                (Wide(r.origin[1]) + region[1] - 1) * r.rowPitch + r.origin[0] + region[0];
+    Wide last = (Wide(r.origin[2]) + region[2] - 1) * r.slicePitch + (Wide(r.origin[1]) + region[1] - 1) * r.rowPitch +
+                r.origin[0] + region[0];
     require(last <= limit, CL_INVALID_VALUE, "the rectangle is out of the buffer's bounds");
   }
 }
@@ -145,8 +144,8 @@ FenceRef planned(Command& c, Plan&& plan) {
 
 } // namespace
 
-cl_int clEnqueueReadBuffer(cl_command_queue queue, cl_mem buffer, cl_bool blocking, size_t offset,
-                           size_t size, void* ptr, cl_uint n, const cl_event* waits, cl_event* event) {
+cl_int clEnqueueReadBuffer(cl_command_queue queue, cl_mem buffer, cl_bool blocking, size_t offset, size_t size,
+                           void* ptr, cl_uint n, const cl_event* waits, cl_event* event) {
   Command c(queue, CL_COMMAND_READ_BUFFER, n, waits, event);
   auto mem = bufferOf(c, buffer);
   checkRange(*mem, offset, size);
@@ -162,9 +161,8 @@ cl_int clEnqueueReadBuffer(cl_command_queue queue, cl_mem buffer, cl_bool blocki
   return CL_SUCCESS;
 }
 
-cl_int clEnqueueWriteBuffer(cl_command_queue queue, cl_mem buffer, cl_bool blocking, size_t offset,
-                            size_t size, const void* ptr, cl_uint n, const cl_event* waits,
-                            cl_event* event) {
+cl_int clEnqueueWriteBuffer(cl_command_queue queue, cl_mem buffer, cl_bool blocking, size_t offset, size_t size,
+                            const void* ptr, cl_uint n, const cl_event* waits, cl_event* event) {
   Command c(queue, CL_COMMAND_WRITE_BUFFER, n, waits, event);
   auto mem = bufferOf(c, buffer);
   checkRange(*mem, offset, size);
@@ -176,9 +174,8 @@ cl_int clEnqueueWriteBuffer(cl_command_queue queue, cl_mem buffer, cl_bool block
   return CL_SUCCESS;
 }
 
-cl_int clEnqueueCopyBuffer(cl_command_queue queue, cl_mem src, cl_mem dst, size_t srcOffset,
-                           size_t dstOffset, size_t size, cl_uint n, const cl_event* waits,
-                           cl_event* event) {
+cl_int clEnqueueCopyBuffer(cl_command_queue queue, cl_mem src, cl_mem dst, size_t srcOffset, size_t dstOffset,
+                           size_t size, cl_uint n, const cl_event* waits, cl_event* event) {
   Command c(queue, CL_COMMAND_COPY_BUFFER, n, waits, event);
   auto s = bufferOf(c, src), d = bufferOf(c, dst);
   checkRange(*s, srcOffset, size);
@@ -187,36 +184,31 @@ cl_int clEnqueueCopyBuffer(cl_command_queue queue, cl_mem src, cl_mem dst, size_
     uint64_t a = s->origin() + srcOffset, b = d->origin() + dstOffset;
     require(a + size <= b || b + size <= a, CL_MEM_COPY_OVERLAP, "source and destination overlap");
   }
-  auto done = planned(c, [&] {
-    return runtime::copyBuffer(*c.queue, *s, *d, srcOffset, dstOffset, size, c.waits);
-  });
+  auto done = planned(c, [&] { return runtime::copyBuffer(*c.queue, *s, *d, srcOffset, dstOffset, size, c.waits); });
   c.finish(done, event, false);
   return CL_SUCCESS;
 }
 
-cl_int clEnqueueFillBuffer(cl_command_queue queue, cl_mem buffer, const void* pattern,
-                           size_t patternSize, size_t offset, size_t size, cl_uint n,
-                           const cl_event* waits, cl_event* event) {
+cl_int clEnqueueFillBuffer(cl_command_queue queue, cl_mem buffer, const void* pattern, size_t patternSize,
+                           size_t offset, size_t size, cl_uint n, const cl_event* waits, cl_event* event) {
   Command c(queue, CL_COMMAND_FILL_BUFFER, n, waits, event);
   auto mem = bufferOf(c, buffer);
   require(pattern != nullptr, CL_INVALID_VALUE, "pattern is NULL");
-  require(patternSize && (patternSize & (patternSize - 1)) == 0 && patternSize <= 128,
-          CL_INVALID_VALUE, "pattern_size must be a power of two up to 128");
+  require(patternSize && (patternSize & (patternSize - 1)) == 0 && patternSize <= 128, CL_INVALID_VALUE,
+          "pattern_size must be a power of two up to 128");
   require(offset % patternSize == 0 && size % patternSize == 0, CL_INVALID_VALUE,
           "offset and size must be multiples of pattern_size");
   checkRange(*mem, offset, size);
-  auto done = planned(c, [&] {
-    return runtime::fillBuffer(*c.queue, *mem, pattern, patternSize, offset, size, c.waits);
-  });
+  auto done =
+      planned(c, [&] { return runtime::fillBuffer(*c.queue, *mem, pattern, patternSize, offset, size, c.waits); });
   c.finish(done, event, false);
   return CL_SUCCESS;
 }
 
-cl_int clEnqueueReadBufferRect(cl_command_queue queue, cl_mem buffer, cl_bool blocking,
-                               const size_t* bufferOrigin, const size_t* hostOrigin,
-                               const size_t* region, size_t bufferRowPitch, size_t bufferSlicePitch,
-                               size_t hostRowPitch, size_t hostSlicePitch, void* ptr, cl_uint n,
-                               const cl_event* waits, cl_event* event) {
+cl_int clEnqueueReadBufferRect(cl_command_queue queue, cl_mem buffer, cl_bool blocking, const size_t* bufferOrigin,
+                               const size_t* hostOrigin, const size_t* region, size_t bufferRowPitch,
+                               size_t bufferSlicePitch, size_t hostRowPitch, size_t hostSlicePitch, void* ptr,
+                               cl_uint n, const cl_event* waits, cl_event* event) {
   Command c(queue, CL_COMMAND_READ_BUFFER_RECT, n, waits, event);
   auto mem = bufferOf(c, buffer);
   require(bufferOrigin && hostOrigin && region && ptr, CL_INVALID_VALUE, "a pointer argument is NULL");
@@ -232,11 +224,10 @@ cl_int clEnqueueReadBufferRect(cl_command_queue queue, cl_mem buffer, cl_bool bl
   return CL_SUCCESS;
 }
 
-cl_int clEnqueueWriteBufferRect(cl_command_queue queue, cl_mem buffer, cl_bool blocking,
-                                const size_t* bufferOrigin, const size_t* hostOrigin,
-                                const size_t* region, size_t bufferRowPitch, size_t bufferSlicePitch,
-                                size_t hostRowPitch, size_t hostSlicePitch, const void* ptr, cl_uint n,
-                                const cl_event* waits, cl_event* event) {
+cl_int clEnqueueWriteBufferRect(cl_command_queue queue, cl_mem buffer, cl_bool blocking, const size_t* bufferOrigin,
+                                const size_t* hostOrigin, const size_t* region, size_t bufferRowPitch,
+                                size_t bufferSlicePitch, size_t hostRowPitch, size_t hostSlicePitch, const void* ptr,
+                                cl_uint n, const cl_event* waits, cl_event* event) {
   Command c(queue, CL_COMMAND_WRITE_BUFFER_RECT, n, waits, event);
   auto mem = bufferOf(c, buffer);
   require(bufferOrigin && hostOrigin && region && ptr, CL_INVALID_VALUE, "a pointer argument is NULL");
@@ -253,9 +244,9 @@ cl_int clEnqueueWriteBufferRect(cl_command_queue queue, cl_mem buffer, cl_bool b
 }
 
 cl_int clEnqueueCopyBufferRect(cl_command_queue queue, cl_mem src, cl_mem dst, const size_t* srcOrigin,
-                               const size_t* dstOrigin, const size_t* region, size_t srcRowPitch,
-                               size_t srcSlicePitch, size_t dstRowPitch, size_t dstSlicePitch,
-                               cl_uint n, const cl_event* waits, cl_event* event) {
+                               const size_t* dstOrigin, const size_t* region, size_t srcRowPitch, size_t srcSlicePitch,
+                               size_t dstRowPitch, size_t dstSlicePitch, cl_uint n, const cl_event* waits,
+                               cl_event* event) {
   Command c(queue, CL_COMMAND_COPY_BUFFER_RECT, n, waits, event);
   auto s = bufferOf(c, src), d = bufferOf(c, dst);
   require(srcOrigin && dstOrigin && region, CL_INVALID_VALUE, "a pointer argument is NULL");
@@ -265,23 +256,22 @@ cl_int clEnqueueCopyBufferRect(cl_command_queue queue, cl_mem src, cl_mem dst, c
   checkRect(dr, region, d->size(), true);
   std::array<size_t, 3> r{region[0], region[1], region[2]};
   if (&s->storage() == &d->storage())
-    require(!s->toRoot(runtime::rectRows(sr, r)).intersects(d->toRoot(runtime::rectRows(dr, r))),
-            CL_MEM_COPY_OVERLAP, "source and destination rectangles overlap");
+    require(!s->toRoot(runtime::rectRows(sr, r)).intersects(d->toRoot(runtime::rectRows(dr, r))), CL_MEM_COPY_OVERLAP,
+            "source and destination rectangles overlap");
   auto done = planned(c, [&] { return runtime::copyBufferRect(*c.queue, *s, *d, sr, dr, r, c.waits); });
   c.finish(done, event, false);
   return CL_SUCCESS;
 }
 
-void* clEnqueueMapBuffer(cl_command_queue queue, cl_mem buffer, cl_bool blocking, cl_map_flags flags,
-                         size_t offset, size_t size, cl_uint n, const cl_event* waits, cl_event* event,
-                         cl_int*) {
+void* clEnqueueMapBuffer(cl_command_queue queue, cl_mem buffer, cl_bool blocking, cl_map_flags flags, size_t offset,
+                         size_t size, cl_uint n, const cl_event* waits, cl_event* event, cl_int*) {
   Command c(queue, CL_COMMAND_MAP_BUFFER, n, waits, event);
   auto mem = bufferOf(c, buffer);
   checkRange(*mem, offset, size);
-  require(!(flags & ~cl_map_flags(CL_MAP_READ | CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION)),
-          CL_INVALID_VALUE, "unknown map flags");
-  require(!((flags & CL_MAP_WRITE_INVALIDATE_REGION) && (flags & (CL_MAP_READ | CL_MAP_WRITE))),
-          CL_INVALID_VALUE, "CL_MAP_WRITE_INVALIDATE_REGION with READ or WRITE");
+  require(!(flags & ~cl_map_flags(CL_MAP_READ | CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION)), CL_INVALID_VALUE,
+          "unknown map flags");
+  require(!((flags & CL_MAP_WRITE_INVALIDATE_REGION) && (flags & (CL_MAP_READ | CL_MAP_WRITE))), CL_INVALID_VALUE,
+          "CL_MAP_WRITE_INVALIDATE_REGION with READ or WRITE");
   if (flags & CL_MAP_READ) checkHostRead(*mem);
   if (flags & (CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION)) checkHostWrite(*mem);
   if (blocking) c.block();
@@ -295,8 +285,8 @@ void* clEnqueueMapBuffer(cl_command_queue queue, cl_mem buffer, cl_bool blocking
   return pointer;
 }
 
-cl_int clEnqueueUnmapMemObject(cl_command_queue queue, cl_mem memobj, void* mapped, cl_uint n,
-                               const cl_event* waits, cl_event* event) {
+cl_int clEnqueueUnmapMemObject(cl_command_queue queue, cl_mem memobj, void* mapped, cl_uint n, const cl_event* waits,
+                               cl_event* event) {
   Command c(queue, CL_COMMAND_UNMAP_MEM_OBJECT, n, waits, event);
   auto mem = memOf(c, memobj);
   require(mapped != nullptr, CL_INVALID_VALUE, "mapped_ptr is NULL");
@@ -308,9 +298,9 @@ cl_int clEnqueueUnmapMemObject(cl_command_queue queue, cl_mem memobj, void* mapp
   return CL_SUCCESS;
 }
 
-cl_int clEnqueueNDRangeKernel(cl_command_queue queue, cl_kernel kernel, cl_uint dims,
-                              const size_t* offset, const size_t* global, const size_t* local,
-                              cl_uint n, const cl_event* waits, cl_event* event) {
+cl_int clEnqueueNDRangeKernel(cl_command_queue queue, cl_kernel kernel, cl_uint dims, const size_t* offset,
+                              const size_t* global, const size_t* local, cl_uint n, const cl_event* waits,
+                              cl_event* event) {
   Command c(queue, CL_COMMAND_NDRANGE_KERNEL, n, waits, event);
   auto k = Kernel::from(kernel);
   require(&k->program().context() == &c.queue->context(), CL_INVALID_CONTEXT,
@@ -366,29 +356,25 @@ cl_int clEnqueueNDRangeKernel(cl_command_queue queue, cl_kernel kernel, cl_uint 
   return CL_SUCCESS;
 }
 
-cl_int clEnqueueTask(cl_command_queue queue, cl_kernel kernel, cl_uint n, const cl_event* waits,
-                     cl_event* event) {
+cl_int clEnqueueTask(cl_command_queue queue, cl_kernel kernel, cl_uint n, const cl_event* waits, cl_event* event) {
   size_t one = 1;
   return api::clEnqueueNDRangeKernel(queue, kernel, 1, nullptr, &one, &one, n, waits, event);
 }
 
-cl_int clEnqueueNativeKernel(cl_command_queue queue, void(CL_CALLBACK*)(void*), void*, size_t,
-                             cl_uint, const cl_mem*, const void**, cl_uint n, const cl_event* waits,
-                             cl_event*) {
+cl_int clEnqueueNativeKernel(cl_command_queue queue, void(CL_CALLBACK*)(void*), void*, size_t, cl_uint, const cl_mem*,
+                             const void**, cl_uint n, const cl_event* waits, cl_event*) {
   Command c(queue, CL_COMMAND_NATIVE_KERNEL, n, waits);
   throw Error(CL_INVALID_OPERATION, "the clsplit device cannot execute native kernels");
 }
 
-cl_int clEnqueueMarkerWithWaitList(cl_command_queue queue, cl_uint n, const cl_event* waits,
-                                   cl_event* event) {
+cl_int clEnqueueMarkerWithWaitList(cl_command_queue queue, cl_uint n, const cl_event* waits, cl_event* event) {
   Command c(queue, CL_COMMAND_MARKER, n, waits, event);
   FenceRef done = c.waits.empty() ? c.queue->allRecorded() : device::allOf(c.waits);
   c.finish(done, event, false);
   return CL_SUCCESS;
 }
 
-cl_int clEnqueueBarrierWithWaitList(cl_command_queue queue, cl_uint n, const cl_event* waits,
-                                    cl_event* event) {
+cl_int clEnqueueBarrierWithWaitList(cl_command_queue queue, cl_uint n, const cl_event* waits, cl_event* event) {
   Command c(queue, CL_COMMAND_BARRIER, n, waits, event);
   FenceRef done = c.waits.empty() ? c.queue->allRecorded() : device::allOf(c.waits);
   c.queue->setGate(done);
@@ -418,13 +404,11 @@ cl_int clEnqueueWaitForEvents(cl_command_queue queue, cl_uint n, const cl_event*
   return CL_SUCCESS;
 }
 
-cl_int clEnqueueMigrateMemObjects(cl_command_queue queue, cl_uint num, const cl_mem* mems,
-                                  cl_mem_migration_flags flags, cl_uint n, const cl_event* waits,
-                                  cl_event* event) {
+cl_int clEnqueueMigrateMemObjects(cl_command_queue queue, cl_uint num, const cl_mem* mems, cl_mem_migration_flags flags,
+                                  cl_uint n, const cl_event* waits, cl_event* event) {
   Command c(queue, CL_COMMAND_MIGRATE_MEM_OBJECTS, n, waits, event);
   require(num > 0 && mems, CL_INVALID_VALUE, "no memory objects");
-  require(!(flags & ~cl_mem_migration_flags(CL_MIGRATE_MEM_OBJECT_HOST |
-                                             CL_MIGRATE_MEM_OBJECT_CONTENT_UNDEFINED)),
+  require(!(flags & ~cl_mem_migration_flags(CL_MIGRATE_MEM_OBJECT_HOST | CL_MIGRATE_MEM_OBJECT_CONTENT_UNDEFINED)),
           CL_INVALID_VALUE, "unknown migration flags");
   for (cl_uint i = 0; i < num; ++i) memOf(c, mems[i]);
   // Placement is clsplit's decision (each launch moves what its devices need); the command only
@@ -452,7 +436,8 @@ runtime::ImageBox box(const Mem& image, const size_t* origin, const size_t* regi
 }
 
 // The host layout of a read or write: pitches resolved as the specification says (0: packed).
-std::pair<size_t, size_t> hostPitches(const Mem& image, const runtime::ImageBox& b, size_t rowPitch, size_t slicePitch) {
+std::pair<size_t, size_t> hostPitches(const Mem& image, const runtime::ImageBox& b, size_t rowPitch,
+                                      size_t slicePitch) {
   const auto& l = *image.image();
   const bool layersAreRows = l.type() == CL_MEM_OBJECT_IMAGE1D_ARRAY;
   const bool layered = layersAreRows || l.type() == CL_MEM_OBJECT_IMAGE2D_ARRAY || l.type() == CL_MEM_OBJECT_IMAGE3D;
@@ -470,8 +455,10 @@ std::pair<size_t, size_t> hostPitches(const Mem& image, const runtime::ImageBox&
 }
 
 void checkImageHost(const Mem& image, bool reads) {
-  if (reads) checkHostRead(image);
-  else checkHostWrite(image);
+  if (reads)
+    checkHostRead(image);
+  else
+    checkHostWrite(image);
 }
 
 } // namespace
@@ -562,8 +549,8 @@ void* clEnqueueMapImage(cl_command_queue queue, cl_mem image, cl_bool blocking, 
   auto b = box(*mem, origin, region);
   require(rowPitch != nullptr, CL_INVALID_VALUE, "image_row_pitch is NULL");
   const auto t = mem->image()->type();
-  require(slicePitch != nullptr || !(t == CL_MEM_OBJECT_IMAGE3D || t == CL_MEM_OBJECT_IMAGE1D_ARRAY ||
-                                     t == CL_MEM_OBJECT_IMAGE2D_ARRAY),
+  require(slicePitch != nullptr ||
+              !(t == CL_MEM_OBJECT_IMAGE3D || t == CL_MEM_OBJECT_IMAGE1D_ARRAY || t == CL_MEM_OBJECT_IMAGE2D_ARRAY),
           CL_INVALID_VALUE, "image_slice_pitch is NULL for an image with slices");
   require(!(flags & ~cl_map_flags(CL_MAP_READ | CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION)), CL_INVALID_VALUE,
           "unknown map flags");

@@ -22,8 +22,10 @@ namespace detail {
 
 template <class... A>
 constexpr bool lastIsErrcode() {
-  if constexpr (sizeof...(A) == 0) return false;
-  else return std::is_same_v<std::tuple_element_t<sizeof...(A) - 1, std::tuple<A...>>, cl_int*>;
+  if constexpr (sizeof...(A) == 0)
+    return false;
+  else
+    return std::is_same_v<std::tuple_element_t<sizeof...(A) - 1, std::tuple<A...>>, cl_int*>;
 }
 
 template <class... A>
@@ -39,8 +41,10 @@ void setErrcode(cl_int code, A... args) {
 template <class R, class... A>
 R failure(cl_int code, A... args) {
   setErrcode(code, args...);
-  if constexpr (std::is_same_v<R, cl_int>) return code;
-  else if constexpr (!std::is_void_v<R>) return R{};
+  if constexpr (std::is_same_v<R, cl_int>)
+    return code;
+  else if constexpr (!std::is_void_v<R>)
+    return R{};
 }
 
 } // namespace detail
@@ -96,8 +100,7 @@ struct Unsupported<R(CL_API_CALL*)(A...), Code, Tag> {
   static R CL_API_CALL call(A... args) noexcept {
     static std::atomic_flag logged = ATOMIC_FLAG_INIT;
     if (!logged.test_and_set())
-      log().info("{} is not supported by the clsplit platform (returns {})", Tag::name,
-                 errorName(Code));
+      log().info("{} is not supported by the clsplit platform (returns {})", Tag::name, errorName(Code));
     return detail::failure<R>(Code, args...);
   }
 };

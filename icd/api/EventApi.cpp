@@ -52,8 +52,7 @@ cl_int clReleaseEvent(cl_event event) {
   return CL_SUCCESS;
 }
 
-cl_int clGetEventProfilingInfo(cl_event event, cl_profiling_info param, size_t size, void* value,
-                               size_t* size_ret) {
+cl_int clGetEventProfilingInfo(cl_event event, cl_profiling_info param, size_t size, void* value, size_t* size_ret) {
   return Event::from(event)->profilingInfo(param, size, value, size_ret);
 }
 
@@ -66,8 +65,7 @@ cl_int clSetUserEventStatus(cl_event event, cl_int status) {
   return CL_SUCCESS;
 }
 
-cl_int clSetEventCallback(cl_event event, cl_int type, void(CL_CALLBACK* fn)(cl_event, cl_int, void*),
-                          void* data) {
+cl_int clSetEventCallback(cl_event event, cl_int type, void(CL_CALLBACK* fn)(cl_event, cl_int, void*), void* data) {
   Event::from(event)->addCallback(type, fn, data);
   return CL_SUCCESS;
 }

@@ -7,7 +7,7 @@
 #define CLSPLIT_EXPORT extern "C" __attribute__((visibility("default")))
 
 CLSPLIT_EXPORT cl_int CL_API_CALL clIcdGetPlatformIDsKHR(cl_uint num_entries, cl_platform_id* platforms,
-                                                      cl_uint* num_platforms) {
+                                                         cl_uint* num_platforms) {
   if ((num_entries == 0 && platforms) || (!platforms && !num_platforms)) return CL_INVALID_VALUE;
   try {
     clsplit::icd::runtime::Runtime::get(); // settings, logging and vendors, once

@@ -8,10 +8,10 @@
 namespace clsplit::icd {
 class Object;
 }
-#define CLSPLIT_HANDLE(type)                                                                  \
-  struct _##type {                                                                            \
-    const cl_icd_dispatch* dispatch;                                                          \
-    clsplit::icd::Object* object;                                                             \
+#define CLSPLIT_HANDLE(type)                                                                                           \
+  struct _##type {                                                                                                     \
+    const cl_icd_dispatch* dispatch;                                                                                   \
+    clsplit::icd::Object* object;                                                                                      \
   };
 CLSPLIT_HANDLE(cl_platform_id)
 CLSPLIT_HANDLE(cl_device_id)

@@ -19,7 +19,7 @@ class InfoValue {
 public:
   InfoValue() = default;
   template <class T>
-    requires std::is_trivially_copyable_v<T>
+  requires std::is_trivially_copyable_v<T>
   static InfoValue of(const T& value) {
     InfoValue v;
     v.bytes_.resize(sizeof(T));
@@ -70,8 +70,8 @@ struct InfoEntry {
 
 // Answers `param` from `table`, or CL_INVALID_VALUE for a name the table does not know.
 template <class Object, size_t N>
-cl_int answerInfo(const InfoEntry<Object> (&table)[N], const Object& object, cl_uint param,
-                  size_t size, void* value, size_t* sizeRet) {
+cl_int answerInfo(const InfoEntry<Object> (&table)[N], const Object& object, cl_uint param, size_t size, void* value,
+                  size_t* sizeRet) {
   for (const auto& entry : table)
     if (entry.param == param) return writeInfo(entry.get(object), size, value, sizeRet);
   throw Error(CL_INVALID_VALUE, "unknown param_name " + std::to_string(param));

@@ -12,8 +12,7 @@ cl_kernel clCreateKernel(cl_program program, const char* kernel_name, cl_int*) {
   return std::make_shared<Kernel>(p, kernel_name)->publishHandle();
 }
 
-cl_int clCreateKernelsInProgram(cl_program program, cl_uint num_kernels, cl_kernel* kernels,
-                                cl_uint* num_kernels_ret) {
+cl_int clCreateKernelsInProgram(cl_program program, cl_uint num_kernels, cl_kernel* kernels, cl_uint* num_kernels_ret) {
   auto p = Program::from(program);
   require(p->built(), CL_INVALID_PROGRAM_EXECUTABLE, "the program is not built");
   auto names = p->kernelNames();
@@ -46,21 +45,20 @@ cl_int clSetKernelArg(cl_kernel kernel, cl_uint index, size_t size, const void* 
   return CL_SUCCESS;
 }
 
-cl_int clGetKernelInfo(cl_kernel kernel, cl_kernel_info param, size_t size, void* value,
-                       size_t* size_ret) {
+cl_int clGetKernelInfo(cl_kernel kernel, cl_kernel_info param, size_t size, void* value, size_t* size_ret) {
   return Kernel::from(kernel)->info(param, size, value, size_ret);
 }
 
-cl_int clGetKernelWorkGroupInfo(cl_kernel kernel, cl_device_id device, cl_kernel_work_group_info param,
-                                size_t size, void* value, size_t* size_ret) {
+cl_int clGetKernelWorkGroupInfo(cl_kernel kernel, cl_device_id device, cl_kernel_work_group_info param, size_t size,
+                                void* value, size_t* size_ret) {
   auto k = Kernel::from(kernel);
-  require(!device || Device::tryFrom(device).get() == &k->program().context().device(),
-          CL_INVALID_DEVICE, "the device is not the kernel's device");
+  require(!device || Device::tryFrom(device).get() == &k->program().context().device(), CL_INVALID_DEVICE,
+          "the device is not the kernel's device");
   return k->workGroupInfo(param, size, value, size_ret);
 }
 
-cl_int clGetKernelArgInfo(cl_kernel kernel, cl_uint index, cl_kernel_arg_info param, size_t size,
-                          void* value, size_t* size_ret) {
+cl_int clGetKernelArgInfo(cl_kernel kernel, cl_uint index, cl_kernel_arg_info param, size_t size, void* value,
+                          size_t* size_ret) {
   return Kernel::from(kernel)->argInfo(index, param, size, value, size_ret);
 }
 

@@ -42,7 +42,7 @@ cl_mem clCreateBuffer(cl_context context, cl_mem_flags flags, size_t size, void*
 }
 
 cl_mem clCreateBufferWithProperties(cl_context context, const cl_mem_properties* properties, cl_mem_flags flags,
-                                   size_t size, void* host_ptr, cl_int* errcode_ret) {
+                                    size_t size, void* host_ptr, cl_int* errcode_ret) {
   Context::from(context);
   // OpenCL 3.0 defines no buffer property (extensions do, none of which the device offers).
   require(!properties || properties[0] == 0, CL_INVALID_PROPERTY, "unknown buffer property");
@@ -51,8 +51,7 @@ cl_mem clCreateBufferWithProperties(cl_context context, const cl_mem_properties*
   return mem;
 }
 
-cl_mem clCreateSubBuffer(cl_mem buffer, cl_mem_flags flags, cl_buffer_create_type type,
-                         const void* info, cl_int*) {
+cl_mem clCreateSubBuffer(cl_mem buffer, cl_mem_flags flags, cl_buffer_create_type type, const void* info, cl_int*) {
   auto parent = Mem::from(buffer);
   require(parent->image() == nullptr, CL_INVALID_MEM_OBJECT, "buffer is an image");
   require(parent->parent() == nullptr, CL_INVALID_MEM_OBJECT, "buffer is itself a sub-buffer");
@@ -74,8 +73,8 @@ cl_mem clCreateSubBuffer(cl_mem buffer, cl_mem_flags flags, cl_buffer_create_typ
   flags |= pf & kHost;
   const auto* region = static_cast<const cl_buffer_region*>(info);
   require(region->size > 0, CL_INVALID_BUFFER_SIZE, "region size is 0");
-  require(region->origin <= parent->size() && region->size <= parent->size() - region->origin,
-          CL_INVALID_VALUE, "region is outside the buffer");
+  require(region->origin <= parent->size() && region->size <= parent->size() - region->origin, CL_INVALID_VALUE,
+          "region is outside the buffer");
   cl_uint alignBytes = parent->context().device().memBaseAddrAlign() / 8;
   require(alignBytes == 0 || region->origin % alignBytes == 0, CL_MISALIGNED_SUB_BUFFER_OFFSET,
           "origin is not aligned to CL_DEVICE_MEM_BASE_ADDR_ALIGN");
@@ -124,11 +123,13 @@ cl_mem clCreateImage(cl_context context, cl_mem_flags flags, const cl_image_form
   checkFlags(flags & ~cl_mem_flags(CL_MEM_KERNEL_READ_AND_WRITE));
   require(format != nullptr, CL_INVALID_IMAGE_FORMAT_DESCRIPTOR, "image_format is NULL");
   const size_t pixel = buffer::pixelSize(*format);
-  require(pixel != 0, CL_INVALID_IMAGE_FORMAT_DESCRIPTOR, "unknown channel order or data type, or a pair OpenCL does not allow");
+  require(pixel != 0, CL_INVALID_IMAGE_FORMAT_DESCRIPTOR,
+          "unknown channel order or data type, or a pair OpenCL does not allow");
   require(desc != nullptr, CL_INVALID_IMAGE_DESCRIPTOR, "image_desc is NULL");
   const cl_mem_object_type type = desc->image_type;
-  require(type == CL_MEM_OBJECT_IMAGE1D || type == CL_MEM_OBJECT_IMAGE1D_ARRAY || type == CL_MEM_OBJECT_IMAGE1D_BUFFER ||
-              type == CL_MEM_OBJECT_IMAGE2D || type == CL_MEM_OBJECT_IMAGE2D_ARRAY || type == CL_MEM_OBJECT_IMAGE3D,
+  require(type == CL_MEM_OBJECT_IMAGE1D || type == CL_MEM_OBJECT_IMAGE1D_ARRAY ||
+              type == CL_MEM_OBJECT_IMAGE1D_BUFFER || type == CL_MEM_OBJECT_IMAGE2D ||
+              type == CL_MEM_OBJECT_IMAGE2D_ARRAY || type == CL_MEM_OBJECT_IMAGE3D,
           CL_INVALID_IMAGE_DESCRIPTOR, "image_type is not an image type");
   require(desc->num_mip_levels == 0 && desc->num_samples == 0, CL_INVALID_IMAGE_DESCRIPTOR,
           "num_mip_levels and num_samples must be 0");
@@ -144,7 +145,9 @@ cl_mem clCreateImage(cl_context context, cl_mem_flags flags, const cl_image_form
   };
   const bool is3d = type == CL_MEM_OBJECT_IMAGE3D;
   within(desc->image_width,
-         is3d ? CL_DEVICE_IMAGE3D_MAX_WIDTH : buffer ? CL_DEVICE_IMAGE_MAX_BUFFER_SIZE : CL_DEVICE_IMAGE2D_MAX_WIDTH,
+         is3d     ? CL_DEVICE_IMAGE3D_MAX_WIDTH
+         : buffer ? CL_DEVICE_IMAGE_MAX_BUFFER_SIZE
+                  : CL_DEVICE_IMAGE2D_MAX_WIDTH,
          "image_width");
   if (type == CL_MEM_OBJECT_IMAGE2D || type == CL_MEM_OBJECT_IMAGE2D_ARRAY || is3d)
     within(desc->image_height, is3d ? CL_DEVICE_IMAGE3D_MAX_HEIGHT : CL_DEVICE_IMAGE2D_MAX_HEIGHT, "image_height");
@@ -165,7 +168,8 @@ cl_mem clCreateImage(cl_context context, cl_mem_flags flags, const cl_image_form
   if (layered && desc->image_slice_pitch) {
     const size_t rows = type == CL_MEM_OBJECT_IMAGE1D_ARRAY ? 1 : desc->image_height;
     require(desc->image_slice_pitch >= rowPitch * rows && desc->image_slice_pitch % rowPitch == 0,
-            CL_INVALID_IMAGE_DESCRIPTOR, "image_slice_pitch is smaller than a slice or not a multiple of the row pitch");
+            CL_INVALID_IMAGE_DESCRIPTOR,
+            "image_slice_pitch is smaller than a slice or not a multiple of the row pitch");
   }
   require(layout.bytes() <= device.maxMemAllocSize(), CL_INVALID_IMAGE_SIZE,
           "the image is larger than CL_DEVICE_MAX_MEM_ALLOC_SIZE");
@@ -215,8 +219,8 @@ cl_mem clCreateImage3D(cl_context context, cl_mem_flags flags, const cl_image_fo
   return api::clCreateImage(context, flags, format, &desc, host_ptr, errcode_ret);
 }
 
-cl_int clGetSupportedImageFormats(cl_context context, cl_mem_flags flags, cl_mem_object_type type,
-                                  cl_uint num_entries, cl_image_format* formats, cl_uint* num_formats) {
+cl_int clGetSupportedImageFormats(cl_context context, cl_mem_flags flags, cl_mem_object_type type, cl_uint num_entries,
+                                  cl_image_format* formats, cl_uint* num_formats) {
   auto c = Context::from(context);
   checkFlags(flags & ~cl_mem_flags(CL_MEM_KERNEL_READ_AND_WRITE)); // OpenCL 2.0's read_write images
   require(type == CL_MEM_OBJECT_IMAGE1D || type == CL_MEM_OBJECT_IMAGE1D_BUFFER ||

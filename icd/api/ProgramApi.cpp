@@ -11,8 +11,7 @@ using BuildNotify = void(CL_CALLBACK*)(cl_program, void*);
 
 // The device list of clBuildProgram and friends: NULL, or exactly our device.
 void checkDevices(const Program& program, cl_uint num_devices, const cl_device_id* devices) {
-  require((num_devices == 0) == (devices == nullptr), CL_INVALID_VALUE,
-          "num_devices and device_list disagree");
+  require((num_devices == 0) == (devices == nullptr), CL_INVALID_VALUE, "num_devices and device_list disagree");
   for (cl_uint i = 0; i < num_devices; ++i)
     require(Device::tryFrom(devices[i]).get() == &program.context().device(), CL_INVALID_DEVICE,
             "a device is not the program's device");
@@ -20,22 +19,24 @@ void checkDevices(const Program& program, cl_uint num_devices, const cl_device_i
 
 } // namespace
 
-cl_program clCreateProgramWithSource(cl_context context, cl_uint count, const char** strings,
-                                     const size_t* lengths, cl_int*) {
+cl_program clCreateProgramWithSource(cl_context context, cl_uint count, const char** strings, const size_t* lengths,
+                                     cl_int*) {
   auto c = Context::from(context);
   require(count > 0 && strings, CL_INVALID_VALUE, "no source strings");
   std::string source;
   for (cl_uint i = 0; i < count; ++i) {
     require(strings[i] != nullptr, CL_INVALID_VALUE, "a source string is NULL");
-    if (lengths && lengths[i]) source.append(strings[i], lengths[i]);
-    else source.append(strings[i]);
+    if (lengths && lengths[i])
+      source.append(strings[i], lengths[i]);
+    else
+      source.append(strings[i]);
   }
   return std::make_shared<Program>(c, std::move(source))->publishHandle();
 }
 
-cl_program clCreateProgramWithBinary(cl_context context, cl_uint num_devices,
-                                     const cl_device_id* devices, const size_t* lengths,
-                                     const unsigned char** binaries, cl_int* binary_status, cl_int*) {
+cl_program clCreateProgramWithBinary(cl_context context, cl_uint num_devices, const cl_device_id* devices,
+                                     const size_t* lengths, const unsigned char** binaries, cl_int* binary_status,
+                                     cl_int*) {
   auto c = Context::from(context);
   require(num_devices > 0 && devices, CL_INVALID_VALUE, "no devices given");
   require(lengths && binaries, CL_INVALID_VALUE, "lengths or binaries is NULL");
@@ -59,9 +60,8 @@ cl_program clCreateProgramWithBinary(cl_context context, cl_uint num_devices,
   }
 }
 
-cl_program clCreateProgramWithBuiltInKernels(cl_context context, cl_uint num_devices,
-                                             const cl_device_id* devices, const char* kernel_names,
-                                             cl_int*) {
+cl_program clCreateProgramWithBuiltInKernels(cl_context context, cl_uint num_devices, const cl_device_id* devices,
+                                             const char* kernel_names, cl_int*) {
   auto c = Context::from(context);
   require(num_devices > 0 && devices && kernel_names, CL_INVALID_VALUE, "missing arguments");
   for (cl_uint i = 0; i < num_devices; ++i)
@@ -80,8 +80,8 @@ cl_int clReleaseProgram(cl_program program) {
   return CL_SUCCESS;
 }
 
-cl_int clBuildProgram(cl_program program, cl_uint num_devices, const cl_device_id* devices,
-                      const char* options, BuildNotify notify, void* user_data) {
+cl_int clBuildProgram(cl_program program, cl_uint num_devices, const cl_device_id* devices, const char* options,
+                      BuildNotify notify, void* user_data) {
   auto p = Program::from(program);
   checkDevices(*p, num_devices, devices);
   require(notify || !user_data, CL_INVALID_VALUE, "user_data without pfn_notify");
@@ -97,9 +97,9 @@ cl_int clBuildProgram(cl_program program, cl_uint num_devices, const cl_device_i
   return CL_SUCCESS;
 }
 
-cl_int clCompileProgram(cl_program program, cl_uint num_devices, const cl_device_id* devices,
-                        const char* options, cl_uint num_headers, const cl_program* headers,
-                        const char** header_names, BuildNotify notify, void* user_data) {
+cl_int clCompileProgram(cl_program program, cl_uint num_devices, const cl_device_id* devices, const char* options,
+                        cl_uint num_headers, const cl_program* headers, const char** header_names, BuildNotify notify,
+                        void* user_data) {
   auto p = Program::from(program);
   checkDevices(*p, num_devices, devices);
   require(notify || !user_data, CL_INVALID_VALUE, "user_data without pfn_notify");
@@ -123,12 +123,10 @@ cl_int clCompileProgram(cl_program program, cl_uint num_devices, const cl_device
   return CL_SUCCESS;
 }
 
-cl_program clLinkProgram(cl_context context, cl_uint num_devices, const cl_device_id* devices,
-                         const char* options, cl_uint num_inputs, const cl_program* inputs,
-                         BuildNotify notify, void* user_data, cl_int*) {
+cl_program clLinkProgram(cl_context context, cl_uint num_devices, const cl_device_id* devices, const char* options,
+                         cl_uint num_inputs, const cl_program* inputs, BuildNotify notify, void* user_data, cl_int*) {
   auto c = Context::from(context);
-  require((num_devices == 0) == (devices == nullptr), CL_INVALID_VALUE,
-          "num_devices and device_list disagree");
+  require((num_devices == 0) == (devices == nullptr), CL_INVALID_VALUE, "num_devices and device_list disagree");
   for (cl_uint i = 0; i < num_devices; ++i)
     require(Device::tryFrom(devices[i]).get() == &c->device(), CL_INVALID_DEVICE,
             "a device is not the context's device");
@@ -139,8 +137,8 @@ cl_program clLinkProgram(cl_context context, cl_uint num_devices, const cl_devic
     auto p = Program::tryFrom(inputs[i]);
     require(p != nullptr, CL_INVALID_PROGRAM, "an input program is invalid");
     require(&p->context() == c.get(), CL_INVALID_CONTEXT, "an input program is from another context");
-    require(p->kind() == Program::Kind::Compiled || p->kind() == Program::Kind::Linked,
-            CL_INVALID_OPERATION, "an input program is not compiled");
+    require(p->kind() == Program::Kind::Compiled || p->kind() == Program::Kind::Linked, CL_INVALID_OPERATION,
+            "an input program is not compiled");
     programs.push_back(p);
   }
   auto linked = Program::link(c, options ? options : "", programs);
@@ -149,13 +147,12 @@ cl_program clLinkProgram(cl_context context, cl_uint num_devices, const cl_devic
   return handle;
 }
 
-cl_int clGetProgramInfo(cl_program program, cl_program_info param, size_t size, void* value,
-                        size_t* size_ret) {
+cl_int clGetProgramInfo(cl_program program, cl_program_info param, size_t size, void* value, size_t* size_ret) {
   return Program::from(program)->info(param, size, value, size_ret);
 }
 
-cl_int clGetProgramBuildInfo(cl_program program, cl_device_id device, cl_program_build_info param,
-                             size_t size, void* value, size_t* size_ret) {
+cl_int clGetProgramBuildInfo(cl_program program, cl_device_id device, cl_program_build_info param, size_t size,
+                             void* value, size_t* size_ret) {
   auto p = Program::from(program);
   require(Device::tryFrom(device).get() == &p->context().device(), CL_INVALID_DEVICE,
           "the device is not the program's device");

@@ -1,30 +1,28 @@
 // Entry points about command queues.
-#include "icd/api/Api.h"
 #include "device/Submission.h"
+#include "icd/api/Api.h"
+#include "icd/objects/Device.h"
+#include "icd/objects/Queue.h"
 #include "icd/runtime/HostPtrCoherence.h"
 #include "icd/runtime/Runtime.h"
 #include "icd/runtime/Trace.h"
-#include "icd/objects/Device.h"
-#include "icd/objects/Queue.h"
 
 namespace clsplit::icd::api {
 
-cl_command_queue clCreateCommandQueue(cl_context context, cl_device_id device,
-                                      cl_command_queue_properties properties, cl_int*) {
+cl_command_queue clCreateCommandQueue(cl_context context, cl_device_id device, cl_command_queue_properties properties,
+                                      cl_int*) {
   auto c = Context::from(context);
-  require(Device::tryFrom(device).get() == &c->device(), CL_INVALID_DEVICE,
-          "the device is not the context's device");
-  require(!(properties & ~cl_command_queue_properties(CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE |
-                                                        CL_QUEUE_PROFILING_ENABLE)),
-          CL_INVALID_VALUE, "unknown queue properties");
+  require(Device::tryFrom(device).get() == &c->device(), CL_INVALID_DEVICE, "the device is not the context's device");
+  require(
+      !(properties & ~cl_command_queue_properties(CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE | CL_QUEUE_PROFILING_ENABLE)),
+      CL_INVALID_VALUE, "unknown queue properties");
   return std::make_shared<Queue>(c, properties)->publishHandle();
 }
 
 cl_command_queue clCreateCommandQueueWithProperties(cl_context context, cl_device_id device,
                                                     const cl_queue_properties* properties, cl_int*) {
   auto c = Context::from(context);
-  require(Device::tryFrom(device).get() == &c->device(), CL_INVALID_DEVICE,
-          "the device is not the context's device");
+  require(Device::tryFrom(device).get() == &c->device(), CL_INVALID_DEVICE, "the device is not the context's device");
   cl_command_queue_properties bits = 0;
   std::vector<cl_queue_properties> list;
   bool seen = false;
@@ -37,7 +35,8 @@ cl_command_queue clCreateCommandQueueWithProperties(cl_context context, cl_devic
       bits = value;
     } else if (name == CL_QUEUE_SIZE) {
       // Only for device queues, which the device does not offer (CL_DEVICE_QUEUE_ON_DEVICE_MAX_SIZE 0).
-      throw Error(CL_INVALID_QUEUE_PROPERTIES, "CL_QUEUE_SIZE needs a device queue, which the clsplit device does not offer");
+      throw Error(CL_INVALID_QUEUE_PROPERTIES,
+                  "CL_QUEUE_SIZE needs a device queue, which the clsplit device does not offer");
     } else {
       throw Error(CL_INVALID_VALUE, "unknown queue property " + std::to_string(name));
     }
@@ -66,17 +65,17 @@ cl_int clReleaseCommandQueue(cl_command_queue queue) {
   return CL_SUCCESS;
 }
 
-cl_int clGetCommandQueueInfo(cl_command_queue queue, cl_command_queue_info param, size_t size,
-                             void* value, size_t* size_ret) {
+cl_int clGetCommandQueueInfo(cl_command_queue queue, cl_command_queue_info param, size_t size, void* value,
+                             size_t* size_ret) {
   return Queue::from(queue)->info(param, size, value, size_ret);
 }
 
-cl_int clSetCommandQueueProperty(cl_command_queue queue, cl_command_queue_properties properties,
-                                 cl_bool enable, cl_command_queue_properties* old_properties) {
+cl_int clSetCommandQueueProperty(cl_command_queue queue, cl_command_queue_properties properties, cl_bool enable,
+                                 cl_command_queue_properties* old_properties) {
   auto q = Queue::from(queue);
-  require(!(properties & ~cl_command_queue_properties(CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE |
-                                                        CL_QUEUE_PROFILING_ENABLE)),
-          CL_INVALID_VALUE, "unknown queue properties");
+  require(
+      !(properties & ~cl_command_queue_properties(CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE | CL_QUEUE_PROFILING_ENABLE)),
+      CL_INVALID_VALUE, "unknown queue properties");
   auto old = q->setProperties(properties, enable == CL_TRUE);
   if (old_properties) *old_properties = old;
   return CL_SUCCESS;

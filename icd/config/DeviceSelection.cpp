@@ -6,8 +6,7 @@
 
 namespace clsplit::icd {
 
-std::vector<unsigned> selectDevices(const std::string& spec,
-                                    const std::vector<device::RealDevice>& devices,
+std::vector<unsigned> selectDevices(const std::string& spec, const std::vector<device::RealDevice>& devices,
                                     std::vector<std::string>& problems) {
   std::vector<unsigned> chosen;
   if (spec.empty()) {

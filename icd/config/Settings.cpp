@@ -48,11 +48,9 @@ const std::vector<SettingSpec>& settingSpecs() {
        "and device). 0: no device times in the report (and no completion callback of its own); "
        "its host_time then shows what clsplit costs when nothing asks for times.",
        "0"},
-      {"CLSPLIT_TRACE", "",
-       "Write a Chrome trace-event timeline (open in Perfetto) to this path at exit.",
+      {"CLSPLIT_TRACE", "", "Write a Chrome trace-event timeline (open in Perfetto) to this path at exit.",
        "trace.json"},
-      {"CLSPLIT_SUMMARY", "0", "Print a human summary table on stderr at exit (1 to enable).",
-       "1"},
+      {"CLSPLIT_SUMMARY", "0", "Print a human summary table on stderr at exit (1 to enable).", "1"},
       {"CLSPLIT_CACHE_DIR", "",
        "Directory of the kernel-analysis cache. Empty: $XDG_CACHE_HOME/clsplit or "
        "~/.cache/clsplit. `off` disables the cache.",
@@ -170,8 +168,7 @@ std::string trim(std::string s) {
 }
 
 std::string defaultConfigPath(const std::map<std::string, std::string>& env) {
-  if (auto it = env.find("CLSPLIT_CONFIG"); it != env.end() && !it->second.empty())
-    return it->second;
+  if (auto it = env.find("CLSPLIT_CONFIG"); it != env.end() && !it->second.empty()) return it->second;
   std::error_code ec;
   if (auto it = env.find("HOME"); it != env.end()) {
     auto user = std::filesystem::path(it->second) / ".config/clsplit/clsplit.conf";
@@ -183,8 +180,8 @@ std::string defaultConfigPath(const std::map<std::string, std::string>& env) {
 
 } // namespace
 
-Settings Settings::from(const std::map<std::string, std::string>& environment,
-                        std::string_view configText, std::string configOrigin) {
+Settings Settings::from(const std::map<std::string, std::string>& environment, std::string_view configText,
+                        std::string configOrigin) {
   Settings s;
   for (const auto& spec : settingSpecs()) s.entries_[spec.name] = {spec.defaultValue, "default"};
 

@@ -25,11 +25,11 @@ public:
   // Reads the environment and the config file (once; later calls return the same object).
   static const Settings& process();
   // For tests: settings from an explicit environment and config-file text.
-  static Settings from(const std::map<std::string, std::string>& environment,
-                       std::string_view configText, std::string configOrigin = "test");
+  static Settings from(const std::map<std::string, std::string>& environment, std::string_view configText,
+                       std::string configOrigin = "test");
 
   const std::string& value(std::string_view name) const;
-  bool isSet(std::string_view name) const;       // differs from the default
+  bool isSet(std::string_view name) const;         // differs from the default
   std::string origin(std::string_view name) const; // "environment", the config file path, or "default"
   // "NAME=value (origin)" for every setting that differs from its default.
   std::vector<std::string> nonDefaults() const;

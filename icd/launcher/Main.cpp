@@ -2,8 +2,8 @@
 // and runs an unmodified OpenCL program through clsplit by setting its environment so that the
 // program's OpenCL loader (ocl-icd or the Khronos loader) sees only the clsplit platform.
 #include "device/Vendors.h"
-#include "icd/config/Settings.h"
 #include "icd/config/DeviceSelection.h"
+#include "icd/config/Settings.h"
 #include "partitioner/Partitioner.h"
 #include "support/Json.h"
 
@@ -66,9 +66,10 @@ fs::path shareDir() { return fs::weakly_canonical(selfDir() / "../share/clsplit"
 
 // `--indices TYPE`: the indices of the devices of one type, for scripts ("0,1"; empty if none).
 int listIndices(const std::string& type) {
-  static const std::pair<const char*, cl_device_type> kTypes[] = {
-      {"gpu", CL_DEVICE_TYPE_GPU}, {"cpu", CL_DEVICE_TYPE_CPU}, {"accelerator", CL_DEVICE_TYPE_ACCELERATOR},
-      {"all", CL_DEVICE_TYPE_ALL}};
+  static const std::pair<const char*, cl_device_type> kTypes[] = {{"gpu", CL_DEVICE_TYPE_GPU},
+                                                                  {"cpu", CL_DEVICE_TYPE_CPU},
+                                                                  {"accelerator", CL_DEVICE_TYPE_ACCELERATOR},
+                                                                  {"all", CL_DEVICE_TYPE_ALL}};
   auto it = std::find_if(std::begin(kTypes), std::end(kTypes), [&](const auto& t) { return type == t.first; });
   if (it == std::end(kTypes)) {
     std::cerr << "clsplit: --indices takes gpu, cpu, accelerator or all, not '" << type << "'\n";
@@ -98,8 +99,9 @@ int listDevices(bool json) {
                 << ", \"type\": " << jsonString(device::deviceTypeName(d.type))
                 << ", \"compute_units\": " << d.computeUnits << ", \"global_mem_bytes\": " << d.globalMemory
                 << ", \"icd\": " << jsonString(p.library) << ", \"platform_index\": " << d.platform
-                << ", \"device_index\": " << d.indexInPlatform << ", \"selected\": "
-                << (isSelected(d.index) ? "true" : "false") << ", \"slots\": " << timesSelected(d.index) << "}";
+                << ", \"device_index\": " << d.indexInPlatform
+                << ", \"selected\": " << (isSelected(d.index) ? "true" : "false")
+                << ", \"slots\": " << timesSelected(d.index) << "}";
     }
     std::cout << "\n]\n";
     return 0;
@@ -112,15 +114,16 @@ int listDevices(bool json) {
     std::snprintf(line, sizeof line, "  [%u] %-11s %-40s %s | %u CUs, %.1f GiB%s\n", d.index,
                   device::deviceTypeName(d.type).c_str(), d.name.c_str(), p.name.c_str(), d.computeUnits,
                   d.globalMemory / (1024.0 * 1024 * 1024),
-                  timesSelected(d.index) > 1   ? ("  (selected " + std::to_string(timesSelected(d.index)) + " times)").c_str()
-                  : isSelected(d.index)        ? "  (selected)"
-                                               : "");
+                  timesSelected(d.index) > 1
+                      ? ("  (selected " + std::to_string(timesSelected(d.index)) + " times)").c_str()
+                  : isSelected(d.index) ? "  (selected)"
+                                        : "");
     std::cout << line;
   }
   for (const auto& problem : problems) std::cout << "  warning: " << problem << "\n";
   std::cout << "Selected by CLSPLIT_DEVICES="
             << (settings.value("CLSPLIT_DEVICES").empty() ? "(default: all GPUs, else all devices)"
-                                                         : settings.value("CLSPLIT_DEVICES"))
+                                                          : settings.value("CLSPLIT_DEVICES"))
             << "\n";
   return 0;
 }
@@ -135,8 +138,9 @@ int listStrategies() {
 int settingsMarkdown() {
   std::cout << "| setting | default | meaning | example |\n| --- | --- | --- | --- |\n";
   for (const auto& spec : icd::settingSpecs())
-    std::cout << "| `" << spec.name << "` | " << (*spec.defaultValue ? "`" + std::string(spec.defaultValue) + "`" : "(empty)")
-              << " | " << spec.meaning << " | `" << spec.name << "=" << spec.example << "` |\n";
+    std::cout << "| `" << spec.name << "` | "
+              << (*spec.defaultValue ? "`" + std::string(spec.defaultValue) + "`" : "(empty)") << " | " << spec.meaning
+              << " | `" << spec.name << "=" << spec.example << "` |\n";
   return 0;
 }
 
@@ -215,10 +219,10 @@ int run(int argc, char** argv) {
     const char* variable;
     bool takesValue;
   };
-  const Flag flags[] = {{"--devices", "CLSPLIT_DEVICES", true},   {"--strategy", "CLSPLIT_STRATEGY", true},
-                        {"--vendors", "CLSPLIT_VENDORS", true},   {"--log", "CLSPLIT_LOG", true},
-                        {"--report", "CLSPLIT_REPORT", true},     {"--trace", "CLSPLIT_TRACE", true},
-                        {"--profile", "CLSPLIT_PROFILE", true},   {"--summary", "CLSPLIT_SUMMARY", false}};
+  const Flag flags[] = {{"--devices", "CLSPLIT_DEVICES", true}, {"--strategy", "CLSPLIT_STRATEGY", true},
+                        {"--vendors", "CLSPLIT_VENDORS", true}, {"--log", "CLSPLIT_LOG", true},
+                        {"--report", "CLSPLIT_REPORT", true},   {"--trace", "CLSPLIT_TRACE", true},
+                        {"--profile", "CLSPLIT_PROFILE", true}, {"--summary", "CLSPLIT_SUMMARY", false}};
   int i = 1;
   for (; i < argc; ++i) {
     std::string a = argv[i];
@@ -312,8 +316,7 @@ int hints(int argc, char** argv) {
   }
   if (child == 0) _exit(run(static_cast<int>(rest.size()) - 1, rest.data()));
   int status = 0;
-  while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
-  }
+  while (waitpid(child, &status, 0) < 0 && errno == EINTR) {}
   std::vector<fs::path> dumps;
   for (const auto& entry : fs::directory_iterator(dir, ec))
     if (entry.path().extension() == ".txt" && entry.last_write_time(ec) >= started - std::chrono::seconds(1))

@@ -14,8 +14,10 @@ namespace clsplit::icd {
 namespace {
 void CL_CALLBACK forwardNotify(const char* message, const void*, size_t, void* data) {
   // Some vendors (Oclgrind) call this with a NULL user_data: then the message is only logged.
-  if (data) static_cast<Context*>(data)->notify(message ? message : "");
-  else log().warn("context error reported by a device: {}", message ? message : "");
+  if (data)
+    static_cast<Context*>(data)->notify(message ? message : "");
+  else
+    log().warn("context error reported by a device: {}", message ? message : "");
 }
 uint64_t mebibytes(const char* name, const std::string& mib, unsigned long long fallback) {
   char* end = nullptr;
@@ -28,10 +30,8 @@ uint64_t mebibytes(const char* name, const std::string& mib, unsigned long long 
 }
 } // namespace
 
-Context::Context(std::vector<cl_context_properties> properties, ContextNotify notify,
-                 void* userData)
-    : properties_(std::move(properties)), notify_(notify), userData_(userData),
-      device_(Device::instance()) {
+Context::Context(std::vector<cl_context_properties> properties, ContextNotify notify, void* userData)
+    : properties_(std::move(properties)), notify_(notify), userData_(userData), device_(Device::instance()) {
   require(device_ != nullptr, CL_DEVICE_NOT_AVAILABLE, "no real device is selected");
   auto& rt = runtime::Runtime::get();
   const bool forceStaging = !rt.settings().value("CLSPLIT_TEST_FORCE_STAGING").empty();
@@ -41,18 +41,19 @@ Context::Context(std::vector<cl_context_properties> properties, ContextNotify no
       if (s.platform == platform && std::find(devices.begin(), devices.end(), s.device->handle) == devices.end())
         devices.push_back(s.device->handle);
     cl_context_properties props[] = {
-        CL_CONTEXT_PLATFORM,
-        reinterpret_cast<cl_context_properties>(rt.vendors().platforms()[platform].handle), 0};
+        CL_CONTEXT_PLATFORM, reinterpret_cast<cl_context_properties>(rt.vendors().platforms()[platform].handle), 0};
     cl_int err = CL_SUCCESS;
-    cl_context real = device::invoke(devices.front(), &cl_icd_dispatch::clCreateContext, props,
-                                     static_cast<cl_uint>(devices.size()), devices.data(),
-                                     &forwardNotify, static_cast<void*>(this), &err);
+    cl_context real =
+        device::invoke(devices.front(), &cl_icd_dispatch::clCreateContext, props, static_cast<cl_uint>(devices.size()),
+                       devices.data(), &forwardNotify, static_cast<void*>(this), &err);
     device::check(err, "clCreateContext");
     realContexts_.push_back(device::RealContext::adopt(real));
     for (const auto& s : rt.slots())
       if (s.platform == platform)
         slots_.push_back({s.slot, s.device->handle, real, platform,
-                          forceStaging ? false : device::deviceValue<cl_bool>(s.device->handle, CL_DEVICE_HOST_UNIFIED_MEMORY) != 0});
+                          forceStaging
+                              ? false
+                              : device::deviceValue<cl_bool>(s.device->handle, CL_DEVICE_HOST_UNIFIED_MEMORY) != 0});
   }
   std::sort(slots_.begin(), slots_.end(), [](auto& a, auto& b) { return a.slot < b.slot; });
   for (const auto& s : slots_) deviceTraits_.push_back({s.platform, s.hostUnified, rt.slots()[s.slot].device->index});
@@ -76,13 +77,15 @@ Context::Context(std::vector<cl_context_properties> properties, ContextNotify no
   const std::string& overlap = rt.settings().value("CLSPLIT_OVERLAP");
   if (overlap != "auto" && overlap != "on" && overlap != "off")
     log().warn("CLSPLIT_OVERLAP={} is not auto, on or off; using auto", overlap);
-  if (slots_.size() > 1 && overlap == "on") overlap_ = Overlap::On;
+  if (slots_.size() > 1 && overlap == "on")
+    overlap_ = Overlap::On;
   else if (slots_.size() > 1 && overlap != "off" && std::any_of(slots_.begin(), slots_.end(), discrete))
     overlap_ = Overlap::Auto;
 }
 
 Context::~Context() {
-  for (auto it = destructorCallbacks_.rbegin(); it != destructorCallbacks_.rend(); ++it) it->first(handle(), it->second);
+  for (auto it = destructorCallbacks_.rbegin(); it != destructorCallbacks_.rend(); ++it)
+    it->first(handle(), it->second);
 }
 
 void Context::addDestructorCallback(DestructorCallback fn, void* userData) {
@@ -118,10 +121,8 @@ cl_int Context::info(cl_context_info param, size_t size, void* value, size_t* si
   static const InfoEntry<Context> table[] = {
       {CL_CONTEXT_REFERENCE_COUNT, [](const Context& c) { return InfoValue::of(c.referenceCount()); }},
       {CL_CONTEXT_NUM_DEVICES, [](const Context&) { return InfoValue::of(cl_uint(1)); }},
-      {CL_CONTEXT_DEVICES,
-       [](const Context& c) { return InfoValue::of(c.device().handle()); }},
-      {CL_CONTEXT_PROPERTIES,
-       [](const Context& c) { return InfoValue::array(c.properties()); }},
+      {CL_CONTEXT_DEVICES, [](const Context& c) { return InfoValue::of(c.device().handle()); }},
+      {CL_CONTEXT_PROPERTIES, [](const Context& c) { return InfoValue::array(c.properties()); }},
   };
   return answerInfo(table, *this, param, size, value, sizeRet);
 }
@@ -135,8 +136,8 @@ std::vector<cl_image_format> Context::supportedImageFormats(cl_mem_flags flags, 
   };
   std::vector<cl_image_format> common;
   // Kernels write 3-D images only where every device can (cl_khr_3d_image_writes).
-  if (type == CL_MEM_OBJECT_IMAGE3D && (flags & (CL_MEM_WRITE_ONLY | CL_MEM_READ_WRITE | CL_MEM_KERNEL_READ_AND_WRITE)) &&
-      !device().imageWrites3d())
+  if (type == CL_MEM_OBJECT_IMAGE3D &&
+      (flags & (CL_MEM_WRITE_ONLY | CL_MEM_READ_WRITE | CL_MEM_KERNEL_READ_AND_WRITE)) && !device().imageWrites3d())
     return {};
   std::vector<cl_context> asked;
   for (const auto& s : slots_) {
@@ -145,16 +146,19 @@ std::vector<cl_image_format> Context::supportedImageFormats(cl_mem_flags flags, 
     cl_uint n = 0;
     std::vector<cl_image_format> mine;
     if (device::call(&cl_icd_dispatch::clGetSupportedImageFormats, s.context, flags, type, cl_uint(0),
-                     static_cast<cl_image_format*>(nullptr), &n) == CL_SUCCESS && n) {
+                     static_cast<cl_image_format*>(nullptr), &n) == CL_SUCCESS &&
+        n) {
       mine.resize(n);
       if (device::call(&cl_icd_dispatch::clGetSupportedImageFormats, s.context, flags, type, n, mine.data(),
                        static_cast<cl_uint*>(nullptr)) != CL_SUCCESS)
         mine.clear();
     }
-    if (asked.size() == 1) common = mine;
-    else std::erase_if(common, [&](const cl_image_format& f) {
-      return std::none_of(mine.begin(), mine.end(), [&](const cl_image_format& m) { return same(f, m); });
-    });
+    if (asked.size() == 1)
+      common = mine;
+    else
+      std::erase_if(common, [&](const cl_image_format& f) {
+        return std::none_of(mine.begin(), mine.end(), [&](const cl_image_format& m) { return same(f, m); });
+      });
   }
   it->second = common;
   return common;

@@ -3,14 +3,14 @@
 // of commands touching this context's buffers.
 #pragma once
 
-#include "icd/objects/Object.h"
 #include "buffer-manager/storage/PinnedPool.h"
 #include "device/Real.h"
+#include "icd/objects/Object.h"
 #include "planner/LaunchInput.h"
 
 #include <atomic>
-#include <memory>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <vector>
 
@@ -26,15 +26,14 @@ class Device;
 struct SlotContext {
   unsigned slot = 0;
   cl_device_id device = nullptr;
-  cl_context context = nullptr;  // the real context of the device's platform
+  cl_context context = nullptr; // the real context of the device's platform
   unsigned platform = 0;
-  bool hostUnified = false;      // CL_DEVICE_HOST_UNIFIED_MEMORY
+  bool hostUnified = false; // CL_DEVICE_HOST_UNIFIED_MEMORY
 };
 
 using ContextNotify = void(CL_CALLBACK*)(const char*, const void*, size_t, void*);
 
-class Context final
-    : public TypedObject<Context, _cl_context, ObjectKind::Context, CL_INVALID_CONTEXT> {
+class Context final : public TypedObject<Context, _cl_context, ObjectKind::Context, CL_INVALID_CONTEXT> {
 public:
   Context(std::vector<cl_context_properties> properties, ContextNotify notify, void* userData);
   ~Context() override;

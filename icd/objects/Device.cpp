@@ -1,10 +1,10 @@
 // The merge rules of the virtual device's info, one row per query.
 #include "icd/objects/Device.h"
 
+#include "device/Vendors.h"
 #include "icd/objects/LanguageFeatures.h"
 #include "icd/objects/Platform.h"
 #include "icd/runtime/Runtime.h"
-#include "device/Vendors.h"
 #include "support/Log.h"
 
 #include <algorithm>
@@ -76,10 +76,15 @@ const Rule kRules[] = {
 
 // Extensions of the OpenCL C language only (no API surface clsplit would have to implement).
 const std::set<std::string> kKernelExtensions = {
-    "cl_khr_fp64", "cl_khr_fp16", "cl_khr_byte_addressable_store",
-    "cl_khr_global_int32_base_atomics", "cl_khr_global_int32_extended_atomics",
-    "cl_khr_local_int32_base_atomics", "cl_khr_local_int32_extended_atomics",
-    "cl_khr_int64_base_atomics", "cl_khr_int64_extended_atomics",
+    "cl_khr_fp64",
+    "cl_khr_fp16",
+    "cl_khr_byte_addressable_store",
+    "cl_khr_global_int32_base_atomics",
+    "cl_khr_global_int32_extended_atomics",
+    "cl_khr_local_int32_base_atomics",
+    "cl_khr_local_int32_extended_atomics",
+    "cl_khr_int64_base_atomics",
+    "cl_khr_int64_extended_atomics",
     "cl_khr_3d_image_writes", // (only with images)
 };
 
@@ -92,11 +97,16 @@ uint64_t readValue(const std::vector<std::byte>& bytes, Kind kind) {
 
 InfoValue makeValue(uint64_t v, Kind kind) {
   switch (kind) {
-  case Kind::U32: return InfoValue::of(static_cast<cl_uint>(v));
-  case Kind::Bool: return InfoValue::of(static_cast<cl_bool>(v ? CL_TRUE : CL_FALSE));
-  case Kind::U64: return InfoValue::of(static_cast<cl_ulong>(v));
-  case Kind::Bits: return InfoValue::of(static_cast<cl_bitfield>(v));
-  case Kind::Size: return InfoValue::of(static_cast<size_t>(v));
+  case Kind::U32:
+    return InfoValue::of(static_cast<cl_uint>(v));
+  case Kind::Bool:
+    return InfoValue::of(static_cast<cl_bool>(v ? CL_TRUE : CL_FALSE));
+  case Kind::U64:
+    return InfoValue::of(static_cast<cl_ulong>(v));
+  case Kind::Bits:
+    return InfoValue::of(static_cast<cl_bitfield>(v));
+  case Kind::Size:
+    return InfoValue::of(static_cast<size_t>(v));
   }
   return {};
 }
@@ -119,8 +129,10 @@ std::string deviceName(const std::vector<const device::RealDevice*>& devices) {
   std::vector<std::pair<std::string, int>> counts;
   for (auto* d : devices) {
     auto it = std::find_if(counts.begin(), counts.end(), [&](auto& c) { return c.first == d->name; });
-    if (it == counts.end()) counts.emplace_back(d->name, 1);
-    else ++it->second;
+    if (it == counts.end())
+      counts.emplace_back(d->name, 1);
+    else
+      ++it->second;
   }
   std::string name = "clsplit (";
   for (size_t i = 0; i < counts.size(); ++i) {
@@ -141,11 +153,16 @@ cl_device_type parseDeviceType(const std::string& text) {
   std::string item;
   while (std::getline(in, item, ',')) {
     std::transform(item.begin(), item.end(), item.begin(), ::tolower);
-    if (item == "gpu") type |= CL_DEVICE_TYPE_GPU;
-    else if (item == "cpu") type |= CL_DEVICE_TYPE_CPU;
-    else if (item == "accelerator") type |= CL_DEVICE_TYPE_ACCELERATOR;
-    else if (item == "custom") type |= CL_DEVICE_TYPE_CUSTOM;
-    else if (!item.empty()) return 0;
+    if (item == "gpu")
+      type |= CL_DEVICE_TYPE_GPU;
+    else if (item == "cpu")
+      type |= CL_DEVICE_TYPE_CPU;
+    else if (item == "accelerator")
+      type |= CL_DEVICE_TYPE_ACCELERATOR;
+    else if (item == "custom")
+      type |= CL_DEVICE_TYPE_CUSTOM;
+    else if (!item.empty())
+      return 0;
   }
   return type;
 }
@@ -168,8 +185,7 @@ Device* Device::instance() {
   return device;
 }
 
-Device::Device(const std::vector<const device::RealDevice*>& devices, cl_device_type typeOverride,
-               int openclVersion)
+Device::Device(const std::vector<const device::RealDevice*>& devices, cl_device_type typeOverride, int openclVersion)
     : devices_(devices), openclVersion_(openclVersion >= 300 ? 300 : 120) {
   using device::deviceInfoBytes;
   for (const auto& rule : kRules) {
@@ -177,13 +193,25 @@ Device::Device(const std::vector<const device::RealDevice*>& devices, cl_device_
     uint64_t merged = 0;
     for (auto* d : devices_) {
       uint64_t v = readValue(deviceInfoBytes(d->handle, rule.param), rule.kind);
-      if (first) merged = v;
-      else switch (rule.merge) {
-        case Merge::Min: merged = std::min(merged, v); break;
-        case Merge::Max: merged = std::max(merged, v); break;
-        case Merge::Sum: merged += v; break;
-        case Merge::And: merged = merged && v; break;
-        case Merge::BitAnd: merged &= v; break;
+      if (first)
+        merged = v;
+      else
+        switch (rule.merge) {
+        case Merge::Min:
+          merged = std::min(merged, v);
+          break;
+        case Merge::Max:
+          merged = std::max(merged, v);
+          break;
+        case Merge::Sum:
+          merged += v;
+          break;
+        case Merge::And:
+          merged = merged && v;
+          break;
+        case Merge::BitAnd:
+          merged &= v;
+          break;
         }
       first = false;
     }
@@ -227,8 +255,10 @@ Device::Device(const std::vector<const device::RealDevice*>& devices, cl_device_
     std::string ext;
     while (in >> ext)
       if (kKernelExtensions.count(ext)) mine.insert(ext);
-    if (first) common = mine;
-    else std::erase_if(common, [&](const std::string& e) { return !mine.count(e); });
+    if (first)
+      common = mine;
+    else
+      std::erase_if(common, [&](const std::string& e) { return !mine.count(e); });
     first = false;
   }
   std::string extensions;
@@ -238,8 +268,8 @@ Device::Device(const std::vector<const device::RealDevice*>& devices, cl_device_
   std::pair<int, int> cVersion{1, 2};
   for (auto* d : devices_) cVersion = std::min(cVersion, openclCVersion(d->openclCVersion));
   cLanguageVersion_ = cVersion;
-  info_[CL_DEVICE_OPENCL_C_VERSION] = InfoValue::string(
-      "OpenCL C " + std::to_string(cVersion.first) + "." + std::to_string(cVersion.second) + " ");
+  info_[CL_DEVICE_OPENCL_C_VERSION] =
+      InfoValue::string("OpenCL C " + std::to_string(cVersion.first) + "." + std::to_string(cVersion.second) + " ");
 
   info_[CL_DEVICE_NAME] = InfoValue::string(deviceName(devices_));
   info_[CL_DEVICE_VENDOR] = InfoValue::string("clsplit");
@@ -247,12 +277,11 @@ Device::Device(const std::vector<const device::RealDevice*>& devices, cl_device_
   info_[CL_DRIVER_VERSION] = InfoValue::string(CLSPLIT_VERSION);
   info_[CL_DEVICE_PROFILE] = InfoValue::string("FULL_PROFILE");
   info_[CL_DEVICE_VERSION] = InfoValue::string(openclVersion_ >= 300 ? "OpenCL 3.0 clsplit " CLSPLIT_VERSION
-                                                                       : "OpenCL 1.2 clsplit " CLSPLIT_VERSION);
+                                                                     : "OpenCL 1.2 clsplit " CLSPLIT_VERSION);
   info_[CL_DEVICE_PLATFORM] = InfoValue::of(Platform::instance().handle());
-  info_[CL_DEVICE_QUEUE_PROPERTIES] = InfoValue::of(cl_command_queue_properties(
-      CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE | CL_QUEUE_PROFILING_ENABLE));
-  info_[CL_DEVICE_EXECUTION_CAPABILITIES] =
-      InfoValue::of(cl_device_exec_capabilities(CL_EXEC_KERNEL));
+  info_[CL_DEVICE_QUEUE_PROPERTIES] =
+      InfoValue::of(cl_command_queue_properties(CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE | CL_QUEUE_PROFILING_ENABLE));
+  info_[CL_DEVICE_EXECUTION_CAPABILITIES] = InfoValue::of(cl_device_exec_capabilities(CL_EXEC_KERNEL));
   info_[CL_DEVICE_PROFILING_TIMER_RESOLUTION] = InfoValue::of(size_t(1));
   info_[CL_DEVICE_HOST_UNIFIED_MEMORY] = InfoValue::of(cl_bool(CL_FALSE));
   info_[CL_DEVICE_PREFERRED_INTEROP_USER_SYNC] = InfoValue::of(cl_bool(CL_TRUE));
@@ -289,8 +318,10 @@ Device::Device(const std::vector<const device::RealDevice*>& devices, cl_device_
                            CL_DEVICE_IMAGE_MAX_ARRAY_SIZE})
     imageLimits_[p] = smallest(p, size_t(0));
   info_[CL_DEVICE_HALF_FP_CONFIG] = InfoValue::of(cl_device_fp_config(0));
-  if (openclVersion_ >= 300) addOpenCL30Info();
-  else kernelPrelude_ = icd::kernelPrelude(120, {}, {}, imageSupport_);
+  if (openclVersion_ >= 300)
+    addOpenCL30Info();
+  else
+    kernelPrelude_ = icd::kernelPrelude(120, {}, {}, imageSupport_);
 }
 
 void Device::addOpenCL30Info() {
@@ -363,14 +394,14 @@ void Device::addOpenCL30Info() {
   info_[CL_DEVICE_DEVICE_ENQUEUE_CAPABILITIES] = InfoValue::of(cl_device_device_enqueue_capabilities(0));
   info_[CL_DEVICE_SVM_CAPABILITIES] = InfoValue::of(cl_device_svm_capabilities(0));
   info_[CL_DEVICE_QUEUE_ON_DEVICE_PROPERTIES] = InfoValue::of(cl_command_queue_properties(0));
-  for (cl_device_info p : {CL_DEVICE_QUEUE_ON_DEVICE_PREFERRED_SIZE, CL_DEVICE_QUEUE_ON_DEVICE_MAX_SIZE,
-                           CL_DEVICE_MAX_ON_DEVICE_QUEUES, CL_DEVICE_MAX_ON_DEVICE_EVENTS, CL_DEVICE_MAX_PIPE_ARGS,
-                           CL_DEVICE_PIPE_MAX_ACTIVE_RESERVATIONS, CL_DEVICE_PIPE_MAX_PACKET_SIZE,
-                           CL_DEVICE_MAX_NUM_SUB_GROUPS,
-                           // Images are never made from buffers (cl_khr_image2d_from_buffer).
-                           CL_DEVICE_IMAGE_PITCH_ALIGNMENT, CL_DEVICE_IMAGE_BASE_ADDRESS_ALIGNMENT,
-                           CL_DEVICE_PREFERRED_PLATFORM_ATOMIC_ALIGNMENT, CL_DEVICE_PREFERRED_GLOBAL_ATOMIC_ALIGNMENT,
-                           CL_DEVICE_PREFERRED_LOCAL_ATOMIC_ALIGNMENT})
+  for (cl_device_info p :
+       {CL_DEVICE_QUEUE_ON_DEVICE_PREFERRED_SIZE, CL_DEVICE_QUEUE_ON_DEVICE_MAX_SIZE, CL_DEVICE_MAX_ON_DEVICE_QUEUES,
+        CL_DEVICE_MAX_ON_DEVICE_EVENTS, CL_DEVICE_MAX_PIPE_ARGS, CL_DEVICE_PIPE_MAX_ACTIVE_RESERVATIONS,
+        CL_DEVICE_PIPE_MAX_PACKET_SIZE, CL_DEVICE_MAX_NUM_SUB_GROUPS,
+        // Images are never made from buffers (cl_khr_image2d_from_buffer).
+        CL_DEVICE_IMAGE_PITCH_ALIGNMENT, CL_DEVICE_IMAGE_BASE_ADDRESS_ALIGNMENT,
+        CL_DEVICE_PREFERRED_PLATFORM_ATOMIC_ALIGNMENT, CL_DEVICE_PREFERRED_GLOBAL_ATOMIC_ALIGNMENT,
+        CL_DEVICE_PREFERRED_LOCAL_ATOMIC_ALIGNMENT})
     info_[p] = InfoValue::of(cl_uint(0));
   cl_uint readWrite = 0;
   if (has("__opencl_c_read_write_images")) {

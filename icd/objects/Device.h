@@ -10,7 +10,9 @@
 #include <string>
 #include <vector>
 
-namespace clsplit::device { struct RealDevice; }
+namespace clsplit::device {
+struct RealDevice;
+}
 
 namespace clsplit::icd {
 
@@ -19,8 +21,8 @@ public:
   // The device merged from the runtime's selected devices (nullptr when none is selected).
   static Device* instance();
   // Builds the merged info from `devices` (exposed for unit tests).
-  explicit Device(const std::vector<const device::RealDevice*>& devices,
-                  cl_device_type typeOverride = 0, int openclVersion = 300);
+  explicit Device(const std::vector<const device::RealDevice*>& devices, cl_device_type typeOverride = 0,
+                  int openclVersion = 300);
 
   cl_int info(cl_device_info param, size_t size, void* value, size_t* sizeRet) const;
   cl_device_type type() const { return type_; }
@@ -65,7 +67,7 @@ private:
   int openclVersion_ = 300;
   std::string kernelPrelude_;
   std::vector<std::string> knownFeatures_; // every feature a real device lists
-  void addOpenCL30Info(); // the queries OpenCL 2.x/3.0 added
+  void addOpenCL30Info();                  // the queries OpenCL 2.x/3.0 added
 };
 
 // Parses CLSPLIT_DEVICE_TYPE ("gpu", "cpu,gpu" or "cpu|gpu", ...); 0 when empty or invalid.

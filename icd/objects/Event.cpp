@@ -1,9 +1,9 @@
 // Virtual events: status, waiting, callbacks, profiling.
 #include "icd/objects/Event.h"
 
+#include "device/Clock.h"
 #include "icd/api/InfoQuery.h"
 #include "icd/objects/Queue.h"
-#include "device/Clock.h"
 
 namespace clsplit::icd {
 
@@ -13,8 +13,7 @@ Event::Event(std::shared_ptr<Context> context, std::shared_ptr<Queue> queue, cl_
       before_(std::move(before)), queuedNs_(queuedNs), submitNs_(submitNs) {}
 
 Event::Event(std::shared_ptr<Context> context)
-    : context_(std::move(context)), type_(CL_COMMAND_USER),
-      user_(std::make_shared<device::HostFence>()) {
+    : context_(std::move(context)), type_(CL_COMMAND_USER), user_(std::make_shared<device::HostFence>()) {
   done_ = user_;
   queuedNs_ = submitNs_ = device::hostNowNs();
 }
@@ -43,8 +42,7 @@ cl_int Event::wait() {
 
 void Event::setUserStatus(cl_int status) {
   require(user_ != nullptr, CL_INVALID_EVENT, "not a user event");
-  require(status == CL_COMPLETE || status < 0, CL_INVALID_VALUE,
-          "execution_status must be CL_COMPLETE or negative");
+  require(status == CL_COMPLETE || status < 0, CL_INVALID_VALUE, "execution_status must be CL_COMPLETE or negative");
   {
     std::lock_guard lock(mutex_);
     require(!userStatusSet_, CL_INVALID_OPERATION, "user event status already set");
@@ -74,15 +72,18 @@ cl_int Event::info(cl_event_info param, size_t size, void* value, size_t* sizeRe
   switch (param) {
   case CL_EVENT_COMMAND_QUEUE:
     return writeInfo(InfoValue::of(queue_ ? queue_->handle() : nullptr), size, value, sizeRet);
-  case CL_EVENT_CONTEXT: return writeInfo(InfoValue::of(context_->handle()), size, value, sizeRet);
-  case CL_EVENT_COMMAND_TYPE: return writeInfo(InfoValue::of(type_), size, value, sizeRet);
+  case CL_EVENT_CONTEXT:
+    return writeInfo(InfoValue::of(context_->handle()), size, value, sizeRet);
+  case CL_EVENT_COMMAND_TYPE:
+    return writeInfo(InfoValue::of(type_), size, value, sizeRet);
   case CL_EVENT_COMMAND_EXECUTION_STATUS:
     // A program polling the status must see it change: submit what it waits for.
     if (!user_) whole()->flush();
     return writeInfo(InfoValue::of(status()), size, value, sizeRet);
   case CL_EVENT_REFERENCE_COUNT:
     return writeInfo(InfoValue::of(referenceCount()), size, value, sizeRet);
-  default: throw Error(CL_INVALID_VALUE, "unknown event info");
+  default:
+    throw Error(CL_INVALID_VALUE, "unknown event info");
   }
 }
 
@@ -92,8 +93,12 @@ cl_int Event::profilingInfo(cl_profiling_info param, size_t size, void* value, s
   require(status() == CL_COMPLETE, CL_PROFILING_INFO_NOT_AVAILABLE, "the command is not complete");
   cl_ulong v = 0;
   switch (param) {
-  case CL_PROFILING_COMMAND_QUEUED: v = queuedNs_; break;
-  case CL_PROFILING_COMMAND_SUBMIT: v = submitNs_; break;
+  case CL_PROFILING_COMMAND_QUEUED:
+    v = queuedNs_;
+    break;
+  case CL_PROFILING_COMMAND_SUBMIT:
+    v = submitNs_;
+    break;
   case CL_PROFILING_COMMAND_START:
   case CL_PROFILING_COMMAND_END:
   case CL_PROFILING_COMMAND_COMPLETE: { // no child commands (no device-side enqueue): its END
@@ -107,7 +112,8 @@ cl_int Event::profilingInfo(cl_profiling_info param, size_t size, void* value, s
     v = param == CL_PROFILING_COMMAND_START ? start : end;
     break;
   }
-  default: throw Error(CL_INVALID_VALUE, "unknown profiling info");
+  default:
+    throw Error(CL_INVALID_VALUE, "unknown profiling info");
   }
   return writeInfo(InfoValue::of(v), size, value, sizeRet);
 }

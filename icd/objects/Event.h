@@ -3,8 +3,8 @@
 // on the host clock. User events are host fences the application completes.
 #pragma once
 
-#include "icd/objects/Context.h"
 #include "device/Fence.h"
+#include "icd/objects/Context.h"
 
 #include <mutex>
 #include <vector>
@@ -17,8 +17,8 @@ class Event final : public TypedObject<Event, _cl_event, ObjectKind::Event, CL_I
 public:
   // A command event. `done`: the command's own work; `before`: the command and every earlier
   // command of its in-order queue (the event is complete only when both are).
-  Event(std::shared_ptr<Context> context, std::shared_ptr<Queue> queue, cl_command_type type,
-        device::FenceRef done, device::FenceRef before, uint64_t queuedNs, uint64_t submitNs);
+  Event(std::shared_ptr<Context> context, std::shared_ptr<Queue> queue, cl_command_type type, device::FenceRef done,
+        device::FenceRef before, uint64_t queuedNs, uint64_t submitNs);
   // A user event.
   explicit Event(std::shared_ptr<Context> context);
 

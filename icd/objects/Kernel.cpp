@@ -26,8 +26,7 @@ T kernelWorkGroupValue(cl_kernel k, cl_device_id d, cl_kernel_work_group_info pa
 } // namespace
 
 Kernel::Kernel(std::shared_ptr<Program> program, std::string name)
-    : program_(std::move(program)), name_(std::move(name)),
-      analysis_(program_->kernelAnalysis(name_)) {
+    : program_(std::move(program)), name_(std::move(name)), analysis_(program_->kernelAnalysis(name_)) {
   require(program_->built(), CL_INVALID_PROGRAM_EXECUTABLE, "the program is not built");
   identity_ = program_->programHash() + ":" + name_;
   const auto& context = program_->context();
@@ -49,18 +48,26 @@ Kernel::Kernel(std::shared_ptr<Program> program, std::string name)
   for (cl_uint i = 0; i < numArgs_; ++i) {
     if (analysis_ && i < analysis_->args.size()) {
       switch (analysis_->args[i].kind) {
-      case analysis::ArgKind::GlobalBuffer: declared_[i] = DeclaredKind::Buffer; break;
+      case analysis::ArgKind::GlobalBuffer:
+        declared_[i] = DeclaredKind::Buffer;
+        break;
       case analysis::ArgKind::ConstantBuffer:
         declared_[i] = DeclaredKind::Buffer;
         readOnly_[i] = true;
         break;
-      case analysis::ArgKind::LocalBuffer: declared_[i] = DeclaredKind::Local; break;
-      case analysis::ArgKind::Scalar: declared_[i] = DeclaredKind::Value; break;
+      case analysis::ArgKind::LocalBuffer:
+        declared_[i] = DeclaredKind::Local;
+        break;
+      case analysis::ArgKind::Scalar:
+        declared_[i] = DeclaredKind::Value;
+        break;
       case analysis::ArgKind::Image:
         declared_[i] = DeclaredKind::Buffer;
         image_[i] = true;
         break;
-      case analysis::ArgKind::Sampler: declared_[i] = DeclaredKind::Sampler; break;
+      case analysis::ArgKind::Sampler:
+        declared_[i] = DeclaredKind::Sampler;
+        break;
       }
     }
     if (declared_[i] == DeclaredKind::Unknown) {
@@ -70,7 +77,8 @@ Kernel::Kernel(std::shared_ptr<Program> program, std::string name)
       if (call(&cl_icd_dispatch::clGetKernelArgInfo, reference_.get(), i, cl_kernel_arg_info(CL_KERNEL_ARG_TYPE_NAME),
                sizeof type - 1, static_cast<void*>(type), static_cast<size_t*>(nullptr)) == CL_SUCCESS) {
         const std::string_view name(type);
-        if (name == "sampler_t") declared_[i] = DeclaredKind::Sampler;
+        if (name == "sampler_t")
+          declared_[i] = DeclaredKind::Sampler;
         else if (analysis::isImageTypeName(name)) {
           declared_[i] = DeclaredKind::Buffer;
           image_[i] = true;
@@ -80,19 +88,21 @@ Kernel::Kernel(std::shared_ptr<Program> program, std::string name)
     // The vendor's argument info, when it keeps it, settles what the analysis did not.
     cl_kernel_arg_address_qualifier address = 0;
     if (call(&cl_icd_dispatch::clGetKernelArgInfo, reference_.get(), i,
-             cl_kernel_arg_info(CL_KERNEL_ARG_ADDRESS_QUALIFIER), sizeof address,
-             static_cast<void*>(&address), static_cast<size_t*>(nullptr)) == CL_SUCCESS) {
+             cl_kernel_arg_info(CL_KERNEL_ARG_ADDRESS_QUALIFIER), sizeof address, static_cast<void*>(&address),
+             static_cast<size_t*>(nullptr)) == CL_SUCCESS) {
       if (declared_[i] == DeclaredKind::Unknown) {
         if (address == CL_KERNEL_ARG_ADDRESS_GLOBAL || address == CL_KERNEL_ARG_ADDRESS_CONSTANT)
           declared_[i] = DeclaredKind::Buffer;
-        else if (address == CL_KERNEL_ARG_ADDRESS_LOCAL) declared_[i] = DeclaredKind::Local;
-        else declared_[i] = DeclaredKind::Value;
+        else if (address == CL_KERNEL_ARG_ADDRESS_LOCAL)
+          declared_[i] = DeclaredKind::Local;
+        else
+          declared_[i] = DeclaredKind::Value;
       }
       cl_kernel_arg_type_qualifier qualifier = 0;
       if (address == CL_KERNEL_ARG_ADDRESS_CONSTANT) readOnly_[i] = true;
       if (call(&cl_icd_dispatch::clGetKernelArgInfo, reference_.get(), i,
-               cl_kernel_arg_info(CL_KERNEL_ARG_TYPE_QUALIFIER), sizeof qualifier,
-               static_cast<void*>(&qualifier), static_cast<size_t*>(nullptr)) == CL_SUCCESS &&
+               cl_kernel_arg_info(CL_KERNEL_ARG_TYPE_QUALIFIER), sizeof qualifier, static_cast<void*>(&qualifier),
+               static_cast<size_t*>(nullptr)) == CL_SUCCESS &&
           (qualifier & CL_KERNEL_ARG_TYPE_CONST) && address != CL_KERNEL_ARG_ADDRESS_PRIVATE)
         readOnly_[i] = true;
     }
@@ -158,9 +168,14 @@ std::shared_ptr<Kernel> Kernel::clone() const {
   for (cl_uint i = 0; i < args.size(); ++i) {
     const Arg& a = args[i];
     switch (a.kind) {
-    case ArgKind::Unset: break;
-    case ArgKind::Scalar: copy->setArg(i, a.bytes.size(), a.bytes.data()); break;
-    case ArgKind::Local: copy->setArg(i, a.localSize, nullptr); break;
+    case ArgKind::Unset:
+      break;
+    case ArgKind::Scalar:
+      copy->setArg(i, a.bytes.size(), a.bytes.data());
+      break;
+    case ArgKind::Local:
+      copy->setArg(i, a.localSize, nullptr);
+      break;
     case ArgKind::Sampler: {
       std::lock_guard lock(copy->mutex_);
       copy->args_[i] = a;
@@ -189,14 +204,15 @@ void Kernel::setArg(cl_uint index, size_t size, const void* value) {
   if (kind == DeclaredKind::Unknown) {
     // Neither the analysis nor the vendor told what this argument is: infer it from the call.
     require(value || size > 0, CL_INVALID_ARG_SIZE, "arg_size is 0");
-    if (!value && size > 0) kind = DeclaredKind::Local;
+    if (!value && size > 0)
+      kind = DeclaredKind::Local;
     else if (size == sizeof(cl_mem) && value &&
-             (*static_cast<const cl_mem*>(value) == nullptr ||
-              Mem::tryFrom(*static_cast<const cl_mem*>(value))))
+             (*static_cast<const cl_mem*>(value) == nullptr || Mem::tryFrom(*static_cast<const cl_mem*>(value))))
       kind = DeclaredKind::Buffer;
     else if (size == sizeof(cl_sampler) && value && Sampler::tryFrom(*static_cast<const cl_sampler*>(value)))
       kind = DeclaredKind::Sampler;
-    else kind = DeclaredKind::Value;
+    else
+      kind = DeclaredKind::Value;
   }
   Arg arg;
   bool validatedOnFirst = false; // the vendor call that checked the value also set it on slot 0
@@ -311,8 +327,10 @@ void Kernel::applyScalars(unsigned slot, ArgWrites* deferred) {
 
 void Kernel::setReal(cl_kernel real, cl_uint index, size_t size, const void* value, ArgWrites* deferred,
                      const char* what) {
-  if (deferred) deferred->add(index, size, value);
-  else device::check(call(&cl_icd_dispatch::clSetKernelArg, real, index, size, value), what);
+  if (deferred)
+    deferred->add(index, size, value);
+  else
+    device::check(call(&cl_icd_dispatch::clSetKernelArg, real, index, size, value), what);
 }
 
 void Kernel::ArgWrites::add(cl_uint index, size_t size, const void* value) {
@@ -353,8 +371,7 @@ std::vector<Kernel::Arg> Kernel::snapshotArgs() const {
     require(a.kind != ArgKind::Unset, CL_INVALID_KERNEL_ARGS, "a kernel argument has not been set");
     if (a.kind == ArgKind::Mem && a.boundToBuffer) {
       a.mem = a.memRef.lock();
-      require(a.mem && a.mem->referenceCount() > 0, CL_INVALID_KERNEL_ARGS,
-              "a buffer argument was released");
+      require(a.mem && a.mem->referenceCount() > 0, CL_INVALID_KERNEL_ARGS, "a buffer argument was released");
     }
   }
   return args;
@@ -422,19 +439,18 @@ cl_kernel Kernel::realKernel(unsigned slot, const std::vector<Arg>& args) {
     if (args[i].kind != ArgKind::Mem) continue;
     cl_mem real = args[i].mem ? args[i].mem->realFor(slot) : nullptr;
     if (s.boundMem[i] == real) continue;
-    device::check(call(&cl_icd_dispatch::clSetKernelArg, s.kernel.get(), i, sizeof(cl_mem),
-                       static_cast<const void*>(&real)),
-                  "clSetKernelArg (buffer)");
+    device::check(
+        call(&cl_icd_dispatch::clSetKernelArg, s.kernel.get(), i, sizeof(cl_mem), static_cast<const void*>(&real)),
+        "clSetKernelArg (buffer)");
     s.boundMem[i] = real;
   }
   return s.kernel.get();
 }
 
-void Kernel::setHiddenArgs(unsigned slot, const std::array<uint64_t, 4>& offset,
-                           const std::array<uint64_t, 4>& size, ArgWrites* deferred) {
+void Kernel::setHiddenArgs(unsigned slot, const std::array<uint64_t, 4>& offset, const std::array<uint64_t, 4>& size,
+                           ArgWrites* deferred) {
   auto& s = slots_.at(slot);
-  std::array<uint64_t, 8> values{offset[0], offset[1], offset[2], offset[3],
-                                 size[0],   size[1],   size[2],   size[3]};
+  std::array<uint64_t, 8> values{offset[0], offset[1], offset[2], offset[3], size[0], size[1], size[2], size[3]};
   if (s.hiddenSet && s.hidden == values) return;
   cl_ulong4 o, g;
   for (int i = 0; i < 4; ++i) {
@@ -453,8 +469,8 @@ size_t Kernel::maxWorkGroupSize() const {
     size_t smallest = SIZE_MAX, largest = 0;
     const auto& context = program_->context();
     for (unsigned i = 0; i < slots_.size(); ++i) {
-      const size_t limit = kernelWorkGroupValue<size_t>(slots_[i].kernel.get(), context.slot(i).device,
-                                                        CL_KERNEL_WORK_GROUP_SIZE);
+      const size_t limit =
+          kernelWorkGroupValue<size_t>(slots_[i].kernel.get(), context.slot(i).device, CL_KERNEL_WORK_GROUP_SIZE);
       smallest = std::min(smallest, limit);
       largest = std::max(largest, limit);
     }
@@ -480,17 +496,22 @@ std::array<size_t, 3> Kernel::requiredWorkGroupSize() const {
 
 cl_int Kernel::info(cl_kernel_info param, size_t size, void* value, size_t* sizeRet) const {
   switch (param) {
-  case CL_KERNEL_FUNCTION_NAME: return writeInfo(InfoValue::string(name_), size, value, sizeRet);
-  case CL_KERNEL_NUM_ARGS: return writeInfo(InfoValue::of(numArgs_), size, value, sizeRet);
-  case CL_KERNEL_REFERENCE_COUNT: return writeInfo(InfoValue::of(referenceCount()), size, value, sizeRet);
+  case CL_KERNEL_FUNCTION_NAME:
+    return writeInfo(InfoValue::string(name_), size, value, sizeRet);
+  case CL_KERNEL_NUM_ARGS:
+    return writeInfo(InfoValue::of(numArgs_), size, value, sizeRet);
+  case CL_KERNEL_REFERENCE_COUNT:
+    return writeInfo(InfoValue::of(referenceCount()), size, value, sizeRet);
   case CL_KERNEL_CONTEXT:
     return writeInfo(InfoValue::of(program_->context().handle()), size, value, sizeRet);
-  case CL_KERNEL_PROGRAM: return writeInfo(InfoValue::of(program_->handle()), size, value, sizeRet);
+  case CL_KERNEL_PROGRAM:
+    return writeInfo(InfoValue::of(program_->handle()), size, value, sizeRet);
   case CL_KERNEL_ATTRIBUTES: {
     size_t n = 0;
     std::string attributes;
-    if (call(&cl_icd_dispatch::clGetKernelInfo, reference_.get(), cl_kernel_info(CL_KERNEL_ATTRIBUTES),
-             size_t(0), static_cast<void*>(nullptr), &n) == CL_SUCCESS && n) {
+    if (call(&cl_icd_dispatch::clGetKernelInfo, reference_.get(), cl_kernel_info(CL_KERNEL_ATTRIBUTES), size_t(0),
+             static_cast<void*>(nullptr), &n) == CL_SUCCESS &&
+        n) {
       attributes.resize(n);
       call(&cl_icd_dispatch::clGetKernelInfo, reference_.get(), cl_kernel_info(CL_KERNEL_ATTRIBUTES), n,
            static_cast<void*>(attributes.data()), static_cast<size_t*>(nullptr));
@@ -498,19 +519,19 @@ cl_int Kernel::info(cl_kernel_info param, size_t size, void* value, size_t* size
     }
     return writeInfo(InfoValue::string(attributes), size, value, sizeRet);
   }
-  default: throw Error(CL_INVALID_VALUE, "unknown kernel info");
+  default:
+    throw Error(CL_INVALID_VALUE, "unknown kernel info");
   }
 }
 
-cl_int Kernel::workGroupInfo(cl_kernel_work_group_info param, size_t size, void* value,
-                             size_t* sizeRet) const {
+cl_int Kernel::workGroupInfo(cl_kernel_work_group_info param, size_t size, void* value, size_t* sizeRet) const {
   const auto& context = program_->context();
   switch (param) {
-  case CL_KERNEL_WORK_GROUP_SIZE: return writeInfo(InfoValue::of(maxWorkGroupSize()), size, value, sizeRet);
+  case CL_KERNEL_WORK_GROUP_SIZE:
+    return writeInfo(InfoValue::of(maxWorkGroupSize()), size, value, sizeRet);
   case CL_KERNEL_COMPILE_WORK_GROUP_SIZE: {
     auto required = requiredWorkGroupSize();
-    return writeInfo(InfoValue::array(std::vector<size_t>(required.begin(), required.end())), size,
-                     value, sizeRet);
+    return writeInfo(InfoValue::array(std::vector<size_t>(required.begin(), required.end())), size, value, sizeRet);
   }
   case CL_KERNEL_LOCAL_MEM_SIZE:
   case CL_KERNEL_PRIVATE_MEM_SIZE: {
@@ -525,12 +546,12 @@ cl_int Kernel::workGroupInfo(cl_kernel_work_group_info param, size_t size, void*
       most = std::max(most, kernelWorkGroupValue<size_t>(slots_[i].kernel.get(), context.slot(i).device, param));
     return writeInfo(InfoValue::of(most), size, value, sizeRet);
   }
-  default: throw Error(CL_INVALID_VALUE, "unknown or inapplicable kernel work-group info");
+  default:
+    throw Error(CL_INVALID_VALUE, "unknown or inapplicable kernel work-group info");
   }
 }
 
-cl_int Kernel::argInfo(cl_uint index, cl_kernel_arg_info param, size_t size, void* value,
-                       size_t* sizeRet) const {
+cl_int Kernel::argInfo(cl_uint index, cl_kernel_arg_info param, size_t size, void* value, size_t* sizeRet) const {
   require(index < numArgs_, CL_INVALID_ARG_INDEX, "arg_index is not a kernel argument");
   cl_int err = call(&cl_icd_dispatch::clGetKernelArgInfo, reference_.get(), index, param, size, value, sizeRet);
   if (err != CL_SUCCESS) throw Error(err, "argument information is not available from the device");

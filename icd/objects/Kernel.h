@@ -32,10 +32,10 @@ public:
   enum class ArgKind : uint8_t { Unset, Scalar, Mem, Local, Sampler };
   struct Arg {
     ArgKind kind = ArgKind::Unset;
-    std::vector<std::byte> bytes;  // scalar value
-    std::weak_ptr<Mem> memRef;     // as set (kernel arguments do not retain memory objects)
-    bool boundToBuffer = false;    // false: a NULL buffer
-    std::shared_ptr<Mem> mem;      // in a launch's snapshot: the object, alive for the launch
+    std::vector<std::byte> bytes;          // scalar value
+    std::weak_ptr<Mem> memRef;             // as set (kernel arguments do not retain memory objects)
+    bool boundToBuffer = false;            // false: a NULL buffer
+    std::shared_ptr<Mem> mem;              // in a launch's snapshot: the object, alive for the launch
     std::shared_ptr<icd::Sampler> sampler; // a sampler argument (each device gets its own real one)
     size_t localSize = 0;
   };
@@ -89,8 +89,8 @@ public:
   cl_kernel realKernel(unsigned slot, std::span<const std::shared_ptr<Mem>> buffers, ArgWrites* deferred = nullptr);
   // Sets the hidden arguments of the partition-ready kernel on `slot` for a slice of the launch
   // with this original global offset and size.
-  void setHiddenArgs(unsigned slot, const std::array<uint64_t, 4>& offset,
-                     const std::array<uint64_t, 4>& size, ArgWrites* deferred = nullptr);
+  void setHiddenArgs(unsigned slot, const std::array<uint64_t, 4>& offset, const std::array<uint64_t, 4>& size,
+                     ArgWrites* deferred = nullptr);
   // The same for a launch that runs whole: the kernel's own built-ins are then right (the
   // prelude's whole-launch flag), so a range that changes every launch costs no vendor call.
   void setHiddenWhole(unsigned slot, ArgWrites* deferred = nullptr) {
@@ -139,16 +139,16 @@ private:
   planner::LaunchPlanner planner_;
   struct SlotKernel {
     device::RealKernel kernel;
-    std::vector<cl_mem> boundMem;              // cached real buffers per argument
-    std::vector<cl_sampler> boundSampler;      // cached real samplers per argument
-    std::vector<uint64_t> scalarVersion;       // argument versions already set
-    uint64_t appliedUpTo = 0;                  // every scalar of version <= this is set
-    std::array<uint64_t, 8> hidden{};          // cached hidden-argument values
+    std::vector<cl_mem> boundMem;         // cached real buffers per argument
+    std::vector<cl_sampler> boundSampler; // cached real samplers per argument
+    std::vector<uint64_t> scalarVersion;  // argument versions already set
+    uint64_t appliedUpTo = 0;             // every scalar of version <= this is set
+    std::array<uint64_t, 8> hidden{};     // cached hidden-argument values
     bool hiddenSet = false;
     struct Shape {
-      cl_uint dims = 0; // 0: none accepted yet
+      cl_uint dims = 0;                // 0: none accepted yet
       std::array<uint64_t, 3> local{}; // zeros: NULL (the vendor chose)
-      uint64_t localArgs = 0; // localArgsVersion_ then
+      uint64_t localArgs = 0;          // localArgsVersion_ then
     } accepted;
   };
   std::vector<SlotKernel> slots_;

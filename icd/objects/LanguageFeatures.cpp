@@ -50,22 +50,39 @@ bool offersFeature(std::string_view name, bool images) {
 std::vector<std::string> featureMacroNames(const std::vector<std::string>& known) {
   static const char* const fixed[] = {
       // The specification's (OpenCL C 3.0, section 6.2.1).
-      "__opencl_c_3d_image_writes", "__opencl_c_atomic_order_acq_rel", "__opencl_c_atomic_order_seq_cst",
-      "__opencl_c_atomic_scope_device", "__opencl_c_atomic_scope_all_devices", "__opencl_c_device_enqueue",
-      "__opencl_c_fp64", "__opencl_c_generic_address_space", "__opencl_c_images", "__opencl_c_int64",
-      "__opencl_c_pipes", "__opencl_c_program_scope_global_variables", "__opencl_c_read_write_images",
-      "__opencl_c_subgroups", "__opencl_c_work_group_collective_functions",
-      "__opencl_c_integer_dot_product_input_4x8bit", "__opencl_c_integer_dot_product_input_4x8bit_packed",
+      "__opencl_c_3d_image_writes",
+      "__opencl_c_atomic_order_acq_rel",
+      "__opencl_c_atomic_order_seq_cst",
+      "__opencl_c_atomic_scope_device",
+      "__opencl_c_atomic_scope_all_devices",
+      "__opencl_c_device_enqueue",
+      "__opencl_c_fp64",
+      "__opencl_c_generic_address_space",
+      "__opencl_c_images",
+      "__opencl_c_int64",
+      "__opencl_c_pipes",
+      "__opencl_c_program_scope_global_variables",
+      "__opencl_c_read_write_images",
+      "__opencl_c_subgroups",
+      "__opencl_c_work_group_collective_functions",
+      "__opencl_c_integer_dot_product_input_4x8bit",
+      "__opencl_c_integer_dot_product_input_4x8bit_packed",
       // Clang 16's besides (`clang -x cl -cl-std=CL3.0 -target spir64 -dM -E`), but for
       // __opencl_c_named_address_space_builtins: not a feature, it keeps the global/local
       // overloads of built-ins (atomics) that clsplit's compiler declares where they are used.
       "__opencl_c_ext_fp16_global_atomic_add",
-      "__opencl_c_ext_fp16_global_atomic_load_store", "__opencl_c_ext_fp16_global_atomic_min_max",
-      "__opencl_c_ext_fp16_local_atomic_add", "__opencl_c_ext_fp16_local_atomic_load_store",
-      "__opencl_c_ext_fp16_local_atomic_min_max", "__opencl_c_ext_fp32_global_atomic_add",
-      "__opencl_c_ext_fp32_global_atomic_min_max", "__opencl_c_ext_fp32_local_atomic_add",
-      "__opencl_c_ext_fp32_local_atomic_min_max", "__opencl_c_ext_fp64_global_atomic_add",
-      "__opencl_c_ext_fp64_global_atomic_min_max", "__opencl_c_ext_fp64_local_atomic_add",
+      "__opencl_c_ext_fp16_global_atomic_load_store",
+      "__opencl_c_ext_fp16_global_atomic_min_max",
+      "__opencl_c_ext_fp16_local_atomic_add",
+      "__opencl_c_ext_fp16_local_atomic_load_store",
+      "__opencl_c_ext_fp16_local_atomic_min_max",
+      "__opencl_c_ext_fp32_global_atomic_add",
+      "__opencl_c_ext_fp32_global_atomic_min_max",
+      "__opencl_c_ext_fp32_local_atomic_add",
+      "__opencl_c_ext_fp32_local_atomic_min_max",
+      "__opencl_c_ext_fp64_global_atomic_add",
+      "__opencl_c_ext_fp64_global_atomic_min_max",
+      "__opencl_c_ext_fp64_local_atomic_add",
       "__opencl_c_ext_fp64_local_atomic_min_max",
   };
   std::vector<std::string> names(std::begin(fixed), std::end(fixed));
@@ -113,9 +130,9 @@ NameVersions commonCVersions(const std::vector<NameVersions>& perDevice, std::pa
   for (int minor = 0; minor <= 2; ++minor)
     if (std::pair{1, minor} <= common1x) versions.push_back(make("OpenCL C", CL_MAKE_VERSION(1, minor, 0)));
   for (int major : {2, 3}) {
-    const bool everywhere = !perDevice.empty() && std::all_of(perDevice.begin(), perDevice.end(), [&](const NameVersions& d) {
-      return hasCVersion(d, major, 0);
-    });
+    const bool everywhere =
+        !perDevice.empty() && std::all_of(perDevice.begin(), perDevice.end(),
+                                          [&](const NameVersions& d) { return hasCVersion(d, major, 0); });
     if (everywhere) versions.push_back(make("OpenCL C", CL_MAKE_VERSION(major, 0, 0)));
   }
   return versions;
@@ -123,9 +140,9 @@ NameVersions commonCVersions(const std::vector<NameVersions>& perDevice, std::pa
 
 std::string kernelPrelude(int openclVersion, const NameVersions& reported, const std::vector<std::string>& known,
                           bool images) {
-  std::string prelude = std::string(images ? "#undef __IMAGE_SUPPORT__\n#define __IMAGE_SUPPORT__ 1\n"
-                                           : "#undef __IMAGE_SUPPORT__\n") +
-                        "#undef __OPENCL_VERSION__\n#define __OPENCL_VERSION__ " + std::to_string(openclVersion) + "\n";
+  std::string prelude =
+      std::string(images ? "#undef __IMAGE_SUPPORT__\n#define __IMAGE_SUPPORT__ 1\n" : "#undef __IMAGE_SUPPORT__\n") +
+      "#undef __OPENCL_VERSION__\n#define __OPENCL_VERSION__ " + std::to_string(openclVersion) + "\n";
   for (const auto& name : featureMacroNames(known)) prelude += "#undef " + name + "\n";
   if (!reported.empty()) {
     prelude += "#if defined(__OPENCL_C_VERSION__) && __OPENCL_C_VERSION__ >= 300\n";

@@ -24,8 +24,7 @@ uint64_t nextBufferId() {
 
 Mem::Mem(std::shared_ptr<Context> context, cl_mem_flags flags, size_t size, void* hostPtr)
     : context_(std::move(context)), flags_(flags), size_(size),
-      hostPtr_(flags & (CL_MEM_USE_HOST_PTR | CL_MEM_COPY_HOST_PTR) ? hostPtr : nullptr),
-      id_(nextBufferId()) {
+      hostPtr_(flags & (CL_MEM_USE_HOST_PTR | CL_MEM_COPY_HOST_PTR) ? hostPtr : nullptr), id_(nextBufferId()) {
   storage_ = std::make_shared<buffer::BufferStorage>(
       storageSlots(*context_), size, flags & CL_MEM_COPY_HOST_PTR ? hostPtr : nullptr,
       flags & CL_MEM_USE_HOST_PTR ? hostPtr : nullptr, context_->pinnedPool());
@@ -59,9 +58,8 @@ void Mem::setImageQuery() {
   const bool layers = t == CL_MEM_OBJECT_IMAGE1D_ARRAY || t == CL_MEM_OBJECT_IMAGE2D_ARRAY;
   const uint32_t values[6] = {
       static_cast<uint32_t>(extent[0]),
-      static_cast<uint32_t>(t == CL_MEM_OBJECT_IMAGE2D || t == CL_MEM_OBJECT_IMAGE2D_ARRAY || t == CL_MEM_OBJECT_IMAGE3D
-                                ? extent[1]
-                                : 0),
+      static_cast<uint32_t>(
+          t == CL_MEM_OBJECT_IMAGE2D || t == CL_MEM_OBJECT_IMAGE2D_ARRAY || t == CL_MEM_OBJECT_IMAGE3D ? extent[1] : 0),
       static_cast<uint32_t>(t == CL_MEM_OBJECT_IMAGE3D ? extent[2] : 0),
       static_cast<uint32_t>(layers ? image_->slices() : 0),
       static_cast<uint32_t>(image_->format().image_channel_data_type),
@@ -81,12 +79,13 @@ Mem::Mem(std::shared_ptr<Context> context, cl_mem_flags flags, const buffer::Ima
   hostSlicePitch_ = hostSlicePitch ? hostSlicePitch : layered ? hostRowPitch_ * layout.rowsPerSlice() : 0;
   // USE_HOST_PTR memory in the packed layout is the storage's home, as for buffers (coherent at
   // synchronisation points); in another layout its bytes are copied in, and maps go through it.
-  const bool packedHost = hostRowPitch_ == layout.rowPitch() &&
-                          (!layered || hostSlicePitch_ == layout.rowPitch() * layout.rowsPerSlice());
+  const bool packedHost =
+      hostRowPitch_ == layout.rowPitch() && (!layered || hostSlicePitch_ == layout.rowPitch() * layout.rowsPerSlice());
   std::vector<std::byte> packed;
   const void* initial = nullptr;
   void* home = nullptr;
-  if ((flags & CL_MEM_USE_HOST_PTR) && packedHost) home = hostPtr;
+  if ((flags & CL_MEM_USE_HOST_PTR) && packedHost)
+    home = hostPtr;
   else if (flags & (CL_MEM_COPY_HOST_PTR | CL_MEM_USE_HOST_PTR)) {
     packed = packImage(layout, hostPtr, hostRowPitch_, layered ? hostSlicePitch_ : 0);
     initial = packed.data();
@@ -103,19 +102,22 @@ cl_int Mem::imageInfo(cl_image_info param, size_t size, void* value, size_t* siz
   const auto t = l->type();
   const bool usesHost = flags_ & CL_MEM_USE_HOST_PTR;
   switch (param) {
-  case CL_IMAGE_FORMAT: return writeInfo(InfoValue::of(l->format()), size, value, sizeRet);
-  case CL_IMAGE_ELEMENT_SIZE: return writeInfo(InfoValue::of(l->pixel()), size, value, sizeRet);
+  case CL_IMAGE_FORMAT:
+    return writeInfo(InfoValue::of(l->format()), size, value, sizeRet);
+  case CL_IMAGE_ELEMENT_SIZE:
+    return writeInfo(InfoValue::of(l->pixel()), size, value, sizeRet);
   case CL_IMAGE_ROW_PITCH:
     return writeInfo(InfoValue::of(usesHost ? hostRowPitch_ : l->rowPitch()), size, value, sizeRet);
   case CL_IMAGE_SLICE_PITCH:
     return writeInfo(InfoValue::of(usesHost ? hostSlicePitch_ : l->slicePitch()), size, value, sizeRet);
-  case CL_IMAGE_WIDTH: return writeInfo(InfoValue::of(l->desc().image_width), size, value, sizeRet);
+  case CL_IMAGE_WIDTH:
+    return writeInfo(InfoValue::of(l->desc().image_width), size, value, sizeRet);
   case CL_IMAGE_HEIGHT:
-    return writeInfo(InfoValue::of(t == CL_MEM_OBJECT_IMAGE2D || t == CL_MEM_OBJECT_IMAGE2D_ARRAY ||
-                                           t == CL_MEM_OBJECT_IMAGE3D
-                                       ? l->desc().image_height
-                                       : size_t(0)),
-                     size, value, sizeRet);
+    return writeInfo(
+        InfoValue::of(t == CL_MEM_OBJECT_IMAGE2D || t == CL_MEM_OBJECT_IMAGE2D_ARRAY || t == CL_MEM_OBJECT_IMAGE3D
+                          ? l->desc().image_height
+                          : size_t(0)),
+        size, value, sizeRet);
   case CL_IMAGE_DEPTH:
     return writeInfo(InfoValue::of(t == CL_MEM_OBJECT_IMAGE3D ? l->desc().image_depth : size_t(0)), size, value,
                      sizeRet);
@@ -125,20 +127,22 @@ cl_int Mem::imageInfo(cl_image_info param, size_t size, void* value, size_t* siz
                                        : size_t(0)),
                      size, value, sizeRet);
   case CL_IMAGE_BUFFER:
-    return writeInfo(InfoValue::of(t == CL_MEM_OBJECT_IMAGE1D_BUFFER ? parent_->handle() : static_cast<cl_mem>(nullptr)),
-                     size, value, sizeRet);
+    return writeInfo(
+        InfoValue::of(t == CL_MEM_OBJECT_IMAGE1D_BUFFER ? parent_->handle() : static_cast<cl_mem>(nullptr)), size,
+        value, sizeRet);
   case CL_IMAGE_NUM_MIP_LEVELS:
-  case CL_IMAGE_NUM_SAMPLES: return writeInfo(InfoValue::of(cl_uint(0)), size, value, sizeRet);
-  default: throw Error(CL_INVALID_VALUE, "unknown image info");
+  case CL_IMAGE_NUM_SAMPLES:
+    return writeInfo(InfoValue::of(cl_uint(0)), size, value, sizeRet);
+  default:
+    throw Error(CL_INVALID_VALUE, "unknown image info");
   }
 }
 
 Mem::Mem(std::shared_ptr<Mem> parent, cl_mem_flags flags, size_t origin, size_t size)
-    : context_(parent->context_), parent_(parent), storage_(parent->storage_), flags_(flags),
-      size_(size), origin_(parent->origin_ + origin),
-      hostPtr_(parent->hostPtr_ && (parent->flags_ & CL_MEM_USE_HOST_PTR)
-                   ? static_cast<char*>(parent->hostPtr_) + origin
-                   : nullptr),
+    : context_(parent->context_), parent_(parent), storage_(parent->storage_), flags_(flags), size_(size),
+      origin_(parent->origin_ + origin), hostPtr_(parent->hostPtr_ && (parent->flags_ & CL_MEM_USE_HOST_PTR)
+                                                      ? static_cast<char*>(parent->hostPtr_) + origin
+                                                      : nullptr),
       id_(parent->id_) {}
 
 Mem::~Mem() {
@@ -177,8 +181,8 @@ cl_mem Mem::realFor(unsigned slot) {
     cl_image_desc desc = image_->desc();
     desc.buffer = storage_->deviceView(slot, origin_, parent_->size(), parent_->flags());
     cl_int err = CL_SUCCESS;
-    cl_mem mem = device::call(&cl_icd_dispatch::clCreateImage, context_->slot(slot).context,
-                              image_->access(), &image_->format(), &desc, static_cast<void*>(nullptr), &err);
+    cl_mem mem = device::call(&cl_icd_dispatch::clCreateImage, context_->slot(slot).context, image_->access(),
+                              &image_->format(), &desc, static_cast<void*>(nullptr), &err);
     device::check(err, "clCreateImage (a 1-D image of a device's buffer)");
     real = device::RealMem::adopt(mem);
   }
@@ -214,21 +218,23 @@ void Mem::addDestructorCallback(void(CL_CALLBACK* fn)(cl_mem, void*), void* data
 
 cl_int Mem::info(cl_mem_info param, size_t size, void* value, size_t* sizeRet) const {
   static const InfoEntry<Mem> table[] = {
-      {CL_MEM_TYPE, [](const Mem& m) {
-         return InfoValue::of(m.image() ? m.image()->type() : cl_mem_object_type(CL_MEM_OBJECT_BUFFER)); }},
+      {CL_MEM_TYPE,
+       [](const Mem& m) {
+         return InfoValue::of(m.image() ? m.image()->type() : cl_mem_object_type(CL_MEM_OBJECT_BUFFER));
+       }},
       {CL_MEM_FLAGS, [](const Mem& m) { return InfoValue::of(m.flags()); }},
       {CL_MEM_SIZE, [](const Mem& m) { return InfoValue::of(m.size()); }},
-      {CL_MEM_HOST_PTR, [](const Mem& m) {
-         return InfoValue::of(m.flags() & CL_MEM_USE_HOST_PTR ? m.hostPtr() : nullptr); }},
+      {CL_MEM_HOST_PTR,
+       [](const Mem& m) { return InfoValue::of(m.flags() & CL_MEM_USE_HOST_PTR ? m.hostPtr() : nullptr); }},
       {CL_MEM_PROPERTIES, [](const Mem& m) { return InfoValue::array(m.propertiesArray_); }},
       {CL_MEM_USES_SVM_POINTER, [](const Mem&) { return InfoValue::of(cl_bool(CL_FALSE)); }},
       {CL_MEM_MAP_COUNT, [](const Mem& m) { return InfoValue::of(m.mapCount()); }},
       {CL_MEM_REFERENCE_COUNT, [](const Mem& m) { return InfoValue::of(m.referenceCount()); }},
       {CL_MEM_CONTEXT, [](const Mem& m) { return InfoValue::of(m.context().handle()); }},
-      {CL_MEM_ASSOCIATED_MEMOBJECT, [](const Mem& m) {
-         return InfoValue::of(m.parent() ? m.parent()->handle() : nullptr); }},
-      {CL_MEM_OFFSET, [](const Mem& m) {
-         return InfoValue::of(m.parent() ? m.origin() - m.parent()->origin() : size_t(0)); }},
+      {CL_MEM_ASSOCIATED_MEMOBJECT,
+       [](const Mem& m) { return InfoValue::of(m.parent() ? m.parent()->handle() : nullptr); }},
+      {CL_MEM_OFFSET,
+       [](const Mem& m) { return InfoValue::of(m.parent() ? m.origin() - m.parent()->origin() : size_t(0)); }},
   };
   return answerInfo(table, *this, param, size, value, sizeRet);
 }

@@ -35,11 +35,11 @@ public:
   void setPropertiesArray(std::vector<cl_mem_properties> list) { propertiesArray_ = std::move(list); }
   size_t size() const { return size_; }
   void* hostPtr() const { return hostPtr_; }
-  size_t origin() const { return origin_; }      // offset in the root buffer
+  size_t origin() const { return origin_; } // offset in the root buffer
   Mem* parent() const { return parent_.get(); }
   buffer::BufferStorage& storage() const { return *storage_; }
   const std::shared_ptr<buffer::BufferStorage>& storageRef() const { return storage_; }
-  uint64_t id() const { return id_; }            // stable id of the root buffer (partitioner)
+  uint64_t id() const { return id_; } // stable id of the root buffer (partitioner)
   // The image's layout, or null for a buffer.
   const buffer::ImageLayout* image() const { return image_ ? &*image_ : nullptr; }
   // An image's host memory layout (CL_MEM_USE_HOST_PTR): row and slice pitch of hostPtr().
@@ -61,7 +61,7 @@ public:
   // Mappings: the application's view of [offset, offset+size) at `pointer`.
   struct Mapping {
     void* pointer;
-    size_t offset;     // within this object
+    size_t offset; // within this object
     size_t size;
     cl_map_flags flags;
     std::shared_ptr<buffer::HostBlock> block; // memory clsplit allocated (null for host_ptr)
@@ -96,7 +96,7 @@ private:
   size_t hostRowPitch_ = 0, hostSlicePitch_ = 0;
   std::optional<buffer::ImageLayout> image_;
   std::array<std::byte, 24> imageQuery_{};
-  void setImageQuery(); // from image_
+  void setImageQuery();                       // from image_
   std::vector<device::RealMem> bufferImages_; // a 1-D buffer image's real images, per slot
   uint64_t id_;
   mutable std::mutex mutex_;

@@ -3,8 +3,8 @@
 // registry, so a stale or foreign handle is an error code, not a crash.
 #pragma once
 
-#include "icd/api/Dispatch.h"
 #include "device/Error.h"
+#include "icd/api/Dispatch.h"
 #include "icd/api/Handles.h"
 
 #include <atomic>
@@ -62,9 +62,7 @@ public:
     return std::static_pointer_cast<Derived>(object);
   }
   // Like from(), but returns nullptr for NULL or invalid handles.
-  static std::shared_ptr<Derived> tryFrom(const H* h) {
-    return std::static_pointer_cast<Derived>(findObject(h, K));
-  }
+  static std::shared_ptr<Derived> tryFrom(const H* h) { return std::static_pointer_cast<Derived>(findObject(h, K)); }
   // Publishes a new object and returns its handle with one application reference.
   Handle publishHandle() {
     publish(&handle_);

@@ -49,7 +49,8 @@ cl_int Platform::info(cl_platform_info param, size_t size, void* value, size_t* 
   };
   // OpenCL 3.0's queries; 0 host timer resolution: clGetDeviceAndHostTimer is not offered.
   static const InfoEntry<Platform> table30[] = {
-      {CL_PLATFORM_NUMERIC_VERSION, [](const Platform&) { return InfoValue::of(cl_version(CL_MAKE_VERSION(3, 0, 0))); }},
+      {CL_PLATFORM_NUMERIC_VERSION,
+       [](const Platform&) { return InfoValue::of(cl_version(CL_MAKE_VERSION(3, 0, 0))); }},
       {CL_PLATFORM_EXTENSIONS_WITH_VERSION,
        [](const Platform&) {
          cl_name_version icd{CL_MAKE_VERSION(1, 0, 0), "cl_khr_icd"};

@@ -12,9 +12,9 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
-#include <sstream>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <thread>
 
 namespace clsplit::icd {
@@ -41,21 +41,18 @@ cl_context platformContext(const Context& context, unsigned platform) {
 std::vector<unsigned> platformsOf(const Context& context) {
   std::vector<unsigned> platforms;
   for (const auto& s : context.slots())
-    if (std::find(platforms.begin(), platforms.end(), s.platform) == platforms.end())
-      platforms.push_back(s.platform);
+    if (std::find(platforms.begin(), platforms.end(), s.platform) == platforms.end()) platforms.push_back(s.platform);
   return platforms;
 }
 
 std::string realBuildLog(cl_program program, cl_device_id device) {
   size_t size = 0;
-  if (call(&cl_icd_dispatch::clGetProgramBuildInfo, program, device,
-           cl_program_build_info(CL_PROGRAM_BUILD_LOG), size_t(0), static_cast<void*>(nullptr),
-           &size) != CL_SUCCESS)
+  if (call(&cl_icd_dispatch::clGetProgramBuildInfo, program, device, cl_program_build_info(CL_PROGRAM_BUILD_LOG),
+           size_t(0), static_cast<void*>(nullptr), &size) != CL_SUCCESS)
     return {};
   std::string log(size, '\0');
-  call(&cl_icd_dispatch::clGetProgramBuildInfo, program, device,
-       cl_program_build_info(CL_PROGRAM_BUILD_LOG), size, static_cast<void*>(log.data()),
-       static_cast<size_t*>(nullptr));
+  call(&cl_icd_dispatch::clGetProgramBuildInfo, program, device, cl_program_build_info(CL_PROGRAM_BUILD_LOG), size,
+       static_cast<void*>(log.data()), static_cast<size_t*>(nullptr));
   while (!log.empty() && (log.back() == '\0' || log.back() == '\n')) log.pop_back();
   return log;
 }
@@ -63,8 +60,7 @@ std::string realBuildLog(cl_program program, cl_device_id device) {
 std::string defaultCacheDir(const std::string& setting) {
   if (setting == "off") return {};
   if (!setting.empty()) return setting;
-  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg)
-    return std::string(xdg) + "/clsplit";
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) return std::string(xdg) + "/clsplit";
   if (const char* home = std::getenv("HOME"); home && *home) return std::string(home) + "/.cache/clsplit";
   return {};
 }
@@ -98,11 +94,13 @@ std::string asReportedOptions(const std::string& options, const Device& device) 
   return options + (options.empty() ? "" : " ") + "-cl-std=CL" + std::to_string(major) + "." + std::to_string(minor);
 }
 
-std::string asReportedDevice(const std::string& source, const Device& device) { return device.kernelPrelude() + source; }
+std::string asReportedDevice(const std::string& source, const Device& device) {
+  return device.kernelPrelude() + source;
+}
 } // namespace
 
-void Program::buildOn(unsigned platform, const std::string& programSource, const std::string& options,
-                      std::string& log, cl_int& status) {
+void Program::buildOn(unsigned platform, const std::string& programSource, const std::string& options, std::string& log,
+                      cl_int& status) {
   cl_context ctx = platformContext(*context_, platform);
   auto devices = platformDevices(*context_, platform);
   const std::string source = asReportedDevice(programSource, context_->device());
@@ -117,9 +115,9 @@ void Program::buildOn(unsigned platform, const std::string& programSource, const
   }
   auto program = device::RealProgram::adopt(real);
   const std::string realOptions = asReportedOptions(options, context_->device());
-  err = call(&cl_icd_dispatch::clBuildProgram, real, static_cast<cl_uint>(devices.size()),
-             devices.data(), realOptions.c_str(),
-             static_cast<void(CL_CALLBACK*)(cl_program, void*)>(nullptr), static_cast<void*>(nullptr));
+  err = call(&cl_icd_dispatch::clBuildProgram, real, static_cast<cl_uint>(devices.size()), devices.data(),
+             realOptions.c_str(), static_cast<void(CL_CALLBACK*)(cl_program, void*)>(nullptr),
+             static_cast<void*>(nullptr));
   status = err;
   const bool ok = err == CL_SUCCESS;
   const auto& rt = runtime::Runtime::get();
@@ -140,8 +138,7 @@ void Program::buildOn(unsigned platform, const std::string& programSource, const
 namespace {
 // CLSPLIT_HINTS_DUMP: the program's source and its kernels' verdicts, named after its hash (the
 // name its hint file takes). A failure to write is logged, never the application's problem.
-void dumpForHints(const std::string& dir, const std::string& programSource,
-                  const analysis::ProgramAnalysis& analysis,
+void dumpForHints(const std::string& dir, const std::string& programSource, const analysis::ProgramAnalysis& analysis,
                   const std::string& hash, const std::string& options) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
@@ -150,8 +147,10 @@ void dumpForHints(const std::string& dir, const std::string& programSource,
   source << programSource;
   std::ofstream text(base.string() + ".txt");
   text << analysis::hintsDump(analysis, hash, options);
-  if (!source || !text) log().warn("cannot write the hint dump of program {} into {}", hash, dir);
-  else log().info("hint dump of program {} written to {}.txt", hash, base.string());
+  if (!source || !text)
+    log().warn("cannot write the hint dump of program {} into {}", hash, dir);
+  else
+    log().info("hint dump of program {} written to {}.txt", hash, base.string());
 }
 } // namespace
 
@@ -182,13 +181,12 @@ void Program::build(const std::string& requested) {
     analysis::AnalysisOptions ao{defaultCacheDir(rt.settings().value("CLSPLIT_CACHE_DIR")),
                                  rt.settings().value("CLSPLIT_HINTS"), device.kernelPrelude(), device.pinnedMacros()};
     runtime::HostSpan span("analysis");
-    result = std::make_shared<const analysis::ProgramAnalysis>(
-        analysis::analyzeProgram(source_, options, ao));
+    result = std::make_shared<const analysis::ProgramAnalysis>(analysis::analyzeProgram(source_, options, ao));
     if (!result->errors.empty()) {
       std::string log;
       for (const auto& e : result->errors)
-        log += (e.where.file.empty() ? "<source>" : e.where.file) + ":" +
-               std::to_string(e.where.line) + ": error: " + e.message + "\n";
+        log += (e.where.file.empty() ? "<source>" : e.where.file) + ":" + std::to_string(e.where.line) +
+               ": error: " + e.message + "\n";
       // Logged too: a closed program may never show its build log.
       clsplit::log().error("clBuildProgram fails on clsplit pragmas or hint files:\n{}", log);
       std::lock_guard lock(mutex_);
@@ -250,7 +248,8 @@ void Program::build(const std::string& requested) {
     ok = status == CL_SUCCESS;
     if (ok) {
       log().warn("the partition-ready source of a program failed to build; its kernels run "
-                 "unsplit. Vendor log:\n{}", rewriteLog);
+                 "unsplit. Vendor log:\n{}",
+                 rewriteLog);
       result.reset();
       partitionReady = false;
     }
@@ -263,16 +262,17 @@ void Program::build(const std::string& requested) {
   // Notes (over-approximated accesses, kernels that will not split, applied hints) are for
   // whoever tunes the split; programs that warn on any compiler output (pyopencl) get none.
   if (!notes.empty() && ok) {
-    if (rt.settings().value("CLSPLIT_BUILD_NOTES") == "1") log_ += (log_.empty() ? "" : "\n") + notes;
-    else clsplit::log().info("analysis notes of a program:\n{}", notes);
+    if (rt.settings().value("CLSPLIT_BUILD_NOTES") == "1")
+      log_ += (log_.empty() ? "" : "\n") + notes;
+    else
+      clsplit::log().info("analysis notes of a program:\n{}", notes);
   }
   status_ = ok ? CL_BUILD_SUCCESS : CL_BUILD_ERROR;
   if (status == CL_INVALID_BUILD_OPTIONS) throw Error(status, "the build options are invalid");
   if (!ok) throw Error(CL_BUILD_PROGRAM_FAILURE, "the program failed to build (see the build log)");
 }
 
-void Program::compile(const std::string& options,
-                      const std::vector<std::pair<std::string, Program*>>& headers) {
+void Program::compile(const std::string& options, const std::vector<std::pair<std::string, Program*>>& headers) {
   require(kernels_.load() == 0, CL_INVALID_OPERATION, "kernel objects are attached to the program");
   require(kind_ == Kind::Source || kind_ == Kind::Compiled, CL_INVALID_OPERATION,
           "program was not created from source");
@@ -302,16 +302,17 @@ void Program::compile(const std::string& options,
     device::check(err, "clCreateProgramWithSource");
     auto program = device::RealProgram::adopt(real);
     const std::string realOptions = asReportedOptions(options, context_->device());
-    err = call(&cl_icd_dispatch::clCompileProgram, real, static_cast<cl_uint>(devices.size()),
-               devices.data(), realOptions.c_str(), static_cast<cl_uint>(headerHandles.size()),
-               headerHandles.empty() ? nullptr : headerHandles.data(),
-               headerNames.empty() ? nullptr : headerNames.data(),
-               static_cast<void(CL_CALLBACK*)(cl_program, void*)>(nullptr), static_cast<void*>(nullptr));
+    err =
+        call(&cl_icd_dispatch::clCompileProgram, real, static_cast<cl_uint>(devices.size()), devices.data(),
+             realOptions.c_str(), static_cast<cl_uint>(headerHandles.size()),
+             headerHandles.empty() ? nullptr : headerHandles.data(), headerNames.empty() ? nullptr : headerNames.data(),
+             static_cast<void(CL_CALLBACK*)(cl_program, void*)>(nullptr), static_cast<void*>(nullptr));
     for (cl_device_id d : devices) {
       std::string l = realBuildLog(real, d);
       if (!l.empty()) log += (log.empty() ? "" : "\n") + l;
     }
-    if (err != CL_SUCCESS) ok = false;
+    if (err != CL_SUCCESS)
+      ok = false;
     else {
       std::lock_guard lock(mutex_);
       real_[platform] = std::move(program);
@@ -345,11 +346,10 @@ std::shared_ptr<Program> Program::link(std::shared_ptr<Context> context, const s
       parts.push_back(real);
     }
     cl_int err = CL_SUCCESS;
-    cl_program real = invoke(ctx, &cl_icd_dispatch::clLinkProgram, ctx,
-                             static_cast<cl_uint>(devices.size()), devices.data(), options.c_str(),
-                             static_cast<cl_uint>(parts.size()), parts.data(),
-                             static_cast<void(CL_CALLBACK*)(cl_program, void*)>(nullptr),
-                             static_cast<void*>(nullptr), &err);
+    cl_program real =
+        invoke(ctx, &cl_icd_dispatch::clLinkProgram, ctx, static_cast<cl_uint>(devices.size()), devices.data(),
+               options.c_str(), static_cast<cl_uint>(parts.size()), parts.data(),
+               static_cast<void(CL_CALLBACK*)(cl_program, void*)>(nullptr), static_cast<void*>(nullptr), &err);
     if (real) {
       for (cl_device_id d : devices) {
         std::string l = realBuildLog(real, d);
@@ -371,8 +371,10 @@ std::shared_ptr<Program> Program::link(std::shared_ptr<Context> context, const s
     bool known = true;
     for (const auto& p : inputs) {
       std::lock_guard lock(p->mutex_);
-      if (p->recipe_) recipe.inputs.push_back(*p->recipe_);
-      else known = false;
+      if (p->recipe_)
+        recipe.inputs.push_back(*p->recipe_);
+      else
+        known = false;
     }
     if (known) linked->recipe_ = std::move(recipe);
   }
@@ -389,8 +391,9 @@ std::vector<std::string> Program::kernelNames() const {
   }
   if (!real) return names;
   size_t size = 0;
-  if (call(&cl_icd_dispatch::clGetProgramInfo, real, cl_program_info(CL_PROGRAM_KERNEL_NAMES),
-           size_t(0), static_cast<void*>(nullptr), &size) == CL_SUCCESS && size) {
+  if (call(&cl_icd_dispatch::clGetProgramInfo, real, cl_program_info(CL_PROGRAM_KERNEL_NAMES), size_t(0),
+           static_cast<void*>(nullptr), &size) == CL_SUCCESS &&
+      size) {
     std::string all(size, '\0');
     call(&cl_icd_dispatch::clGetProgramInfo, real, cl_program_info(CL_PROGRAM_KERNEL_NAMES), size,
          static_cast<void*>(all.data()), static_cast<size_t*>(nullptr));
@@ -439,13 +442,18 @@ std::shared_ptr<Program> Program::fromBinary(std::shared_ptr<Context> context, c
 
 cl_int Program::info(cl_program_info param, size_t size, void* value, size_t* sizeRet) const {
   switch (param) {
-  case CL_PROGRAM_REFERENCE_COUNT: return writeInfo(InfoValue::of(referenceCount()), size, value, sizeRet);
-  case CL_PROGRAM_CONTEXT: return writeInfo(InfoValue::of(context_->handle()), size, value, sizeRet);
-  case CL_PROGRAM_NUM_DEVICES: return writeInfo(InfoValue::of(cl_uint(1)), size, value, sizeRet);
+  case CL_PROGRAM_REFERENCE_COUNT:
+    return writeInfo(InfoValue::of(referenceCount()), size, value, sizeRet);
+  case CL_PROGRAM_CONTEXT:
+    return writeInfo(InfoValue::of(context_->handle()), size, value, sizeRet);
+  case CL_PROGRAM_NUM_DEVICES:
+    return writeInfo(InfoValue::of(cl_uint(1)), size, value, sizeRet);
   case CL_PROGRAM_DEVICES:
     return writeInfo(InfoValue::of(context_->device().handle()), size, value, sizeRet);
-  case CL_PROGRAM_SOURCE: return writeInfo(InfoValue::string(source_), size, value, sizeRet);
-  case CL_PROGRAM_BINARY_SIZES: return writeInfo(InfoValue::of(binary().size()), size, value, sizeRet);
+  case CL_PROGRAM_SOURCE:
+    return writeInfo(InfoValue::string(source_), size, value, sizeRet);
+  case CL_PROGRAM_BINARY_SIZES:
+    return writeInfo(InfoValue::of(binary().size()), size, value, sizeRet);
   case CL_PROGRAM_BINARIES: {
     writeInfo(InfoValue::of(static_cast<unsigned char*>(nullptr)), size, nullptr, sizeRet);
     if (value) {
@@ -469,30 +477,37 @@ cl_int Program::info(cl_program_info param, size_t size, void* value, size_t* si
   }
   // OpenCL 2.1/2.2 queries of features the device does not offer (IL programs, program-scope
   // global constructors and destructors).
-  case CL_PROGRAM_IL: return writeInfo(InfoValue::raw({}), size, value, sizeRet);
+  case CL_PROGRAM_IL:
+    return writeInfo(InfoValue::raw({}), size, value, sizeRet);
   case CL_PROGRAM_SCOPE_GLOBAL_CTORS_PRESENT:
-  case CL_PROGRAM_SCOPE_GLOBAL_DTORS_PRESENT: return writeInfo(InfoValue::of(cl_bool(CL_FALSE)), size, value, sizeRet);
-  default: throw Error(CL_INVALID_VALUE, "unknown program info");
+  case CL_PROGRAM_SCOPE_GLOBAL_DTORS_PRESENT:
+    return writeInfo(InfoValue::of(cl_bool(CL_FALSE)), size, value, sizeRet);
+  default:
+    throw Error(CL_INVALID_VALUE, "unknown program info");
   }
 }
 
 cl_int Program::buildInfo(cl_program_build_info param, size_t size, void* value, size_t* sizeRet) const {
   std::lock_guard lock(mutex_);
   switch (param) {
-  case CL_PROGRAM_BUILD_STATUS: return writeInfo(InfoValue::of(status_), size, value, sizeRet);
-  case CL_PROGRAM_BUILD_OPTIONS: return writeInfo(InfoValue::string(options_), size, value, sizeRet);
-  case CL_PROGRAM_BUILD_LOG: return writeInfo(InfoValue::string(log_), size, value, sizeRet);
+  case CL_PROGRAM_BUILD_STATUS:
+    return writeInfo(InfoValue::of(status_), size, value, sizeRet);
+  case CL_PROGRAM_BUILD_OPTIONS:
+    return writeInfo(InfoValue::string(options_), size, value, sizeRet);
+  case CL_PROGRAM_BUILD_LOG:
+    return writeInfo(InfoValue::string(log_), size, value, sizeRet);
   case CL_PROGRAM_BINARY_TYPE: {
     cl_program_binary_type type = CL_PROGRAM_BINARY_TYPE_NONE;
     if (status_ == CL_BUILD_SUCCESS)
-      type = kind_ == Kind::Compiled                  ? CL_PROGRAM_BINARY_TYPE_COMPILED_OBJECT
+      type = kind_ == Kind::Compiled                                  ? CL_PROGRAM_BINARY_TYPE_COMPILED_OBJECT
              : kind_ == Kind::Linked && recipe_ && recipe_->library() ? CL_PROGRAM_BINARY_TYPE_LIBRARY
-                                                      : CL_PROGRAM_BINARY_TYPE_EXECUTABLE;
+                                                                      : CL_PROGRAM_BINARY_TYPE_EXECUTABLE;
     return writeInfo(InfoValue::of(type), size, value, sizeRet);
   }
   case CL_PROGRAM_BUILD_GLOBAL_VARIABLE_TOTAL_SIZE: // no program-scope globals offered
     return writeInfo(InfoValue::of(size_t(0)), size, value, sizeRet);
-  default: throw Error(CL_INVALID_VALUE, "unknown program build info");
+  default:
+    throw Error(CL_INVALID_VALUE, "unknown program build info");
   }
 }
 

@@ -15,8 +15,7 @@
 
 namespace clsplit::icd {
 
-class Program final
-    : public TypedObject<Program, _cl_program, ObjectKind::Program, CL_INVALID_PROGRAM> {
+class Program final : public TypedObject<Program, _cl_program, ObjectKind::Program, CL_INVALID_PROGRAM> {
 public:
   enum class Kind { Source, Binary, Compiled, Linked };
 
@@ -62,8 +61,8 @@ public:
   std::string binary() const;
 
 private:
-  void buildOn(unsigned platform, const std::string& source, const std::string& options,
-               std::string& log, cl_int& status);
+  void buildOn(unsigned platform, const std::string& source, const std::string& options, std::string& log,
+               cl_int& status);
 
   std::shared_ptr<Context> context_;
   std::string source_;
@@ -76,8 +75,8 @@ private:
   std::string hash_;
   std::shared_ptr<const analysis::ProgramAnalysis> analysis_;
   bool partitionReadyBuild_ = false;
-  std::optional<ProgramBinary> recipe_; // how to rebuild it (its binary), once built
-  bool fromBinary_ = false;             // made by clCreateProgramWithBinary
+  std::optional<ProgramBinary> recipe_;          // how to rebuild it (its binary), once built
+  bool fromBinary_ = false;                      // made by clCreateProgramWithBinary
   std::map<unsigned, device::RealProgram> real_; // by real platform
   std::atomic<int> kernels_{0};
 };

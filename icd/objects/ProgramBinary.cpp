@@ -52,7 +52,9 @@ bool decodeBody(std::string_view& in, ProgramBinary& out, int depth) {
   if (!take(in, type) || type.size() != 1) return false;
   if (!take(in, out.options)) return false;
   switch (type[0]) {
-  case 'E': out.type = ProgramBinary::Type::Executable; return take(in, out.source);
+  case 'E':
+    out.type = ProgramBinary::Type::Executable;
+    return take(in, out.source);
   case 'O': {
     out.type = ProgramBinary::Type::Object;
     size_t headers = 0;
@@ -77,7 +79,8 @@ bool decodeBody(std::string_view& in, ProgramBinary& out, int depth) {
     }
     return true;
   }
-  default: return false;
+  default:
+    return false;
   }
 }
 

@@ -11,8 +11,7 @@
 namespace clsplit::icd {
 
 Queue::Queue(std::shared_ptr<Context> context, cl_command_queue_properties properties)
-    : context_(std::move(context)), properties_(properties),
-      realQueues_(2 * context_->slots().size()),
+    : context_(std::move(context)), properties_(properties), realQueues_(2 * context_->slots().size()),
       madeQueues_(new std::atomic<cl_command_queue>[2 * context_->slots().size()]) {
   for (size_t s = 0; s < realQueues_.size(); ++s) madeQueues_[s].store(nullptr);
 }
@@ -40,7 +39,8 @@ cl_command_queue Queue::madeQueue(unsigned s, bool transfer) {
     // the application profiles, and for the run report's timings. Otherwise the real queue does
     // without: NVIDIA's OpenCL took ~5 us more per evented command (markers) on a profiling queue.
     auto& rt = runtime::Runtime::get();
-    const bool timed = (properties_ & CL_QUEUE_PROFILING_ENABLE) || !rt.partitioner().onlyDevice() || rt.commandsTimed();
+    const bool timed =
+        (properties_ & CL_QUEUE_PROFILING_ENABLE) || !rt.partitioner().onlyDevice() || rt.commandsTimed();
     cl_int err = CL_SUCCESS;
     cl_command_queue real = device::call(&cl_icd_dispatch::clCreateCommandQueue, sc.context, sc.device,
                                          cl_command_queue_properties(timed ? CL_QUEUE_PROFILING_ENABLE : 0), &err);
@@ -65,8 +65,8 @@ void Queue::recordCommand(const device::FenceRef& done) {
   addToFrontier(outstanding_, pruneOutstandingAbove_, done, profiling());
 }
 
-void Queue::addToFrontier(std::vector<device::FenceRef>& frontier, size_t& pruneAbove,
-                          const device::FenceRef& done, bool keepEach) {
+void Queue::addToFrontier(std::vector<device::FenceRef>& frontier, size_t& pruneAbove, const device::FenceRef& done,
+                          bool keepEach) {
   // The real queues are in order: a command's completion implies that of every earlier command
   // of its real queue, so the record keeps the latest fence per real queue, and the fences
   // clsplit completes itself (host work, user events) until they are known complete. It stays
@@ -133,8 +133,7 @@ std::vector<device::FenceRef> Queue::hostHazards(const void* ptr, size_t size, b
   return fences;
 }
 
-void Queue::noteHostAccess(const void* ptr, size_t size, bool writesHost,
-                           const device::FenceRef& fence) {
+void Queue::noteHostAccess(const void* ptr, size_t size, bool writesHost, const device::FenceRef& fence) {
   if (fence->knownComplete()) return;
   std::lock_guard lock(mutex_);
   auto lo = static_cast<const std::byte*>(ptr);
@@ -183,8 +182,7 @@ void Queue::finish() {
 
 cl_int Queue::info(cl_command_queue_info param, size_t size, void* value, size_t* sizeRet) const {
   static const InfoEntry<Queue> table[] = {
-      {CL_QUEUE_CONTEXT,
-       [](const Queue& q) { return InfoValue::of(q.context().handle()); }},
+      {CL_QUEUE_CONTEXT, [](const Queue& q) { return InfoValue::of(q.context().handle()); }},
       {CL_QUEUE_DEVICE, [](const Queue& q) { return InfoValue::of(q.context().device().handle()); }},
       {CL_QUEUE_REFERENCE_COUNT, [](const Queue& q) { return InfoValue::of(q.referenceCount()); }},
       {CL_QUEUE_PROPERTIES, [](const Queue& q) { return InfoValue::of(q.properties()); }},

@@ -13,9 +13,8 @@
 
 namespace clsplit::icd {
 
-class Queue final
-    : public TypedObject<Queue, _cl_command_queue, ObjectKind::Queue, CL_INVALID_COMMAND_QUEUE>,
-      public buffer::QueueProvider {
+class Queue final : public TypedObject<Queue, _cl_command_queue, ObjectKind::Queue, CL_INVALID_COMMAND_QUEUE>,
+                    public buffer::QueueProvider {
 public:
   Queue(std::shared_ptr<Context> context, cl_command_queue_properties properties);
   ~Queue() override;
@@ -93,11 +92,11 @@ private:
   std::unique_ptr<std::atomic<cl_command_queue>[]> madeQueues_;
   // Adds `done` to a record of what completes everything so far: the latest fence per real
   // queue (every fence, up to a bound, with `keepEach`) and the pending host fences.
-  static void addToFrontier(std::vector<device::FenceRef>& frontier, size_t& pruneAbove,
-                            const device::FenceRef& done, bool keepEach);
-  std::vector<device::FenceRef> outstanding_;  // commands: latest per real queue, host fences
-  size_t pruneOutstandingAbove_ = 16;          // device::pruneCompleted
-  std::vector<device::FenceRef> background_;   // clsplit's own work, likewise
+  static void addToFrontier(std::vector<device::FenceRef>& frontier, size_t& pruneAbove, const device::FenceRef& done,
+                            bool keepEach);
+  std::vector<device::FenceRef> outstanding_; // commands: latest per real queue, host fences
+  size_t pruneOutstandingAbove_ = 16;         // device::pruneCompleted
+  std::vector<device::FenceRef> background_;  // clsplit's own work, likewise
   size_t pruneBackgroundAbove_ = 16;
   device::FenceRef gate_;
   std::atomic<bool> gated_{false}; // gate_ may be set (read without the lock when not)

@@ -18,8 +18,8 @@ cl_sampler Sampler::realFor(unsigned slot) {
   for (unsigned s = 0; s < real_.size(); ++s) // a slot of the same real context made one already
     if (real_[s] && context_->slot(s).context == realContext) return (mine = real_[s]).get();
   cl_int err = CL_SUCCESS;
-  cl_sampler real = device::call(&cl_icd_dispatch::clCreateSampler, realContext, cl_bool(normalized_ ? CL_TRUE : CL_FALSE),
-                                 addressing_, filter_, &err);
+  cl_sampler real = device::call(&cl_icd_dispatch::clCreateSampler, realContext,
+                                 cl_bool(normalized_ ? CL_TRUE : CL_FALSE), addressing_, filter_, &err);
   device::check(err, "clCreateSampler (a real sampler)");
   mine = device::RealSampler::adopt(real);
   return real;

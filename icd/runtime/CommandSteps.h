@@ -24,11 +24,10 @@ FenceRef enqueueOn(Queue& q, unsigned slot, const std::vector<FenceRef>& waits, 
   device::WaitList wl(q.slot(slot).context, real);
   wl.add(waits);
   FenceRef fence;
-  device::check(device::enqueueCommand(real, q.slot(slot).context, wl, q.timesCommands(),
-                                       [&](cl_uint n, const cl_event* list, cl_event* event) {
-                                         return enqueue(real, n, list, event);
-                                       },
-                                       fence),
+  device::check(device::enqueueCommand(
+                    real, q.slot(slot).context, wl, q.timesCommands(),
+                    [&](cl_uint n, const cl_event* list, cl_event* event) { return enqueue(real, n, list, event); },
+                    fence),
                 what);
   return fence;
 }

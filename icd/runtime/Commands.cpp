@@ -7,12 +7,12 @@
 #include "device/Clock.h"
 #include "device/Enqueue.h"
 #include "device/HostExecutor.h"
-#include "icd/runtime/Runtime.h"
 #include "icd/runtime/RunReport.h"
+#include "icd/runtime/Runtime.h"
 #include "icd/runtime/Trace.h"
 #include "icd/runtime/Transfers.h"
-#include "planner/CommandPlans.h"
 #include "partitioner/Partitioner.h"
+#include "planner/CommandPlans.h"
 #include "support/Log.h"
 
 #include <algorithm>
@@ -38,8 +38,7 @@ RangeSet rectRows(const Rect& rect, const std::array<size_t, 3>& region) {
   RangeSet rows;
   for (size_t z = 0; z < region[2]; ++z)
     for (size_t y = 0; y < region[1]; ++y) {
-      uint64_t lo = rect.origin[0] + (rect.origin[1] + y) * rect.rowPitch +
-                    (rect.origin[2] + z) * rect.slicePitch;
+      uint64_t lo = rect.origin[0] + (rect.origin[1] + y) * rect.rowPitch + (rect.origin[2] + z) * rect.slicePitch;
       rows.add(ByteRange{lo, lo + region[0]});
     }
   return rows;
@@ -53,8 +52,8 @@ void PinnedReadBack::finish() {
   done_->complete(status < 0 ? status : CL_COMPLETE);
 }
 
-FenceRef readBuffer(Queue& q, Mem& mem, size_t offset, size_t size, void* ptr,
-                    std::vector<FenceRef> waits, std::optional<PinnedReadBack>* readBack) {
+FenceRef readBuffer(Queue& q, Mem& mem, size_t offset, size_t size, void* ptr, std::vector<FenceRef> waits,
+                    std::optional<PinnedReadBack>* readBack) {
   waits = withGate(q, std::move(waits));
   append(waits, q.hostHazards(ptr, size, true));
   buffer::TransferLog log;
@@ -113,8 +112,7 @@ void uploadEagerly(Queue& q, Mem& mem, ByteRange range, const planner::WritePlan
   record(log);
 }
 
-FenceRef writeBuffer(Queue& q, Mem& mem, size_t offset, size_t size, const void* ptr,
-                     std::vector<FenceRef> waits) {
+FenceRef writeBuffer(Queue& q, Mem& mem, size_t offset, size_t size, const void* ptr, std::vector<FenceRef> waits) {
   waits = withGate(q, std::move(waits));
   ByteRange range = mem.toRoot(ByteRange{offset, offset + size});
   auto hazards = q.hostHazards(ptr, size, false);
@@ -196,13 +194,13 @@ FenceRef copyBuffer(Queue& q, Mem& src, Mem& dst, size_t srcOffset, size_t dstOf
   acquire(src.storage(), RangeSet{from}, slot, q, &log);
   append(waits, src.storage().validAfter(slot));
   append(waits, dst.storage().writeHazards(slot));
-  FenceRef done = enqueueOn(q, slot, waits, "clEnqueueCopyBuffer",
-                            [&](cl_command_queue real, cl_uint n, const cl_event* list, cl_event* event) {
-                              return device::call(&cl_icd_dispatch::clEnqueueCopyBuffer, real,
-                                                  src.storage().deviceBuffer(slot), dst.storage().deviceBuffer(slot),
-                                                  static_cast<size_t>(from.lo), static_cast<size_t>(to.lo), size,
-                                                  n, list, event);
-                            });
+  FenceRef done =
+      enqueueOn(q, slot, waits, "clEnqueueCopyBuffer",
+                [&](cl_command_queue real, cl_uint n, const cl_event* list, cl_event* event) {
+                  return device::call(&cl_icd_dispatch::clEnqueueCopyBuffer, real, src.storage().deviceBuffer(slot),
+                                      dst.storage().deviceBuffer(slot), static_cast<size_t>(from.lo),
+                                      static_cast<size_t>(to.lo), size, n, list, event);
+                });
   src.storage().noteRead(slot, done);
   dst.storage().noteWrite(slot, done);
   dst.storage().publishWrite(RangeSet{to}, slot, done, 0);
@@ -210,8 +208,8 @@ FenceRef copyBuffer(Queue& q, Mem& src, Mem& dst, size_t srcOffset, size_t dstOf
   return done;
 }
 
-FenceRef fillBuffer(Queue& q, Mem& mem, const void* pattern, size_t patternSize, size_t offset,
-                    size_t size, std::vector<FenceRef> waits) {
+FenceRef fillBuffer(Queue& q, Mem& mem, const void* pattern, size_t patternSize, size_t offset, size_t size,
+                    std::vector<FenceRef> waits) {
   waits = withGate(q, std::move(waits));
   ByteRange range = mem.toRoot(ByteRange{offset, offset + size});
   auto& storage = mem.storage();
@@ -224,22 +222,24 @@ FenceRef fillBuffer(Queue& q, Mem& mem, const void* pattern, size_t patternSize,
   for (unsigned slot : slots) {
     std::vector<FenceRef> after = waits;
     append(after, storage.writeHazards(slot));
-    FenceRef f = enqueueOn(q, slot, after, "clEnqueueFillBuffer",
-                           [&](cl_command_queue real, cl_uint n, const cl_event* list, cl_event* event) {
-                             return device::call(&cl_icd_dispatch::clEnqueueFillBuffer, real,
-                                                 storage.deviceBuffer(slot), pattern, patternSize,
-                                                 static_cast<size_t>(range.lo), size, n, list, event);
-                           });
+    FenceRef f =
+        enqueueOn(q, slot, after, "clEnqueueFillBuffer",
+                  [&](cl_command_queue real, cl_uint n, const cl_event* list, cl_event* event) {
+                    return device::call(&cl_icd_dispatch::clEnqueueFillBuffer, real, storage.deviceBuffer(slot),
+                                        pattern, patternSize, static_cast<size_t>(range.lo), size, n, list, event);
+                  });
     storage.noteWrite(slot, f);
-    if (fences.empty()) storage.publishWrite(RangeSet{range}, slot, f, 0);
-    else storage.publishCopy(RangeSet{range}, slot, f, 0);
+    if (fences.empty())
+      storage.publishWrite(RangeSet{range}, slot, f, 0);
+    else
+      storage.publishCopy(RangeSet{range}, slot, f, 0);
     fences.push_back(f);
   }
   return device::allOf(std::move(fences));
 }
 
-FenceRef readBufferRect(Queue& q, Mem& mem, const Rect& buffer, const Rect& host,
-                        const std::array<size_t, 3>& region, void* ptr, std::vector<FenceRef> waits) {
+FenceRef readBufferRect(Queue& q, Mem& mem, const Rect& buffer, const Rect& host, const std::array<size_t, 3>& region,
+                        void* ptr, std::vector<FenceRef> waits) {
   waits = withGate(q, std::move(waits));
   RangeSet rows = mem.toRoot(rectRows(buffer, region));
   RangeSet hostRows = rectRows(host, region);
@@ -253,23 +253,23 @@ FenceRef readBufferRect(Queue& q, Mem& mem, const Rect& buffer, const Rect& host
     std::vector<FenceRef> parts;
     for (size_t z = 0; z < region[2]; ++z)
       for (size_t y = 0; y < region[1]; ++y) {
-        uint64_t b = buffer.origin[0] + (buffer.origin[1] + y) * buffer.rowPitch +
-                     (buffer.origin[2] + z) * buffer.slicePitch;
-        uint64_t h = host.origin[0] + (host.origin[1] + y) * host.rowPitch +
-                     (host.origin[2] + z) * host.slicePitch;
+        uint64_t b =
+            buffer.origin[0] + (buffer.origin[1] + y) * buffer.rowPitch + (buffer.origin[2] + z) * buffer.slicePitch;
+        uint64_t h = host.origin[0] + (host.origin[1] + y) * host.rowPitch + (host.origin[2] + z) * host.slicePitch;
         parts.push_back(readToHost(storage, mem.toRoot(ByteRange{b, b + region[0]}), out + h, waits, q, &log));
       }
     done = device::allOf(std::move(parts));
   } else {
-    const unsigned slot = planner::deviceHoldingMost(storage.holders(), rows, storage.slotCount()).value_or(defaultSlot());
+    const unsigned slot =
+        planner::deviceHoldingMost(storage.holders(), rows, storage.slotCount()).value_or(defaultSlot());
     acquire(storage, rows, slot, q, &log);
     append(waits, storage.validAfter(slot));
     done = enqueueOn(q, slot, waits, "clEnqueueReadBufferRect",
                      [&](cl_command_queue real, cl_uint n, const cl_event* list, cl_event* event) {
                        return device::call(&cl_icd_dispatch::clEnqueueReadBufferRect, real, mem.realFor(slot),
-                                           cl_bool(CL_FALSE), buffer.origin.data(), host.origin.data(),
-                                           region.data(), buffer.rowPitch, buffer.slicePitch, host.rowPitch,
-                                           host.slicePitch, ptr, n, list, event);
+                                           cl_bool(CL_FALSE), buffer.origin.data(), host.origin.data(), region.data(),
+                                           buffer.rowPitch, buffer.slicePitch, host.rowPitch, host.slicePitch, ptr, n,
+                                           list, event);
                      });
     storage.noteRead(slot, done);
   }
@@ -278,9 +278,8 @@ FenceRef readBufferRect(Queue& q, Mem& mem, const Rect& buffer, const Rect& host
   return done;
 }
 
-FenceRef writeBufferRect(Queue& q, Mem& mem, const Rect& buffer, const Rect& host,
-                         const std::array<size_t, 3>& region, const void* ptr,
-                         std::vector<FenceRef> waits) {
+FenceRef writeBufferRect(Queue& q, Mem& mem, const Rect& buffer, const Rect& host, const std::array<size_t, 3>& region,
+                         const void* ptr, std::vector<FenceRef> waits) {
   waits = withGate(q, std::move(waits));
   RangeSet rows = rectRows(buffer, region);
   RangeSet hostRows = rectRows(host, region);
@@ -290,10 +289,9 @@ FenceRef writeBufferRect(Queue& q, Mem& mem, const Rect& buffer, const Rect& hos
   auto copyRows = [block, buffer, host, region, in, hull] {
     for (size_t z = 0; z < region[2]; ++z)
       for (size_t y = 0; y < region[1]; ++y) {
-        uint64_t b = buffer.origin[0] + (buffer.origin[1] + y) * buffer.rowPitch +
-                     (buffer.origin[2] + z) * buffer.slicePitch;
-        uint64_t h = host.origin[0] + (host.origin[1] + y) * host.rowPitch +
-                     (host.origin[2] + z) * host.slicePitch;
+        uint64_t b =
+            buffer.origin[0] + (buffer.origin[1] + y) * buffer.rowPitch + (buffer.origin[2] + z) * buffer.slicePitch;
+        uint64_t h = host.origin[0] + (host.origin[1] + y) * host.rowPitch + (host.origin[2] + z) * host.slicePitch;
         std::memcpy(block->data() + (b - hull.lo), in + h, region[0]);
       }
   };
@@ -316,7 +314,8 @@ FenceRef copyBufferRect(Queue& q, Mem& src, Mem& dst, const Rect& srcRect, const
   waits = withGate(q, std::move(waits));
   RangeSet from = src.toRoot(rectRows(srcRect, region));
   RangeSet to = dst.toRoot(rectRows(dstRect, region));
-  const unsigned slot = planner::deviceHoldingMost(src.storage().holders(), from, src.storage().slotCount()).value_or(defaultSlot());
+  const unsigned slot =
+      planner::deviceHoldingMost(src.storage().holders(), from, src.storage().slotCount()).value_or(defaultSlot());
   buffer::TransferLog log;
   acquire(src.storage(), from, slot, q, &log);
   append(waits, src.storage().validAfter(slot));
@@ -325,8 +324,8 @@ FenceRef copyBufferRect(Queue& q, Mem& src, Mem& dst, const Rect& srcRect, const
                             [&](cl_command_queue real, cl_uint n, const cl_event* list, cl_event* event) {
                               return device::call(&cl_icd_dispatch::clEnqueueCopyBufferRect, real, src.realFor(slot),
                                                   dst.realFor(slot), srcRect.origin.data(), dstRect.origin.data(),
-                                                  region.data(), srcRect.rowPitch, srcRect.slicePitch,
-                                                  dstRect.rowPitch, dstRect.slicePitch, n, list, event);
+                                                  region.data(), srcRect.rowPitch, srcRect.slicePitch, dstRect.rowPitch,
+                                                  dstRect.slicePitch, n, list, event);
                             });
   src.storage().noteRead(slot, done);
   dst.storage().noteWrite(slot, done);
@@ -335,8 +334,8 @@ FenceRef copyBufferRect(Queue& q, Mem& src, Mem& dst, const Rect& srcRect, const
   return done;
 }
 
-void* mapBuffer(Queue& q, Mem& mem, cl_map_flags flags, size_t offset, size_t size,
-                std::vector<FenceRef> waits, FenceRef& done) {
+void* mapBuffer(Queue& q, Mem& mem, cl_map_flags flags, size_t offset, size_t size, std::vector<FenceRef> waits,
+                FenceRef& done) {
   waits = withGate(q, std::move(waits));
   auto& storage = mem.storage();
   ByteRange range = mem.toRoot(ByteRange{offset, offset + size});
@@ -349,13 +348,11 @@ void* mapBuffer(Queue& q, Mem& mem, cl_map_flags flags, size_t offset, size_t si
     mapping.pointer = root + range.lo;
     if (flags & (CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION))
       for (auto& f : storage.pending()) f->wait(); // nothing may still read the old bytes
-    done = invalidate ? device::allOf(waits)
-                      : readToHost(storage, range, mapping.pointer, waits, q, &log);
+    done = invalidate ? device::allOf(waits) : readToHost(storage, range, mapping.pointer, waits, q, &log);
   } else {
     mapping.block = storage.allocateHost(size);
     mapping.pointer = mapping.block->data();
-    done = invalidate ? device::allOf(waits)
-                      : readToHost(storage, range, mapping.pointer, waits, q, &log);
+    done = invalidate ? device::allOf(waits) : readToHost(storage, range, mapping.pointer, waits, q, &log);
   }
   mem.addMapping(mapping);
   record(log);
@@ -368,8 +365,8 @@ FenceRef unmapBuffer(Queue& q, Mem& mem, void* pointer, std::vector<FenceRef> wa
   FenceRef done = device::allOf(waits);
   if (m.flags & (CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION)) {
     ByteRange range = mem.toRoot(ByteRange{m.offset, m.offset + m.size});
-    auto block = m.block ? m.block
-                         : HostBlock::wrap(static_cast<std::byte*>(mem.storage().useHostPtr()) + range.lo, m.size);
+    auto block =
+        m.block ? m.block : HostBlock::wrap(static_cast<std::byte*>(mem.storage().useHostPtr()) + range.lo, m.size);
     mem.storage().publishHostBlock(RangeSet{range}, block, range.lo, done);
   }
   return done;

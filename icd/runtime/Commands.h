@@ -55,24 +55,22 @@ constexpr size_t kPinnedReadBackMaxBytes = 1 << 20;
 
 // `readBack`, for a blocking read: where the read may go through pinned memory (PinnedReadBack),
 // which the caller then finishes after releasing the planning lock.
-FenceRef readBuffer(Queue& q, Mem& mem, size_t offset, size_t size, void* ptr,
-                    std::vector<FenceRef> waits, std::optional<PinnedReadBack>* readBack = nullptr);
-FenceRef writeBuffer(Queue& q, Mem& mem, size_t offset, size_t size, const void* ptr,
-                     std::vector<FenceRef> waits);
+FenceRef readBuffer(Queue& q, Mem& mem, size_t offset, size_t size, void* ptr, std::vector<FenceRef> waits,
+                    std::optional<PinnedReadBack>* readBack = nullptr);
+FenceRef writeBuffer(Queue& q, Mem& mem, size_t offset, size_t size, const void* ptr, std::vector<FenceRef> waits);
 FenceRef copyBuffer(Queue& q, Mem& src, Mem& dst, size_t srcOffset, size_t dstOffset, size_t size,
                     std::vector<FenceRef> waits);
-FenceRef fillBuffer(Queue& q, Mem& mem, const void* pattern, size_t patternSize, size_t offset,
-                    size_t size, std::vector<FenceRef> waits);
-FenceRef readBufferRect(Queue& q, Mem& mem, const Rect& buffer, const Rect& host,
-                        const std::array<size_t, 3>& region, void* ptr, std::vector<FenceRef> waits);
-FenceRef writeBufferRect(Queue& q, Mem& mem, const Rect& buffer, const Rect& host,
-                         const std::array<size_t, 3>& region, const void* ptr,
-                         std::vector<FenceRef> waits);
+FenceRef fillBuffer(Queue& q, Mem& mem, const void* pattern, size_t patternSize, size_t offset, size_t size,
+                    std::vector<FenceRef> waits);
+FenceRef readBufferRect(Queue& q, Mem& mem, const Rect& buffer, const Rect& host, const std::array<size_t, 3>& region,
+                        void* ptr, std::vector<FenceRef> waits);
+FenceRef writeBufferRect(Queue& q, Mem& mem, const Rect& buffer, const Rect& host, const std::array<size_t, 3>& region,
+                         const void* ptr, std::vector<FenceRef> waits);
 FenceRef copyBufferRect(Queue& q, Mem& src, Mem& dst, const Rect& srcRect, const Rect& dstRect,
                         const std::array<size_t, 3>& region, std::vector<FenceRef> waits);
 // Returns the mapped pointer; `done` completes when the data is there.
-void* mapBuffer(Queue& q, Mem& mem, cl_map_flags flags, size_t offset, size_t size,
-                std::vector<FenceRef> waits, FenceRef& done);
+void* mapBuffer(Queue& q, Mem& mem, cl_map_flags flags, size_t offset, size_t size, std::vector<FenceRef> waits,
+                FenceRef& done);
 FenceRef unmapBuffer(Queue& q, Mem& mem, void* pointer, std::vector<FenceRef> waits);
 
 // The byte ranges of a rectangle (rows), relative to the start of the object.

@@ -101,12 +101,12 @@ FenceRef copyImage(Queue& q, Mem& src, Mem& dst, const ImageBox& srcBox, const s
   append(waits, src.storage().validAfter(slot));
   append(waits, dst.storage().validAfter(slot));
   append(waits, dst.storage().writeHazards(slot));
-  FenceRef f = enqueueOn(q, slot, waits, "clEnqueueCopyImage",
-                         [&](cl_command_queue real, cl_uint n, const cl_event* list, cl_event* event) {
-                           return device::call(&cl_icd_dispatch::clEnqueueCopyImage, real, src.realFor(slot),
-                                               dst.realFor(slot), srcBox.origin.data(), dstOrigin.data(),
-                                               srcBox.region.data(), n, list, event);
-                         });
+  FenceRef f =
+      enqueueOn(q, slot, waits, "clEnqueueCopyImage",
+                [&](cl_command_queue real, cl_uint n, const cl_event* list, cl_event* event) {
+                  return device::call(&cl_icd_dispatch::clEnqueueCopyImage, real, src.realFor(slot), dst.realFor(slot),
+                                      srcBox.origin.data(), dstOrigin.data(), srcBox.region.data(), n, list, event);
+                });
   src.storage().noteRead(slot, f);
   wroteOn(dst, slot, f);
   return f;
@@ -161,13 +161,13 @@ FenceRef copyBufferToImage(Queue& q, Mem& src, Mem& dst, size_t srcOffset, const
   append(waits, src.storage().validAfter(slot, RangeSet{from}));
   append(waits, dst.storage().validAfter(slot));
   append(waits, dst.storage().writeHazards(slot));
-  FenceRef f = enqueueOn(q, slot, waits, "clEnqueueCopyBufferToImage",
-                         [&](cl_command_queue real, cl_uint n, const cl_event* list, cl_event* event) {
-                           return device::call(&cl_icd_dispatch::clEnqueueCopyBufferToImage, real,
-                                               src.storage().deviceBuffer(slot), dst.realFor(slot),
-                                               static_cast<size_t>(from.lo), dstBox.origin.data(), dstBox.region.data(),
-                                               n, list, event);
-                         });
+  FenceRef f =
+      enqueueOn(q, slot, waits, "clEnqueueCopyBufferToImage",
+                [&](cl_command_queue real, cl_uint n, const cl_event* list, cl_event* event) {
+                  return device::call(&cl_icd_dispatch::clEnqueueCopyBufferToImage, real,
+                                      src.storage().deviceBuffer(slot), dst.realFor(slot), static_cast<size_t>(from.lo),
+                                      dstBox.origin.data(), dstBox.region.data(), n, list, event);
+                });
   src.storage().noteRead(slot, RangeSet{from}, f);
   wroteOn(dst, slot, f);
   return f;
@@ -179,8 +179,8 @@ void* mapImage(Queue& q, Mem& image, cl_map_flags flags, const ImageBox& box, si
   Mem::Mapping mapping{nullptr, 0, 0, flags, nullptr, {}};
   mapping.box = box;
   const bool layersAreRows = layout.type() == CL_MEM_OBJECT_IMAGE1D_ARRAY;
-  const bool layered = layersAreRows || layout.type() == CL_MEM_OBJECT_IMAGE2D_ARRAY ||
-                       layout.type() == CL_MEM_OBJECT_IMAGE3D;
+  const bool layered =
+      layersAreRows || layout.type() == CL_MEM_OBJECT_IMAGE2D_ARRAY || layout.type() == CL_MEM_OBJECT_IMAGE3D;
   if ((image.flags() & CL_MEM_USE_HOST_PTR) && image.hostPtr()) {
     // The pointer lies in the application's memory, at the box's place in its own layout.
     mapping.rowPitch = image.hostRowPitch();
@@ -198,7 +198,8 @@ void* mapImage(Queue& q, Mem& image, cl_map_flags flags, const ImageBox& box, si
   mapping.size = hostBytes(image, box, mapping.rowPitch, mapping.slicePitch);
   rowPitch = mapping.rowPitch;
   slicePitch = mapping.slicePitch;
-  if (flags & CL_MAP_WRITE_INVALIDATE_REGION) done = device::allOf(withGate(q, std::move(waits)));
+  if (flags & CL_MAP_WRITE_INVALIDATE_REGION)
+    done = device::allOf(withGate(q, std::move(waits)));
   else {
     done = readImage(q, image, box, mapping.rowPitch, mapping.slicePitch, mapping.pointer, std::move(waits));
     if (mapping.block) image.storage().retainUntil(done, mapping.block);

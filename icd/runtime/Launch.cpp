@@ -38,8 +38,7 @@ namespace {
 // the storage of each distinct buffer, and the planner's view of them.
 class BoundLaunch {
 public:
-  BoundLaunch(Kernel& kernel, const NDRange& range, bool localGiven, Queue& queue)
-      : args_(kernel.snapshotArgs()) {
+  BoundLaunch(Kernel& kernel, const NDRange& range, bool localGiven, Queue& queue) : args_(kernel.snapshotArgs()) {
     input.analysis = kernel.analysis();
     if (!kernel.partitionReady()) input.unsplittable = "the kernel could not be made partition-ready";
     if (kernel.writesImages())
@@ -73,10 +72,11 @@ public:
         in.size = a.mem->size();
         in.written = kernel.argWritten(i);
         in.wholeRead = kernel.argIsImage(i) && !in.written; // every device of a split holds it whole
-        in.scalar = a.mem->imageQueryBytes(); // what its get_image_* queries return
+        in.scalar = a.mem->imageQueryBytes();               // what its get_image_* queries return
         break;
       case Kernel::ArgKind::Sampler: // no bytes a region could depend on (a scalar without value)
-      case Kernel::ArgKind::Unset: break;
+      case Kernel::ArgKind::Unset:
+        break;
       }
     }
     // An indirection hint reads two elements of an index buffer: the one place the enqueue waits
@@ -89,7 +89,8 @@ public:
       if (!width || offset + width > mem.size()) return std::nullopt;
       if (auto known = mem.rememberedElement(offset, width)) return analysis::decodeScalar(known->data(), type);
       std::array<std::byte, 8> bytes{};
-      readToHost(mem.storage(), mem.toRoot(ByteRange{offset, offset + width}), bytes.data(), {}, queue, nullptr)->wait();
+      readToHost(mem.storage(), mem.toRoot(ByteRange{offset, offset + width}), bytes.data(), {}, queue, nullptr)
+          ->wait();
       // The read itself changes no holder (it goes to the caller's bytes), so the generation
       // it is remembered at is the contents' own.
       mem.rememberElement(offset, width, bytes);
@@ -287,10 +288,14 @@ FenceRef launchKernel(Queue& queue, Kernel& kernel, const NDRange& appRange, std
   // 4. Decide the shares (unless step 2 asked).
   std::optional<std::string> kernelFallback;
   if (slots > 1 && !only) {
-    if (kernel.writesImages()) kernelFallback = *input.unsplittable; // whatever the analysis said
-    else if (!input.analysis) kernelFallback = "the kernel was not analysed (program built without analysis)";
-    else if (input.analysis->unsplittableReason) kernelFallback = *input.analysis->unsplittableReason;
-    else if (input.unsplittable) kernelFallback = *input.unsplittable;
+    if (kernel.writesImages())
+      kernelFallback = *input.unsplittable; // whatever the analysis said
+    else if (!input.analysis)
+      kernelFallback = "the kernel was not analysed (program built without analysis)";
+    else if (input.analysis->unsplittableReason)
+      kernelFallback = *input.analysis->unsplittableReason;
+    else if (input.unsplittable)
+      kernelFallback = *input.unsplittable;
   }
   std::optional<std::string> fallback = kernelFallback;
   const bool splittable = slots > 1 && !only && !fallback;
@@ -316,8 +321,13 @@ FenceRef launchKernel(Queue& queue, Kernel& kernel, const NDRange& appRange, std
     request.splittable = splittable && request.groups > 1;
     decision = rt.partitioner().plan(request);
     if (slots > 1 && !only) {
-      planner::LaunchPlanner::Repeatable known{{buffers.ids.begin(), buffers.ids.end()}, appRange, range, dim,
-                                               std::move(request), splittable, kernelFallback};
+      planner::LaunchPlanner::Repeatable known{{buffers.ids.begin(), buffers.ids.end()},
+                                               appRange,
+                                               range,
+                                               dim,
+                                               std::move(request),
+                                               splittable,
+                                               kernelFallback};
       planner.remember(std::move(known));
     }
   }
@@ -347,7 +357,8 @@ FenceRef launchKernel(Queue& queue, Kernel& kernel, const NDRange& appRange, std
   for (;;) {
     launchPlan = kernel.planner().plan(input, key, groups);
     if (launchPlan.fallback) fallback = launchPlan.fallback;
-    if (log().should_log(spdlog::level::trace)) log().trace("kernel {}: {}", kernel.name(), planner::describe(launchPlan));
+    if (log().should_log(spdlog::level::trace))
+      log().trace("kernel {}: {}", kernel.name(), planner::describe(launchPlan));
     LaunchContext context{queue, kernel, bound.args(), bound.storages(), input, waits, decision.launchId};
     done = executePlan(context, launchPlan);
     if (done.ran()) break;
@@ -374,7 +385,8 @@ FenceRef launchKernel(Queue& queue, Kernel& kernel, const NDRange& appRange, std
   if (launchPlan.split())
     rt.partitioner().reportSplitHostTime(
         unsigned(done.subKernels.size()),
-        uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - planned).count()));
+        uint64_t(
+            std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - planned).count()));
 
   // 7. Record the launch.
   const bool measured = decision.measure && !launchPlan.remapped && !remapped;

@@ -61,8 +61,7 @@ public:
     }
     // No device accepted its whole sub-kernel (one ran part of its pieces): nowhere to rerun the
     // rejected slices; the launch has partly run.
-    if (std::none_of(fences_.begin(), fences_.end(), [](const FenceRef& f) { return f != nullptr; }))
-      rejected.clear();
+    if (std::none_of(fences_.begin(), fences_.end(), [](const FenceRef& f) { return f != nullptr; })) rejected.clear();
     for (size_t i : rejected) runElsewhere(i);
     publish();
     return std::move(out_);
@@ -162,24 +161,30 @@ private:
       // wait for it from other queues, and without one each wait would enqueue a marker
       // behind it (on NVIDIA a marker on a profiling queue costs ~8 us of host time; the
       // gpu1-twice traces had 2.3 per split launch).
-      err = launch(sk.offset, sk.global, plan_.split(), [&](device::WaitList& wl) {
-        for (const auto& use : sk.uses) {
-          storage(use.buffer).addValidAfter(device, use.need, wl);
-          RangeSet scratch;
-          if (use.writes()) storage(use.buffer).addWriteHazards(device, changedBytes(use, scratch), wl);
-        }
-      }, f);
+      err = launch(
+          sk.offset, sk.global, plan_.split(),
+          [&](device::WaitList& wl) {
+            for (const auto& use : sk.uses) {
+              storage(use.buffer).addValidAfter(device, use.need, wl);
+              RangeSet scratch;
+              if (use.writes()) storage(use.buffer).addWriteHazards(device, changedBytes(use, scratch), wl);
+            }
+          },
+          f);
     } else {
       for (const auto& piece : sk.pieces) {
         FenceRef pf;
         // A boundary piece gets an event of its own: the halo's move waits for it, not for a
         // marker behind the interior.
-        err = launch(piece.offset, piece.global, piece.boundary, [&](device::WaitList& wl) {
-          for (const auto& use : piece.uses) {
-            storage(use.buffer).addValidAfter(device, use.read, wl);
-            if (!use.write.empty()) storage(use.buffer).addWriteHazards(device, use.write, wl);
-          }
-        }, pf);
+        err = launch(
+            piece.offset, piece.global, piece.boundary,
+            [&](device::WaitList& wl) {
+              for (const auto& use : piece.uses) {
+                storage(use.buffer).addValidAfter(device, use.read, wl);
+                if (!use.write.empty()) storage(use.buffer).addWriteHazards(device, use.write, wl);
+              }
+            },
+            pf);
         if (err != CL_SUCCESS) break;
         for (const auto& use : piece.uses) {
           storage(use.buffer).noteRead(device, use.read, pf);
@@ -261,8 +266,8 @@ private:
           RangeSet mine = merge.region.intersected(use.atomic);
           if (mine.empty()) continue;
           auto block = s.allocateHost(hull.size());
-          inputs.push_back(s.readFromSlot(mine, ranOn_[i], block->data(), hull.lo, {fences_[i]}, launch_.queue,
-                                          &out_.transfers));
+          inputs.push_back(
+              s.readFromSlot(mine, ranOn_[i], block->data(), hull.lo, {fences_[i]}, launch_.queue, &out_.transfers));
           partials.emplace_back(block, mine);
         }
       }
@@ -321,7 +326,7 @@ private:
   std::vector<unsigned> ranOn_;
   std::vector<FenceRef> fences_;
   std::vector<std::vector<FenceRef>> pieces_; // per sub-kernel, its pieces' fences (if cut)
-  bool partlyRan_ = false; // the sub-kernel being enqueued failed after some of its pieces
+  bool partlyRan_ = false;                    // the sub-kernel being enqueued failed after some of its pieces
 };
 
 } // namespace

@@ -24,7 +24,7 @@ struct LaunchContext {
   const std::vector<buffer::BufferStorage*>& storages; // by the plan's buffer index
   const planner::LaunchInput& input;
   const std::vector<device::FenceRef>& waits; // the application's wait list and the queue's barrier
-  uint64_t launchId = 0;                       // the partitioner's id (producer of written bytes)
+  uint64_t launchId = 0;                      // the partitioner's id (producer of written bytes)
 };
 
 struct Execution {

@@ -77,9 +77,8 @@ bool residentOn(const Kernel& kernel, const LaunchBuffers& buffers, unsigned slo
 }
 
 device::FenceRef launchResident(Queue& queue, Kernel& kernel, const analysis::NDRange& range,
-                                const LaunchBuffers& buffers, unsigned slot,
-                                const std::vector<device::FenceRef>& waits, const ResidentRecord& record,
-                                bool profiled) {
+                                const LaunchBuffers& buffers, unsigned slot, const std::vector<device::FenceRef>& waits,
+                                const ResidentRecord& record, bool profiled) {
   auto& rt = Runtime::get();
   cl_command_queue real = queue.realQueue(slot);
   const auto& slotContext = queue.slot(slot);
@@ -92,8 +91,10 @@ device::FenceRef launchResident(Queue& queue, Kernel& kernel, const analysis::ND
   for (cl_uint i = 0; i < buffers.mems.size(); ++i) {
     if (!buffers.mems[i]) continue;
     auto& storage = buffers.mems[i]->storage();
-    if (kernel.argWritten(i)) storage.addWriteHazards(slot, wl);
-    else wl.add(storage.validAfter(slot));
+    if (kernel.argWritten(i))
+      storage.addWriteHazards(slot, wl);
+    else
+      wl.add(storage.validAfter(slot));
   }
 
   const bool timed = record.measure || profiled || rt.commandsTimed();

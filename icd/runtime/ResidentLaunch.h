@@ -37,7 +37,7 @@ bool residentOn(const Kernel& kernel, const LaunchBuffers& buffers, unsigned slo
 struct ResidentRecord {
   uint64_t launchId = 0;
   bool measure = false;
-  uint64_t groups = 0; // for the run report and the partitioner (0: not asked for)
+  uint64_t groups = 0;                   // for the run report and the partitioner (0: not asked for)
   const std::string* fallback = nullptr; // why a launch meant for several devices ran whole
   // The enqueue may be left to the submission thread (device/Submission.h) when nothing needs
   // the command's event now. The one-device path allows it; the others make vendor calls of
@@ -45,8 +45,7 @@ struct ResidentRecord {
   bool mayDefer = false;
 };
 device::FenceRef launchResident(Queue& queue, Kernel& kernel, const analysis::NDRange& range,
-                                const LaunchBuffers& buffers, unsigned slot,
-                                const std::vector<device::FenceRef>& waits, const ResidentRecord& record,
-                                bool profiled);
+                                const LaunchBuffers& buffers, unsigned slot, const std::vector<device::FenceRef>& waits,
+                                const ResidentRecord& record, bool profiled);
 
 } // namespace clsplit::icd::runtime

@@ -14,9 +14,9 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdio>
-#include <string_view>
 #include <fstream>
 #include <sstream>
+#include <string_view>
 
 namespace clsplit::icd::runtime {
 
@@ -29,7 +29,6 @@ const std::string& mostFrequent(const std::vector<std::pair<std::string, uint64_
     if (r.second > best->second) best = &r;
   return best->first;
 }
-
 
 std::string list(const std::vector<uint64_t>& v) {
   std::string s = "[";
@@ -60,8 +59,8 @@ void RunReport::account(KernelStats& kernel, unsigned slot, size_t launch, uint6
   --inFlight_;
 }
 
-void RunReport::noteLaunch(const std::string& kernel, const std::vector<uint64_t>& groupsPerSlot,
-                           bool split, const std::optional<std::string>& fallbackReason,
+void RunReport::noteLaunch(const std::string& kernel, const std::vector<uint64_t>& groupsPerSlot, bool split,
+                           const std::optional<std::string>& fallbackReason,
                            const std::vector<std::pair<unsigned, device::FenceRef>>& subKernels,
                            const buffer::TransferLog& transfers, bool boundaryFirst, bool resident) {
   if (!enabled_) return;
@@ -89,9 +88,12 @@ void RunReport::noteLaunch(const std::string& kernel, const std::vector<uint64_t
     if (fallbackReason && !split) {
       auto& reasons = k.fallbackReasons;
       auto it = std::find_if(reasons.begin(), reasons.end(), [&](const auto& r) { return r.first == *fallbackReason; });
-      if (it != reasons.end()) ++it->second;
-      else if (reasons.size() < kMaxReasons) reasons.emplace_back(*fallbackReason, 1);
-      else ++reasons.back().second;
+      if (it != reasons.end())
+        ++it->second;
+      else if (reasons.size() < kMaxReasons)
+        reasons.emplace_back(*fallbackReason, 1);
+      else
+        ++reasons.back().second;
     }
     for (unsigned s = 0; s < groupsPerSlot.size() && s < slots_; ++s) k.groups[s] += groupsPerSlot[s];
     if (timed)
@@ -121,9 +123,15 @@ void RunReport::noteTransfers(const buffer::TransferLog& log) {
   for (const auto& t : log) {
     ++transferCount_;
     switch (t.kind) {
-    case buffer::TransferKind::HostToDevice: h2d_[t.to] += t.bytes; break;
-    case buffer::TransferKind::DeviceToHost: d2h_[t.from] += t.bytes; break;
-    case buffer::TransferKind::DeviceToDevice: d2d_[t.to] += t.bytes; break;
+    case buffer::TransferKind::HostToDevice:
+      h2d_[t.to] += t.bytes;
+      break;
+    case buffer::TransferKind::DeviceToHost:
+      d2h_[t.from] += t.bytes;
+      break;
+    case buffer::TransferKind::DeviceToDevice:
+      d2d_[t.to] += t.bytes;
+      break;
     }
   }
 }
@@ -147,31 +155,26 @@ std::string RunReport::json(const std::string& partitionerJson) const {
   bool first = true;
   for (const auto& [name, k] : kernels_) {
     out << (first ? "" : ",") << "\n    " << jsonString(name) << ": {\"launches\": " << k.launches
-        << ", \"split_launches\": " << k.splitLaunches
-        << ", \"boundary_first_launches\": " << k.boundaryFirstLaunches
+        << ", \"split_launches\": " << k.splitLaunches << ", \"boundary_first_launches\": " << k.boundaryFirstLaunches
         << ", \"resident_launches\": " << k.residentLaunches << ", \"fallback_reason\": "
         << (k.fallbackReasons.empty() ? "null" : jsonString(mostFrequent(k.fallbackReasons)))
         << ", \"fallback_reasons\": {";
     for (size_t r = 0; r < k.fallbackReasons.size(); ++r)
       out << (r ? ", " : "") << jsonString(k.fallbackReasons[r].first) << ": " << k.fallbackReasons[r].second;
     out << "}"
-        << ", \"groups_per_device\": " << list(k.groups)
-        << ", \"time_ns_per_device\": " << list(k.timeNs) << "}";
+        << ", \"groups_per_device\": " << list(k.groups) << ", \"time_ns_per_device\": " << list(k.timeNs) << "}";
     first = false;
   }
   out << "\n  },\n  \"launches\": [";
-  auto slotList = [&](const uint64_t* values) {
-    return list(std::vector<uint64_t>(values, values + slots_));
-  };
+  auto slotList = [&](const uint64_t* values) { return list(std::vector<uint64_t>(values, values + slots_)); };
   for (size_t i = 0; i < launchKernels_.size(); ++i) {
     const uint64_t* values = &launchValues_[i * 3 * slots_];
     out << (i ? "," : "") << "\n    {\"kernel\": " << jsonString(launchKernels_[i]->name)
         << ", \"groups\": " << slotList(values) << ", \"time_ns\": " << slotList(values + slots_)
         << ", \"bytes_in\": " << slotList(values + 2 * slots_) << "}";
   }
-  out << "\n  ],\n  \"transfers\": {\"count\": " << transferCount_
-      << ", \"host_to_device_bytes\": " << list(h2d_) << ", \"device_to_host_bytes\": " << list(d2h_)
-      << ", \"device_to_device_bytes\": " << list(d2d_) << "},\n";
+  out << "\n  ],\n  \"transfers\": {\"count\": " << transferCount_ << ", \"host_to_device_bytes\": " << list(h2d_)
+      << ", \"device_to_host_bytes\": " << list(d2h_) << ", \"device_to_device_bytes\": " << list(d2d_) << "},\n";
   const auto pinned = buffer::PinnedPool::processTotals();
   out << "  \"pinned_host\": {\"peak_bytes\": " << pinned.pinnedBytes << ", \"buffers_made\": " << pinned.buffersMade
       << ", \"lends\": " << pinned.lends << ", \"misses\": " << pinned.misses << ", \"slabs\": " << pinned.slabs
@@ -198,7 +201,8 @@ std::string RunReport::json(const std::string& partitionerJson) const {
 #define CLSPLIT_UNSUPPORTED(name, code) addSlot(#name, offsetof(cl_icd_dispatch, name));
   auto addSlot = [&](const char* name, size_t offset) {
     const size_t i = offset / sizeof(void*);
-    if (uint64_t n = device::DriverClock::callsBySlot[i].load()) bySlot.push_back({name, n, device::DriverClock::nsBySlot[i].load()});
+    if (uint64_t n = device::DriverClock::callsBySlot[i].load())
+      bySlot.push_back({name, n, device::DriverClock::nsBySlot[i].load()});
   };
 #include "icd/api/ApiTable.def"
 #undef CLSPLIT_API
@@ -209,9 +213,9 @@ std::string RunReport::json(const std::string& partitionerJson) const {
     out << (i ? "," : "") << "\n    {\"function\": " << jsonString(bySlot[i].name) << ", \"calls\": " << bySlot[i].calls
         << ", \"ns\": " << bySlot[i].ns << "}";
   out << "\n  ],\n";
-  out << "  \"driver_callbacks\": {\"calls\": " << device::DriverClock::callbacks.load() << ", \"ns\": "
-      << device::DriverClock::callbackNs.load() << ", \"max_ns\": " << device::DriverClock::callbackMaxNs.load()
-      << "},\n";
+  out << "  \"driver_callbacks\": {\"calls\": " << device::DriverClock::callbacks.load()
+      << ", \"ns\": " << device::DriverClock::callbackNs.load()
+      << ", \"max_ns\": " << device::DriverClock::callbackMaxNs.load() << "},\n";
   out << "  \"partitioner\": " << (partitionerJson.empty() ? "null" : partitionerJson) << "\n}\n";
   return out.str();
 }
@@ -221,23 +225,20 @@ std::string RunReport::summary() const {
   std::lock_guard lock(mutex_);
   std::ostringstream out;
   out << "clsplit summary (strategy " << rt.strategyName() << ")\n";
-  for (const auto& s : rt.slots())
-    out << "  device " << s.slot << ": " << s.device->name << "\n";
+  for (const auto& s : rt.slots()) out << "  device " << s.slot << ": " << s.device->name << "\n";
   char line[256];
-  std::snprintf(line, sizeof line, "  %-28s %9s %9s  %s\n", "kernel", "launches", "split",
-                "groups / ms per device");
+  std::snprintf(line, sizeof line, "  %-28s %9s %9s  %s\n", "kernel", "launches", "split", "groups / ms per device");
   out << line;
   for (const auto& [name, k] : kernels_) {
     std::string perDevice;
     for (unsigned s = 0; s < slots_; ++s) {
       char cell[64];
-      std::snprintf(cell, sizeof cell, "%s%llu/%.2f", s ? "  " : "",
-                    static_cast<unsigned long long>(k.groups[s]), k.timeNs[s] / 1e6);
+      std::snprintf(cell, sizeof cell, "%s%llu/%.2f", s ? "  " : "", static_cast<unsigned long long>(k.groups[s]),
+                    k.timeNs[s] / 1e6);
       perDevice += cell;
     }
     std::snprintf(line, sizeof line, "  %-28.28s %9llu %9llu  ", name.c_str(),
-                  static_cast<unsigned long long>(k.launches),
-                  static_cast<unsigned long long>(k.splitLaunches));
+                  static_cast<unsigned long long>(k.launches), static_cast<unsigned long long>(k.splitLaunches));
     out << line << perDevice << "\n";
     for (const auto& [reason, count] : k.fallbackReasons)
       out << "      not split (" << count << "x): " << reason << "\n";

@@ -25,8 +25,8 @@ public:
   // One launch: groups per slot (all zero but one when unsplit), why it was not split (if it
   // was not), and the sub-kernel fences whose device time is accumulated when they complete;
   // `resident`: it ran as is on a device holding all its data (ResidentLaunch.h).
-  void noteLaunch(const std::string& kernel, const std::vector<uint64_t>& groupsPerSlot,
-                  bool split, const std::optional<std::string>& fallbackReason,
+  void noteLaunch(const std::string& kernel, const std::vector<uint64_t>& groupsPerSlot, bool split,
+                  const std::optional<std::string>& fallbackReason,
                   const std::vector<std::pair<unsigned, device::FenceRef>>& subKernels,
                   const buffer::TransferLog& transfers, bool boundaryFirst = false, bool resident = false);
   void noteTransfers(const buffer::TransferLog& log);
@@ -62,7 +62,7 @@ private:
   mutable std::mutex mutex_;
   // Stable addresses: completion callbacks hold a KernelStats*, not a copy of the name.
   std::map<std::string, KernelStats, std::less<>> kernels_;
-  size_t inFlight_ = 0; // sub-kernels whose device time has not arrived yet
+  size_t inFlight_ = 0;                   // sub-kernels whose device time has not arrived yet
   std::vector<uint64_t> h2d_, d2h_, d2d_; // bytes by slot (destination for h2d/d2d, source for d2h)
   uint64_t transferCount_ = 0;
 };

@@ -48,8 +48,8 @@ Runtime::Runtime() : settings_(&Settings::process()) {
   for (unsigned index : chosen) {
     const auto& d = vendors_.devices()[index];
     if (!slots_.empty() && d.addressBits != slots_.front().device->addressBits) {
-      log().warn("device {} ({}) has {}-bit addresses, unlike device {}: not used", d.index,
-                 d.name, d.addressBits, slots_.front().device->index);
+      log().warn("device {} ({}) has {}-bit addresses, unlike device {}: not used", d.index, d.name, d.addressBits,
+                 slots_.front().device->index);
       continue;
     }
     slots_.push_back({static_cast<unsigned>(slots_.size()), &d, d.platform});
@@ -104,9 +104,11 @@ void Runtime::chooseStrategy() {
     if (spec->singleDeviceNamed) {
       auto named = std::find_if(slots_.begin(), slots_.end(),
                                 [&](const DeviceSlot& s) { return s.device->index == spec->singleDevice; });
-      if (named != slots_.end()) singleSlot_ = named->slot;
-      else log().error("CLSPLIT_STRATEGY={}: device {} is not selected; using slot {}", text,
-                       spec->singleDevice, singleSlot_);
+      if (named != slots_.end())
+        singleSlot_ = named->slot;
+      else
+        log().error("CLSPLIT_STRATEGY={}: device {} is not selected; using slot {}", text, spec->singleDevice,
+                    singleSlot_);
     }
     spec->singleDevice = singleSlot_;
   }
@@ -144,14 +146,16 @@ partition::Partitioner& Runtime::makePartitioner() {
       const std::string& ms = settings_->value("CLSPLIT_SAMPLE_MS");
       char* end = nullptr;
       const double value = std::strtod(ms.c_str(), &end);
-      if (!ms.empty() && !*end && value >= 0 && std::isfinite(value)) options.minSampleIntervalNs = value * 1e6;
-      else log().warn("CLSPLIT_SAMPLE_MS={} is not a number of milliseconds; using {}", ms, options.minSampleIntervalNs / 1e6);
+      if (!ms.empty() && !*end && value >= 0 && std::isfinite(value))
+        options.minSampleIntervalNs = value * 1e6;
+      else
+        log().warn("CLSPLIT_SAMPLE_MS={} is not a number of milliseconds; using {}", ms,
+                   options.minSampleIntervalNs / 1e6);
     }
     partitioner_ = partition::makePartitioner(std::move(devices), strategy_, options);
     const std::string& profile = settings_->value("CLSPLIT_PROFILE");
     if (!profile.empty()) {
-      if (partitioner_->loadProfile(profile))
-        log().info("warm start: loaded the performance model from {}", profile);
+      if (partitioner_->loadProfile(profile)) log().info("warm start: loaded the performance model from {}", profile);
       std::atexit([] { // the model learned by this run, for the next one
         // Without the measurements still in flight: no vendor calls at exit (a vendor may have
         // torn down its thread-local state already; Oclgrind has).
@@ -165,9 +169,7 @@ partition::Partitioner& Runtime::makePartitioner() {
   return *partitioner_;
 }
 
-std::string Runtime::partitionerJson() {
-  return partitioner_ ? partitioner_->reportJson() : std::string();
-}
+std::string Runtime::partitionerJson() { return partitioner_ ? partitioner_->reportJson() : std::string(); }
 
 bool Runtime::commandsTimed() {
   if (commandsTimedKnown_.load(std::memory_order_acquire)) return commandsTimed_;
@@ -193,8 +195,7 @@ RunReport& Runtime::report() {
 
 void Runtime::recordLaunch(uint64_t launchId, bool measured,
                            const std::vector<std::pair<unsigned, device::FenceRef>>& subKernels,
-                           const std::vector<uint64_t>& groupsPerSlot,
-                           const buffer::TransferLog& transfers) {
+                           const std::vector<uint64_t>& groupsPerSlot, const buffer::TransferLog& transfers) {
   auto& p = partitioner();
   // An unmeasured launch tells nothing, volumes included (their zero observations come with
   // the kernel times).
@@ -206,29 +207,32 @@ void Runtime::recordLaunch(uint64_t launchId, bool measured,
   // complete (harvestMeasurements); a split one from the completion callbacks (whenComplete).
   const bool polled = subKernels.size() <= 1;
   for (const auto& [slot, fence] : subKernels)
-    whenComplete(fence, [fence = fence, &p, launchId, slot = slot, groups = groupsPerSlot[slot]](cl_int status) {
-      // A sub-kernel launched in pieces (boundary first) took the sum of its pieces' times.
-      const auto commands = device::realCommandsOf(fence);
-      uint64_t ns = 0, enqueued = UINT64_MAX;
-      for (auto* real : commands) {
-        const uint64_t piece = status == CL_COMPLETE ? real->durationNs() : 0;
-        if (!piece) return;
-        ns += piece;
-        enqueued = std::min(enqueued, real->enqueuedAtNs());
-      }
-      if (!ns) return;
-      uint64_t start = UINT64_MAX, end = 0; // on the host clock: whether the devices ran at once
-      if (!fence->profile(start, end)) start = end = 0;
-      p.reportKernelTime(launchId, slot, groups, ns, start, end, enqueued == UINT64_MAX ? 0 : enqueued);
-    }, polled);
+    whenComplete(
+        fence,
+        [fence = fence, &p, launchId, slot = slot, groups = groupsPerSlot[slot]](cl_int status) {
+          // A sub-kernel launched in pieces (boundary first) took the sum of its pieces' times.
+          const auto commands = device::realCommandsOf(fence);
+          uint64_t ns = 0, enqueued = UINT64_MAX;
+          for (auto* real : commands) {
+            const uint64_t piece = status == CL_COMPLETE ? real->durationNs() : 0;
+            if (!piece) return;
+            ns += piece;
+            enqueued = std::min(enqueued, real->enqueuedAtNs());
+          }
+          if (!ns) return;
+          uint64_t start = UINT64_MAX, end = 0; // on the host clock: whether the devices ran at once
+          if (!fence->profile(start, end)) start = end = 0;
+          p.reportKernelTime(launchId, slot, groups, ns, start, end, enqueued == UINT64_MAX ? 0 : enqueued);
+        },
+        polled);
   for (const auto& t : transfers) {
     auto direction = t.kind == buffer::TransferKind::HostToDevice   ? partition::Direction::HostToDevice
                      : t.kind == buffer::TransferKind::DeviceToHost ? partition::Direction::DeviceToHost
                                                                     : partition::Direction::DeviceToDevice;
     unsigned slot = static_cast<unsigned>(t.to >= 0 ? t.to : t.from);
-    measureWhenDone(t.fence, [&p, slot, direction, bytes = t.bytes](uint64_t ns) {
-      p.reportTransfer(slot, direction, bytes, ns);
-    }, polled);
+    measureWhenDone(
+        t.fence, [&p, slot, direction, bytes = t.bytes](uint64_t ns) { p.reportTransfer(slot, direction, bytes, ns); },
+        polled);
   }
 }
 
@@ -288,18 +292,20 @@ bool Runtime::harvestMeasurements(size_t budget) {
 
 void Runtime::measureWhenDone(const device::FenceRef& fence, std::function<void(uint64_t)> report, bool polled) {
   if (!fence) return;
-  whenComplete(fence, [fence, report = std::move(report)](cl_int status) {
-    auto* real = dynamic_cast<device::RealEventFence*>(fence.get());
-    uint64_t ns = real && status == CL_COMPLETE ? real->durationNs() : 0;
-    if (ns) report(ns); // host-staged work has no device time
-  }, polled);
+  whenComplete(
+      fence,
+      [fence, report = std::move(report)](cl_int status) {
+        auto* real = dynamic_cast<device::RealEventFence*>(fence.get());
+        uint64_t ns = real && status == CL_COMPLETE ? real->durationNs() : 0;
+        if (ns) report(ns); // host-staged work has no device time
+      },
+      polled);
 }
 
 std::vector<unsigned> Runtime::platformsInUse() const {
   std::vector<unsigned> platforms;
   for (const auto& s : slots_)
-    if (std::find(platforms.begin(), platforms.end(), s.platform) == platforms.end())
-      platforms.push_back(s.platform);
+    if (std::find(platforms.begin(), platforms.end(), s.platform) == platforms.end()) platforms.push_back(s.platform);
   return platforms;
 }
 

@@ -16,7 +16,9 @@
 #include <string>
 #include <vector>
 
-namespace clsplit::partition { class Partitioner; }
+namespace clsplit::partition {
+class Partitioner;
+}
 
 namespace clsplit::icd::runtime {
 

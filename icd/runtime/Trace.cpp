@@ -21,9 +21,12 @@ constexpr int kHostTrack = 0;
 int kernelTrack(unsigned slot) { return 1 + 4 * static_cast<int>(slot); }
 int transferTrack(const buffer::TransferRecord& t) {
   switch (t.kind) {
-  case buffer::TransferKind::HostToDevice: return 2 + 4 * t.to;
-  case buffer::TransferKind::DeviceToHost: return 3 + 4 * t.from;
-  case buffer::TransferKind::DeviceToDevice: return 4 + 4 * t.to;
+  case buffer::TransferKind::HostToDevice:
+    return 2 + 4 * t.to;
+  case buffer::TransferKind::DeviceToHost:
+    return 3 + 4 * t.from;
+  case buffer::TransferKind::DeviceToDevice:
+    return 4 + 4 * t.to;
   }
   return kHostTrack;
 }
@@ -55,10 +58,14 @@ std::string Trace::trackName(int track) const {
   std::string device = slot < slots.size() ? slots[slot].device->name : "?";
   std::string prefix = "device " + std::to_string(slot) + " " + device;
   switch ((track - 1) % 4) {
-  case 0: return prefix + ": kernels";
-  case 1: return prefix + ": host->device";
-  case 2: return prefix + ": device->host";
-  default: return prefix + ": device->device (in)";
+  case 0:
+    return prefix + ": kernels";
+  case 1:
+    return prefix + ": host->device";
+  case 2:
+    return prefix + ": device->host";
+  default:
+    return prefix + ": device->device (in)";
   }
 }
 
@@ -67,8 +74,8 @@ void Trace::hostSpan(const std::string& name, uint64_t startNs, uint64_t endNs, 
   records_.push_back({kHostTrack, name, std::move(args), false, startNs, endNs});
 }
 
-void Trace::subKernel(unsigned slot, const std::string& kernel, uint64_t groupBegin,
-                      uint64_t groupEnd, const device::FenceRef& fence) {
+void Trace::subKernel(unsigned slot, const std::string& kernel, uint64_t groupBegin, uint64_t groupEnd,
+                      const device::FenceRef& fence) {
   std::ostringstream args;
   args << "\"groups\": [" << groupBegin << ", " << groupEnd << "]";
   addDeviceRecord(kernelTrack(slot), kernel, args.str(), fence);

@@ -28,10 +28,10 @@ public:
 
 private:
   struct Record {
-    int track;              // see trackName()
+    int track; // see trackName()
     std::string name;
-    std::string args;       // JSON object body, without braces
-    bool onDevice = false;  // device commands: timed when they complete
+    std::string args;      // JSON object body, without braces
+    bool onDevice = false; // device commands: timed when they complete
     uint64_t startNs = 0, endNs = 0;
   };
   void addDeviceRecord(int track, std::string name, std::string args, const device::FenceRef& fence);

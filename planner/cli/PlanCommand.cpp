@@ -34,7 +34,8 @@ std::vector<uint64_t> numbers(const std::string& text, const char* what) {
       throw Usage{std::string("bad ") + what + " '" + text + "'"};
     }
   }
-  if (out.empty() || out.size() > 3 && std::string(what) != "groups") throw Usage{std::string("bad ") + what + " '" + text + "'"};
+  if (out.empty() || out.size() > 3 && std::string(what) != "groups")
+    throw Usage{std::string("bad ") + what + " '" + text + "'"};
   return out;
 }
 
@@ -62,11 +63,16 @@ Launch parseLaunch(const std::string& spec) {
     auto eq = word.find('=');
     if (eq == std::string::npos || eq == 0) throw Usage{"bad launch item '" + word + "' (NAME=VALUE)"};
     std::string name = word.substr(0, eq), value = word.substr(eq + 1);
-    if (name == "gws") gws = numbers(value, "gws");
-    else if (name == "lws") lws = numbers(value, "lws");
-    else if (name == "offset") offset = numbers(value, "offset");
-    else if (name == "groups") l.groups = numbers(value, "groups");
-    else l.args[name] = value;
+    if (name == "gws")
+      gws = numbers(value, "gws");
+    else if (name == "lws")
+      lws = numbers(value, "lws");
+    else if (name == "offset")
+      offset = numbers(value, "offset");
+    else if (name == "groups")
+      l.groups = numbers(value, "groups");
+    else
+      l.args[name] = value;
   }
   if (gws.empty()) throw Usage{"launch of " + l.kernel + ": gws= is required"};
   l.range.dims = static_cast<uint32_t>(gws.size());
@@ -126,7 +132,8 @@ public:
       switch (arg.kind) {
       case analysis::ArgKind::GlobalBuffer:
       case analysis::ArgKind::ConstantBuffer: {
-        auto named = std::find_if(names_.begin(), names_.end(), [&](const NamedBuffer& n) { return n.name == it->second; });
+        auto named =
+            std::find_if(names_.begin(), names_.end(), [&](const NamedBuffer& n) { return n.name == it->second; });
         if (named == names_.end()) throw Usage{"launch of " + l.kernel + ": no buffer '" + it->second + "' (--buffer)"};
         in.kind = ArgInput::Kind::Buffer;
         in.buffer = named->index;
@@ -154,7 +161,8 @@ public:
     if (groups.empty()) // an even split of the split dimension
       groups = partition::ratiosToGroups(std::vector<double>(devices_.size(), 1.0), input.range.groups(dim));
     if (groups.size() != devices_.size())
-      throw Usage{"launch of " + l.kernel + ": groups= needs one count per device (" + std::to_string(devices_.size()) + ")"};
+      throw Usage{"launch of " + l.kernel + ": groups= needs one count per device (" + std::to_string(devices_.size()) +
+                  ")"};
     LaunchPlan plan = planner_.plan(input, key, groups);
     std::vector<std::string> bufferNames;
     for (const auto& n : names_) bufferNames.push_back(n.name);
@@ -176,7 +184,8 @@ private:
 std::string planUsage() {
   return "usage: clsplit plan FILE.cl [--options \"BUILD OPTIONS\"] [--devices N] [--links discrete|unified|same]\n"
          "                    --buffer NAME=BYTES[:host|:undefined]...\n"
-         "                    --launch \"KERNEL gws=X[,Y[,Z]] [lws=...] [offset=...] [groups=G0,G1,...] ARG=VALUE...\"...\n"
+         "                    --launch \"KERNEL gws=X[,Y[,Z]] [lws=...] [offset=...] [groups=G0,G1,...] "
+         "ARG=VALUE...\"...\n"
          "                    [--repeat N]\n"
          "  Plans each launch as clsplit would (without devices), prints the plan and applies its effects\n"
          "  to the simulated buffers before the next, so later plans show what moves in steady state.\n"
@@ -190,7 +199,8 @@ std::string planUsage() {
          "  --repeat N       runs the sequence of launches N times (default 1)\n";
 }
 
-int runPlanCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err, const Analyzer& analyze) {
+int runPlanCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err,
+                   const Analyzer& analyze) {
   try {
     std::string file, options, links = "discrete";
     unsigned devices = 2, repeat = 1;
@@ -206,25 +216,38 @@ int runPlanCommand(const std::vector<std::string>& args, std::ostream& out, std:
         out << planUsage();
         return 0;
       }
-      if (a == "--options") options = value();
-      else if (a == "--devices") devices = static_cast<unsigned>(numbers(value(), "--devices").front());
-      else if (a == "--links") links = value();
-      else if (a == "--buffer") buffers.push_back(value());
-      else if (a == "--launch") launches.push_back(value());
-      else if (a == "--repeat") repeat = static_cast<unsigned>(numbers(value(), "--repeat").front());
-      else if (!a.empty() && a[0] == '-') throw Usage{"unknown option " + a};
-      else if (file.empty()) file = a;
-      else throw Usage{"more than one program file"};
+      if (a == "--options")
+        options = value();
+      else if (a == "--devices")
+        devices = static_cast<unsigned>(numbers(value(), "--devices").front());
+      else if (a == "--links")
+        links = value();
+      else if (a == "--buffer")
+        buffers.push_back(value());
+      else if (a == "--launch")
+        launches.push_back(value());
+      else if (a == "--repeat")
+        repeat = static_cast<unsigned>(numbers(value(), "--repeat").front());
+      else if (!a.empty() && a[0] == '-')
+        throw Usage{"unknown option " + a};
+      else if (file.empty())
+        file = a;
+      else
+        throw Usage{"more than one program file"};
     }
     if (file.empty()) throw Usage{"no program file"};
     if (launches.empty()) throw Usage{"no --launch"};
     if (devices < 1 || devices > 16) throw Usage{"--devices takes 1 to 16"};
     std::vector<DeviceTraits> traits(devices);
     for (unsigned d = 0; d < devices; ++d) {
-      if (links == "discrete") traits[d] = {d, false, d};
-      else if (links == "unified") traits[d] = {0, true, d};
-      else if (links == "same") traits[d] = {0, false, 0};
-      else throw Usage{"--links takes discrete, unified or same"};
+      if (links == "discrete")
+        traits[d] = {d, false, d};
+      else if (links == "unified")
+        traits[d] = {0, true, d};
+      else if (links == "same")
+        traits[d] = {0, false, 0};
+      else
+        throw Usage{"--links takes discrete, unified or same"};
     }
     std::ifstream in(file);
     if (!in) throw Usage{"cannot read " + file};

@@ -6,13 +6,13 @@
 
 #include <cstdio>
 
-#define CHECK(call)                                                                                \
-  do {                                                                                             \
-    cl_int err_ = (call);                                                                          \
-    if (err_ != CL_SUCCESS) {                                                                      \
-      std::fprintf(stderr, "%s failed: %d\n", #call, err_);                                        \
-      return 3;                                                                                    \
-    }                                                                                              \
+#define CHECK(call)                                                                                                    \
+  do {                                                                                                                 \
+    cl_int err_ = (call);                                                                                              \
+    if (err_ != CL_SUCCESS) {                                                                                          \
+      std::fprintf(stderr, "%s failed: %d\n", #call, err_);                                                            \
+      return 3;                                                                                                        \
+    }                                                                                                                  \
   } while (0)
 
 struct SingleDeviceProgram {

@@ -37,8 +37,10 @@ int main(int argc, char** argv) {
   bool chained = false;
   const int n = 1 << 16, slab = 64, slabs = n / slab;
   for (int i = 1; i < argc; ++i)
-    if (!std::strcmp(argv[i], "--launches") && i + 1 < argc) launches = std::atoi(argv[++i]);
-    else if (!std::strcmp(argv[i], "--chained")) chained = true;
+    if (!std::strcmp(argv[i], "--launches") && i + 1 < argc)
+      launches = std::atoi(argv[++i]);
+    else if (!std::strcmp(argv[i], "--chained"))
+      chained = true;
   SingleDeviceProgram cl;
   CHECK(cl.open(kSource));
   cl_int err;
@@ -49,7 +51,8 @@ int main(int argc, char** argv) {
   std::vector<float> host(n, 1.0f);
   cl_mem in = clCreateBuffer(cl.context, CL_MEM_READ_WRITE, n * sizeof(float), nullptr, &err);
   CHECK(err);
-  cl_mem out = clCreateBuffer(cl.context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, n * sizeof(float), host.data(), &err);
+  cl_mem out =
+      clCreateBuffer(cl.context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, n * sizeof(float), host.data(), &err);
   CHECK(err);
   const size_t all = n, local = 64, one = slab;
   cl_mem partial = clCreateBuffer(cl.context, CL_MEM_READ_WRITE, slab * sizeof(float), nullptr, &err);
@@ -80,8 +83,8 @@ int main(int argc, char** argv) {
     cl_int s = l % (slabs / 4);
     CHECK(clSetKernelArg(bump, 2, sizeof s, &s));
     cl_event done = nullptr;
-    CHECK(clEnqueueNDRangeKernel(cl.queue, bump, 1, nullptr, &one, &one, previous ? 1 : 0, previous ? &previous : nullptr,
-                                 chained ? &done : nullptr));
+    CHECK(clEnqueueNDRangeKernel(cl.queue, bump, 1, nullptr, &one, &one, previous ? 1 : 0,
+                                 previous ? &previous : nullptr, chained ? &done : nullptr));
     if (previous) clReleaseEvent(previous);
     previous = done;
   }

@@ -46,8 +46,8 @@ int main(int argc, char** argv) {
   const size_t global = n, local = 64;
   for (int it = 0; it < iterations; ++it) {
     if (it == 0 || it == switchAt)
-      CHECK(clEnqueueWriteBuffer(cl.queue, cost, CL_TRUE, 0, n * sizeof(int), (it < switchAt ? front : back).data(),
-                                 0, nullptr, nullptr));
+      CHECK(clEnqueueWriteBuffer(cl.queue, cost, CL_TRUE, 0, n * sizeof(int), (it < switchAt ? front : back).data(), 0,
+                                 nullptr, nullptr));
     CHECK(clEnqueueNDRangeKernel(cl.queue, kernel, 1, nullptr, &global, &local, 0, nullptr, nullptr));
     CHECK(clFinish(cl.queue)); // one time step at a time, as an iterative solver checking progress would
     if (it == switchAt - 1 || it == iterations - 1) {

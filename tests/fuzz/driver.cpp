@@ -237,8 +237,8 @@ int run(const Description& d) {
   std::vector<cl_mem> buffers;
   for (const auto& b : d.buffers) {
     auto words = initialContents(b);
-    buffers.push_back(clCreateBuffer(context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, b.count * 4,
-                                     words.data(), &err));
+    buffers.push_back(
+        clCreateBuffer(context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, b.count * 4, words.data(), &err));
     if (!ok(err, "clCreateBuffer")) return 1;
   }
   auto bufferIndex = [&](const std::string& name) -> int {
@@ -272,8 +272,7 @@ int run(const Description& d) {
   auto printHashes = [&](const char* prefix) -> bool {
     for (size_t i = 0; i < d.buffers.size(); ++i) {
       std::vector<uint32_t> words(d.buffers[i].count);
-      if (!ok(clEnqueueReadBuffer(queue, buffers[i], CL_TRUE, 0, words.size() * 4, words.data(), 0, nullptr,
-                                  nullptr),
+      if (!ok(clEnqueueReadBuffer(queue, buffers[i], CL_TRUE, 0, words.size() * 4, words.data(), 0, nullptr, nullptr),
               "clEnqueueReadBuffer"))
         return false;
       std::printf("%s%s: %zu bytes, fnv %016" PRIx64 "\n", prefix, d.buffers[i].name.c_str(), words.size() * 4,

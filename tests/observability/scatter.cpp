@@ -28,8 +28,8 @@ int main(int argc, char** argv) {
   cl_kernel kernel = clCreateKernel(program, "scatter", &err);
   CHECK(err);
   auto buffer = [&](std::vector<int>& v) {
-    cl_mem m = clCreateBuffer(env.context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, v.size() * sizeof(int),
-                              v.data(), &err);
+    cl_mem m =
+        clCreateBuffer(env.context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, v.size() * sizeof(int), v.data(), &err);
     CHECK(err);
     return m;
   };
@@ -39,8 +39,7 @@ int main(int argc, char** argv) {
   SET_ARG(kernel, 2, dOut);
   for (size_t it = 0; it < iterations; ++it)
     CHECK(clEnqueueNDRangeKernel(env.queue, kernel, 1, nullptr, &n, nullptr, 0, nullptr, nullptr));
-  CHECK(clEnqueueReadBuffer(env.queue, dOut, CL_TRUE, 0, out.size() * sizeof(int), out.data(), 0, nullptr,
-                            nullptr));
+  CHECK(clEnqueueReadBuffer(env.queue, dOut, CL_TRUE, 0, out.size() * sizeof(int), out.data(), 0, nullptr, nullptr));
   bool ok = true;
   std::vector<int> expected(2 * n, -1);
   for (size_t i = 0; i < n; ++i) expected[pos[i]] = in[i] * 2 + 1;

@@ -23,8 +23,8 @@ constexpr size_t FullCheckMaxN = 512; ///< below this, every entry is checked
 
 /// Checks got[i][j] against expected(i, j) with tolerance(i, j, expected) on \p entries.
 template <typename Expected>
-ToleranceCheck checkEntries(const char *what, const std::vector<std::pair<size_t, size_t>> &entries,
-                            const std::vector<float> &got, size_t n, Expected expected) {
+ToleranceCheck checkEntries(const char* what, const std::vector<std::pair<size_t, size_t>>& entries,
+                            const std::vector<float>& got, size_t n, Expected expected) {
   ToleranceCheck check(what);
   std::mutex merge;
   parallelFor(0, entries.size(), [&](size_t begin, size_t end) {
@@ -40,7 +40,7 @@ ToleranceCheck checkEntries(const char *what, const std::vector<std::pair<size_t
   return check;
 }
 
-int run(int argc, char **argv) {
+int run(int argc, char** argv) {
   ArgParser args(argc, argv, "Polybench 2mm (two matrix-product kernels), repeated; size = n");
   CommonOptions options = parseCommonOptions(args, 1024, 1, 16384, 3);
   args.finish();
@@ -99,18 +99,15 @@ int run(int argc, char **argv) {
   const bool all = options.FullVerification || n <= FullCheckMaxN;
   const double u = 0x1.0p-24;
   const double tmpTolerance = alpha * (n + 2) * u * 1.01 * n;
-  auto tmpCheck = checkEntries("2mm tmp", crossSample(n, SampledLines, all, options.Seed + 3),
-                               tmp, n, [&](size_t i, size_t j) {
-                                 double dot = 0;
-                                 for (size_t k = 0; k < n; ++k)
-                                   dot += static_cast<double>(a[i * n + k]) * b[k * n + j];
-                                 double value = alpha * dot;
-                                 return std::pair{value, alpha * (n + 2) * u * 1.01 * dot +
-                                                             u * value + 1e-9};
-                               });
-  auto dCheck = checkEntries(
-      "2mm D", crossSample(n, SampledLines, all, options.Seed + 5), d, n,
-      [&](size_t i, size_t j) {
+  auto tmpCheck =
+      checkEntries("2mm tmp", crossSample(n, SampledLines, all, options.Seed + 3), tmp, n, [&](size_t i, size_t j) {
+        double dot = 0;
+        for (size_t k = 0; k < n; ++k) dot += static_cast<double>(a[i * n + k]) * b[k * n + j];
+        double value = alpha * dot;
+        return std::pair{value, alpha * (n + 2) * u * 1.01 * dot + u * value + 1e-9};
+      });
+  auto dCheck =
+      checkEntries("2mm D", crossSample(n, SampledLines, all, options.Seed + 5), d, n, [&](size_t i, size_t j) {
         double dot = 0, columnSum = 0;
         for (size_t k = 0; k < n; ++k) {
           dot += static_cast<double>(tmp[i * n + k]) * c[k * n + j];
@@ -135,6 +132,6 @@ int run(int argc, char **argv) {
 
 } // namespace
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
   return guardedMain([&] { return run(argc, argv); });
 }

@@ -24,7 +24,7 @@ struct DeviceMatrix {
   Buffer RowPtr, Cols, Values;
 };
 
-DeviceMatrix upload(const Session &session, const CsrMatrix &m) {
+DeviceMatrix upload(const Session& session, const CsrMatrix& m) {
   DeviceMatrix d{session.createBuffer(CL_MEM_READ_ONLY, m.RowPtr.size() * sizeof(cl_int)),
                  session.createBuffer(CL_MEM_READ_ONLY, m.Cols.size() * sizeof(cl_int)),
                  session.createBuffer(CL_MEM_READ_ONLY, m.Values.size() * sizeof(float))};
@@ -34,7 +34,7 @@ DeviceMatrix upload(const Session &session, const CsrMatrix &m) {
   return d;
 }
 
-int run(int argc, char **argv) {
+int run(int argc, char** argv) {
   ArgParser args(argc, argv, "two chained CSR SpMV kernels, opposite irregularity; size = rows");
   CommonOptions options = parseCommonOptions(args, 1 << 18, 1, 1L << 26, 20);
   long minLength = args.integer("--min-row", 4, 1, 100000, "nonzeros of the lightest rows");
@@ -47,12 +47,13 @@ int run(int argc, char **argv) {
   auto profile = [&](double f) {
     return static_cast<size_t>(minLength + std::lround((maxLength - minLength) * f * f));
   };
-  CsrMatrix a1 = makeCsr(n, [&](size_t i) { return profile(1.0 - double(i) / n); }, options.Seed);
-  CsrMatrix a2 = makeCsr(n, [&](size_t i) { return profile(double(i) / n); }, options.Seed + 1);
+  CsrMatrix a1 = makeCsr(
+      n, [&](size_t i) { return profile(1.0 - double(i) / n); }, options.Seed);
+  CsrMatrix a2 = makeCsr(
+      n, [&](size_t i) { return profile(double(i) / n); }, options.Seed + 1);
   std::vector<float> x0(n);
   Rng rng(options.Seed + 2);
-  for (float &v : x0)
-    v = static_cast<float>(rng.uniform(-1.0, 1.0));
+  for (float& v : x0) v = static_cast<float>(rng.uniform(-1.0, 1.0));
 
   Session session = Session::open(options, DevicePolicy::GpuThenAny);
   Program program = session.buildProgram(kKernelSource);
@@ -108,6 +109,6 @@ int run(int argc, char **argv) {
 
 } // namespace
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
   return guardedMain([&] { return run(argc, argv); });
 }

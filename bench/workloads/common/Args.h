@@ -17,28 +17,24 @@ public:
 
 class ArgParser {
 public:
-  ArgParser(int argc, char **argv, std::string description);
+  ArgParser(int argc, char** argv, std::string description);
 
-  long integer(const std::string &name, long defaultValue, long min, long max,
-               const std::string &help);
-  std::optional<long> optionalInteger(const std::string &name, long min, long max,
-                                      const std::string &help);
-  double real(const std::string &name, double defaultValue, double min, double max,
-              const std::string &help);
-  std::string choice(const std::string &name, const std::string &defaultValue,
-                     const std::vector<std::string> &allowed, const std::string &help);
-  std::optional<std::string> optionalChoice(const std::string &name,
-                                            const std::vector<std::string> &allowed,
-                                            const std::string &help);
+  long integer(const std::string& name, long defaultValue, long min, long max, const std::string& help);
+  std::optional<long> optionalInteger(const std::string& name, long min, long max, const std::string& help);
+  double real(const std::string& name, double defaultValue, double min, double max, const std::string& help);
+  std::string choice(const std::string& name, const std::string& defaultValue, const std::vector<std::string>& allowed,
+                     const std::string& help);
+  std::optional<std::string> optionalChoice(const std::string& name, const std::vector<std::string>& allowed,
+                                            const std::string& help);
 
   /// Rejects anything not consumed by a getter; prints the usage and exits 0 on --help.
   void finish();
 
   std::string usage() const;
-  const std::string &programName() const { return ProgramName; }
+  const std::string& programName() const { return ProgramName; }
 
 private:
-  std::optional<std::string> take(const std::string &name);
+  std::optional<std::string> take(const std::string& name);
 
   std::string ProgramName;
   std::string Description;

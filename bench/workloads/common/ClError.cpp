@@ -3,13 +3,13 @@
 
 namespace clsplit::bench {
 
-ClError::ClError(const std::string &what, cl_int code)
+ClError::ClError(const std::string& what, cl_int code)
     : std::runtime_error(what + " failed: " + clErrorName(code)), Code(code) {}
 
 std::string clErrorName(cl_int code) {
   switch (code) {
-#define CASE(name)                                                                             \
-  case name:                                                                                   \
+#define CASE(name)                                                                                                     \
+  case name:                                                                                                           \
     return #name;
     CASE(CL_SUCCESS)
     CASE(CL_DEVICE_NOT_FOUND)

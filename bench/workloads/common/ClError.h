@@ -11,7 +11,7 @@ namespace clsplit::bench {
 
 class ClError : public std::runtime_error {
 public:
-  ClError(const std::string &what, cl_int code);
+  ClError(const std::string& what, cl_int code);
   cl_int code() const { return Code; }
 
 private:
@@ -21,9 +21,8 @@ private:
 /// The symbolic name of an OpenCL status code ("CL_OUT_OF_RESOURCES"), or its number.
 std::string clErrorName(cl_int code);
 
-inline void check(cl_int status, const char *call) {
-  if (status != CL_SUCCESS)
-    throw ClError(call, status);
+inline void check(cl_int status, const char* call) {
+  if (status != CL_SUCCESS) throw ClError(call, status);
 }
 
 } // namespace clsplit::bench

@@ -8,14 +8,15 @@
 
 namespace clsplit::bench {
 
-template <typename Handle, cl_int (*Release)(Handle)> class ClHandle {
+template <typename Handle, cl_int (*Release)(Handle)>
+class ClHandle {
 public:
   ClHandle() = default;
   explicit ClHandle(Handle handle) : Owned(handle) {}
-  ClHandle(const ClHandle &) = delete;
-  ClHandle &operator=(const ClHandle &) = delete;
-  ClHandle(ClHandle &&other) noexcept : Owned(std::exchange(other.Owned, nullptr)) {}
-  ClHandle &operator=(ClHandle &&other) noexcept {
+  ClHandle(const ClHandle&) = delete;
+  ClHandle& operator=(const ClHandle&) = delete;
+  ClHandle(ClHandle&& other) noexcept : Owned(std::exchange(other.Owned, nullptr)) {}
+  ClHandle& operator=(ClHandle&& other) noexcept {
     if (this != &other) {
       reset();
       Owned = std::exchange(other.Owned, nullptr);
@@ -28,8 +29,7 @@ public:
   explicit operator bool() const { return Owned != nullptr; }
 
   void reset() {
-    if (Owned)
-      Release(Owned);
+    if (Owned) Release(Owned);
     Owned = nullptr;
   }
 

@@ -30,8 +30,7 @@ struct CsrMatrix {
 /// n x n matrix whose row i holds rowLength(i) entries: half within +-64 of the diagonal, half
 /// uniformly anywhere (irregular access to the vector). Deterministic for a given seed
 /// whatever the thread count (each row has its own stream).
-inline CsrMatrix makeCsr(size_t n, const std::function<size_t(size_t)> &rowLength,
-                         uint64_t seed) {
+inline CsrMatrix makeCsr(size_t n, const std::function<size_t(size_t)>& rowLength, uint64_t seed) {
   CsrMatrix m;
   m.Rows = n;
   m.RowPtr.resize(n + 1);
@@ -41,8 +40,7 @@ inline CsrMatrix makeCsr(size_t n, const std::function<size_t(size_t)> &rowLengt
     size_t length = std::max<size_t>(1, rowLength(i));
     m.MaxRowLength = std::max(m.MaxRowLength, length);
     nonZeros += length;
-    if (nonZeros > 0x7fffffffu)
-      throw std::runtime_error("sparse matrix too large for 32-bit CSR indices");
+    if (nonZeros > 0x7fffffffu) throw std::runtime_error("sparse matrix too large for 32-bit CSR indices");
   }
   m.RowPtr[n] = static_cast<cl_int>(nonZeros);
   m.Cols.resize(nonZeros);
@@ -65,20 +63,18 @@ inline CsrMatrix makeCsr(size_t n, const std::function<size_t(size_t)> &rowLengt
       }
       std::sort(m.Cols.begin() + first, m.Cols.begin() + last);
       float scale = static_cast<float>(1.0 / std::sqrt(std::max(norm, 1e-30)));
-      for (size_t k = first; k < last; ++k)
-        m.Values[k] *= scale;
+      for (size_t k = first; k < last; ++k) m.Values[k] *= scale;
     }
   });
   return m;
 }
 
 /// y = m x in double (the reference), parallel over rows.
-inline void multiply(const CsrMatrix &m, const std::vector<double> &x, std::vector<double> &y) {
+inline void multiply(const CsrMatrix& m, const std::vector<double>& x, std::vector<double>& y) {
   parallelFor(0, m.Rows, [&](size_t begin, size_t end) {
     for (size_t i = begin; i < end; ++i) {
       double sum = 0;
-      for (cl_int k = m.RowPtr[i]; k < m.RowPtr[i + 1]; ++k)
-        sum += static_cast<double>(m.Values[k]) * x[m.Cols[k]];
+      for (cl_int k = m.RowPtr[i]; k < m.RowPtr[i + 1]; ++k) sum += static_cast<double>(m.Values[k]) * x[m.Cols[k]];
       y[i] = sum;
     }
   });
@@ -86,8 +82,7 @@ inline void multiply(const CsrMatrix &m, const std::vector<double> &x, std::vect
 
 /// Rigorous bound on |fl(row i . x) - row i . x| for a float dot product of the row's length in
 /// any order, fma or not: (length + 2) u sum |a_ik x_k|, u = 2^-24 (plus a tiny absolute floor).
-inline void rowErrorBounds(const CsrMatrix &m, const std::vector<float> &x,
-                           std::vector<double> &bound) {
+inline void rowErrorBounds(const CsrMatrix& m, const std::vector<float>& x, std::vector<double>& bound) {
   parallelFor(0, m.Rows, [&](size_t begin, size_t end) {
     for (size_t i = begin; i < end; ++i) {
       double absSum = 0;

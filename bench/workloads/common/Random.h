@@ -40,15 +40,14 @@ private:
 /// each with its own stream, so the result depends on the seed only (not on the thread count).
 /// Large inputs (a 8192^2 grid) would otherwise take longer to generate than to compute.
 template <typename T>
-void fillUniform(std::vector<T> &values, uint64_t seed, double lo = 0.0, double hi = 1.0) {
+void fillUniform(std::vector<T>& values, uint64_t seed, double lo = 0.0, double hi = 1.0) {
   constexpr size_t Chunk = size_t(1) << 16;
   const size_t chunks = (values.size() + Chunk - 1) / Chunk;
   parallelFor(0, chunks, [&](size_t first, size_t last) {
     for (size_t c = first; c < last; ++c) {
       Rng rng(seed * 0x9E3779B97F4A7C15ull + c);
       const size_t end = std::min(values.size(), (c + 1) * Chunk);
-      for (size_t k = c * Chunk; k < end; ++k)
-        values[k] = static_cast<T>(rng.uniform(lo, hi));
+      for (size_t k = c * Chunk; k < end; ++k) values[k] = static_cast<T>(rng.uniform(lo, hi));
     }
   });
 }

@@ -11,9 +11,7 @@ class Stopwatch {
 public:
   Stopwatch() : Start(std::chrono::steady_clock::now()) {}
   void restart() { Start = std::chrono::steady_clock::now(); }
-  double seconds() const {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - Start).count();
-  }
+  double seconds() const { return std::chrono::duration<double>(std::chrono::steady_clock::now() - Start).count(); }
 
 private:
   std::chrono::steady_clock::time_point Start;
@@ -26,15 +24,14 @@ struct ThreadSchedStat {
   uint64_t RunNs = 0, WaitNs = 0, Slices = 0;
   static ThreadSchedStat now() {
     ThreadSchedStat s;
-    if (std::FILE *f = std::fopen("/proc/thread-self/schedstat", "r")) {
+    if (std::FILE* f = std::fopen("/proc/thread-self/schedstat", "r")) {
       unsigned long long run = 0, wait = 0, slices = 0;
-      if (std::fscanf(f, "%llu %llu %llu", &run, &wait, &slices) == 3)
-        s = {run, wait, slices};
+      if (std::fscanf(f, "%llu %llu %llu", &run, &wait, &slices) == 3) s = {run, wait, slices};
       std::fclose(f);
     }
     return s;
   }
-  ThreadSchedStat operator-(const ThreadSchedStat &o) const {
+  ThreadSchedStat operator-(const ThreadSchedStat& o) const {
     return {RunNs - o.RunNs, WaitNs - o.WaitNs, Slices - o.Slices};
   }
 };

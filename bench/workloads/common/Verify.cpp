@@ -12,7 +12,7 @@ namespace clsplit::bench {
 
 static constexpr int MaxMessages = 5;
 
-void ToleranceCheck::note(const std::string &message) {
+void ToleranceCheck::note(const std::string& message) {
   if (MessagesKept < MaxMessages) {
     FirstMessages += "    " + message + "\n";
     ++MessagesKept;
@@ -25,40 +25,35 @@ bool ToleranceCheck::compare(size_t index, double got, double expected, double t
   bool ok = std::isfinite(got) && error <= tolerance;
   if (std::isfinite(error)) {
     MaxAbsError = std::max(MaxAbsError, error);
-    if (tolerance > 0)
-      WorstRatio = std::max(WorstRatio, error / tolerance);
+    if (tolerance > 0) WorstRatio = std::max(WorstRatio, error / tolerance);
   }
   if (!ok) {
     ++Failures;
     std::ostringstream message;
     message.precision(9);
-    message << "[" << index << "] got " << got << ", expected " << expected << " (tolerance "
-            << tolerance << ")";
+    message << "[" << index << "] got " << got << ", expected " << expected << " (tolerance " << tolerance << ")";
     note(message.str());
-    if (!std::isfinite(got) || !std::isfinite(error))
-      WorstRatio = INFINITY;
+    if (!std::isfinite(got) || !std::isfinite(error)) WorstRatio = INFINITY;
   }
   return ok;
 }
 
 bool ToleranceCheck::exact(size_t index, long long got, long long expected) {
   ++Compared;
-  if (got == expected)
-    return true;
+  if (got == expected) return true;
   ++Failures;
   WorstRatio = INFINITY;
-  note("[" + std::to_string(index) + "] got " + std::to_string(got) + ", expected " +
-       std::to_string(expected));
+  note("[" + std::to_string(index) + "] got " + std::to_string(got) + ", expected " + std::to_string(expected));
   return false;
 }
 
-void ToleranceCheck::fail(const std::string &message) {
+void ToleranceCheck::fail(const std::string& message) {
   ++Failures;
   WorstRatio = INFINITY;
   note(message);
 }
 
-void ToleranceCheck::merge(const ToleranceCheck &other) {
+void ToleranceCheck::merge(const ToleranceCheck& other) {
   Failures += other.Failures;
   Compared += other.Compared;
   MaxAbsError = std::max(MaxAbsError, other.MaxAbsError);
@@ -73,15 +68,15 @@ void ToleranceCheck::merge(const ToleranceCheck &other) {
 
 void ToleranceCheck::print() const {
   if (passed())
-    std::printf("VERIFY %s: ok (%zu values, max |err| %.3g, worst err/tol %.3g)\n", What.c_str(),
-                Compared, MaxAbsError, WorstRatio);
+    std::printf("VERIFY %s: ok (%zu values, max |err| %.3g, worst err/tol %.3g)\n", What.c_str(), Compared, MaxAbsError,
+                WorstRatio);
   else
-    std::printf("VERIFY %s: FAILED (%zu of %zu values; max |err| %.3g)\n%s", What.c_str(),
-                Failures, Compared, MaxAbsError, FirstMessages.c_str());
+    std::printf("VERIFY %s: FAILED (%zu of %zu values; max |err| %.3g)\n%s", What.c_str(), Failures, Compared,
+                MaxAbsError, FirstMessages.c_str());
   std::fflush(stdout);
 }
 
-void record(RunResult &result, const ToleranceCheck &check) {
+void record(RunResult& result, const ToleranceCheck& check) {
   check.print();
   result.Verified = (result.ChecksRecorded == 0 || result.Verified) && check.passed();
   ++result.ChecksRecorded;

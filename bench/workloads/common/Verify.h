@@ -19,9 +19,9 @@ public:
   /// Integer equality (counts, indices, permutations).
   bool exact(size_t index, long long got, long long expected);
   /// A failed structural property (e.g. "atom 17 appears twice").
-  void fail(const std::string &message);
+  void fail(const std::string& message);
   /// Folds in a check done on another thread (same kind of comparisons).
-  void merge(const ToleranceCheck &other);
+  void merge(const ToleranceCheck& other);
 
   bool passed() const { return Failures == 0; }
   size_t failures() const { return Failures; }
@@ -33,7 +33,7 @@ public:
   void print() const;
 
 private:
-  void note(const std::string &message);
+  void note(const std::string& message);
 
   std::string What;
   size_t Failures = 0;
@@ -46,6 +46,6 @@ private:
 
 /// Prints \p check's VERIFY line and folds it into \p result: verified only if every recorded
 /// check passed.
-void record(RunResult &result, const ToleranceCheck &check);
+void record(RunResult& result, const ToleranceCheck& check);
 
 } // namespace clsplit::bench

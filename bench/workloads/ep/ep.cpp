@@ -30,8 +30,7 @@ struct GroupTotals {
 
 /// One work-group over all iterations, with the kernel's arithmetic and the kernel's
 /// summation order (per item, then the same pairwise tree across the group's items).
-GroupTotals referenceGroup(size_t group, uint64_t seed, int pairsPerItem, int iterations,
-                           size_t globalSize) {
+GroupTotals referenceGroup(size_t group, uint64_t seed, int pairsPerItem, int iterations, size_t globalSize) {
   GroupTotals totals;
   for (int it = 0; it < iterations; ++it) {
     double sx[LocalSize], sy[LocalSize];
@@ -49,8 +48,7 @@ GroupTotals referenceGroup(size_t group, uint64_t seed, int pairsPerItem, int it
           double f = std::sqrt(-2.0 * std::log(t) / t);
           double gx = x * f, gy = y * f;
           int l = static_cast<int>(std::fmax(std::fabs(gx), std::fabs(gy)));
-          if (l < Annuli)
-            ++q[l][lid];
+          if (l < Annuli) ++q[l][lid];
           itemX += gx;
           itemY += gy;
           totals.AbsSum += std::fabs(gx) + std::fabs(gy);
@@ -63,26 +61,22 @@ GroupTotals referenceGroup(size_t group, uint64_t seed, int pairsPerItem, int it
       for (size_t lid = 0; lid < stride; ++lid) {
         sx[lid] += sx[lid + stride];
         sy[lid] += sy[lid + stride];
-        for (int l = 0; l < Annuli; ++l)
-          q[l][lid] += q[l][lid + stride];
+        for (int l = 0; l < Annuli; ++l) q[l][lid] += q[l][lid + stride];
       }
     totals.Sx += sx[0];
     totals.Sy += sy[0];
-    for (int l = 0; l < Annuli; ++l)
-      totals.Counts[l] += q[l][0];
+    for (int l = 0; l < Annuli; ++l) totals.Counts[l] += q[l][0];
   }
   return totals;
 }
 
-int run(int argc, char **argv) {
-  ArgParser args(argc, argv,
-                 "EP-like Monte-Carlo; size = work-items per iteration (multiple of 128)");
+int run(int argc, char** argv) {
+  ArgParser args(argc, argv, "EP-like Monte-Carlo; size = work-items per iteration (multiple of 128)");
   CommonOptions options = parseCommonOptions(args, 1 << 16, 128, 1L << 28, 10);
-  const int pairsPerItem = static_cast<int>(
-      args.integer("--pairs", 256, 1, 1 << 20, "pairs drawn per work-item and iteration"));
+  const int pairsPerItem =
+      static_cast<int>(args.integer("--pairs", 256, 1, 1 << 20, "pairs drawn per work-item and iteration"));
   args.finish();
-  if (options.Size % LocalSize != 0)
-    throw UsageError("--size must be a multiple of 128 (the work-group size)");
+  if (options.Size % LocalSize != 0) throw UsageError("--size must be a multiple of 128 (the work-group size)");
   const size_t global = static_cast<size_t>(options.Size);
   const size_t groups = global / LocalSize;
   const int iterations = options.Iterations;
@@ -90,8 +84,7 @@ int run(int argc, char **argv) {
 
   Session session = Session::open(options, DevicePolicy::ContextFromType, CL_DEVICE_TYPE_DEFAULT);
   if (!session.deviceSupportsDouble())
-    throw std::runtime_error("ep needs double precision (cl_khr_fp64) on " +
-                             session.deviceName());
+    throw std::runtime_error("ep needs double precision (cl_khr_fp64) on " + session.deviceName());
   Program program = session.buildProgram(kKernelSource);
   Kernel ep = session.createKernel(program, "ep");
   Buffer sums = session.createBuffer(CL_MEM_READ_WRITE, groups * 2 * sizeof(double));
@@ -106,9 +99,8 @@ int run(int argc, char **argv) {
   session.finish();
   Stopwatch timed;
   for (cl_int it = 0; it < iterations; ++it) {
-    setArgs(ep, sums, counts, seed, static_cast<cl_int>(pairsPerItem), it,
-            LocalBytes{LocalSize * sizeof(double)}, LocalBytes{LocalSize * sizeof(double)},
-            LocalBytes{LocalSize * Annuli * sizeof(cl_uint)});
+    setArgs(ep, sums, counts, seed, static_cast<cl_int>(pairsPerItem), it, LocalBytes{LocalSize * sizeof(double)},
+            LocalBytes{LocalSize * sizeof(double)}, LocalBytes{LocalSize * Annuli * sizeof(cl_uint)});
     session.run(ep, {global}, {LocalSize});
   }
   session.read(sums, gotSums);
@@ -137,8 +129,7 @@ int run(int argc, char **argv) {
       double tolerance = 1e-12 * expected.AbsSum + 1e-12;
       local.compare(2 * g, gotSums[2 * g], expected.Sx, tolerance);
       local.compare(2 * g + 1, gotSums[2 * g + 1], expected.Sy, tolerance);
-      for (int l = 0; l < Annuli; ++l)
-        local.exact(Annuli * g + l, gotCounts[Annuli * g + l], expected.Counts[l]);
+      for (int l = 0; l < Annuli; ++l) local.exact(Annuli * g + l, gotCounts[Annuli * g + l], expected.Counts[l]);
     }
     std::lock_guard<std::mutex> lock(merge);
     check.merge(local);
@@ -149,15 +140,13 @@ int run(int argc, char **argv) {
   for (size_t g = 0; g < groups; ++g) {
     sx += gotSums[2 * g];
     sy += gotSums[2 * g + 1];
-    for (int l = 0; l < Annuli; ++l)
-      accepted += gotCounts[Annuli * g + l];
+    for (int l = 0; l < Annuli; ++l) accepted += gotCounts[Annuli * g + l];
   }
   r.Workload = "ep";
   r.Size = options.Size;
   r.Iterations = iterations;
   r.Check = sampled.size() == groups ? "full" : "sampled";
-  r.Extra = {{"pairs", std::to_string(static_cast<unsigned long long>(global) * pairsPerItem *
-                                      iterations)},
+  r.Extra = {{"pairs", std::to_string(static_cast<unsigned long long>(global) * pairsPerItem * iterations)},
              {"accepted", std::to_string(accepted)},
              {"sx", std::to_string(sx)},
              {"sy", std::to_string(sy)}};
@@ -170,6 +159,6 @@ int run(int argc, char **argv) {
 
 } // namespace
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
   return guardedMain([&] { return run(argc, argv); });
 }

@@ -25,46 +25,42 @@ struct Fields {
 };
 
 /// The kernels' float operations in the kernels' order, one kernel (one sweep) at a time.
-void reference(Fields &f, const std::vector<float> &fict, size_t n, int steps) {
+void reference(Fields& f, const std::vector<float>& fict, size_t n, int steps) {
   float *ex = f.Ex.data(), *ey = f.Ey.data(), *hz = f.Hz.data();
   for (int t = 0; t < steps; ++t) {
     parallelFor(0, n, [&](size_t b, size_t e) {
       for (size_t i = b; i < e; ++i)
         for (size_t j = 0; j < n; ++j)
-          ey[i * n + j] =
-              i == 0 ? fict[t] : ey[i * n + j] - 0.5f * (hz[i * n + j] - hz[(i - 1) * n + j]);
+          ey[i * n + j] = i == 0 ? fict[t] : ey[i * n + j] - 0.5f * (hz[i * n + j] - hz[(i - 1) * n + j]);
     });
     parallelFor(0, n, [&](size_t b, size_t e) {
       for (size_t i = b; i < e; ++i)
-        for (size_t j = 1; j < n; ++j)
-          ex[i * n + j] = ex[i * n + j] - 0.5f * (hz[i * n + j] - hz[i * n + (j - 1)]);
+        for (size_t j = 1; j < n; ++j) ex[i * n + j] = ex[i * n + j] - 0.5f * (hz[i * n + j] - hz[i * n + (j - 1)]);
     });
     parallelFor(0, n - 1, [&](size_t b, size_t e) {
       for (size_t i = b; i < e; ++i)
         for (size_t j = 0; j < n - 1; ++j)
-          hz[i * n + j] = hz[i * n + j] - 0.7f * (ex[i * n + (j + 1)] - ex[i * n + j] +
-                                                  ey[(i + 1) * n + j] - ey[i * n + j]);
+          hz[i * n + j] =
+              hz[i * n + j] - 0.7f * (ex[i * n + (j + 1)] - ex[i * n + j] + ey[(i + 1) * n + j] - ey[i * n + j]);
     });
   }
 }
 
-void compareField(RunResult &r, const char *name, const std::vector<float> &got,
-                  const std::vector<float> &expected, int steps) {
+void compareField(RunResult& r, const char* name, const std::vector<float>& got, const std::vector<float>& expected,
+                  int steps) {
   // The scheme is stable (it neither damps nor amplifies errors), so per-step rounding
   // differences (a device contracting a*b+c into an fma: <= 2 ulp of the field's magnitude per
   // step) add up at most linearly: 8 * steps * 2^-24 * max|field|. A stale or missing value is
   // off by the field's change per step, O(1) here (the source term grows by 1 per step).
   float magnitude = 1.0f;
-  for (float v : expected)
-    magnitude = std::max(magnitude, std::fabs(v));
+  for (float v : expected) magnitude = std::max(magnitude, std::fabs(v));
   const double tolerance = 8.0 * steps * 0x1.0p-24 * magnitude + 1e-6;
   ToleranceCheck check(std::string("fdtd2d ") + name);
-  for (size_t k = 0; k < got.size(); ++k)
-    check.compare(k, got[k], expected[k], tolerance);
+  for (size_t k = 0; k < got.size(); ++k) check.compare(k, got[k], expected[k], tolerance);
   record(r, check);
 }
 
-int run(int argc, char **argv) {
+int run(int argc, char** argv) {
   ArgParser args(argc, argv, "Polybench fdtd-2d (3 stencil kernels); size = n of n x n fields");
   CommonOptions options = parseCommonOptions(args, 1024, 2, 32768, 20);
   args.finish();
@@ -76,8 +72,7 @@ int run(int argc, char **argv) {
   fillUniform(fields.Ey, options.Seed + 1);
   fillUniform(fields.Hz, options.Seed + 2);
   std::vector<float> fict(steps);
-  for (int t = 0; t < steps; ++t)
-    fict[t] = static_cast<float>(t);
+  for (int t = 0; t < steps; ++t) fict[t] = static_cast<float>(t);
 
   Session session = Session::open(options, DevicePolicy::ContextFromType, CL_DEVICE_TYPE_ALL);
   Program program = session.buildProgram(kKernelSource);
@@ -135,6 +130,6 @@ int run(int argc, char **argv) {
 
 } // namespace
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
   return guardedMain([&] { return run(argc, argv); });
 }

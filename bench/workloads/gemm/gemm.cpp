@@ -19,10 +19,10 @@ using namespace clsplit::bench;
 namespace {
 
 constexpr size_t LocalX = 32, LocalY = 8;
-constexpr size_t SampledLines = 8;      ///< rows and columns checked when sampling
-constexpr size_t FullCheckMaxN = 512;   ///< below this, every entry is checked (n^3 cheap)
+constexpr size_t SampledLines = 8;    ///< rows and columns checked when sampling
+constexpr size_t FullCheckMaxN = 512; ///< below this, every entry is checked (n^3 cheap)
 
-int run(int argc, char **argv) {
+int run(int argc, char** argv) {
   ArgParser args(argc, argv, "Polybench gemm, repeated; size = n of n x n matrices");
   CommonOptions options = parseCommonOptions(args, 1024, 1, 16384, 5);
   args.finish();
@@ -55,8 +55,7 @@ int run(int argc, char **argv) {
   session.write(bufC, c0);
   session.finish();
   Stopwatch timed;
-  for (int t = 0; t < iterations; ++t)
-    session.run(gemm, {roundUp(n, LocalX), roundUp(n, LocalY)}, {LocalX, LocalY});
+  for (int t = 0; t < iterations; ++t) session.run(gemm, {roundUp(n, LocalX), roundUp(n, LocalY)}, {LocalX, LocalY});
   session.read(bufC, c);
   RunResult r;
   r.Seconds = timed.seconds();
@@ -76,11 +75,9 @@ int run(int argc, char **argv) {
     for (size_t e = begin; e < end; ++e) {
       auto [i, j] = entries[e];
       double dot = 0;
-      for (size_t k = 0; k < n; ++k)
-        dot += static_cast<double>(a[i * n + k]) * b[k * n + j];
+      for (size_t k = 0; k < n; ++k) dot += static_cast<double>(a[i * n + k]) * b[k * n + j];
       double expected = c0[i * n + j] + iterations * static_cast<double>(alpha) * dot;
-      double tolerance =
-          iterations * (alpha * (n + 2) * u * 1.01 * dot + 2 * u * std::fabs(expected)) + 1e-7;
+      double tolerance = iterations * (alpha * (n + 2) * u * 1.01 * dot + 2 * u * std::fabs(expected)) + 1e-7;
       local.compare(i * n + j, c[i * n + j], expected, tolerance);
     }
     std::lock_guard<std::mutex> lock(merge);
@@ -100,6 +97,6 @@ int run(int argc, char **argv) {
 
 } // namespace
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
   return guardedMain([&] { return run(argc, argv); });
 }

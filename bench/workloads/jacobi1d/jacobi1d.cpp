@@ -14,23 +14,20 @@ using namespace clsplit::bench;
 namespace {
 
 /// The same float operations in the same order as the kernels, one time step at a time.
-void reference(std::vector<float> &a, std::vector<float> &b, int iterations) {
+void reference(std::vector<float>& a, std::vector<float>& b, int iterations) {
   const size_t n = a.size();
   for (int t = 0; t < iterations; ++t) {
     parallelFor(1, n - 1, [&](size_t begin, size_t end) {
-      for (size_t i = begin; i < end; ++i)
-        b[i] = 0.33333f * (a[i - 1] + a[i] + a[i + 1]);
+      for (size_t i = begin; i < end; ++i) b[i] = 0.33333f * (a[i - 1] + a[i] + a[i + 1]);
     });
     parallelFor(1, n - 1, [&](size_t begin, size_t end) {
-      for (size_t i = begin; i < end; ++i)
-        a[i] = b[i];
+      for (size_t i = begin; i < end; ++i) a[i] = b[i];
     });
   }
 }
 
-int run(int argc, char **argv) {
-  ArgParser args(argc, argv,
-                 "Polybench jacobi-1d (stencil + copy kernels); size = number of points");
+int run(int argc, char** argv) {
+  ArgParser args(argc, argv, "Polybench jacobi-1d (stencil + copy kernels); size = number of points");
   CommonOptions options = parseCommonOptions(args, 1 << 20, 3, 1L << 30, 100);
   args.finish();
   const size_t n = static_cast<size_t>(options.Size);
@@ -82,8 +79,7 @@ int run(int argc, char **argv) {
   // compiler evaluating the sum differently, and is far below the error of any stale or
   // missing value (random inputs differ by O(0.1) between neighbours and time steps).
   ToleranceCheck check("jacobi1d A");
-  for (size_t i = 0; i < n; ++i)
-    check.compare(i, result[i], a[i], 1e-5);
+  for (size_t i = 0; i < n; ++i) check.compare(i, result[i], a[i], 1e-5);
 
   r.Workload = "jacobi1d";
   r.Size = options.Size;
@@ -98,6 +94,6 @@ int run(int argc, char **argv) {
 
 } // namespace
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
   return guardedMain([&] { return run(argc, argv); });
 }

@@ -17,23 +17,22 @@ namespace {
 constexpr size_t LocalSize = 16;
 
 /// The kernels' float operations in the kernels' order, one time step at a time.
-void reference(std::vector<float> &a, std::vector<float> &b, size_t n, int iterations) {
+void reference(std::vector<float>& a, std::vector<float>& b, size_t n, int iterations) {
   for (int t = 0; t < iterations; ++t) {
     parallelFor(1, n - 1, [&](size_t rowBegin, size_t rowEnd) {
       for (size_t i = rowBegin; i < rowEnd; ++i)
         for (size_t j = 1; j < n - 1; ++j)
-          b[i * n + j] = 0.2f * (a[i * n + j] + a[i * n + (j - 1)] + a[i * n + (j + 1)] +
-                                 a[(i + 1) * n + j] + a[(i - 1) * n + j]);
+          b[i * n + j] =
+              0.2f * (a[i * n + j] + a[i * n + (j - 1)] + a[i * n + (j + 1)] + a[(i + 1) * n + j] + a[(i - 1) * n + j]);
     });
     parallelFor(1, n - 1, [&](size_t rowBegin, size_t rowEnd) {
       for (size_t i = rowBegin; i < rowEnd; ++i)
-        for (size_t j = 1; j < n - 1; ++j)
-          a[i * n + j] = b[i * n + j];
+        for (size_t j = 1; j < n - 1; ++j) a[i * n + j] = b[i * n + j];
     });
   }
 }
 
-int run(int argc, char **argv) {
+int run(int argc, char** argv) {
   ArgParser args(argc, argv, "Polybench jacobi-2d (stencil + copy kernels); size = n of n x n");
   CommonOptions options = parseCommonOptions(args, 1024, 3, 46000, 20);
   args.finish();
@@ -77,8 +76,7 @@ int run(int argc, char **argv) {
   // Same operations in the same order as the kernel: normally bit-identical. 1e-5 on values in
   // [0, 1] tolerates a different evaluation order yet catches any stale or missing value.
   ToleranceCheck check("jacobi2d A");
-  for (size_t k = 0; k < n * n; ++k)
-    check.compare(k, result[k], a[k], 1e-5);
+  for (size_t k = 0; k < n * n; ++k) check.compare(k, result[k], a[k], 1e-5);
 
   r.Workload = "jacobi2d";
   r.Size = options.Size;
@@ -93,6 +91,6 @@ int run(int argc, char **argv) {
 
 } // namespace
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
   return guardedMain([&] { return run(argc, argv); });
 }

@@ -22,31 +22,30 @@ using namespace clsplit::bench;
 namespace {
 
 struct Pattern {
-  const char *Help;
+  const char* Help;
   long DefaultSize;
   // Runs the timed region (enqueue loop to the final synchronisation) and verifies the result
   // against a CPU reference; returns the number of kernels it launched.
-  std::function<long(Session &, const Program &, long size, long launches, ToleranceCheck &,
-                     double &seconds)>
-      Run;
+  std::function<long(Session&, const Program&, long size, long launches, ToleranceCheck&, double& seconds)> Run;
 };
 
-void enqueue(const Session &session, const Kernel &kernel, cl_uint dims, const size_t *offset,
-             const size_t *global, const size_t *local, cl_command_queue queue = nullptr,
-             cl_uint waits = 0, const cl_event *waitList = nullptr, cl_event *event = nullptr) {
-  check(clEnqueueNDRangeKernel(queue ? queue : session.queue(), kernel.get(), dims, offset, global,
-                               local, waits, waitList, event),
+void enqueue(const Session& session, const Kernel& kernel, cl_uint dims, const size_t* offset, const size_t* global,
+             const size_t* local, cl_command_queue queue = nullptr, cl_uint waits = 0,
+             const cl_event* waitList = nullptr, cl_event* event = nullptr) {
+  check(clEnqueueNDRangeKernel(queue ? queue : session.queue(), kernel.get(), dims, offset, global, local, waits,
+                               waitList, event),
         "clEnqueueNDRangeKernel");
 }
 
-template <typename T> void setArg(const Kernel &kernel, cl_uint index, const T &value) {
+template <typename T>
+void setArg(const Kernel& kernel, cl_uint index, const T& value) {
   check(clSetKernelArg(kernel.get(), index, sizeof(T), &value), "clSetKernelArg");
 }
 
 // --- plane: one launch per z-plane of a size x size x 64 grid, z a scalar argument ------------
 
-long runPlane(Session &session, const Program &program, long size, long launches,
-              ToleranceCheck &verify, double &seconds) {
+long runPlane(Session& session, const Program& program, long size, long launches, ToleranceCheck& verify,
+              double& seconds) {
   const int nx = static_cast<int>(size), ny = static_cast<int>(size), nz = 64;
   const size_t planeSize = static_cast<size_t>(nx) * ny;
   std::vector<float> grid(planeSize * nz);
@@ -67,8 +66,8 @@ long runPlane(Session &session, const Program &program, long size, long launches
   seconds = timed.seconds();
   for (long t = 0; t < launches; ++t) {
     size_t z = 1 + t % (nz - 1);
-    float *out = &grid[z * planeSize];
-    const float *below = out - planeSize;
+    float* out = &grid[z * planeSize];
+    const float* below = out - planeSize;
     for (size_t i = 0; i < planeSize; ++i) out[i] = 0.5f * (below[i] + out[i]);
   }
   for (size_t i = 0; i < grid.size(); ++i) verify.compare(i, result[i], grid[i], 1e-5);
@@ -77,7 +76,7 @@ long runPlane(Session &session, const Program &program, long size, long launches
 
 // --- kloop: modified Gram-Schmidt of a size x size matrix, repeated until `launches` ------------
 
-void gramSchmidt(std::vector<float> &a, std::vector<float> &q, std::vector<float> &r, int n) {
+void gramSchmidt(std::vector<float>& a, std::vector<float>& q, std::vector<float>& r, int n) {
   for (int k = 0; k < n; ++k) {
     float nrm = 0.0f;
     for (int i = 0; i < n; ++i) nrm += a[i * n + k] * a[i * n + k];
@@ -92,8 +91,8 @@ void gramSchmidt(std::vector<float> &a, std::vector<float> &q, std::vector<float
   }
 }
 
-long runKLoop(Session &session, const Program &program, long size, long launches,
-              ToleranceCheck &verify, double &seconds) {
+long runKLoop(Session& session, const Program& program, long size, long launches, ToleranceCheck& verify,
+              double& seconds) {
   const int n = static_cast<int>(size);
   const size_t elements = static_cast<size_t>(n) * n;
   // Diagonally dominant: well conditioned, so float rounding differences stay small.
@@ -119,8 +118,8 @@ long runKLoop(Session &session, const Program &program, long size, long launches
   const long repeats = std::max(1L, (launches + perFactorisation - 1) / perFactorisation);
   Stopwatch timed;
   for (long rep = 0; rep < repeats; ++rep) {
-    check(clEnqueueCopyBuffer(session.queue(), bufA0.get(), bufA.get(), 0, 0,
-                              elements * sizeof(float), 0, nullptr, nullptr),
+    check(clEnqueueCopyBuffer(session.queue(), bufA0.get(), bufA.get(), 0, 0, elements * sizeof(float), 0, nullptr,
+                              nullptr),
           "clEnqueueCopyBuffer");
     for (int k = 0; k < n; ++k) {
       const size_t one = 1, rows = static_cast<size_t>(n);
@@ -144,14 +143,13 @@ long runKLoop(Session &session, const Program &program, long size, long launches
   // Q's entries are O(1/sqrt(n)), R's O(n): relative tolerances far above float rounding
   // through sqrt, division and n-term sums, far below a missing or stale column.
   for (size_t i = 0; i < elements; ++i) verify.compare(i, q[i], qRef[i], 1e-4);
-  for (size_t i = 0; i < elements; ++i)
-    verify.compare(elements + i, r[i], rRef[i], 1e-4 * (1.0 + std::fabs(rRef[i])));
+  for (size_t i = 0; i < elements; ++i) verify.compare(elements + i, r[i], rRef[i], 1e-4 * (1.0 + std::fabs(rRef[i])));
   return repeats * perFactorisation;
 }
 
 // --- tiny: stencil + copy on a small 1-D grid, one clFinish at the end -------------------------
 
-void jacobi1d(std::vector<float> &a, std::vector<float> &b, long iterations) {
+void jacobi1d(std::vector<float>& a, std::vector<float>& b, long iterations) {
   const size_t n = a.size();
   for (long t = 0; t < iterations; ++t) {
     for (size_t i = 1; i + 1 < n; ++i) b[i] = 0.33333f * (a[i - 1] + a[i] + a[i + 1]);
@@ -162,10 +160,9 @@ void jacobi1d(std::vector<float> &a, std::vector<float> &b, long iterations) {
 // The 1-D grid of `tiny` and `markers`: two buffers on the device, the stencil and copy kernels
 // bound to them, and the host's copy the reference advances.
 struct Grid1d {
-  Grid1d(Session &session, const Program &program, size_t points, unsigned seed)
+  Grid1d(Session& session, const Program& program, size_t points, unsigned seed)
       : n(points), a(points), stencil(session.createKernel(program, "stencil1d")),
-        copy(session.createKernel(program, "copy1d")),
-        bufA(session.createBuffer(CL_MEM_READ_WRITE, n * sizeof(float))),
+        copy(session.createKernel(program, "copy1d")), bufA(session.createBuffer(CL_MEM_READ_WRITE, n * sizeof(float))),
         bufB(session.createBuffer(CL_MEM_READ_WRITE, n * sizeof(float))) {
     fillUniform(a, seed);
     b = a;
@@ -177,7 +174,7 @@ struct Grid1d {
   }
 
   // Reads the device's grid and compares it with `iterations` steps of the reference.
-  void verify(Session &session, long iterations, ToleranceCheck &check) {
+  void verify(Session& session, long iterations, ToleranceCheck& check) {
     std::vector<float> result(n);
     session.read(bufA, result);
     jacobi1d(a, b, iterations);
@@ -190,8 +187,8 @@ struct Grid1d {
   Buffer bufA, bufB;
 };
 
-long runTiny(Session &session, const Program &program, long size, long launches,
-             ToleranceCheck &verify, double &seconds) {
+long runTiny(Session& session, const Program& program, long size, long launches, ToleranceCheck& verify,
+             double& seconds) {
   Grid1d grid(session, program, static_cast<size_t>(size), 3);
   const size_t n = grid.n;
   const long iterations = std::max(1L, launches / 2);
@@ -208,8 +205,8 @@ long runTiny(Session &session, const Program &program, long size, long launches,
 
 // --- alternate: two one-work-group kernels, each reading the other's output ------------------
 
-long runAlternate(Session &session, const Program &program, long size, long launches,
-                  ToleranceCheck &verify, double &seconds) {
+long runAlternate(Session& session, const Program& program, long size, long launches, ToleranceCheck& verify,
+                  double& seconds) {
   const int n = static_cast<int>(size);
   std::vector<float> x(n), y(n);
   fillUniform(x, 5);
@@ -249,8 +246,8 @@ long runAlternate(Session &session, const Program &program, long size, long laun
 // --- markers: stencil on one queue, copy on another, each followed by a marker the other
 //     queue's next kernel waits for (the conformance suite's marker tests, as a program) ------
 
-long runMarkers(Session &session, const Program &program, long size, long launches,
-                ToleranceCheck &verify, double &seconds) {
+long runMarkers(Session& session, const Program& program, long size, long launches, ToleranceCheck& verify,
+                double& seconds) {
   Grid1d grid(session, program, static_cast<size_t>(size), 9);
   const size_t n = grid.n;
   cl_int status = CL_SUCCESS;
@@ -263,12 +260,10 @@ long runMarkers(Session &session, const Program &program, long size, long launch
     cl_event stencilDone = nullptr, copyDone = nullptr;
     enqueue(session, grid.stencil, 1, nullptr, &n, nullptr, session.queue(), previous ? 1 : 0,
             previous ? &previous : nullptr);
-    check(clEnqueueMarkerWithWaitList(session.queue(), 0, nullptr, &stencilDone),
-          "clEnqueueMarkerWithWaitList");
+    check(clEnqueueMarkerWithWaitList(session.queue(), 0, nullptr, &stencilDone), "clEnqueueMarkerWithWaitList");
     if (previous) clReleaseEvent(previous);
     enqueue(session, grid.copy, 1, nullptr, &n, nullptr, second.get(), 1, &stencilDone);
-    check(clEnqueueMarkerWithWaitList(second.get(), 0, nullptr, &copyDone),
-          "clEnqueueMarkerWithWaitList");
+    check(clEnqueueMarkerWithWaitList(second.get(), 0, nullptr, &copyDone), "clEnqueueMarkerWithWaitList");
     clReleaseEvent(stencilDone);
     previous = copyDone;
   }
@@ -282,8 +277,8 @@ long runMarkers(Session &session, const Program &program, long size, long launch
 
 // --- large: 3x3 convolutions of a size x size image, ping-pong ---------------------------------
 
-long runLarge(Session &session, const Program &program, long size, long launches,
-              ToleranceCheck &verify, double &seconds) {
+long runLarge(Session& session, const Program& program, long size, long launches, ToleranceCheck& verify,
+              double& seconds) {
   const int s = static_cast<int>(size);
   const size_t pixels = static_cast<size_t>(s) * s;
   std::vector<float> image(pixels);
@@ -296,8 +291,10 @@ long runLarge(Session &session, const Program &program, long size, long launches
   const size_t global[2] = {static_cast<size_t>(s), static_cast<size_t>(s)};
   Stopwatch timed;
   for (long t = 0; t < launches; ++t) {
-    if (t % 2 == 0) setArgs(conv, ping, pong, s);
-    else setArgs(conv, pong, ping, s);
+    if (t % 2 == 0)
+      setArgs(conv, ping, pong, s);
+    else
+      setArgs(conv, pong, ping, s);
     enqueue(session, conv, 2, nullptr, global, nullptr);
   }
   std::vector<float> result(pixels);
@@ -323,8 +320,8 @@ long runLarge(Session &session, const Program &program, long size, long launches
 
 // --- readback: a launch, then a blocking read of 16 values that set the next launch's rate ----
 
-long runReadback(Session &session, const Program &program, long size, long launches,
-                 ToleranceCheck &verify, double &seconds) {
+long runReadback(Session& session, const Program& program, long size, long launches, ToleranceCheck& verify,
+                 double& seconds) {
   const size_t n = static_cast<size_t>(size);
   std::vector<float> x(n), y(n);
   fillUniform(x, 17);
@@ -338,15 +335,14 @@ long runReadback(Session &session, const Program &program, long size, long launc
   session.finish();
   // The rate the host derives from what it read: a feedback loop, as in a solver checking its
   // residual every iteration; the reference derives it from its own values.
-  auto rateFrom = [](const float *head) { return 0.25f + 0.5f * std::fabs(head[0] - head[15]); };
+  auto rateFrom = [](const float* head) { return 0.25f + 0.5f * std::fabs(head[0] - head[15]); };
   float head[16];
   float alpha = 0.5f;
   Stopwatch timed;
   for (long t = 0; t < launches; ++t) {
     setArg(relax, 2, alpha);
     enqueue(session, relax, 1, nullptr, &n, nullptr);
-    check(clEnqueueReadBuffer(session.queue(), bufX.get(), CL_TRUE, 0, sizeof head, head, 0,
-                              nullptr, nullptr),
+    check(clEnqueueReadBuffer(session.queue(), bufX.get(), CL_TRUE, 0, sizeof head, head, 0, nullptr, nullptr),
           "clEnqueueReadBuffer");
     alpha = rateFrom(head);
   }
@@ -364,7 +360,7 @@ long runReadback(Session &session, const Program &program, long size, long launc
   return launches;
 }
 
-const std::map<std::string, Pattern> &patterns() {
+const std::map<std::string, Pattern>& patterns() {
   static const std::map<std::string, Pattern> all = {
       {"plane", {"one launch per plane of a size^2 x 64 grid, the plane a scalar argument", 64, runPlane}},
       {"kloop", {"Gram-Schmidt of a size^2 matrix: 3 kernels per column, shrinking ranges", 64, runKLoop}},
@@ -377,17 +373,17 @@ const std::map<std::string, Pattern> &patterns() {
   return all;
 }
 
-int run(int argc, char **argv) {
+int run(int argc, char** argv) {
   ArgParser args(argc, argv, "launch patterns of real programs; size and launch count per pattern");
   std::vector<std::string> names;
-  for (const auto &[name, pattern] : patterns()) names.push_back(name);
+  for (const auto& [name, pattern] : patterns()) names.push_back(name);
   const std::string name = args.choice("--pattern", "tiny", names, "which launch pattern");
   // --iters: the number of kernel launches (a pattern rounds it to its own unit: a factorisation,
   // a round of two kernels).
   CommonOptions options = parseCommonOptions(args, 0, 0, 1L << 20, 1000);
   const long launches = options.Iterations;
   args.finish();
-  const Pattern &pattern = patterns().at(name);
+  const Pattern& pattern = patterns().at(name);
   const long size = options.Size > 0 ? options.Size : pattern.DefaultSize;
 
   Stopwatch total;
@@ -413,6 +409,6 @@ int run(int argc, char **argv) {
 
 } // namespace
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
   return guardedMain([&] { return run(argc, argv); });
 }

@@ -15,7 +15,7 @@ using namespace clsplit::bench;
 
 namespace {
 
-std::string jsonString(const std::string &text) {
+std::string jsonString(const std::string& text) {
   std::string out = "\"";
   for (char c : text) {
     if (c == '"' || c == '\\') {
@@ -35,22 +35,17 @@ std::string jsonString(const std::string &text) {
 template <typename Getter, typename Object, typename Info>
 std::string infoString(Getter getter, Object object, Info what) {
   size_t size = 0;
-  if (getter(object, what, 0, nullptr, &size) != CL_SUCCESS || size == 0)
-    return "";
+  if (getter(object, what, 0, nullptr, &size) != CL_SUCCESS || size == 0) return "";
   std::string text(size, '\0');
   getter(object, what, size, text.data(), nullptr);
-  while (!text.empty() && text.back() == '\0')
-    text.pop_back();
+  while (!text.empty() && text.back() == '\0') text.pop_back();
   return text;
 }
 
-const char *typeName(cl_device_type type) {
-  if (type & CL_DEVICE_TYPE_GPU)
-    return "GPU";
-  if (type & CL_DEVICE_TYPE_CPU)
-    return "CPU";
-  if (type & CL_DEVICE_TYPE_ACCELERATOR)
-    return "ACCELERATOR";
+const char* typeName(cl_device_type type) {
+  if (type & CL_DEVICE_TYPE_GPU) return "GPU";
+  if (type & CL_DEVICE_TYPE_CPU) return "CPU";
+  if (type & CL_DEVICE_TYPE_ACCELERATOR) return "ACCELERATOR";
   return "OTHER";
 }
 
@@ -65,13 +60,10 @@ int run() {
   int index = 0;
   for (cl_uint p = 0; p < platforms.size(); ++p) {
     cl_uint deviceCount = 0;
-    if (clGetDeviceIDs(platforms[p], CL_DEVICE_TYPE_ALL, 0, nullptr, &deviceCount) !=
-            CL_SUCCESS ||
-        deviceCount == 0)
+    if (clGetDeviceIDs(platforms[p], CL_DEVICE_TYPE_ALL, 0, nullptr, &deviceCount) != CL_SUCCESS || deviceCount == 0)
       continue;
     std::vector<cl_device_id> devices(deviceCount);
-    check(clGetDeviceIDs(platforms[p], CL_DEVICE_TYPE_ALL, deviceCount, devices.data(), nullptr),
-          "clGetDeviceIDs");
+    check(clGetDeviceIDs(platforms[p], CL_DEVICE_TYPE_ALL, deviceCount, devices.data(), nullptr), "clGetDeviceIDs");
     std::string platformName = infoString(clGetPlatformInfo, platforms[p], CL_PLATFORM_NAME);
     for (cl_uint d = 0; d < deviceCount; ++d) {
       cl_device_type type = 0;
@@ -87,8 +79,8 @@ int run() {
                     typeName(type), units, static_cast<unsigned long long>(memory), p, d);
       json += std::string(index == 0 ? "" : ",") + "\n  {\"index\":" + std::to_string(index) +
               ",\"name\":" + jsonString(infoString(clGetDeviceInfo, devices[d], CL_DEVICE_NAME)) +
-              ",\"platform\":" + jsonString(platformName) + ",\"vendor\":" +
-              jsonString(infoString(clGetDeviceInfo, devices[d], CL_DEVICE_VENDOR)) + numbers;
+              ",\"platform\":" + jsonString(platformName) +
+              ",\"vendor\":" + jsonString(infoString(clGetDeviceInfo, devices[d], CL_DEVICE_VENDOR)) + numbers;
       ++index;
     }
   }

@@ -55,7 +55,7 @@ struct Grid {
 };
 
 /// The kernel's cell_of, with the same float operations.
-int cellOf(const Float4 &p, const Grid &g) {
+int cellOf(const Float4& p, const Grid& g) {
   int cx = std::clamp(static_cast<int>(p.x * InvCellSize), 0, g.Nx - 1) + 1;
   int cy = std::clamp(static_cast<int>(p.y * InvCellSize), 0, g.Ny - 1) + 1;
   int cz = std::clamp(static_cast<int>(p.z * InvCellSize), 0, g.Nz - 1) + 1;
@@ -63,7 +63,7 @@ int cellOf(const Float4 &p, const Grid &g) {
 }
 
 /// lj_force_over_r of the kernel, in double; \p unshifted gets the term before the shift.
-double ljForceOverR(double r2, double *unshifted = nullptr) {
+double ljForceOverR(double r2, double* unshifted = nullptr) {
   auto raw = [](double q2) {
     double s2 = 1.0 / std::max(q2, MinDistanceSquared);
     double s6 = s2 * s2 * s2;
@@ -71,8 +71,7 @@ double ljForceOverR(double r2, double *unshifted = nullptr) {
   };
   static const double atCutoff = raw(CutoffSquared);
   double value = raw(r2);
-  if (unshifted)
-    *unshifted = std::fabs(value) + std::fabs(atCutoff);
+  if (unshifted) *unshifted = std::fabs(value) + std::fabs(atCutoff);
   return value - atCutoff;
 }
 
@@ -88,11 +87,11 @@ struct Candidate {
 
 /// Initial atoms, sorted by cell as the pragmas' argument assumes (sorted at the previous
 /// step), ids assigned in that order.
-Setup makeSetup(const std::string &distribution, size_t natoms, uint64_t seed) {
+Setup makeSetup(const std::string& distribution, size_t natoms, uint64_t seed) {
   Rng rng(seed);
   std::vector<Candidate> candidates;
   double side = 0;
-  auto lattice = [&](double spacing, double lo, double hi, auto &&keep, auto &&velocity) {
+  auto lattice = [&](double spacing, double lo, double hi, auto&& keep, auto&& velocity) {
     for (double x = lo + spacing / 2; x < hi; x += spacing)
       for (double y = spacing / 2; y < side; y += spacing)
         for (double z = spacing / 2; z < side; z += spacing)
@@ -134,14 +133,12 @@ Setup makeSetup(const std::string &distribution, size_t natoms, uint64_t seed) {
         double drift = x < side / 2 ? speed : -speed;
         return std::array{drift + 0.5 * thermal(), 0.5 * thermal(), 0.5 * thermal()};
       });
-      if (candidates.size() >= natoms)
-        break;
+      if (candidates.size() >= natoms) break;
       side *= 1.03;
     }
   }
   // A random subset of exactly natoms candidates (partial Fisher-Yates).
-  for (size_t k = 0; k < natoms; ++k)
-    std::swap(candidates[k], candidates[k + rng.below(candidates.size() - k)]);
+  for (size_t k = 0; k < natoms; ++k) std::swap(candidates[k], candidates[k + rng.below(candidates.size() - k)]);
   candidates.resize(natoms);
 
   Setup setup;
@@ -152,10 +149,8 @@ Setup makeSetup(const std::string &distribution, size_t natoms, uint64_t seed) {
   std::vector<std::pair<int, size_t>> order(natoms);
   std::vector<Float4> pos(natoms), speed(natoms);
   for (size_t k = 0; k < natoms; ++k) {
-    const Candidate &c = candidates[k];
-    auto inside = [&](double v) {
-      return std::clamp(static_cast<float>(v), 0.0f, std::nextafter(boxSide, 0.0f));
-    };
+    const Candidate& c = candidates[k];
+    auto inside = [&](double v) { return std::clamp(static_cast<float>(v), 0.0f, std::nextafter(boxSide, 0.0f)); };
     pos[k] = {inside(c.X), inside(c.Y), inside(c.Z), 0.0f};
     speed[k] = {static_cast<float>(c.Vx), static_cast<float>(c.Vy), static_cast<float>(c.Vz), 0.0f};
     order[k] = {cellOf(pos[k], setup.Cells), k};
@@ -173,8 +168,7 @@ Setup makeSetup(const std::string &distribution, size_t natoms, uint64_t seed) {
 
 /// Exact checks of the last step's binning: cells is an exclusive prefix sum ending at
 /// natoms, every atom sits in its cell's range, and the ids are a permutation.
-ToleranceCheck checkBinning(const std::vector<Float4> &sorted, const std::vector<cl_int> &cells,
-                            const Grid &grid) {
+ToleranceCheck checkBinning(const std::vector<Float4>& sorted, const std::vector<cl_int>& cells, const Grid& grid) {
   ToleranceCheck check("sotl binning (cells, sorted order, ids)");
   const size_t natoms = sorted.size();
   const int ncells = grid.cellCount();
@@ -186,18 +180,15 @@ ToleranceCheck checkBinning(const std::vector<Float4> &sorted, const std::vector
                  " > cells[c+1] = " + std::to_string(cells[c + 1]));
       continue;
     }
-    for (cl_int i = cells[c]; i < cells[c + 1]; ++i)
-      check.exact(i, cellOf(sorted[i], grid), c);
+    for (cl_int i = cells[c]; i < cells[c + 1]; ++i) check.exact(i, cellOf(sorted[i], grid), c);
   }
   std::vector<char> seen(natoms, 0);
   for (size_t i = 0; i < natoms; ++i) {
     float w = sorted[i].w;
     size_t id = static_cast<size_t>(w);
     if (!(w >= 0) || id >= natoms || static_cast<float>(id) != w || seen[id]) {
-      check.fail("sorted_pos[" + std::to_string(i) + "].w = " + std::to_string(w) +
-                 " is not a fresh atom id");
-      if (check.failures() > 20)
-        break;
+      check.fail("sorted_pos[" + std::to_string(i) + "].w = " + std::to_string(w) + " is not a fresh atom id");
+      if (check.failures() > 20) break;
       continue;
     }
     seen[id] = 1;
@@ -212,18 +203,17 @@ ToleranceCheck checkBinning(const std::vector<Float4> &sorted, const std::vector
 /// roundings. Pairs within 1e-5 of the cut-off may be in or out on the device: their (tiny,
 /// the force vanishes there) contribution is added to the tolerance. Near a wall, both the
 /// reflected and the unreflected outcome are accepted if the position is that close to it.
-ToleranceCheck checkLastStep(const std::vector<Float4> &sorted,
-                             const std::vector<Float4> &sortedSpeed,
-                             const std::vector<cl_int> &cells, const std::vector<Float4> &pos,
-                             const std::vector<Float4> &speed, const Setup &setup) {
-  const Grid &grid = setup.Cells;
+ToleranceCheck checkLastStep(const std::vector<Float4>& sorted, const std::vector<Float4>& sortedSpeed,
+                             const std::vector<cl_int>& cells, const std::vector<Float4>& pos,
+                             const std::vector<Float4>& speed, const Setup& setup) {
+  const Grid& grid = setup.Cells;
   const double u = 0x1.0p-24, dt = TimeStep;
   ToleranceCheck check("sotl last force step");
   std::mutex merge;
   parallelFor(0, sorted.size(), [&](size_t begin, size_t end) {
     ToleranceCheck local("sotl last force step");
     for (size_t g = begin; g < end; ++g) {
-      const Float4 &p = sorted[g];
+      const Float4& p = sorted[g];
       const int cell = cellOf(p, grid);
       double force[3] = {0, 0, 0}, bound[3] = {0, 0, 0}, magnitude[3] = {0, 0, 0};
       size_t terms = 0;
@@ -231,23 +221,18 @@ ToleranceCheck checkLastStep(const std::vector<Float4> &sorted,
         for (int dy = -1; dy <= 1; ++dy) {
           int row = cell + dx * grid.strideX() + dy * grid.strideY();
           for (cl_int i = cells[row - 1]; i < cells[row + 2]; ++i) {
-            if (static_cast<size_t>(i) == g)
-              continue;
-            double d[3] = {double(p.x) - sorted[i].x, double(p.y) - sorted[i].y,
-                           double(p.z) - sorted[i].z};
+            if (static_cast<size_t>(i) == g) continue;
+            double d[3] = {double(p.x) - sorted[i].x, double(p.y) - sorted[i].y, double(p.z) - sorted[i].z};
             double r2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
-            if (r2 >= CutoffSquared * (1 + 1e-5))
-              continue;
+            if (r2 >= CutoffSquared * (1 + 1e-5)) continue;
             double scale = 0;
             double f = ljForceOverR(r2, &scale);
             bool ambiguous = std::fabs(r2 - CutoffSquared) <= CutoffSquared * 1e-5;
             ++terms;
             for (int c = 0; c < 3; ++c) {
-              if (r2 < CutoffSquared)
-                force[c] += d[c] * f;
+              if (r2 < CutoffSquared) force[c] += d[c] * f;
               magnitude[c] += std::fabs(d[c]) * scale;
-              if (ambiguous)
-                bound[c] += std::fabs(d[c] * f);
+              if (ambiguous) bound[c] += std::fabs(d[c] * f);
             }
           }
         }
@@ -261,8 +246,7 @@ ToleranceCheck checkLastStep(const std::vector<Float4> &sorted,
         double v = std::clamp(v0[c] + force[c] * dt, -MaxSpeed, MaxSpeed);
         double vTolerance = dt * forceTolerance + 2 * u * (std::fabs(v0[c]) + std::fabs(v)) + 1e-12;
         double x = p0[c] + v * dt;
-        double xTolerance =
-            dt * vTolerance + 2 * u * (std::fabs(p0[c]) + std::fabs(v * dt)) + 1e-12;
+        double xTolerance = dt * vTolerance + 2 * u * (std::fabs(p0[c]) + std::fabs(v * dt)) + 1e-12;
         // Outcomes: unreflected, reflected at 0, reflected at the box side.
         struct Outcome {
           double X, V;
@@ -273,18 +257,16 @@ ToleranceCheck checkLastStep(const std::vector<Float4> &sorted,
             {2 * box[c] - x, -v, x >= box[c] - xTolerance},
         };
         // Compare against the possible outcome the device is closest to.
-        const Outcome *best = nullptr;
+        const Outcome* best = nullptr;
         double bestDistance = INFINITY;
-        for (const Outcome &o : outcomes) {
-          double distance =
-              std::fabs(gotP[c] - o.X) / xTolerance + std::fabs(gotV[c] - o.V) / vTolerance;
+        for (const Outcome& o : outcomes) {
+          double distance = std::fabs(gotP[c] - o.X) / xTolerance + std::fabs(gotV[c] - o.V) / vTolerance;
           if (o.Possible && distance < bestDistance) {
             best = &o;
             bestDistance = distance;
           }
         }
-        if (!best)
-          best = &outcomes[0];
+        if (!best) best = &outcomes[0];
         local.compare(4 * g + c, gotP[c], best->X, xTolerance + 2 * u * box[c]);
         local.compare(4 * g + c, gotV[c], best->V, vTolerance);
       }
@@ -299,10 +281,9 @@ ToleranceCheck checkLastStep(const std::vector<Float4> &sorted,
 /// Replays the whole run in double, by atom id, and compares the final positions. Chaotic
 /// dynamics amplify the float/double difference, so this is a coarse net for gross errors
 /// (lost, duplicated or garbage atoms in any step); the last-step check is the precise one.
-ToleranceCheck checkTrajectory(const Setup &setup, int steps, const std::vector<Float4> &pos,
-                               double tolerance) {
+ToleranceCheck checkTrajectory(const Setup& setup, int steps, const std::vector<Float4>& pos, double tolerance) {
   const size_t natoms = setup.Pos.size();
-  const Grid &grid = setup.Cells;
+  const Grid& grid = setup.Cells;
   const double dt = TimeStep;
   std::vector<std::array<double, 3>> x(natoms), v(natoms);
   for (size_t k = 0; k < natoms; ++k) {
@@ -310,11 +291,10 @@ ToleranceCheck checkTrajectory(const Setup &setup, int steps, const std::vector<
     v[k] = {setup.Speed[k].x, setup.Speed[k].y, setup.Speed[k].z};
   }
   const double box[3] = {setup.Box[0], setup.Box[1], setup.Box[2]};
-  auto cellIndex = [&](const std::array<double, 3> &p) {
+  auto cellIndex = [&](const std::array<double, 3>& p) {
     int c[3];
     const int n[3] = {grid.Nx, grid.Ny, grid.Nz};
-    for (int a = 0; a < 3; ++a)
-      c[a] = std::clamp(static_cast<int>(std::floor(p[a] / CellSize)), 0, n[a] - 1) + 1;
+    for (int a = 0; a < 3; ++a) c[a] = std::clamp(static_cast<int>(std::floor(p[a] / CellSize)), 0, n[a] - 1) + 1;
     return (c[0] * (grid.Ny + 2) + c[1]) * (grid.Nz + 2) + c[2];
   };
   const int ncells = grid.cellCount();
@@ -323,12 +303,10 @@ ToleranceCheck checkTrajectory(const Setup &setup, int steps, const std::vector<
   for (int step = 0; step < steps; ++step) {
     std::fill(start.begin(), start.end(), 0);
     std::vector<int> cellOfAtom(natoms);
-    for (size_t k = 0; k < natoms; ++k)
-      ++start[(cellOfAtom[k] = cellIndex(x[k])) + 1];
+    for (size_t k = 0; k < natoms; ++k) ++start[(cellOfAtom[k] = cellIndex(x[k])) + 1];
     std::partial_sum(start.begin(), start.end(), start.begin());
     std::vector<int> cursor(start.begin(), start.end() - 1);
-    for (size_t k = 0; k < natoms; ++k)
-      order[cursor[cellOfAtom[k]]++] = static_cast<int>(k);
+    for (size_t k = 0; k < natoms; ++k) order[cursor[cellOfAtom[k]]++] = static_cast<int>(k);
     parallelFor(0, natoms, [&](size_t begin, size_t end) {
       for (size_t k = begin; k < end; ++k) {
         double f[3] = {0, 0, 0};
@@ -338,14 +316,12 @@ ToleranceCheck checkTrajectory(const Setup &setup, int steps, const std::vector<
             int row = cell + dx * grid.strideX() + dy * grid.strideY();
             for (int s = start[row - 1]; s < start[row + 2]; ++s) {
               size_t other = order[s];
-              if (other == k)
-                continue;
+              if (other == k) continue;
               double d[3] = {x[k][0] - x[other][0], x[k][1] - x[other][1], x[k][2] - x[other][2]};
               double r2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
               if (r2 < CutoffSquared) {
                 double s6 = ljForceOverR(r2);
-                for (int c = 0; c < 3; ++c)
-                  f[c] += d[c] * s6;
+                for (int c = 0; c < 3; ++c) f[c] += d[c] * s6;
               }
             }
           }
@@ -382,20 +358,19 @@ ToleranceCheck checkTrajectory(const Setup &setup, int steps, const std::vector<
   return check;
 }
 
-int run(int argc, char **argv) {
+int run(int argc, char** argv) {
   ArgParser args(argc, argv, "SOTL Lennard-Jones with spatial binning; size = atoms");
   CommonOptions options = parseCommonOptions(args, 1 << 16, 2, 1 << 24, 20);
-  std::string distribution = args.choice("--distribution", "static", {"static", "dynamic"},
-                                         "uniform lattice or moving dense clusters");
-  double trajectoryTolerance =
-      args.real("--trajectory-tolerance", 0.05, 0, 1e9,
-                "largest final position difference from the double replay (small runs)");
+  std::string distribution =
+      args.choice("--distribution", "static", {"static", "dynamic"}, "uniform lattice or moving dense clusters");
+  double trajectoryTolerance = args.real("--trajectory-tolerance", 0.05, 0, 1e9,
+                                         "largest final position difference from the double replay (small runs)");
   args.finish();
   const size_t natoms = static_cast<size_t>(options.Size);
   const int steps = options.Iterations;
 
   Setup setup = makeSetup(distribution, natoms, options.Seed);
-  const Grid &grid = setup.Cells;
+  const Grid& grid = setup.Cells;
   const int ncells = grid.cellCount();
 
   Session session = Session::open(options, DevicePolicy::TypeFromEnvOrFlag);
@@ -420,8 +395,7 @@ int run(int argc, char **argv) {
   gridArg.s[1] = grid.Ny;
   gridArg.s[2] = grid.Nz;
   cl_float4 boxArg{};
-  for (int a = 0; a < 3; ++a)
-    boxArg.s[a] = setup.Box[a];
+  for (int a = 0; a < 3; ++a) boxArg.s[a] = setup.Box[a];
   const cl_float dt = TimeStep;
   setArgs(reset, cells, cellCount);
   setArgs(count, pos, cells, atoms, gridArg);
@@ -462,14 +436,11 @@ int run(int argc, char **argv) {
 
   ToleranceCheck binning = checkBinning(lastSorted, lastCells, grid);
   record(r, binning);
-  if (binning.passed())
-    record(r, checkLastStep(lastSorted, lastSortedSpeed, lastCells, finalPos, finalSpeed, setup));
-  const int maxReplaySteps =
-      distribution == "static" ? MaxReplayStepsStatic : MaxReplayStepsDynamic;
-  const bool replay = steps <= maxReplaySteps &&
-                      (options.FullVerification || double(natoms) * steps <= MaxTrajectoryWork);
-  if (replay)
-    record(r, checkTrajectory(setup, steps, finalPos, trajectoryTolerance));
+  if (binning.passed()) record(r, checkLastStep(lastSorted, lastSortedSpeed, lastCells, finalPos, finalSpeed, setup));
+  const int maxReplaySteps = distribution == "static" ? MaxReplayStepsStatic : MaxReplayStepsDynamic;
+  const bool replay =
+      steps <= maxReplaySteps && (options.FullVerification || double(natoms) * steps <= MaxTrajectoryWork);
+  if (replay) record(r, checkTrajectory(setup, steps, finalPos, trajectoryTolerance));
 
   r.Workload = "sotl";
   r.Variant = distribution;
@@ -485,6 +456,6 @@ int run(int argc, char **argv) {
 
 } // namespace
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
   return guardedMain([&] { return run(argc, argv); });
 }

@@ -20,7 +20,7 @@ namespace {
 
 constexpr double MaxReferenceWork = 2e10; ///< nonzeros x iterations for the full trajectory
 
-int run(int argc, char **argv) {
+int run(int argc, char** argv) {
   ArgParser args(argc, argv, "iterated CSR SpMV, row lengths skewed to high rows; size = rows");
   CommonOptions options = parseCommonOptions(args, 1 << 18, 1, 1L << 26, 20);
   long minLength = args.integer("--min-row", 2, 1, 100000, "nonzeros of the lightest rows");
@@ -33,14 +33,12 @@ int run(int argc, char **argv) {
   CsrMatrix a = makeCsr(
       n,
       [&](size_t i) {
-        return static_cast<size_t>(
-            minLength + std::lround((maxLength - minLength) * std::pow(double(i) / n, 8)));
+        return static_cast<size_t>(minLength + std::lround((maxLength - minLength) * std::pow(double(i) / n, 8)));
       },
       options.Seed);
   std::vector<float> x0(n);
   Rng rng(options.Seed + 2);
-  for (float &v : x0)
-    v = static_cast<float>(rng.uniform(-1.0, 1.0));
+  for (float& v : x0) v = static_cast<float>(rng.uniform(-1.0, 1.0));
 
   Session session = Session::open(options, DevicePolicy::FirstPlatformAll);
   Program program = session.buildProgram(kKernelSource);
@@ -97,6 +95,6 @@ int run(int argc, char **argv) {
 
 } // namespace
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
   return guardedMain([&] { return run(argc, argv); });
 }

@@ -26,11 +26,11 @@ using clsplit::test::icdModule;
 const cl_icd_dispatch* D = nullptr;
 
 // Pseudo codes for rows whose result is not a cl_int.
-constexpr cl_int kNullResult = 424242;        // the call returned NULL (and had no errcode_ret)
-constexpr cl_int kNonNullResult = 434343;     // the call returned a non-NULL pointer
-constexpr cl_int kHandleWithError = 444444;   // a handle was returned together with an error
-constexpr cl_int kDidNotReturn = 454545;      // an isolated row hung (killed after a timeout)
-constexpr cl_int kCrashed = 464646;           // an isolated row crashed its process
+constexpr cl_int kNullResult = 424242;      // the call returned NULL (and had no errcode_ret)
+constexpr cl_int kNonNullResult = 434343;   // the call returned a non-NULL pointer
+constexpr cl_int kHandleWithError = 444444; // a handle was returned together with an error
+constexpr cl_int kDidNotReturn = 454545;    // an isolated row hung (killed after a timeout)
+constexpr cl_int kCrashed = 464646;         // an isolated row crashed its process
 
 std::string codeName(cl_int code) {
   if (code == kNullResult) return "NULL";
@@ -90,19 +90,29 @@ cl_int runIsolated(const std::function<cl_int()>& fn) {
 }
 
 // Variadic, so that rows may hold lambdas with commas.
-#define ROW(expected, ...) Row{#__VA_ARGS__, expected, [&]() -> cl_int { return (__VA_ARGS__); }}
+#define ROW(expected, ...)                                                                                             \
+  Row {                                                                                                                \
+#__VA_ARGS__, expected, [&]() -> cl_int { return (__VA_ARGS__); }                                                  \
+  }
 // Calls returning a handle: the call uses `err` as errcode_ret.
-#define ROW_H(expected, ...)                                                                       \
-  Row{#__VA_ARGS__, expected, [&]() -> cl_int {                                                    \
+#define ROW_H(expected, ...)                                                                                           \
+  Row {                                                                                                                \
+#__VA_ARGS__, expected, [&]() -> cl_int {                                                    \
         cl_int err = 12345;                                                                        \
         auto handle = (__VA_ARGS__);                                                               \
         return handleResult(handle, err);                                                          \
-      }}
+      }                         \
+  }
 // A row run in a child process (see runIsolated).
-#define ROW_ISOLATED(expected, ...) Row{#__VA_ARGS__, expected, [&]() -> cl_int { return (__VA_ARGS__); }, true}
+#define ROW_ISOLATED(expected, ...)                                                                                    \
+  Row {                                                                                                                \
+#__VA_ARGS__, expected, [&]() -> cl_int { return (__VA_ARGS__); }, true                                            \
+  }
 // Calls returning a handle or pointer, with errcode_ret NULL: must return NULL.
-#define ROW_NULL(...)                                                                              \
-  Row{#__VA_ARGS__, kNullResult, [&]() -> cl_int { return (__VA_ARGS__) ? kNonNullResult : kNullResult; }}
+#define ROW_NULL(...)                                                                                                  \
+  Row {                                                                                                                \
+#__VA_ARGS__, kNullResult, [&]() -> cl_int { return (__VA_ARGS__) ? kNonNullResult : kNullResult; }                \
+  }
 
 void CL_CALLBACK noopEventCallback(cl_event, cl_int, void*) {}
 void CL_CALLBACK noopMemCallback(cl_mem, void*) {}
@@ -139,7 +149,8 @@ TEST_CASE("every entry point rejects bad input with the specified error", "[bad_
   REQUIRE(err == CL_SUCCESS);
   cl_uint alignBits = 0;
   cl_ulong maxAlloc = 0;
-  REQUIRE(D->clGetDeviceInfo(device, CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof alignBits, &alignBits, nullptr) == CL_SUCCESS);
+  REQUIRE(D->clGetDeviceInfo(device, CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof alignBits, &alignBits, nullptr) ==
+          CL_SUCCESS);
   REQUIRE(D->clGetDeviceInfo(device, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof maxAlloc, &maxAlloc, nullptr) == CL_SUCCESS);
   const size_t align = alignBits / 8, size = 16 * align;
   cl_mem buf = D->clCreateBuffer(ctx, CL_MEM_READ_WRITE, size, nullptr, &err);
@@ -283,25 +294,32 @@ TEST_CASE("every entry point rejects bad input with the specified error", "[bad_
       ROW_H(CL_INVALID_DEVICE, D->clCreateContext(nullptr, 1, &badDevice, nullptr, nullptr, &err)),
       ROW_NULL(D->clCreateContext(nullptr, 1, &badDevice, nullptr, nullptr, nullptr)),
       ROW_H(CL_INVALID_VALUE, D->clCreateContext(nullptr, 1, &device, nullptr, &localInt, &err)),
-      ROW_H(CL_INVALID_PLATFORM, [&] {
-        cl_context_properties p[] = {CL_CONTEXT_PLATFORM, reinterpret_cast<cl_context_properties>(badPlatform), 0};
-        return D->clCreateContext(p, 1, &device, nullptr, nullptr, &err);
-      }()),
-      ROW_H(CL_INVALID_PROPERTY, [&] {
-        cl_context_properties p[] = {0x7777, 1, 0};
-        return D->clCreateContext(p, 1, &device, nullptr, nullptr, &err);
-      }()),
-      ROW_H(CL_INVALID_PROPERTY, [&] {
-        auto pl = reinterpret_cast<cl_context_properties>(platform);
-        cl_context_properties p[] = {CL_CONTEXT_PLATFORM, pl, CL_CONTEXT_PLATFORM, pl, 0};
-        return D->clCreateContext(p, 1, &device, nullptr, nullptr, &err);
-      }()),
+      ROW_H(CL_INVALID_PLATFORM,
+            [&] {
+              cl_context_properties p[] = {CL_CONTEXT_PLATFORM, reinterpret_cast<cl_context_properties>(badPlatform),
+                                           0};
+              return D->clCreateContext(p, 1, &device, nullptr, nullptr, &err);
+            }()),
+      ROW_H(CL_INVALID_PROPERTY,
+            [&] {
+              cl_context_properties p[] = {0x7777, 1, 0};
+              return D->clCreateContext(p, 1, &device, nullptr, nullptr, &err);
+            }()),
+      ROW_H(CL_INVALID_PROPERTY,
+            [&] {
+              auto pl = reinterpret_cast<cl_context_properties>(platform);
+              cl_context_properties p[] = {CL_CONTEXT_PLATFORM, pl, CL_CONTEXT_PLATFORM, pl, 0};
+              return D->clCreateContext(p, 1, &device, nullptr, nullptr, &err);
+            }()),
       ROW_H(CL_INVALID_DEVICE_TYPE, D->clCreateContextFromType(nullptr, 0, nullptr, nullptr, &err)),
-      ROW_H(CL_DEVICE_NOT_FOUND, D->clCreateContextFromType(nullptr, CL_DEVICE_TYPE_ACCELERATOR, nullptr, nullptr, &err)),
-      ROW_H(CL_INVALID_PLATFORM, [&] {
-        cl_context_properties p[] = {CL_CONTEXT_PLATFORM, reinterpret_cast<cl_context_properties>(badPlatform), 0};
-        return D->clCreateContextFromType(p, CL_DEVICE_TYPE_ALL, nullptr, nullptr, &err);
-      }()),
+      ROW_H(CL_DEVICE_NOT_FOUND,
+            D->clCreateContextFromType(nullptr, CL_DEVICE_TYPE_ACCELERATOR, nullptr, nullptr, &err)),
+      ROW_H(CL_INVALID_PLATFORM,
+            [&] {
+              cl_context_properties p[] = {CL_CONTEXT_PLATFORM, reinterpret_cast<cl_context_properties>(badPlatform),
+                                           0};
+              return D->clCreateContextFromType(p, CL_DEVICE_TYPE_ALL, nullptr, nullptr, &err);
+            }()),
       ROW(CL_INVALID_CONTEXT, D->clRetainContext(badContext)),
       ROW(CL_INVALID_CONTEXT, D->clRetainContext(queueAsContext)),
       ROW(CL_INVALID_CONTEXT, D->clReleaseContext(deadContext)),
@@ -318,24 +336,29 @@ TEST_CASE("every entry point rejects bad input with the specified error", "[bad_
       ROW_H(CL_INVALID_VALUE, D->clCreateCommandQueue(ctx, device, cl_command_queue_properties(1) << 7, &err)),
       ROW_H(CL_INVALID_CONTEXT, D->clCreateCommandQueueWithProperties(badContext, device, nullptr, &err)),
       ROW_H(CL_INVALID_DEVICE, D->clCreateCommandQueueWithProperties(ctx, badDevice, nullptr, &err)),
-      ROW_H(CL_INVALID_VALUE, [&] {
-        const cl_queue_properties unknown[] = {0x7777, 1, 0};
-        return D->clCreateCommandQueueWithProperties(ctx, device, unknown, &err);
-      }()),
-      ROW_H(CL_INVALID_QUEUE_PROPERTIES, [&] {
-        const cl_queue_properties onDevice[] = {CL_QUEUE_PROPERTIES, CL_QUEUE_ON_DEVICE | CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE, 0};
-        return D->clCreateCommandQueueWithProperties(ctx, device, onDevice, &err);
-      }()),
-      ROW_H(CL_INVALID_QUEUE_PROPERTIES, [&] {
-        const cl_queue_properties sized[] = {CL_QUEUE_SIZE, 1024, 0};
-        return D->clCreateCommandQueueWithProperties(ctx, device, sized, &err);
-      }()),
+      ROW_H(CL_INVALID_VALUE,
+            [&] {
+              const cl_queue_properties unknown[] = {0x7777, 1, 0};
+              return D->clCreateCommandQueueWithProperties(ctx, device, unknown, &err);
+            }()),
+      ROW_H(CL_INVALID_QUEUE_PROPERTIES,
+            [&] {
+              const cl_queue_properties onDevice[] = {CL_QUEUE_PROPERTIES,
+                                                      CL_QUEUE_ON_DEVICE | CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE, 0};
+              return D->clCreateCommandQueueWithProperties(ctx, device, onDevice, &err);
+            }()),
+      ROW_H(CL_INVALID_QUEUE_PROPERTIES,
+            [&] {
+              const cl_queue_properties sized[] = {CL_QUEUE_SIZE, 1024, 0};
+              return D->clCreateCommandQueueWithProperties(ctx, device, sized, &err);
+            }()),
       ROW(CL_INVALID_COMMAND_QUEUE, D->clRetainCommandQueue(badQueue)),
       ROW(CL_INVALID_COMMAND_QUEUE, D->clRetainCommandQueue(contextAsQueue)),
       ROW(CL_INVALID_COMMAND_QUEUE, D->clReleaseCommandQueue(deadQueue)),
       ROW(CL_INVALID_COMMAND_QUEUE, D->clGetCommandQueueInfo(badQueue, CL_QUEUE_CONTEXT, sizeof ctx, &ctx, nullptr)),
       ROW(CL_INVALID_VALUE, D->clGetCommandQueueInfo(q, 0x7777, sizeof text, text, nullptr)),
-      ROW(CL_INVALID_COMMAND_QUEUE, D->clSetCommandQueueProperty(badQueue, CL_QUEUE_PROFILING_ENABLE, CL_TRUE, nullptr)),
+      ROW(CL_INVALID_COMMAND_QUEUE,
+          D->clSetCommandQueueProperty(badQueue, CL_QUEUE_PROFILING_ENABLE, CL_TRUE, nullptr)),
       ROW(CL_INVALID_VALUE, D->clSetCommandQueueProperty(q, cl_command_queue_properties(1) << 7, CL_TRUE, nullptr)),
       ROW(CL_INVALID_COMMAND_QUEUE, D->clFlush(badQueue)),
       ROW(CL_INVALID_COMMAND_QUEUE, D->clFlush(deadQueue)),
@@ -356,11 +379,13 @@ TEST_CASE("every entry point rejects bad input with the specified error", "[bad_
       ROW_H(CL_INVALID_HOST_PTR, D->clCreateBuffer(ctx, CL_MEM_USE_HOST_PTR, 64, nullptr, &err)),
       ROW_H(CL_INVALID_HOST_PTR, D->clCreateBuffer(ctx, CL_MEM_COPY_HOST_PTR, 64, nullptr, &err)),
       ROW_H(CL_INVALID_HOST_PTR, D->clCreateBuffer(ctx, CL_MEM_READ_WRITE, 64, ptr, &err)),
-      ROW_H(CL_INVALID_CONTEXT, D->clCreateBufferWithProperties(badContext, nullptr, CL_MEM_READ_WRITE, 64, nullptr, &err)),
-      ROW_H(CL_INVALID_PROPERTY, [&] {
-        const cl_mem_properties unknown[] = {0x7777, 1, 0};
-        return D->clCreateBufferWithProperties(ctx, unknown, CL_MEM_READ_WRITE, 64, nullptr, &err);
-      }()),
+      ROW_H(CL_INVALID_CONTEXT,
+            D->clCreateBufferWithProperties(badContext, nullptr, CL_MEM_READ_WRITE, 64, nullptr, &err)),
+      ROW_H(CL_INVALID_PROPERTY,
+            [&] {
+              const cl_mem_properties unknown[] = {0x7777, 1, 0};
+              return D->clCreateBufferWithProperties(ctx, unknown, CL_MEM_READ_WRITE, 64, nullptr, &err);
+            }()),
       ROW_H(CL_INVALID_BUFFER_SIZE, D->clCreateBufferWithProperties(ctx, nullptr, CL_MEM_READ_WRITE, 0, nullptr, &err)),
       ROW(CL_INVALID_CONTEXT, D->clSetContextDestructorCallback(badContext, noopContextCallback, nullptr)),
       ROW(CL_INVALID_VALUE, D->clSetContextDestructorCallback(ctx, nullptr, nullptr)),
@@ -369,24 +394,29 @@ TEST_CASE("every entry point rejects bad input with the specified error", "[bad_
       ROW_H(CL_INVALID_MEM_OBJECT, D->clCreateSubBuffer(sub, 0, CL_BUFFER_CREATE_TYPE_REGION, &firstHalf, &err)),
       ROW_H(CL_INVALID_VALUE, D->clCreateSubBuffer(buf, 0, 0x7777, &firstHalf, &err)),
       ROW_H(CL_INVALID_VALUE, D->clCreateSubBuffer(buf, 0, CL_BUFFER_CREATE_TYPE_REGION, nullptr, &err)),
-      ROW_H(CL_INVALID_VALUE, D->clCreateSubBuffer(buf, CL_MEM_USE_HOST_PTR, CL_BUFFER_CREATE_TYPE_REGION, &firstHalf, &err)),
-      ROW_H(CL_INVALID_VALUE, D->clCreateSubBuffer(buf, CL_MEM_READ_ONLY | CL_MEM_WRITE_ONLY, CL_BUFFER_CREATE_TYPE_REGION,
-                                                   &firstHalf, &err)),
-      ROW_H(CL_INVALID_VALUE, D->clCreateSubBuffer(woBuf, CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION, &firstHalf, &err)),
-      ROW_H(CL_INVALID_VALUE, D->clCreateSubBuffer(hostNone, CL_MEM_HOST_READ_ONLY, CL_BUFFER_CREATE_TYPE_REGION,
-                                                   &firstHalf, &err)),
-      ROW_H(CL_INVALID_VALUE, [&] {
-        cl_buffer_region r{size - align, 2 * align};
-        return D->clCreateSubBuffer(buf, 0, CL_BUFFER_CREATE_TYPE_REGION, &r, &err);
-      }()),
-      ROW_H(CL_INVALID_BUFFER_SIZE, [&] {
-        cl_buffer_region r{0, 0};
-        return D->clCreateSubBuffer(buf, 0, CL_BUFFER_CREATE_TYPE_REGION, &r, &err);
-      }()),
-      ROW_H(CL_MISALIGNED_SUB_BUFFER_OFFSET, [&] {
-        cl_buffer_region r{align / 2, 16};
-        return D->clCreateSubBuffer(buf, 0, CL_BUFFER_CREATE_TYPE_REGION, &r, &err);
-      }()),
+      ROW_H(CL_INVALID_VALUE,
+            D->clCreateSubBuffer(buf, CL_MEM_USE_HOST_PTR, CL_BUFFER_CREATE_TYPE_REGION, &firstHalf, &err)),
+      ROW_H(CL_INVALID_VALUE, D->clCreateSubBuffer(buf, CL_MEM_READ_ONLY | CL_MEM_WRITE_ONLY,
+                                                   CL_BUFFER_CREATE_TYPE_REGION, &firstHalf, &err)),
+      ROW_H(CL_INVALID_VALUE,
+            D->clCreateSubBuffer(woBuf, CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION, &firstHalf, &err)),
+      ROW_H(CL_INVALID_VALUE,
+            D->clCreateSubBuffer(hostNone, CL_MEM_HOST_READ_ONLY, CL_BUFFER_CREATE_TYPE_REGION, &firstHalf, &err)),
+      ROW_H(CL_INVALID_VALUE,
+            [&] {
+              cl_buffer_region r{size - align, 2 * align};
+              return D->clCreateSubBuffer(buf, 0, CL_BUFFER_CREATE_TYPE_REGION, &r, &err);
+            }()),
+      ROW_H(CL_INVALID_BUFFER_SIZE,
+            [&] {
+              cl_buffer_region r{0, 0};
+              return D->clCreateSubBuffer(buf, 0, CL_BUFFER_CREATE_TYPE_REGION, &r, &err);
+            }()),
+      ROW_H(CL_MISALIGNED_SUB_BUFFER_OFFSET,
+            [&] {
+              cl_buffer_region r{align / 2, 16};
+              return D->clCreateSubBuffer(buf, 0, CL_BUFFER_CREATE_TYPE_REGION, &r, &err);
+            }()),
       ROW(CL_INVALID_MEM_OBJECT, D->clRetainMemObject(badMem)),
       ROW(CL_INVALID_MEM_OBJECT, D->clRetainMemObject(kernelAsMem)),
       ROW(CL_INVALID_MEM_OBJECT, D->clReleaseMemObject(deadMem)),
@@ -399,76 +429,87 @@ TEST_CASE("every entry point rejects bad input with the specified error", "[bad_
 
       // Images and samplers.
       ROW_H(CL_INVALID_CONTEXT, D->clCreateImage2D(badContext, CL_MEM_READ_WRITE, &rgba8, 4, 4, 0, nullptr, &err)),
-      ROW_H(CL_INVALID_IMAGE_FORMAT_DESCRIPTOR, D->clCreateImage2D(ctx, CL_MEM_READ_WRITE, nullptr, 4, 4, 0, nullptr, &err)),
-      ROW_H(CL_INVALID_IMAGE_FORMAT_DESCRIPTOR, [&] {
-        cl_image_format f{CL_RGBA, 0x7777};
-        return D->clCreateImage2D(ctx, CL_MEM_READ_WRITE, &f, 4, 4, 0, nullptr, &err);
-      }()),
+      ROW_H(CL_INVALID_IMAGE_FORMAT_DESCRIPTOR,
+            D->clCreateImage2D(ctx, CL_MEM_READ_WRITE, nullptr, 4, 4, 0, nullptr, &err)),
+      ROW_H(CL_INVALID_IMAGE_FORMAT_DESCRIPTOR,
+            [&] {
+              cl_image_format f{CL_RGBA, 0x7777};
+              return D->clCreateImage2D(ctx, CL_MEM_READ_WRITE, &f, 4, 4, 0, nullptr, &err);
+            }()),
       ROW_H(CL_INVALID_IMAGE_SIZE, D->clCreateImage2D(ctx, CL_MEM_READ_WRITE, &rgba8, 0, 4, 0, nullptr, &err)),
-      ROW_H(CL_INVALID_IMAGE_SIZE, D->clCreateImage2D(ctx, CL_MEM_READ_WRITE, &rgba8, 4, size_t(1) << 40, 0, nullptr, &err)),
+      ROW_H(CL_INVALID_IMAGE_SIZE,
+            D->clCreateImage2D(ctx, CL_MEM_READ_WRITE, &rgba8, 4, size_t(1) << 40, 0, nullptr, &err)),
       ROW_H(CL_INVALID_IMAGE_DESCRIPTOR, D->clCreateImage2D(ctx, CL_MEM_READ_WRITE, &rgba8, 4, 4, 64, nullptr, &err)),
       ROW_H(CL_INVALID_HOST_PTR, D->clCreateImage2D(ctx, CL_MEM_COPY_HOST_PTR, &rgba8, 4, 4, 0, nullptr, &err)),
       ROW_H(CL_INVALID_IMAGE_DESCRIPTOR, D->clCreateImage2D(ctx, CL_MEM_COPY_HOST_PTR, &rgba8, 4, 4, 8, text, &err)),
       ROW_H(CL_INVALID_IMAGE_SIZE, D->clCreateImage3D(ctx, CL_MEM_READ_WRITE, &rgba8, 4, 4, 1, 0, 0, nullptr, &err)),
-      ROW_H(CL_INVALID_VALUE, D->clCreateImage3D(ctx, CL_MEM_READ_ONLY | CL_MEM_WRITE_ONLY, &rgba8, 4, 4, 4, 0, 0,
-                                                 nullptr, &err)),
+      ROW_H(CL_INVALID_VALUE,
+            D->clCreateImage3D(ctx, CL_MEM_READ_ONLY | CL_MEM_WRITE_ONLY, &rgba8, 4, 4, 4, 0, 0, nullptr, &err)),
       ROW_H(CL_INVALID_IMAGE_DESCRIPTOR, D->clCreateImage(ctx, CL_MEM_READ_WRITE, &rgba8, nullptr, nullptr, &err)),
-      ROW_H(CL_INVALID_IMAGE_DESCRIPTOR, [&] {
-        cl_image_desc d{};
-        d.image_type = CL_MEM_OBJECT_BUFFER;
-        d.image_width = d.image_height = 4;
-        return D->clCreateImage(ctx, CL_MEM_READ_WRITE, &rgba8, &d, nullptr, &err);
-      }()),
-      ROW_H(CL_INVALID_IMAGE_DESCRIPTOR, [&] { // a 1-D buffer image over an image
-        cl_image_desc d{};
-        d.image_type = CL_MEM_OBJECT_IMAGE1D_BUFFER;
-        d.image_width = 4;
-        d.mem_object = img;
-        return D->clCreateImage(ctx, CL_MEM_READ_WRITE, &rgba8, &d, nullptr, &err);
-      }()),
-      ROW_H(CL_INVALID_IMAGE_SIZE, [&] { // larger than its buffer (16 * align bytes)
-        cl_image_desc d{};
-        d.image_type = CL_MEM_OBJECT_IMAGE1D_BUFFER;
-        d.image_width = size / 4 + 1;
-        d.mem_object = buf;
-        return D->clCreateImage(ctx, CL_MEM_READ_WRITE, &rgba8, &d, nullptr, &err);
-      }()),
-      ROW_H(CL_INVALID_VALUE, [&] {
-        cl_image_desc d{};
-        d.image_type = CL_MEM_OBJECT_IMAGE1D_BUFFER;
-        d.image_width = 4;
-        d.mem_object = buf;
-        return D->clCreateImage(ctx, CL_MEM_COPY_HOST_PTR, &rgba8, &d, text, &err);
-      }()),
-      ROW_H(CL_INVALID_OPERATION, [&] { // 2-D images of buffers are not offered (pitch alignment 0)
-        cl_image_desc d{};
-        d.image_type = CL_MEM_OBJECT_IMAGE2D;
-        d.image_width = d.image_height = 2;
-        d.mem_object = buf;
-        return D->clCreateImage(ctx, CL_MEM_READ_WRITE, &rgba8, &d, nullptr, &err);
-      }()),
-      ROW_H(CL_INVALID_CONTEXT, [&] {
-        cl_image_desc d{};
-        d.image_type = CL_MEM_OBJECT_IMAGE2D;
-        d.image_width = d.image_height = 4;
-        return D->clCreateImageWithProperties(badContext, nullptr, CL_MEM_READ_WRITE, &rgba8, &d, nullptr, &err);
-      }()),
-      ROW_H(CL_INVALID_PROPERTY, [&] {
-        cl_image_desc d{};
-        d.image_type = CL_MEM_OBJECT_IMAGE2D;
-        d.image_width = d.image_height = 4;
-        const cl_mem_properties props[] = {0x7777, 0, 0};
-        return D->clCreateImageWithProperties(ctx, props, CL_MEM_READ_WRITE, &rgba8, &d, nullptr, &err);
-      }()),
-      ROW_H(CL_INVALID_MEM_OBJECT, D->clCreateSubBuffer(img, CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION, &firstHalf,
-                                                        &err)),
+      ROW_H(CL_INVALID_IMAGE_DESCRIPTOR,
+            [&] {
+              cl_image_desc d{};
+              d.image_type = CL_MEM_OBJECT_BUFFER;
+              d.image_width = d.image_height = 4;
+              return D->clCreateImage(ctx, CL_MEM_READ_WRITE, &rgba8, &d, nullptr, &err);
+            }()),
+      ROW_H(CL_INVALID_IMAGE_DESCRIPTOR,
+            [&] { // a 1-D buffer image over an image
+              cl_image_desc d{};
+              d.image_type = CL_MEM_OBJECT_IMAGE1D_BUFFER;
+              d.image_width = 4;
+              d.mem_object = img;
+              return D->clCreateImage(ctx, CL_MEM_READ_WRITE, &rgba8, &d, nullptr, &err);
+            }()),
+      ROW_H(CL_INVALID_IMAGE_SIZE,
+            [&] { // larger than its buffer (16 * align bytes)
+              cl_image_desc d{};
+              d.image_type = CL_MEM_OBJECT_IMAGE1D_BUFFER;
+              d.image_width = size / 4 + 1;
+              d.mem_object = buf;
+              return D->clCreateImage(ctx, CL_MEM_READ_WRITE, &rgba8, &d, nullptr, &err);
+            }()),
+      ROW_H(CL_INVALID_VALUE,
+            [&] {
+              cl_image_desc d{};
+              d.image_type = CL_MEM_OBJECT_IMAGE1D_BUFFER;
+              d.image_width = 4;
+              d.mem_object = buf;
+              return D->clCreateImage(ctx, CL_MEM_COPY_HOST_PTR, &rgba8, &d, text, &err);
+            }()),
+      ROW_H(CL_INVALID_OPERATION,
+            [&] { // 2-D images of buffers are not offered (pitch alignment 0)
+              cl_image_desc d{};
+              d.image_type = CL_MEM_OBJECT_IMAGE2D;
+              d.image_width = d.image_height = 2;
+              d.mem_object = buf;
+              return D->clCreateImage(ctx, CL_MEM_READ_WRITE, &rgba8, &d, nullptr, &err);
+            }()),
+      ROW_H(CL_INVALID_CONTEXT,
+            [&] {
+              cl_image_desc d{};
+              d.image_type = CL_MEM_OBJECT_IMAGE2D;
+              d.image_width = d.image_height = 4;
+              return D->clCreateImageWithProperties(badContext, nullptr, CL_MEM_READ_WRITE, &rgba8, &d, nullptr, &err);
+            }()),
+      ROW_H(CL_INVALID_PROPERTY,
+            [&] {
+              cl_image_desc d{};
+              d.image_type = CL_MEM_OBJECT_IMAGE2D;
+              d.image_width = d.image_height = 4;
+              const cl_mem_properties props[] = {0x7777, 0, 0};
+              return D->clCreateImageWithProperties(ctx, props, CL_MEM_READ_WRITE, &rgba8, &d, nullptr, &err);
+            }()),
+      ROW_H(CL_INVALID_MEM_OBJECT,
+            D->clCreateSubBuffer(img, CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION, &firstHalf, &err)),
       ROW(CL_INVALID_VALUE, D->clGetImageInfo(img, 0x7777, sizeof ret, &ret, nullptr)),
       ROW(CL_INVALID_VALUE, D->clGetImageInfo(img, CL_IMAGE_WIDTH, 1, text, nullptr)),
-      ROW(CL_INVALID_CONTEXT, D->clGetSupportedImageFormats(badContext, CL_MEM_READ_WRITE, CL_MEM_OBJECT_IMAGE2D, 0,
-                                                            nullptr, &count)),
-      ROW(CL_INVALID_VALUE, D->clGetSupportedImageFormats(ctx, CL_MEM_READ_WRITE, CL_MEM_OBJECT_BUFFER, 0, nullptr, &count)),
-      ROW(CL_INVALID_VALUE, D->clGetSupportedImageFormats(ctx, CL_MEM_READ_ONLY | CL_MEM_WRITE_ONLY, CL_MEM_OBJECT_IMAGE2D,
-                                                          0, nullptr, &count)),
+      ROW(CL_INVALID_CONTEXT,
+          D->clGetSupportedImageFormats(badContext, CL_MEM_READ_WRITE, CL_MEM_OBJECT_IMAGE2D, 0, nullptr, &count)),
+      ROW(CL_INVALID_VALUE,
+          D->clGetSupportedImageFormats(ctx, CL_MEM_READ_WRITE, CL_MEM_OBJECT_BUFFER, 0, nullptr, &count)),
+      ROW(CL_INVALID_VALUE, D->clGetSupportedImageFormats(ctx, CL_MEM_READ_ONLY | CL_MEM_WRITE_ONLY,
+                                                          CL_MEM_OBJECT_IMAGE2D, 0, nullptr, &count)),
       ROW(CL_INVALID_MEM_OBJECT, D->clGetImageInfo(buf, CL_IMAGE_WIDTH, sizeof ret, &ret, nullptr)),
       ROW(CL_INVALID_MEM_OBJECT, D->clGetImageInfo(badMem, CL_IMAGE_WIDTH, sizeof ret, &ret, nullptr)),
       ROW_H(CL_INVALID_CONTEXT, D->clCreateSampler(badContext, CL_FALSE, CL_ADDRESS_CLAMP, CL_FILTER_NEAREST, &err)),
@@ -476,15 +517,17 @@ TEST_CASE("every entry point rejects bad input with the specified error", "[bad_
       ROW_H(CL_INVALID_VALUE, D->clCreateSampler(ctx, CL_FALSE, CL_ADDRESS_CLAMP, 0x7777, &err)),
       ROW_H(CL_INVALID_VALUE, D->clCreateSampler(ctx, 7, CL_ADDRESS_CLAMP, CL_FILTER_NEAREST, &err)),
       ROW_H(CL_INVALID_CONTEXT, D->clCreateSamplerWithProperties(badContext, nullptr, &err)),
-      ROW_H(CL_INVALID_VALUE, [&] {
-        const cl_sampler_properties props[] = {0x7777, 0, 0};
-        return D->clCreateSamplerWithProperties(ctx, props, &err);
-      }()),
-      ROW_H(CL_INVALID_VALUE, [&] {
-        const cl_sampler_properties props[] = {CL_SAMPLER_FILTER_MODE, CL_FILTER_NEAREST, CL_SAMPLER_FILTER_MODE,
-                                               CL_FILTER_LINEAR, 0};
-        return D->clCreateSamplerWithProperties(ctx, props, &err);
-      }()),
+      ROW_H(CL_INVALID_VALUE,
+            [&] {
+              const cl_sampler_properties props[] = {0x7777, 0, 0};
+              return D->clCreateSamplerWithProperties(ctx, props, &err);
+            }()),
+      ROW_H(CL_INVALID_VALUE,
+            [&] {
+              const cl_sampler_properties props[] = {CL_SAMPLER_FILTER_MODE, CL_FILTER_NEAREST, CL_SAMPLER_FILTER_MODE,
+                                                     CL_FILTER_LINEAR, 0};
+              return D->clCreateSamplerWithProperties(ctx, props, &err);
+            }()),
       ROW(CL_INVALID_SAMPLER, D->clRetainSampler(badSampler)),
       ROW(CL_INVALID_SAMPLER, D->clReleaseSampler(nullptr)),
       ROW(CL_INVALID_SAMPLER, D->clGetSamplerInfo(badSampler, CL_SAMPLER_CONTEXT, sizeof ctx, &ctx, nullptr)),
@@ -493,25 +536,29 @@ TEST_CASE("every entry point rejects bad input with the specified error", "[bad_
       ROW_H(CL_INVALID_CONTEXT, D->clCreateProgramWithSource(badContext, 1, &kSource, nullptr, &err)),
       ROW_H(CL_INVALID_VALUE, D->clCreateProgramWithSource(ctx, 0, &kSource, nullptr, &err)),
       ROW_H(CL_INVALID_VALUE, D->clCreateProgramWithSource(ctx, 1, nullptr, nullptr, &err)),
-      ROW_H(CL_INVALID_VALUE, [&] {
-        const char* strings[] = {kSource, nullptr};
-        return D->clCreateProgramWithSource(ctx, 2, strings, nullptr, &err);
-      }()),
-      ROW_H(CL_INVALID_CONTEXT, D->clCreateProgramWithBinary(badContext, 1, &device, &binarySize, binaries, nullptr, &err)),
+      ROW_H(CL_INVALID_VALUE,
+            [&] {
+              const char* strings[] = {kSource, nullptr};
+              return D->clCreateProgramWithSource(ctx, 2, strings, nullptr, &err);
+            }()),
+      ROW_H(CL_INVALID_CONTEXT,
+            D->clCreateProgramWithBinary(badContext, 1, &device, &binarySize, binaries, nullptr, &err)),
       ROW_H(CL_INVALID_VALUE, D->clCreateProgramWithBinary(ctx, 0, &device, &binarySize, binaries, nullptr, &err)),
       ROW_H(CL_INVALID_VALUE, D->clCreateProgramWithBinary(ctx, 1, nullptr, &binarySize, binaries, nullptr, &err)),
       ROW_H(CL_INVALID_DEVICE, D->clCreateProgramWithBinary(ctx, 1, &badDevice, &binarySize, binaries, nullptr, &err)),
       ROW_H(CL_INVALID_VALUE, D->clCreateProgramWithBinary(ctx, 1, &device, nullptr, binaries, nullptr, &err)),
-      ROW_H(CL_INVALID_VALUE, [&] {
-        size_t zero = 0;
-        return D->clCreateProgramWithBinary(ctx, 1, &device, &zero, binaries, nullptr, &err);
-      }()),
-      ROW_H(CL_INVALID_BINARY, [&] {
-        const unsigned char junk[] = "definitely not a program binary";
-        const unsigned char* list[] = {junk};
-        size_t length = sizeof junk;
-        return D->clCreateProgramWithBinary(ctx, 1, &device, &length, list, nullptr, &err);
-      }()),
+      ROW_H(CL_INVALID_VALUE,
+            [&] {
+              size_t zero = 0;
+              return D->clCreateProgramWithBinary(ctx, 1, &device, &zero, binaries, nullptr, &err);
+            }()),
+      ROW_H(CL_INVALID_BINARY,
+            [&] {
+              const unsigned char junk[] = "definitely not a program binary";
+              const unsigned char* list[] = {junk};
+              size_t length = sizeof junk;
+              return D->clCreateProgramWithBinary(ctx, 1, &device, &length, list, nullptr, &err);
+            }()),
       ROW_H(CL_INVALID_CONTEXT, D->clCreateProgramWithBuiltInKernels(badContext, 1, &device, "k", &err)),
       ROW_H(CL_INVALID_VALUE, D->clCreateProgramWithBuiltInKernels(ctx, 1, &device, nullptr, &err)),
       ROW_H(CL_INVALID_DEVICE, D->clCreateProgramWithBuiltInKernels(ctx, 1, &badDevice, "k", &err)),
@@ -526,23 +573,25 @@ TEST_CASE("every entry point rejects bad input with the specified error", "[bad_
       ROW(CL_INVALID_VALUE, D->clBuildProgram(unbuilt, 0, nullptr, "", nullptr, &localInt)),
       ROW(CL_INVALID_OPERATION, D->clBuildProgram(prog, 0, nullptr, "", nullptr, nullptr)), // kernels attached
       ROW(CL_INVALID_BUILD_OPTIONS, D->clBuildProgram(unbuilt, 0, nullptr, "-cl-no-such-option", nullptr, nullptr)),
-      ROW(CL_BUILD_PROGRAM_FAILURE, [&] {
-        cl_program p = D->clCreateProgramWithSource(ctx, 1, &kBroken, nullptr, &err);
-        cl_int result = D->clBuildProgram(p, 0, nullptr, "", nullptr, nullptr);
-        D->clReleaseProgram(p);
-        return result;
-      }()),
+      ROW(CL_BUILD_PROGRAM_FAILURE,
+          [&] {
+            cl_program p = D->clCreateProgramWithSource(ctx, 1, &kBroken, nullptr, &err);
+            cl_int result = D->clBuildProgram(p, 0, nullptr, "", nullptr, nullptr);
+            D->clReleaseProgram(p);
+            return result;
+          }()),
       ROW(CL_INVALID_PROGRAM, D->clCompileProgram(badProgram, 0, nullptr, "", 0, nullptr, nullptr, nullptr, nullptr)),
       ROW(CL_INVALID_VALUE, D->clCompileProgram(unbuilt, 0, nullptr, "", 1, nullptr, nullptr, nullptr, nullptr)),
       ROW(CL_INVALID_VALUE, D->clCompileProgram(unbuilt, 1, nullptr, "", 0, nullptr, nullptr, nullptr, nullptr)),
       ROW(CL_INVALID_DEVICE, D->clCompileProgram(unbuilt, 1, &badDevice, "", 0, nullptr, nullptr, nullptr, nullptr)),
       ROW(CL_INVALID_OPERATION, D->clCompileProgram(fromBinary, 0, nullptr, "", 0, nullptr, nullptr, nullptr, nullptr)),
-      ROW(CL_COMPILE_PROGRAM_FAILURE, [&] {
-        cl_program p = D->clCreateProgramWithSource(ctx, 1, &kBroken, nullptr, &err);
-        cl_int result = D->clCompileProgram(p, 0, nullptr, "", 0, nullptr, nullptr, nullptr, nullptr);
-        D->clReleaseProgram(p);
-        return result;
-      }()),
+      ROW(CL_COMPILE_PROGRAM_FAILURE,
+          [&] {
+            cl_program p = D->clCreateProgramWithSource(ctx, 1, &kBroken, nullptr, &err);
+            cl_int result = D->clCompileProgram(p, 0, nullptr, "", 0, nullptr, nullptr, nullptr, nullptr);
+            D->clReleaseProgram(p);
+            return result;
+          }()),
       ROW_H(CL_INVALID_CONTEXT, D->clLinkProgram(badContext, 0, nullptr, "", 1, &compiled, nullptr, nullptr, &err)),
       ROW_H(CL_INVALID_VALUE, D->clLinkProgram(ctx, 0, nullptr, "", 0, nullptr, nullptr, nullptr, &err)),
       ROW_H(CL_INVALID_VALUE, D->clLinkProgram(ctx, 1, nullptr, "", 1, &compiled, nullptr, nullptr, &err)),
@@ -553,10 +602,12 @@ TEST_CASE("every entry point rejects bad input with the specified error", "[bad_
       ROW(CL_INVALID_PROGRAM, D->clGetProgramInfo(badProgram, CL_PROGRAM_NUM_DEVICES, sizeof count, &count, nullptr)),
       ROW(CL_INVALID_VALUE, D->clGetProgramInfo(prog, 0x7777, sizeof text, text, nullptr)),
       ROW(CL_INVALID_VALUE, D->clGetProgramInfo(prog, CL_PROGRAM_NUM_DEVICES, 1, text, nullptr)),
-      ROW(CL_INVALID_PROGRAM_EXECUTABLE, D->clGetProgramInfo(unbuilt, CL_PROGRAM_NUM_KERNELS, sizeof ret, &ret, nullptr)),
-      ROW(CL_INVALID_PROGRAM, D->clGetProgramBuildInfo(badProgram, device, CL_PROGRAM_BUILD_STATUS, sizeof ret, &ret,
-                                                       nullptr)),
-      ROW(CL_INVALID_DEVICE, D->clGetProgramBuildInfo(prog, badDevice, CL_PROGRAM_BUILD_STATUS, sizeof ret, &ret, nullptr)),
+      ROW(CL_INVALID_PROGRAM_EXECUTABLE,
+          D->clGetProgramInfo(unbuilt, CL_PROGRAM_NUM_KERNELS, sizeof ret, &ret, nullptr)),
+      ROW(CL_INVALID_PROGRAM,
+          D->clGetProgramBuildInfo(badProgram, device, CL_PROGRAM_BUILD_STATUS, sizeof ret, &ret, nullptr)),
+      ROW(CL_INVALID_DEVICE,
+          D->clGetProgramBuildInfo(prog, badDevice, CL_PROGRAM_BUILD_STATUS, sizeof ret, &ret, nullptr)),
       ROW(CL_INVALID_VALUE, D->clGetProgramBuildInfo(prog, device, 0x7777, sizeof text, text, nullptr)),
 
       // Kernels.
@@ -569,10 +620,11 @@ TEST_CASE("every entry point rejects bad input with the specified error", "[bad_
       ROW_H(CL_INVALID_VALUE, D->clCreateKernel(prog, nullptr, &err)),
       ROW(CL_INVALID_PROGRAM, D->clCreateKernelsInProgram(badProgram, 0, nullptr, &count)),
       ROW(CL_INVALID_PROGRAM_EXECUTABLE, D->clCreateKernelsInProgram(unbuilt, 0, nullptr, &count)),
-      ROW(CL_INVALID_VALUE, [&] {
-        cl_kernel kernels[1] = {nullptr};
-        return D->clCreateKernelsInProgram(prog, 1, kernels, nullptr);
-      }()),
+      ROW(CL_INVALID_VALUE,
+          [&] {
+            cl_kernel kernels[1] = {nullptr};
+            return D->clCreateKernelsInProgram(prog, 1, kernels, nullptr);
+          }()),
       ROW(CL_INVALID_KERNEL, D->clRetainKernel(badKernel)),
       ROW(CL_INVALID_KERNEL, D->clRetainKernel(memAsKernel)),
       ROW(CL_INVALID_KERNEL, D->clReleaseKernel(deadKernel)),
@@ -589,12 +641,15 @@ TEST_CASE("every entry point rejects bad input with the specified error", "[bad_
       ROW(CL_INVALID_KERNEL, D->clGetKernelInfo(badKernel, CL_KERNEL_NUM_ARGS, sizeof count, &count, nullptr)),
       ROW(CL_INVALID_VALUE, D->clGetKernelInfo(k, 0x7777, sizeof text, text, nullptr)),
       ROW(CL_INVALID_VALUE, D->clGetKernelInfo(k, CL_KERNEL_FUNCTION_NAME, 1, text, nullptr)),
-      ROW(CL_INVALID_KERNEL, D->clGetKernelWorkGroupInfo(badKernel, device, CL_KERNEL_WORK_GROUP_SIZE, sizeof ret, &ret,
-                                                         nullptr)),
-      ROW(CL_INVALID_DEVICE, D->clGetKernelWorkGroupInfo(k, badDevice, CL_KERNEL_WORK_GROUP_SIZE, sizeof ret, &ret, nullptr)),
+      ROW(CL_INVALID_KERNEL,
+          D->clGetKernelWorkGroupInfo(badKernel, device, CL_KERNEL_WORK_GROUP_SIZE, sizeof ret, &ret, nullptr)),
+      ROW(CL_INVALID_DEVICE,
+          D->clGetKernelWorkGroupInfo(k, badDevice, CL_KERNEL_WORK_GROUP_SIZE, sizeof ret, &ret, nullptr)),
       ROW(CL_INVALID_VALUE, D->clGetKernelWorkGroupInfo(k, device, 0x7777, sizeof text, text, nullptr)),
-      ROW(CL_INVALID_VALUE, D->clGetKernelWorkGroupInfo(k, device, CL_KERNEL_GLOBAL_WORK_SIZE, sizeof text, text, nullptr)),
-      ROW(CL_INVALID_VALUE, D->clGetKernelWorkGroupInfo(k, device, CL_KERNEL_COMPILE_WORK_GROUP_SIZE, 8, text, nullptr)),
+      ROW(CL_INVALID_VALUE,
+          D->clGetKernelWorkGroupInfo(k, device, CL_KERNEL_GLOBAL_WORK_SIZE, sizeof text, text, nullptr)),
+      ROW(CL_INVALID_VALUE,
+          D->clGetKernelWorkGroupInfo(k, device, CL_KERNEL_COMPILE_WORK_GROUP_SIZE, 8, text, nullptr)),
       ROW(CL_INVALID_KERNEL, D->clGetKernelArgInfo(badKernel, 0, CL_KERNEL_ARG_NAME, sizeof text, text, nullptr)),
       ROW(CL_INVALID_ARG_INDEX, D->clGetKernelArgInfo(k, 5, CL_KERNEL_ARG_NAME, sizeof text, text, nullptr)),
 
@@ -603,10 +658,11 @@ TEST_CASE("every entry point rejects bad input with the specified error", "[bad_
       ROW(CL_INVALID_VALUE, D->clWaitForEvents(1, nullptr)),
       ROW(CL_INVALID_EVENT, D->clWaitForEvents(1, &badEvent)),
       ROW(CL_INVALID_EVENT, D->clWaitForEvents(1, &deadEvent)),
-      ROW(CL_INVALID_CONTEXT, [&] {
-        cl_event list[] = {completedUser, uev2};
-        return D->clWaitForEvents(2, list);
-      }()),
+      ROW(CL_INVALID_CONTEXT,
+          [&] {
+            cl_event list[] = {completedUser, uev2};
+            return D->clWaitForEvents(2, list);
+          }()),
       ROW(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST, D->clWaitForEvents(1, &failed)),
       ROW(CL_INVALID_EVENT, D->clGetEventInfo(badEvent, CL_EVENT_CONTEXT, sizeof ctx, &ctx, nullptr)),
       ROW(CL_INVALID_EVENT, D->clGetEventInfo(programAsEvent, CL_EVENT_CONTEXT, sizeof ctx, &ctx, nullptr)),
@@ -615,8 +671,8 @@ TEST_CASE("every entry point rejects bad input with the specified error", "[bad_
       ROW(CL_INVALID_EVENT, D->clRetainEvent(badEvent)),
       ROW(CL_INVALID_EVENT, D->clReleaseEvent(deadEvent)),
       ROW(CL_INVALID_EVENT, D->clGetEventProfilingInfo(badEvent, CL_PROFILING_COMMAND_END, sizeof ret, &ret, nullptr)),
-      ROW(CL_PROFILING_INFO_NOT_AVAILABLE, D->clGetEventProfilingInfo(completedUser, CL_PROFILING_COMMAND_END, sizeof ret,
-                                                                      &ret, nullptr)),
+      ROW(CL_PROFILING_INFO_NOT_AVAILABLE,
+          D->clGetEventProfilingInfo(completedUser, CL_PROFILING_COMMAND_END, sizeof ret, &ret, nullptr)),
       ROW(CL_INVALID_VALUE, D->clGetEventProfilingInfo(marker, 0x7777, sizeof text, text, nullptr)),
       ROW(CL_INVALID_VALUE, D->clGetEventProfilingInfo(marker, CL_PROFILING_COMMAND_END, 4, text, nullptr)),
       ROW_H(CL_INVALID_CONTEXT, D->clCreateUserEvent(badContext, &err)),
@@ -643,8 +699,8 @@ TEST_CASE("every entry point rejects bad input with the specified error", "[bad_
       ROW(CL_INVALID_EVENT_WAIT_LIST, D->clEnqueueReadBuffer(q, buf, CL_TRUE, 0, 16, ptr, 1, &badEvent, nullptr)),
       ROW(CL_INVALID_EVENT_WAIT_LIST, D->clEnqueueReadBuffer(q, buf, CL_TRUE, 0, 16, ptr, 1, &deadEvent, nullptr)),
       ROW(CL_INVALID_CONTEXT, D->clEnqueueReadBuffer(q, buf, CL_TRUE, 0, 16, ptr, 1, &uev2, nullptr)),
-      ROW(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST, D->clEnqueueReadBuffer(q, buf, CL_TRUE, 0, 16, ptr, 1, &failed,
-                                                                               nullptr)),
+      ROW(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST,
+          D->clEnqueueReadBuffer(q, buf, CL_TRUE, 0, 16, ptr, 1, &failed, nullptr)),
       ROW(CL_INVALID_OPERATION, D->clEnqueueReadBuffer(q, hostWriteOnly, CL_TRUE, 0, 16, ptr, 0, nullptr, nullptr)),
       ROW(CL_INVALID_OPERATION, D->clEnqueueReadBuffer(q, hostNone, CL_TRUE, 0, 16, ptr, 0, nullptr, nullptr)),
       ROW(CL_INVALID_COMMAND_QUEUE, D->clEnqueueWriteBuffer(badQueue, buf, CL_TRUE, 0, 16, ptr, 0, nullptr, nullptr)),
@@ -653,8 +709,8 @@ TEST_CASE("every entry point rejects bad input with the specified error", "[bad_
       ROW(CL_INVALID_VALUE, D->clEnqueueWriteBuffer(q, buf, CL_TRUE, size, 1, ptr, 0, nullptr, nullptr)),
       ROW(CL_INVALID_VALUE, D->clEnqueueWriteBuffer(q, buf, CL_TRUE, 0, 16, nullptr, 0, nullptr, nullptr)),
       ROW(CL_INVALID_OPERATION, D->clEnqueueWriteBuffer(q, hostReadOnly, CL_TRUE, 0, 16, ptr, 0, nullptr, nullptr)),
-      ROW(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST, D->clEnqueueWriteBuffer(q, buf, CL_TRUE, 0, 16, ptr, 1, &failed,
-                                                                                nullptr)),
+      ROW(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST,
+          D->clEnqueueWriteBuffer(q, buf, CL_TRUE, 0, 16, ptr, 1, &failed, nullptr)),
       ROW(CL_INVALID_COMMAND_QUEUE, D->clEnqueueCopyBuffer(badQueue, buf, woBuf, 0, 0, 16, 0, nullptr, nullptr)),
       ROW(CL_INVALID_MEM_OBJECT, D->clEnqueueCopyBuffer(q, badMem, woBuf, 0, 0, 16, 0, nullptr, nullptr)),
       ROW(CL_INVALID_MEM_OBJECT, D->clEnqueueCopyBuffer(q, buf, badMem, 0, 0, 16, 0, nullptr, nullptr)),
@@ -679,20 +735,20 @@ TEST_CASE("every entry point rejects bad input with the specified error", "[bad_
       // Rectangles.
       ROW(CL_INVALID_COMMAND_QUEUE, D->clEnqueueReadBufferRect(badQueue, buf, CL_TRUE, origin, origin, region, 0, 0, 0,
                                                                0, ptr, 0, nullptr, nullptr)),
-      ROW(CL_INVALID_MEM_OBJECT, D->clEnqueueReadBufferRect(q, badMem, CL_TRUE, origin, origin, region, 0, 0, 0, 0, ptr,
-                                                            0, nullptr, nullptr)),
-      ROW(CL_INVALID_CONTEXT, D->clEnqueueReadBufferRect(q, buf2, CL_TRUE, origin, origin, region, 0, 0, 0, 0, ptr, 0,
-                                                         nullptr, nullptr)),
-      ROW(CL_INVALID_VALUE, D->clEnqueueReadBufferRect(q, buf, CL_TRUE, nullptr, origin, region, 0, 0, 0, 0, ptr, 0,
-                                                       nullptr, nullptr)),
+      ROW(CL_INVALID_MEM_OBJECT,
+          D->clEnqueueReadBufferRect(q, badMem, CL_TRUE, origin, origin, region, 0, 0, 0, 0, ptr, 0, nullptr, nullptr)),
+      ROW(CL_INVALID_CONTEXT,
+          D->clEnqueueReadBufferRect(q, buf2, CL_TRUE, origin, origin, region, 0, 0, 0, 0, ptr, 0, nullptr, nullptr)),
+      ROW(CL_INVALID_VALUE,
+          D->clEnqueueReadBufferRect(q, buf, CL_TRUE, nullptr, origin, region, 0, 0, 0, 0, ptr, 0, nullptr, nullptr)),
       ROW(CL_INVALID_VALUE, D->clEnqueueReadBufferRect(q, buf, CL_TRUE, origin, origin, zeroRegion, 0, 0, 0, 0, ptr, 0,
                                                        nullptr, nullptr)),
-      ROW(CL_INVALID_VALUE, D->clEnqueueReadBufferRect(q, buf, CL_TRUE, origin, origin, region, 8, 0, 0, 0, ptr, 0,
-                                                       nullptr, nullptr)),
-      ROW(CL_INVALID_VALUE, D->clEnqueueReadBufferRect(q, buf, CL_TRUE, origin, origin, region, 16, 40, 0, 0, ptr, 0,
-                                                       nullptr, nullptr)),
-      ROW(CL_INVALID_VALUE, D->clEnqueueReadBufferRect(q, buf, CL_TRUE, origin, origin, region, size, 0, 0, 0, ptr, 0,
-                                                       nullptr, nullptr)),
+      ROW(CL_INVALID_VALUE,
+          D->clEnqueueReadBufferRect(q, buf, CL_TRUE, origin, origin, region, 8, 0, 0, 0, ptr, 0, nullptr, nullptr)),
+      ROW(CL_INVALID_VALUE,
+          D->clEnqueueReadBufferRect(q, buf, CL_TRUE, origin, origin, region, 16, 40, 0, 0, ptr, 0, nullptr, nullptr)),
+      ROW(CL_INVALID_VALUE,
+          D->clEnqueueReadBufferRect(q, buf, CL_TRUE, origin, origin, region, size, 0, 0, 0, ptr, 0, nullptr, nullptr)),
       ROW(CL_INVALID_VALUE, D->clEnqueueReadBufferRect(q, buf, CL_TRUE, origin, origin, region, 0, 0, 0, 0, nullptr, 0,
                                                        nullptr, nullptr)),
       // A region whose extent overflows size_t must not pass the bounds check.
@@ -702,57 +758,60 @@ TEST_CASE("every entry point rejects bad input with the specified error", "[bad_
                                                                  16, ptr, 0, nullptr, nullptr)),
       ROW_ISOLATED(CL_INVALID_VALUE, D->clEnqueueCopyBufferRect(q, buf, woBuf, origin, origin, hugeRegion, 1, 16, 1, 16,
                                                                 0, nullptr, nullptr)),
-      ROW(CL_INVALID_OPERATION, D->clEnqueueReadBufferRect(q, hostNone, CL_TRUE, origin, origin, region, 0, 0, 0, 0, ptr,
-                                                           0, nullptr, nullptr)),
+      ROW(CL_INVALID_OPERATION, D->clEnqueueReadBufferRect(q, hostNone, CL_TRUE, origin, origin, region, 0, 0, 0, 0,
+                                                           ptr, 0, nullptr, nullptr)),
       ROW(CL_INVALID_COMMAND_QUEUE, D->clEnqueueWriteBufferRect(badQueue, buf, CL_TRUE, origin, origin, region, 0, 0, 0,
                                                                 0, ptr, 0, nullptr, nullptr)),
-      ROW(CL_INVALID_MEM_OBJECT, D->clEnqueueWriteBufferRect(q, deadMem, CL_TRUE, origin, origin, region, 0, 0, 0, 0, ptr,
-                                                             0, nullptr, nullptr)),
+      ROW(CL_INVALID_MEM_OBJECT, D->clEnqueueWriteBufferRect(q, deadMem, CL_TRUE, origin, origin, region, 0, 0, 0, 0,
+                                                             ptr, 0, nullptr, nullptr)),
       ROW(CL_INVALID_VALUE, D->clEnqueueWriteBufferRect(q, buf, CL_TRUE, origin, origin, zeroRegion, 0, 0, 0, 0, ptr, 0,
                                                         nullptr, nullptr)),
       ROW(CL_INVALID_VALUE, D->clEnqueueWriteBufferRect(q, buf, CL_TRUE, origin, origin, region, size, 0, 0, 0, ptr, 0,
                                                         nullptr, nullptr)),
-      ROW(CL_INVALID_VALUE, D->clEnqueueWriteBufferRect(q, buf, CL_TRUE, origin, origin, region, 0, 0, 4, 0, ptr, 0,
-                                                        nullptr, nullptr)),
-      ROW(CL_INVALID_OPERATION, D->clEnqueueWriteBufferRect(q, hostReadOnly, CL_TRUE, origin, origin, region, 0, 0, 0, 0,
-                                                            ptr, 0, nullptr, nullptr)),
-      ROW(CL_INVALID_COMMAND_QUEUE, D->clEnqueueCopyBufferRect(badQueue, buf, woBuf, origin, origin, region, 0, 0, 0, 0,
-                                                               0, nullptr, nullptr)),
-      ROW(CL_INVALID_MEM_OBJECT, D->clEnqueueCopyBufferRect(q, buf, badMem, origin, origin, region, 0, 0, 0, 0, 0,
-                                                            nullptr, nullptr)),
-      ROW(CL_INVALID_CONTEXT, D->clEnqueueCopyBufferRect(q, buf2, woBuf, origin, origin, region, 0, 0, 0, 0, 0, nullptr,
-                                                         nullptr)),
-      ROW(CL_INVALID_VALUE, D->clEnqueueCopyBufferRect(q, buf, woBuf, origin, origin, zeroRegion, 0, 0, 0, 0, 0, nullptr,
-                                                       nullptr)),
-      ROW(CL_INVALID_VALUE, D->clEnqueueCopyBufferRect(q, buf, woBuf, origin, origin, region, size, 0, 0, 0, 0, nullptr,
-                                                       nullptr)),
-      ROW(CL_MEM_COPY_OVERLAP, [&] {
-        size_t to[3] = {8, 0, 0};
-        return D->clEnqueueCopyBufferRect(q, buf, buf, origin, to, region, 64, 0, 64, 0, 0, nullptr, nullptr);
-      }()),
-      ROW(CL_INVALID_VALUE, [&] { // one buffer: the specification requires equal pitches
-        size_t to[3] = {0, 4, 0};
-        return D->clEnqueueCopyBufferRect(q, buf, buf, origin, to, region, 64, 128, 32, 64, 0, nullptr, nullptr);
-      }()),
+      ROW(CL_INVALID_VALUE,
+          D->clEnqueueWriteBufferRect(q, buf, CL_TRUE, origin, origin, region, 0, 0, 4, 0, ptr, 0, nullptr, nullptr)),
+      ROW(CL_INVALID_OPERATION, D->clEnqueueWriteBufferRect(q, hostReadOnly, CL_TRUE, origin, origin, region, 0, 0, 0,
+                                                            0, ptr, 0, nullptr, nullptr)),
+      ROW(CL_INVALID_COMMAND_QUEUE,
+          D->clEnqueueCopyBufferRect(badQueue, buf, woBuf, origin, origin, region, 0, 0, 0, 0, 0, nullptr, nullptr)),
+      ROW(CL_INVALID_MEM_OBJECT,
+          D->clEnqueueCopyBufferRect(q, buf, badMem, origin, origin, region, 0, 0, 0, 0, 0, nullptr, nullptr)),
+      ROW(CL_INVALID_CONTEXT,
+          D->clEnqueueCopyBufferRect(q, buf2, woBuf, origin, origin, region, 0, 0, 0, 0, 0, nullptr, nullptr)),
+      ROW(CL_INVALID_VALUE,
+          D->clEnqueueCopyBufferRect(q, buf, woBuf, origin, origin, zeroRegion, 0, 0, 0, 0, 0, nullptr, nullptr)),
+      ROW(CL_INVALID_VALUE,
+          D->clEnqueueCopyBufferRect(q, buf, woBuf, origin, origin, region, size, 0, 0, 0, 0, nullptr, nullptr)),
+      ROW(CL_MEM_COPY_OVERLAP,
+          [&] {
+            size_t to[3] = {8, 0, 0};
+            return D->clEnqueueCopyBufferRect(q, buf, buf, origin, to, region, 64, 0, 64, 0, 0, nullptr, nullptr);
+          }()),
+      ROW(CL_INVALID_VALUE,
+          [&] { // one buffer: the specification requires equal pitches
+            size_t to[3] = {0, 4, 0};
+            return D->clEnqueueCopyBufferRect(q, buf, buf, origin, to, region, 64, 128, 32, 64, 0, nullptr, nullptr);
+          }()),
 
       // Maps.
-      ROW_H(CL_INVALID_COMMAND_QUEUE, D->clEnqueueMapBuffer(badQueue, buf, CL_TRUE, CL_MAP_READ, 0, 16, 0, nullptr,
-                                                            nullptr, &err)),
-      ROW_H(CL_INVALID_MEM_OBJECT, D->clEnqueueMapBuffer(q, badMem, CL_TRUE, CL_MAP_READ, 0, 16, 0, nullptr, nullptr,
-                                                         &err)),
+      ROW_H(CL_INVALID_COMMAND_QUEUE,
+            D->clEnqueueMapBuffer(badQueue, buf, CL_TRUE, CL_MAP_READ, 0, 16, 0, nullptr, nullptr, &err)),
+      ROW_H(CL_INVALID_MEM_OBJECT,
+            D->clEnqueueMapBuffer(q, badMem, CL_TRUE, CL_MAP_READ, 0, 16, 0, nullptr, nullptr, &err)),
       ROW_H(CL_INVALID_CONTEXT, D->clEnqueueMapBuffer(q, buf2, CL_TRUE, CL_MAP_READ, 0, 16, 0, nullptr, nullptr, &err)),
-      ROW_H(CL_INVALID_VALUE, D->clEnqueueMapBuffer(q, buf, CL_TRUE, CL_MAP_READ, size - 8, 16, 0, nullptr, nullptr, &err)),
+      ROW_H(CL_INVALID_VALUE,
+            D->clEnqueueMapBuffer(q, buf, CL_TRUE, CL_MAP_READ, size - 8, 16, 0, nullptr, nullptr, &err)),
       ROW_H(CL_INVALID_VALUE, D->clEnqueueMapBuffer(q, buf, CL_TRUE, CL_MAP_READ, 0, 0, 0, nullptr, nullptr, &err)),
-      ROW_H(CL_INVALID_VALUE, D->clEnqueueMapBuffer(q, buf, CL_TRUE, cl_map_flags(1) << 9, 0, 16, 0, nullptr, nullptr,
-                                                    &err)),
-      ROW_H(CL_INVALID_VALUE, D->clEnqueueMapBuffer(q, buf, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE_INVALIDATE_REGION, 0, 16,
-                                                    0, nullptr, nullptr, &err)),
-      ROW_H(CL_INVALID_OPERATION, D->clEnqueueMapBuffer(q, hostNone, CL_TRUE, CL_MAP_READ, 0, 16, 0, nullptr, nullptr,
-                                                        &err)),
-      ROW_H(CL_INVALID_OPERATION, D->clEnqueueMapBuffer(q, hostReadOnly, CL_TRUE, CL_MAP_WRITE, 0, 16, 0, nullptr,
-                                                        nullptr, &err)),
-      ROW_H(CL_INVALID_EVENT_WAIT_LIST, D->clEnqueueMapBuffer(q, buf, CL_TRUE, CL_MAP_READ, 0, 16, 1, nullptr, nullptr,
-                                                              &err)),
+      ROW_H(CL_INVALID_VALUE,
+            D->clEnqueueMapBuffer(q, buf, CL_TRUE, cl_map_flags(1) << 9, 0, 16, 0, nullptr, nullptr, &err)),
+      ROW_H(CL_INVALID_VALUE, D->clEnqueueMapBuffer(q, buf, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE_INVALIDATE_REGION, 0,
+                                                    16, 0, nullptr, nullptr, &err)),
+      ROW_H(CL_INVALID_OPERATION,
+            D->clEnqueueMapBuffer(q, hostNone, CL_TRUE, CL_MAP_READ, 0, 16, 0, nullptr, nullptr, &err)),
+      ROW_H(CL_INVALID_OPERATION,
+            D->clEnqueueMapBuffer(q, hostReadOnly, CL_TRUE, CL_MAP_WRITE, 0, 16, 0, nullptr, nullptr, &err)),
+      ROW_H(CL_INVALID_EVENT_WAIT_LIST,
+            D->clEnqueueMapBuffer(q, buf, CL_TRUE, CL_MAP_READ, 0, 16, 1, nullptr, nullptr, &err)),
       ROW_H(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST,
             D->clEnqueueMapBuffer(q, buf, CL_TRUE, CL_MAP_READ, 0, 16, 1, &failed, nullptr, &err)),
       ROW_NULL(D->clEnqueueMapBuffer(q, badMem, CL_TRUE, CL_MAP_READ, 0, 16, 0, nullptr, nullptr, nullptr)),
@@ -763,35 +822,44 @@ TEST_CASE("every entry point rejects bad input with the specified error", "[bad_
       ROW(CL_INVALID_VALUE, D->clEnqueueUnmapMemObject(q, buf, nullptr, 0, nullptr, nullptr)),
 
       // Kernel launches.
-      ROW(CL_INVALID_COMMAND_QUEUE, D->clEnqueueNDRangeKernel(badQueue, k, 1, nullptr, global, nullptr, 0, nullptr, nullptr)),
+      ROW(CL_INVALID_COMMAND_QUEUE,
+          D->clEnqueueNDRangeKernel(badQueue, k, 1, nullptr, global, nullptr, 0, nullptr, nullptr)),
       ROW(CL_INVALID_KERNEL, D->clEnqueueNDRangeKernel(q, badKernel, 1, nullptr, global, nullptr, 0, nullptr, nullptr)),
-      ROW(CL_INVALID_KERNEL, D->clEnqueueNDRangeKernel(q, deadKernel, 1, nullptr, global, nullptr, 0, nullptr, nullptr)),
+      ROW(CL_INVALID_KERNEL,
+          D->clEnqueueNDRangeKernel(q, deadKernel, 1, nullptr, global, nullptr, 0, nullptr, nullptr)),
       ROW(CL_INVALID_CONTEXT, D->clEnqueueNDRangeKernel(q, k2, 1, nullptr, global, nullptr, 0, nullptr, nullptr)),
       ROW(CL_INVALID_WORK_DIMENSION, D->clEnqueueNDRangeKernel(q, k, 0, nullptr, global, nullptr, 0, nullptr, nullptr)),
       ROW(CL_INVALID_WORK_DIMENSION, D->clEnqueueNDRangeKernel(q, k, 4, nullptr, global, nullptr, 0, nullptr, nullptr)),
-      ROW(CL_INVALID_GLOBAL_WORK_SIZE, D->clEnqueueNDRangeKernel(q, k, 1, nullptr, nullptr, nullptr, 0, nullptr, nullptr)),
+      ROW(CL_INVALID_GLOBAL_WORK_SIZE,
+          D->clEnqueueNDRangeKernel(q, k, 1, nullptr, nullptr, nullptr, 0, nullptr, nullptr)),
       // (An empty range is valid since OpenCL 2.1: opencl30.cpp runs one.)
-      ROW(CL_INVALID_GLOBAL_OFFSET, [&] {
-        size_t offset[3] = {SIZE_MAX - 4, 0, 0};
-        return D->clEnqueueNDRangeKernel(q, k, 1, offset, global, nullptr, 0, nullptr, nullptr);
-      }()),
-      ROW(CL_INVALID_WORK_GROUP_SIZE, [&] {
-        size_t bad[3] = {5, 1, 1};
-        return D->clEnqueueNDRangeKernel(q, k, 1, nullptr, global, bad, 0, nullptr, nullptr);
-      }()),
-      ROW(CL_INVALID_WORK_GROUP_SIZE, D->clEnqueueNDRangeKernel(q, kFixed, 1, nullptr, global, local, 0, nullptr, nullptr)),
-      ROW(CL_INVALID_WORK_GROUP_SIZE, D->clEnqueueNDRangeKernel(q, kFixed, 1, nullptr, global, nullptr, 0, nullptr, nullptr)),
-      ROW(CL_INVALID_KERNEL_ARGS, D->clEnqueueNDRangeKernel(q, kUnset, 1, nullptr, global, nullptr, 0, nullptr, nullptr)),
-      ROW(CL_INVALID_EVENT_WAIT_LIST, D->clEnqueueNDRangeKernel(q, k, 1, nullptr, global, nullptr, 1, &badEvent, nullptr)),
+      ROW(CL_INVALID_GLOBAL_OFFSET,
+          [&] {
+            size_t offset[3] = {SIZE_MAX - 4, 0, 0};
+            return D->clEnqueueNDRangeKernel(q, k, 1, offset, global, nullptr, 0, nullptr, nullptr);
+          }()),
+      ROW(CL_INVALID_WORK_GROUP_SIZE,
+          [&] {
+            size_t bad[3] = {5, 1, 1};
+            return D->clEnqueueNDRangeKernel(q, k, 1, nullptr, global, bad, 0, nullptr, nullptr);
+          }()),
+      ROW(CL_INVALID_WORK_GROUP_SIZE,
+          D->clEnqueueNDRangeKernel(q, kFixed, 1, nullptr, global, local, 0, nullptr, nullptr)),
+      ROW(CL_INVALID_WORK_GROUP_SIZE,
+          D->clEnqueueNDRangeKernel(q, kFixed, 1, nullptr, global, nullptr, 0, nullptr, nullptr)),
+      ROW(CL_INVALID_KERNEL_ARGS,
+          D->clEnqueueNDRangeKernel(q, kUnset, 1, nullptr, global, nullptr, 0, nullptr, nullptr)),
+      ROW(CL_INVALID_EVENT_WAIT_LIST,
+          D->clEnqueueNDRangeKernel(q, k, 1, nullptr, global, nullptr, 1, &badEvent, nullptr)),
       ROW(CL_INVALID_CONTEXT, D->clEnqueueNDRangeKernel(q, k, 1, nullptr, global, nullptr, 1, &uev2, nullptr)),
       ROW(CL_INVALID_COMMAND_QUEUE, D->clEnqueueTask(badQueue, k, 0, nullptr, nullptr)),
       ROW(CL_INVALID_KERNEL, D->clEnqueueTask(q, badKernel, 0, nullptr, nullptr)),
       ROW(CL_INVALID_KERNEL_ARGS, D->clEnqueueTask(q, kUnset, 0, nullptr, nullptr)),
       ROW(CL_INVALID_WORK_GROUP_SIZE, D->clEnqueueTask(q, kFixed, 0, nullptr, nullptr)),
-      ROW(CL_INVALID_COMMAND_QUEUE, D->clEnqueueNativeKernel(badQueue, noopNative, nullptr, 0, 0, nullptr, nullptr, 0,
-                                                             nullptr, nullptr)),
-      ROW(CL_INVALID_OPERATION, D->clEnqueueNativeKernel(q, noopNative, nullptr, 0, 0, nullptr, nullptr, 0, nullptr,
-                                                         nullptr)),
+      ROW(CL_INVALID_COMMAND_QUEUE,
+          D->clEnqueueNativeKernel(badQueue, noopNative, nullptr, 0, 0, nullptr, nullptr, 0, nullptr, nullptr)),
+      ROW(CL_INVALID_OPERATION,
+          D->clEnqueueNativeKernel(q, noopNative, nullptr, 0, 0, nullptr, nullptr, 0, nullptr, nullptr)),
 
       // Synchronisation commands.
       ROW(CL_INVALID_COMMAND_QUEUE, D->clEnqueueMarker(badQueue, &scratchEvent)),
@@ -813,80 +881,97 @@ TEST_CASE("every entry point rejects bad input with the specified error", "[bad_
       ROW(CL_INVALID_COMMAND_QUEUE, D->clEnqueueMigrateMemObjects(badQueue, 1, &buf, 0, 0, nullptr, nullptr)),
       ROW(CL_INVALID_VALUE, D->clEnqueueMigrateMemObjects(q, 0, &buf, 0, 0, nullptr, nullptr)),
       ROW(CL_INVALID_VALUE, D->clEnqueueMigrateMemObjects(q, 1, nullptr, 0, 0, nullptr, nullptr)),
-      ROW(CL_INVALID_VALUE, D->clEnqueueMigrateMemObjects(q, 1, &buf, cl_mem_migration_flags(1) << 5, 0, nullptr, nullptr)),
+      ROW(CL_INVALID_VALUE,
+          D->clEnqueueMigrateMemObjects(q, 1, &buf, cl_mem_migration_flags(1) << 5, 0, nullptr, nullptr)),
       ROW(CL_INVALID_MEM_OBJECT, D->clEnqueueMigrateMemObjects(q, 1, &badMem, 0, 0, nullptr, nullptr)),
       ROW(CL_INVALID_CONTEXT, D->clEnqueueMigrateMemObjects(q, 1, &buf2, 0, 0, nullptr, nullptr)),
       ROW(CL_INVALID_EVENT_WAIT_LIST, D->clEnqueueMigrateMemObjects(q, 1, &buf, 0, 1, &badEvent, nullptr)),
 
       // Image commands (a buffer is never an image; no image exists).
-      ROW(CL_INVALID_COMMAND_QUEUE, D->clEnqueueReadImage(badQueue, buf, CL_TRUE, origin, region, 0, 0, ptr, 0, nullptr,
-                                                          nullptr)),
-      ROW(CL_INVALID_MEM_OBJECT, D->clEnqueueReadImage(q, buf, CL_TRUE, origin, region, 0, 0, ptr, 0, nullptr, nullptr)),
-      ROW(CL_INVALID_MEM_OBJECT, D->clEnqueueWriteImage(q, buf, CL_TRUE, origin, region, 0, 0, ptr, 0, nullptr, nullptr)),
+      ROW(CL_INVALID_COMMAND_QUEUE,
+          D->clEnqueueReadImage(badQueue, buf, CL_TRUE, origin, region, 0, 0, ptr, 0, nullptr, nullptr)),
+      ROW(CL_INVALID_MEM_OBJECT,
+          D->clEnqueueReadImage(q, buf, CL_TRUE, origin, region, 0, 0, ptr, 0, nullptr, nullptr)),
+      ROW(CL_INVALID_MEM_OBJECT,
+          D->clEnqueueWriteImage(q, buf, CL_TRUE, origin, region, 0, 0, ptr, 0, nullptr, nullptr)),
       ROW(CL_INVALID_MEM_OBJECT, D->clEnqueueCopyImage(q, buf, buf, origin, origin, region, 0, nullptr, nullptr)),
       ROW(CL_INVALID_MEM_OBJECT, D->clEnqueueCopyImageToBuffer(q, buf, woBuf, origin, region, 0, 0, nullptr, nullptr)),
       ROW(CL_INVALID_MEM_OBJECT, D->clEnqueueCopyBufferToImage(q, buf, woBuf, 0, origin, region, 0, nullptr, nullptr)),
       ROW(CL_INVALID_MEM_OBJECT, D->clEnqueueFillImage(q, buf, &pattern, origin, region, 0, nullptr, nullptr)),
-      ROW_H(CL_INVALID_MEM_OBJECT, [&] {
-        size_t rowPitch = 0, slicePitch = 0;
-        return D->clEnqueueMapImage(q, buf, CL_TRUE, CL_MAP_READ, origin, region, &rowPitch, &slicePitch, 0, nullptr,
-                                    nullptr, &err);
-      }()),
+      ROW_H(CL_INVALID_MEM_OBJECT,
+            [&] {
+              size_t rowPitch = 0, slicePitch = 0;
+              return D->clEnqueueMapImage(q, buf, CL_TRUE, CL_MAP_READ, origin, region, &rowPitch, &slicePitch, 0,
+                                          nullptr, nullptr, &err);
+            }()),
       // Image commands on images, with bad arguments (images are 8x8).
       ROW(CL_INVALID_MEM_OBJECT, D->clEnqueueReadBuffer(q, img, CL_TRUE, 0, 4, ptr, 0, nullptr, nullptr)),
       ROW(CL_INVALID_MEM_OBJECT, D->clEnqueueFillBuffer(q, img, &pattern, 1, 0, 4, 0, nullptr, nullptr)),
-      ROW(CL_INVALID_VALUE, [&] {
-        const size_t o[3] = {6, 0, 0}, r[3] = {4, 1, 1};
-        return D->clEnqueueReadImage(q, img, CL_TRUE, o, r, 0, 0, ptr, 0, nullptr, nullptr);
-      }()),
-      ROW(CL_INVALID_VALUE, [&] {
-        const size_t o[3] = {0, 0, 0}, r[3] = {4, 0, 1};
-        return D->clEnqueueReadImage(q, img, CL_TRUE, o, r, 0, 0, ptr, 0, nullptr, nullptr);
-      }()),
-      ROW(CL_INVALID_VALUE, [&] { // a 2-D image has no third dimension
-        const size_t o[3] = {0, 0, 1}, r[3] = {1, 1, 1};
-        return D->clEnqueueReadImage(q, img, CL_TRUE, o, r, 0, 0, ptr, 0, nullptr, nullptr);
-      }()),
+      ROW(CL_INVALID_VALUE,
+          [&] {
+            const size_t o[3] = {6, 0, 0}, r[3] = {4, 1, 1};
+            return D->clEnqueueReadImage(q, img, CL_TRUE, o, r, 0, 0, ptr, 0, nullptr, nullptr);
+          }()),
+      ROW(CL_INVALID_VALUE,
+          [&] {
+            const size_t o[3] = {0, 0, 0}, r[3] = {4, 0, 1};
+            return D->clEnqueueReadImage(q, img, CL_TRUE, o, r, 0, 0, ptr, 0, nullptr, nullptr);
+          }()),
+      ROW(CL_INVALID_VALUE,
+          [&] { // a 2-D image has no third dimension
+            const size_t o[3] = {0, 0, 1}, r[3] = {1, 1, 1};
+            return D->clEnqueueReadImage(q, img, CL_TRUE, o, r, 0, 0, ptr, 0, nullptr, nullptr);
+          }()),
       ROW(CL_INVALID_VALUE, D->clEnqueueReadImage(q, img, CL_TRUE, nullptr, region, 0, 0, ptr, 0, nullptr, nullptr)),
       ROW(CL_INVALID_VALUE, D->clEnqueueReadImage(q, img, CL_TRUE, origin, region, 0, 0, nullptr, 0, nullptr, nullptr)),
-      ROW(CL_INVALID_VALUE, [&] { // a row pitch smaller than the region's row
-        const size_t o[3] = {0, 0, 0}, r[3] = {4, 1, 1};
-        return D->clEnqueueWriteImage(q, img, CL_TRUE, o, r, 8, 0, ptr, 0, nullptr, nullptr);
-      }()),
-      ROW(CL_INVALID_OPERATION, [&] {
-        const size_t o[3] = {0, 0, 0}, r[3] = {1, 1, 1};
-        return D->clEnqueueReadImage(q, hostNoneImg, CL_TRUE, o, r, 0, 0, ptr, 0, nullptr, nullptr);
-      }()),
-      ROW(CL_IMAGE_FORMAT_MISMATCH, [&] {
-        const size_t o[3] = {0, 0, 0}, r[3] = {1, 1, 1};
-        return D->clEnqueueCopyImage(q, img, imgF, o, o, r, 0, nullptr, nullptr);
-      }()),
-      ROW(CL_MEM_COPY_OVERLAP, [&] {
-        const size_t o[3] = {0, 0, 0}, o2[3] = {1, 1, 0}, r[3] = {4, 4, 1};
-        return D->clEnqueueCopyImage(q, img, img, o, o2, r, 0, nullptr, nullptr);
-      }()),
-      ROW(CL_INVALID_VALUE, [&] { // 8x8 RGBA8 = 256 bytes into a buffer of 16 * align
-        const size_t o[3] = {0, 0, 0}, r[3] = {8, 8, 1};
-        return D->clEnqueueCopyImageToBuffer(q, img, buf, o, r, size, 0, nullptr, nullptr);
-      }()),
-      ROW(CL_INVALID_VALUE, [&] {
-        const size_t o[3] = {0, 0, 0}, r[3] = {8, 8, 1};
-        return D->clEnqueueCopyBufferToImage(q, buf, img, size, o, r, 0, nullptr, nullptr);
-      }()),
-      ROW(CL_INVALID_VALUE, [&] {
-        const size_t o[3] = {0, 0, 0}, r[3] = {1, 1, 1};
-        return D->clEnqueueFillImage(q, img, nullptr, o, r, 0, nullptr, nullptr);
-      }()),
-      ROW_H(CL_INVALID_VALUE, [&] {
-        const size_t o[3] = {0, 0, 0}, r[3] = {1, 1, 1};
-        return D->clEnqueueMapImage(q, img, CL_TRUE, CL_MAP_READ, o, r, nullptr, nullptr, 0, nullptr, nullptr, &err);
-      }()),
-      ROW_H(CL_INVALID_VALUE, [&] {
-        const size_t o[3] = {0, 0, 0}, r[3] = {1, 1, 1};
-        size_t rowPitch = 0;
-        return D->clEnqueueMapImage(q, img, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE_INVALIDATE_REGION, o, r, &rowPitch,
-                                    nullptr, 0, nullptr, nullptr, &err);
-      }()),
+      ROW(CL_INVALID_VALUE,
+          [&] { // a row pitch smaller than the region's row
+            const size_t o[3] = {0, 0, 0}, r[3] = {4, 1, 1};
+            return D->clEnqueueWriteImage(q, img, CL_TRUE, o, r, 8, 0, ptr, 0, nullptr, nullptr);
+          }()),
+      ROW(CL_INVALID_OPERATION,
+          [&] {
+            const size_t o[3] = {0, 0, 0}, r[3] = {1, 1, 1};
+            return D->clEnqueueReadImage(q, hostNoneImg, CL_TRUE, o, r, 0, 0, ptr, 0, nullptr, nullptr);
+          }()),
+      ROW(CL_IMAGE_FORMAT_MISMATCH,
+          [&] {
+            const size_t o[3] = {0, 0, 0}, r[3] = {1, 1, 1};
+            return D->clEnqueueCopyImage(q, img, imgF, o, o, r, 0, nullptr, nullptr);
+          }()),
+      ROW(CL_MEM_COPY_OVERLAP,
+          [&] {
+            const size_t o[3] = {0, 0, 0}, o2[3] = {1, 1, 0}, r[3] = {4, 4, 1};
+            return D->clEnqueueCopyImage(q, img, img, o, o2, r, 0, nullptr, nullptr);
+          }()),
+      ROW(CL_INVALID_VALUE,
+          [&] { // 8x8 RGBA8 = 256 bytes into a buffer of 16 * align
+            const size_t o[3] = {0, 0, 0}, r[3] = {8, 8, 1};
+            return D->clEnqueueCopyImageToBuffer(q, img, buf, o, r, size, 0, nullptr, nullptr);
+          }()),
+      ROW(CL_INVALID_VALUE,
+          [&] {
+            const size_t o[3] = {0, 0, 0}, r[3] = {8, 8, 1};
+            return D->clEnqueueCopyBufferToImage(q, buf, img, size, o, r, 0, nullptr, nullptr);
+          }()),
+      ROW(CL_INVALID_VALUE,
+          [&] {
+            const size_t o[3] = {0, 0, 0}, r[3] = {1, 1, 1};
+            return D->clEnqueueFillImage(q, img, nullptr, o, r, 0, nullptr, nullptr);
+          }()),
+      ROW_H(CL_INVALID_VALUE,
+            [&] {
+              const size_t o[3] = {0, 0, 0}, r[3] = {1, 1, 1};
+              return D->clEnqueueMapImage(q, img, CL_TRUE, CL_MAP_READ, o, r, nullptr, nullptr, 0, nullptr, nullptr,
+                                          &err);
+            }()),
+      ROW_H(CL_INVALID_VALUE,
+            [&] {
+              const size_t o[3] = {0, 0, 0}, r[3] = {1, 1, 1};
+              size_t rowPitch = 0;
+              return D->clEnqueueMapImage(q, img, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE_INVALIDATE_REGION, o, r,
+                                          &rowPitch, nullptr, 0, nullptr, nullptr, &err);
+            }()),
   };
 
   // Every implemented entry point has a row.

@@ -2,9 +2,9 @@
 // dlopen(RTLD_LOCAL), because the core links Clang 16 and PoCL (which the core loads) brings
 // Clang 15, whose unversioned symbols must not meet in the global scope. Exports only the
 // dispatch table and the counts of live handles, real references and owned host memory.
-#include "icd/api/Dispatch.h"
 #include "buffer-manager/storage/HostBlock.h"
 #include "device/Real.h"
+#include "icd/api/Dispatch.h"
 #include "icd/objects/Object.h"
 
 #define CLSPLIT_TEST_EXPORT extern "C" __attribute__((visibility("default")))
@@ -16,4 +16,3 @@ CLSPLIT_TEST_EXPORT size_t clsplitTestLiveHandles() { return clsplit::icd::liveH
 CLSPLIT_TEST_EXPORT long clsplitTestLiveRealReferences() { return clsplit::device::liveRealReferences.load(); }
 
 CLSPLIT_TEST_EXPORT size_t clsplitTestLiveHostBytes() { return clsplit::buffer::liveHostBytes.load(); }
-

@@ -1,8 +1,8 @@
 // Eventless commands (device/Enqueue.h) on a real PoCL queue: their fences complete, one marker
 // serves all commands before it, and a marker is never left behind a command that waits on
 // something the waiter itself may be needed for (no deadlock).
-#include "device/DriverClock.h"
 #include "device/Enqueue.h"
+#include "device/DriverClock.h"
 #include "device/RealCall.h"
 #include "device/Vendors.h"
 
@@ -30,13 +30,13 @@ struct RealSetup {
     REQUIRE(!vendors.devices().empty());
     device = vendors.devices().front().handle;
     cl_int err = CL_SUCCESS;
-    context = RealContext::adopt(invoke(device, &cl_icd_dispatch::clCreateContext,
-                                        static_cast<const cl_context_properties*>(nullptr), 1u, &device,
-                                        static_cast<void(CL_CALLBACK*)(const char*, const void*, size_t, void*)>(nullptr),
-                                        static_cast<void*>(nullptr), &err));
+    context = RealContext::adopt(
+        invoke(device, &cl_icd_dispatch::clCreateContext, static_cast<const cl_context_properties*>(nullptr), 1u,
+               &device, static_cast<void(CL_CALLBACK*)(const char*, const void*, size_t, void*)>(nullptr),
+               static_cast<void*>(nullptr), &err));
     REQUIRE(err == CL_SUCCESS);
-    queue = RealQueue::adopt(call(&cl_icd_dispatch::clCreateCommandQueue, context.get(), device,
-                                  cl_command_queue_properties(0), &err));
+    queue = RealQueue::adopt(
+        call(&cl_icd_dispatch::clCreateCommandQueue, context.get(), device, cl_command_queue_properties(0), &err));
     REQUIRE(err == CL_SUCCESS);
     buffer = RealMem::adopt(call(&cl_icd_dispatch::clCreateBuffer, context.get(), cl_mem_flags(CL_MEM_READ_WRITE),
                                  kBytes, static_cast<void*>(nullptr), &err));
@@ -50,13 +50,13 @@ struct RealSetup {
     WaitList wl(context.get(), queue.get());
     wl.add(waits);
     FenceRef fence;
-    REQUIRE(enqueueCommand(queue.get(), context.get(), wl, timed,
-                           [&](cl_uint n, const cl_event* list, cl_event* event) {
-                             return call(&cl_icd_dispatch::clEnqueueWriteBuffer, queue.get(), buffer.get(),
-                                         cl_bool(CL_FALSE), size_t(0), kBytes,
-                                         static_cast<const void*>(host.data()), n, list, event);
-                           },
-                           fence) == CL_SUCCESS);
+    REQUIRE(enqueueCommand(
+                queue.get(), context.get(), wl, timed,
+                [&](cl_uint n, const cl_event* list, cl_event* event) {
+                  return call(&cl_icd_dispatch::clEnqueueWriteBuffer, queue.get(), buffer.get(), cl_bool(CL_FALSE),
+                              size_t(0), kBytes, static_cast<const void*>(host.data()), n, list, event);
+                },
+                fence) == CL_SUCCESS);
     return fence;
   }
 
@@ -83,7 +83,8 @@ TEST_CASE("eventless commands complete, one marker serving the commands before i
   RealSetup s;
   std::vector<std::vector<unsigned char>> hosts(4);
   std::vector<FenceRef> fences;
-  for (unsigned i = 0; i < hosts.size(); ++i) fences.push_back(s.write(hosts[i], static_cast<unsigned char>(i + 1), false));
+  for (unsigned i = 0; i < hosts.size(); ++i)
+    fences.push_back(s.write(hosts[i], static_cast<unsigned char>(i + 1), false));
   CHECK(fences[0]->queue() == s.queue.get());
   CHECK_FALSE(fences[0]->knownComplete()); // nothing asked yet: no marker, no driver query
   REQUIRE(fences[1]->wait() == CL_COMPLETE);
@@ -154,7 +155,7 @@ TEST_CASE("a marker made for a waiter is flushed, and a queue is not flushed twi
   elsewhere.add(first);
   const cl_uint waited = elsewhere.size(); // gathers: makes the marker and flushes its queue
   const uint64_t flushes = DriverClock::callsBySlot[flush].load() - before;
-  first->flush();                                // nothing new on the queue: no clFlush
+  first->flush();                                 // nothing new on the queue: no clFlush
   CHECK(flushQueue(s.queue.get()) == CL_SUCCESS); // nor here
   const uint64_t again = DriverClock::callsBySlot[flush].load() - before - flushes;
   std::vector<unsigned char> b;
@@ -191,7 +192,9 @@ struct CountingFence final : HostFence {
     ++asked;
     return HostFence::status();
   }
-  cl_command_queue queue() const override { return onQueue ? reinterpret_cast<cl_command_queue>(const_cast<CountingFence*>(this)) : nullptr; }
+  cl_command_queue queue() const override {
+    return onQueue ? reinterpret_cast<cl_command_queue>(const_cast<CountingFence*>(this)) : nullptr;
+  }
 };
 } // namespace
 

@@ -20,8 +20,7 @@ using buffer::PinnedPool;
 namespace {
 
 struct PoolSetup {
-  device::Vendors vendors =
-      device::Vendors::load(std::getenv("CLSPLIT_VENDORS") ? std::getenv("CLSPLIT_VENDORS") : "");
+  device::Vendors vendors = device::Vendors::load(std::getenv("CLSPLIT_VENDORS") ? std::getenv("CLSPLIT_VENDORS") : "");
   cl_device_id device = nullptr;
   device::RealContext context;
 
@@ -66,8 +65,9 @@ TEST_CASE("a pinned block carries bytes to a device and back") {
   auto queue = device::RealQueue::adopt(device::call(&cl_icd_dispatch::clCreateCommandQueue, setup.context.get(),
                                                      setup.device, cl_command_queue_properties(0), &err));
   REQUIRE(err == CL_SUCCESS);
-  auto mem = device::RealMem::adopt(device::call(&cl_icd_dispatch::clCreateBuffer, setup.context.get(),
-                                                 cl_mem_flags(CL_MEM_READ_WRITE), bytes, static_cast<void*>(nullptr), &err));
+  auto mem =
+      device::RealMem::adopt(device::call(&cl_icd_dispatch::clCreateBuffer, setup.context.get(),
+                                          cl_mem_flags(CL_MEM_READ_WRITE), bytes, static_cast<void*>(nullptr), &err));
   REQUIRE(err == CL_SUCCESS);
   REQUIRE(device::call(&cl_icd_dispatch::clEnqueueWriteBuffer, queue.get(), mem.get(), cl_bool(CL_TRUE), size_t(0),
                        bytes, static_cast<const void*>(out->data()), 0u, static_cast<const cl_event*>(nullptr),
@@ -107,8 +107,8 @@ TEST_CASE("a miss is served pageable and pinned in the background; idle buffers 
 TEST_CASE("the pool never holds more than its capacity: idle buffers are evicted, then nothing pinned") {
   PoolSetup setup;
   auto pool = setup.pool(2 << 20);
-  pinned(*pool, 1 << 20).reset(); // one idle 1 MiB buffer
-  auto b = pinned(*pool, 2 << 20);  // needs the idle 1 MiB evicted
+  pinned(*pool, 1 << 20).reset();  // one idle 1 MiB buffer
+  auto b = pinned(*pool, 2 << 20); // needs the idle 1 MiB evicted
   REQUIRE(b);
   REQUIRE(pool->stats().pinnedBytes == (2u << 20));
   REQUIRE_FALSE(pinned(*pool, 4096)); // the lent 2 MiB cannot be evicted
@@ -219,8 +219,8 @@ TEST_CASE("a small pinned block carries bytes through a real transfer and outliv
                                                  static_cast<void*>(nullptr), &err));
   REQUIRE(err == CL_SUCCESS);
   REQUIRE(device::call(&cl_icd_dispatch::clEnqueueWriteBuffer, queue.get(), mem.get(), cl_bool(CL_TRUE), size_t(0),
-                       size_t(1000), static_cast<const void*>(out->data()), 0u,
-                       static_cast<const cl_event*>(nullptr), static_cast<cl_event*>(nullptr)) == CL_SUCCESS);
+                       size_t(1000), static_cast<const void*>(out->data()), 0u, static_cast<const cl_event*>(nullptr),
+                       static_cast<cl_event*>(nullptr)) == CL_SUCCESS);
   REQUIRE(device::call(&cl_icd_dispatch::clEnqueueReadBuffer, queue.get(), mem.get(), cl_bool(CL_TRUE), size_t(0),
                        size_t(1000), static_cast<void*>(in->data()), 0u, static_cast<const cl_event*>(nullptr),
                        static_cast<cl_event*>(nullptr)) == CL_SUCCESS);

@@ -110,8 +110,8 @@ int main(int argc, char** argv) {
     SET_ARG(stencil1d, 1, to);
     SET_ARG(stencil1d, 2, n);
     size_t local = 32;
-    CHECK(clEnqueueNDRangeKernel(env.queue, stencil1d, 1, nullptr, &global, it % 3 == 0 ? &local : nullptr, 0,
-                                 nullptr, nullptr));
+    CHECK(clEnqueueNDRangeKernel(env.queue, stencil1d, 1, nullptr, &global, it % 3 == 0 ? &local : nullptr, 0, nullptr,
+                                 nullptr));
   }
   show("after 1-D stencil", iterations % 2 ? b : a);
   cl_mem latest = iterations % 2 ? b : a, other = iterations % 2 ? a : b;
@@ -124,8 +124,8 @@ int main(int argc, char** argv) {
   show("sampleAll", c);
   std::vector<int> patch(n / 4);
   for (int i = 0; i < n / 4; ++i) patch[i] = i * i % 313;
-  CHECK(clEnqueueWriteBuffer(env.queue, latest, CL_FALSE, n / 2 * sizeof(int), patch.size() * sizeof(int),
-                             patch.data(), 0, nullptr, nullptr));
+  CHECK(clEnqueueWriteBuffer(env.queue, latest, CL_FALSE, n / 2 * sizeof(int), patch.size() * sizeof(int), patch.data(),
+                             0, nullptr, nullptr));
   CHECK(clEnqueueNDRangeKernel(env.queue, sampleAll, 1, nullptr, &global, nullptr, 0, nullptr, nullptr));
   show("sampleAll after a host write", c);
 
@@ -173,8 +173,8 @@ int main(int argc, char** argv) {
 
   // 5. Atomics into a few bins.
   std::vector<int> zeros(16, 0);
-  cl_mem bins = createBuffer(env.context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, zeros.size() * sizeof(int),
-                             zeros.data());
+  cl_mem bins =
+      createBuffer(env.context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, zeros.size() * sizeof(int), zeros.data());
   SET_ARG(histogram, 0, latest);
   SET_ARG(histogram, 1, bins);
   SET_ARG(histogram, 2, 16);
@@ -230,8 +230,8 @@ int main(int argc, char** argv) {
     SET_ARG(reverseBlocks, 0, it % 2 ? c : latest);
     SET_ARG(reverseBlocks, 1, it % 2 ? latest : c);
     size_t local = 16;
-    CHECK(clEnqueueNDRangeKernel(env.queue, reverseBlocks, 1, nullptr, &global, it % 2 ? &local : nullptr, 0,
-                                 nullptr, nullptr));
+    CHECK(clEnqueueNDRangeKernel(env.queue, reverseBlocks, 1, nullptr, &global, it % 2 ? &local : nullptr, 0, nullptr,
+                                 nullptr));
   }
   cl_mem reversed = iterations % 2 ? c : latest;
   show("block reversal", reversed);

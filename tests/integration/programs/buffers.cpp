@@ -64,8 +64,10 @@ int main() {
     if (!c.hostPtr) CHECK(clEnqueueWriteBuffer(env.queue, buffer, CL_TRUE, 0, bytes, init.data(), 0, nullptr, nullptr));
     void* hostPtr = reinterpret_cast<void*>(1);
     CHECK(clGetMemObjectInfo(buffer, CL_MEM_HOST_PTR, sizeof hostPtr, &hostPtr, nullptr));
-    if (c.flags & CL_MEM_USE_HOST_PTR) expect(hostPtr == host.data(), "CL_MEM_HOST_PTR is host_ptr");
-    else expect(hostPtr == nullptr, "CL_MEM_HOST_PTR is NULL");
+    if (c.flags & CL_MEM_USE_HOST_PTR)
+      expect(hostPtr == host.data(), "CL_MEM_HOST_PTR is host_ptr");
+    else
+      expect(hostPtr == nullptr, "CL_MEM_HOST_PTR is NULL");
     size_t size = 0;
     CHECK(clGetMemObjectInfo(buffer, CL_MEM_SIZE, sizeof size, &size, nullptr));
     std::printf("CL_MEM_SIZE %zu\n", size);
@@ -78,8 +80,7 @@ int main() {
     printInts("first", out.data(), 6);
     if (c.flags & CL_MEM_USE_HOST_PTR) {
       cl_int err = CL_SUCCESS;
-      void* mapped = clEnqueueMapBuffer(env.queue, buffer, CL_TRUE, CL_MAP_READ, 0, bytes, 0, nullptr,
-                                        nullptr, &err);
+      void* mapped = clEnqueueMapBuffer(env.queue, buffer, CL_TRUE, CL_MAP_READ, 0, bytes, 0, nullptr, nullptr, &err);
       CHECK(err);
       expect(mapped == host.data(), "map of a USE_HOST_PTR buffer returns host_ptr");
       if (mapped) printChecksum("mapped", mapped, bytes);
@@ -99,8 +100,8 @@ int main() {
   cl_mem c = createBuffer(env.context, CL_MEM_READ_WRITE, bytes);
   cl_event writes[4];
   for (int q = 0; q < 4; ++q)
-    CHECK(clEnqueueWriteBuffer(env.queue, a, CL_FALSE, q * bytes / 4, bytes / 4, src.data() + q * n / 4, 0,
-                               nullptr, &writes[q]));
+    CHECK(clEnqueueWriteBuffer(env.queue, a, CL_FALSE, q * bytes / 4, bytes / 4, src.data() + q * n / 4, 0, nullptr,
+                               &writes[q]));
   CHECK(clWaitForEvents(4, writes));
   for (auto e : writes) CHECK(clReleaseEvent(e));
   runAffine(env, affine, a, 5, n);

@@ -34,8 +34,7 @@ void CL_CALLBACK record(cl_event, cl_int status, void* data) {
 
 // Callbacks may run on another thread after the event completes: wait a bounded time.
 bool waitForCalls(const CallbackLog& log, int calls) {
-  for (int i = 0; i < 500 && log.calls.load() < calls; ++i)
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  for (int i = 0; i < 500 && log.calls.load() < calls; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
   return log.calls.load() == calls;
 }
 

@@ -112,9 +112,8 @@ cl_image_desc imageDesc(cl_mem_object_type type, size_t w, size_t h = 1, size_t 
 }
 
 // An image; with `optional`, a failure is printed (not counted) and NULL returned.
-cl_mem createImage(const Env& env, const char* label, cl_mem_flags flags, cl_channel_order order,
-                   cl_channel_type type, const cl_image_desc& desc, void* host, bool withProperties,
-                   bool optional = false) {
+cl_mem createImage(const Env& env, const char* label, cl_mem_flags flags, cl_channel_order order, cl_channel_type type,
+                   const cl_image_desc& desc, void* host, bool withProperties, bool optional = false) {
   cl_image_format format{order, type};
   cl_int err = CL_SUCCESS;
   cl_mem image = withProperties && gUseProperties
@@ -131,7 +130,10 @@ cl_mem createImage(const Env& env, const char* label, cl_mem_flags flags, cl_cha
 
 const char* orderName(cl_channel_order o) { return o == CL_RGBA ? "RGBA" : o == CL_R ? "R" : "other"; }
 const char* typeName(cl_channel_type t) {
-  return t == CL_UNORM_INT8 ? "UNORM_INT8" : t == CL_FLOAT ? "FLOAT" : t == CL_UNSIGNED_INT32 ? "UNSIGNED_INT32" : "other";
+  return t == CL_UNORM_INT8       ? "UNORM_INT8"
+         : t == CL_FLOAT          ? "FLOAT"
+         : t == CL_UNSIGNED_INT32 ? "UNSIGNED_INT32"
+                                  : "other";
 }
 
 bool formatSupported(const Env& env, cl_mem_flags flags, cl_mem_object_type type, cl_channel_order order,
@@ -229,7 +231,13 @@ int main() {
   if (std::sscanf(version.c_str(), "OpenCL %d.%d", &major, &minor) == 2 && major >= 3) gUseProperties = true;
 
   // 1. Formats.
-  struct Format { cl_mem_flags flags; cl_mem_object_type type; cl_channel_order order; cl_channel_type channel; const char* what; };
+  struct Format {
+    cl_mem_flags flags;
+    cl_mem_object_type type;
+    cl_channel_order order;
+    cl_channel_type channel;
+    const char* what;
+  };
   const Format formats[] = {
       {CL_MEM_READ_WRITE, CL_MEM_OBJECT_IMAGE2D, CL_RGBA, CL_UNORM_INT8, "image2d"},
       {CL_MEM_READ_WRITE, CL_MEM_OBJECT_IMAGE2D, CL_RGBA, CL_FLOAT, "image2d"},
@@ -356,7 +364,8 @@ int main() {
   {
     std::vector<cl_int> init(W * H * 4);
     for (size_t i = 0; i < init.size(); ++i) model[i] = float(init[i] = cl_int((i * 37 + (i & 3) * 101) % 1009));
-    cl_mem initBuffer = createBuffer(env.context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, init.size() * 4, init.data());
+    cl_mem initBuffer =
+        createBuffer(env.context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, init.size() * 4, init.data());
     SET_ARG(fill, 0, initBuffer);
     SET_ARG(fill, 1, imageA);
     launch(env, fill, 2, global2, local2);
@@ -374,7 +383,8 @@ int main() {
         for (int x = 0; x < int(W); ++x)
           for (int c = 0; c < 4; ++c)
             next[(y * W + x) * 4 + c] = float((m(x, y, c) * 3 + m(x - 1, y, c) + m(x + 1, y, c) * 2 + m(x, y - 1, c) +
-                                               m(x, y + 1, c) * 5 + it * 3 + c) % 1009);
+                                               m(x, y + 1, c) * 5 + it * 3 + c) %
+                                              1009);
       model.swap(next);
       if (it == 4) compare("B after 5 steps (read image)", readImage<float>(env, imageB, W, H, 1, 4), model);
     }
@@ -458,8 +468,7 @@ int main() {
     cl_event toBuf = nullptr;
     CHECK(clEnqueueCopyImageToBuffer(env.queue, canvas, staging, io, ir, 64, 0, nullptr, &toBuf));
     std::vector<unsigned char> stagingModel = zeros;
-    for (size_t y = 0; y < 12; ++y)
-      std::memcpy(&stagingModel[64 + y * 80], &canvasModel[((6 + y) * CW + 8) * 4], 80);
+    for (size_t y = 0; y < 12; ++y) std::memcpy(&stagingModel[64 + y * 80], &canvasModel[((6 + y) * CW + 8) * 4], 80);
     SET_ARG(pixelSums, 0, staging);
     SET_ARG(pixelSums, 1, cl_uint(16));
     SET_ARG(pixelSums, 2, sums);
@@ -485,8 +494,8 @@ int main() {
       for (size_t x = 30; x < 50; ++x) modelU[y * W + x] = 0xABCD1234u;
     std::vector<cl_uint> values(2 + 16 * 10);
     for (size_t i = 0; i < values.size(); ++i) values[i] = cl_uint(0x1000 + i * 3);
-    cl_mem valuesBuffer = createBuffer(env.context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, values.size() * 4,
-                                       values.data());
+    cl_mem valuesBuffer =
+        createBuffer(env.context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, values.size() * 4, values.data());
     size_t bo[3] = {3, 2, 0}, br[3] = {16, 10, 1};
     cl_event toImage = nullptr;
     CHECK(clEnqueueCopyBufferToImage(env.queue, valuesBuffer, imageU, 8, bo, br, 0, nullptr, &toImage));
@@ -640,13 +649,15 @@ kernel void scaleTexels(read_only image1d_buffer_t in, write_only image1d_buffer
     const size_t N = 256;
     std::vector<cl_uint> values(N * 4), expected(N * 4);
     for (size_t i = 0; i < values.size(); ++i) values[i] = cl_uint(i * 7 + 1);
-    cl_mem inBuffer = createBuffer(env.context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, values.size() * 4, values.data());
+    cl_mem inBuffer =
+        createBuffer(env.context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, values.size() * 4, values.data());
     cl_mem outBuffer = createBuffer(env.context, CL_MEM_READ_WRITE, values.size() * 4);
     cl_image_desc d = imageDesc(CL_MEM_OBJECT_IMAGE1D_BUFFER, N);
     d.buffer = inBuffer;
     cl_mem inImage = createImage(env, "1-D buffer image", 0, CL_RGBA, CL_UNSIGNED_INT32, d, nullptr, false);
     d.buffer = outBuffer;
-    cl_mem outImage = createImage(env, "1-D buffer image", CL_MEM_WRITE_ONLY, CL_RGBA, CL_UNSIGNED_INT32, d, nullptr, false);
+    cl_mem outImage =
+        createImage(env, "1-D buffer image", CL_MEM_WRITE_ONLY, CL_RGBA, CL_UNSIGNED_INT32, d, nullptr, false);
     cl_mem associated = nullptr;
     CHECK(clGetMemObjectInfo(inImage, CL_MEM_ASSOCIATED_MEMOBJECT, sizeof associated, &associated, nullptr));
     expect(associated == inBuffer, "a 1-D buffer image's associated object is its buffer");
@@ -656,7 +667,8 @@ kernel void scaleTexels(read_only image1d_buffer_t in, write_only image1d_buffer
     const size_t g = N, l = 32;
     launch(env, scale, 1, &g, &l);
     for (size_t i = 0; i < N; ++i)
-      for (size_t c = 0; c < 4; ++c) expected[i * 4 + c] = values[i * 4 + c] * 3 + (c == 0 ? cl_uint(i) : cl_uint(c - 1));
+      for (size_t c = 0; c < 4; ++c)
+        expected[i * 4 + c] = values[i * 4 + c] * 3 + (c == 0 ? cl_uint(i) : cl_uint(c - 1));
     compare("buffer under a 1-D image a kernel wrote", readBuffer<cl_uint>(env, outBuffer, values.size()), expected);
     // The buffer changes; the image reads the new bytes.
     for (size_t i = 0; i < values.size(); ++i) values[i] = cl_uint(i * 13 + 5);
@@ -664,7 +676,8 @@ kernel void scaleTexels(read_only image1d_buffer_t in, write_only image1d_buffer
     SET_ARG(scale, 2, cl_uint(5));
     launch(env, scale, 1, &g, &l);
     for (size_t i = 0; i < N; ++i)
-      for (size_t c = 0; c < 4; ++c) expected[i * 4 + c] = values[i * 4 + c] * 5 + (c == 0 ? cl_uint(i) : cl_uint(c - 1));
+      for (size_t c = 0; c < 4; ++c)
+        expected[i * 4 + c] = values[i * 4 + c] * 5 + (c == 0 ? cl_uint(i) : cl_uint(c - 1));
     std::vector<cl_uint> viaImage(values.size());
     size_t origin[3] = {0, 0, 0}, region[3] = {N, 1, 1};
     CHECK(clEnqueueReadImage(env.queue, outImage, CL_TRUE, origin, region, 0, 0, viaImage.data(), 0, nullptr, nullptr));

@@ -20,8 +20,10 @@ struct Param {
   size_t elementSize = 1;
 };
 
-#define P(id, size) Param{id, #id, size}
-#define A(id, element) Param{id, #id, kArray, element}
+#define P(id, size)                                                                                                    \
+  Param { id, #id, size }
+#define A(id, element)                                                                                                 \
+  Param { id, #id, kArray, element }
 
 // Checks the protocol for one parameter and returns its bytes.
 template <class Query>
@@ -41,7 +43,8 @@ std::vector<unsigned char> query(const Param& p, Query q) {
   }
   if (value[size] != 0xCD) fail("%s: wrote past param_value_size", p.name);
   value.resize(size);
-  bool sizeOk = p.size == kString ? size >= 1 && value[size - 1] == 0 && std::strlen((const char*)value.data()) + 1 == size
+  bool sizeOk = p.size == kString
+                    ? size >= 1 && value[size - 1] == 0 && std::strlen((const char*)value.data()) + 1 == size
                 : p.size == kArray ? size % p.elementSize == 0
                                    : size == p.size;
   if (!sizeOk) fail("%s: unexpected size %zu", p.name, size);
@@ -69,8 +72,8 @@ std::string asString(const std::vector<unsigned char>& bytes) {
 
 int main() {
   Env env = setup();
-  const size_t U = sizeof(cl_uint), UL = sizeof(cl_ulong), S = sizeof(size_t), B = sizeof(cl_bool),
-               H = sizeof(void*), BF = sizeof(cl_bitfield);
+  const size_t U = sizeof(cl_uint), UL = sizeof(cl_ulong), S = sizeof(size_t), B = sizeof(cl_bool), H = sizeof(void*),
+               BF = sizeof(cl_bitfield);
 
   // Platform.
   std::printf("-- platform\n");
@@ -78,7 +81,8 @@ int main() {
                                   P(CL_PLATFORM_NAME, kString), P(CL_PLATFORM_VENDOR, kString),
                                   P(CL_PLATFORM_EXTENSIONS, kString)};
   for (const auto& p : platformParams) {
-    auto v = query(p, [&](size_t s, void* out, size_t* ret) { return clGetPlatformInfo(env.platform, p.id, s, out, ret); });
+    auto v =
+        query(p, [&](size_t s, void* out, size_t* ret) { return clGetPlatformInfo(env.platform, p.id, s, out, ret); });
     if (p.id == CL_PLATFORM_PROFILE) expect(asString(v) == "FULL_PROFILE", "platform is FULL_PROFILE");
     if (p.id == CL_PLATFORM_VERSION) expect(asString(v).rfind("OpenCL ", 0) == 0, "platform version format");
   }
@@ -87,36 +91,78 @@ int main() {
   // Device.
   std::printf("-- device\n");
   const Param deviceParams[] = {
-      P(CL_DEVICE_TYPE, BF), P(CL_DEVICE_VENDOR_ID, U), P(CL_DEVICE_MAX_COMPUTE_UNITS, U),
-      P(CL_DEVICE_MAX_WORK_ITEM_DIMENSIONS, U), A(CL_DEVICE_MAX_WORK_ITEM_SIZES, S), P(CL_DEVICE_MAX_WORK_GROUP_SIZE, S),
-      P(CL_DEVICE_PREFERRED_VECTOR_WIDTH_CHAR, U), P(CL_DEVICE_PREFERRED_VECTOR_WIDTH_SHORT, U),
-      P(CL_DEVICE_PREFERRED_VECTOR_WIDTH_INT, U), P(CL_DEVICE_PREFERRED_VECTOR_WIDTH_LONG, U),
-      P(CL_DEVICE_PREFERRED_VECTOR_WIDTH_FLOAT, U), P(CL_DEVICE_PREFERRED_VECTOR_WIDTH_DOUBLE, U),
-      P(CL_DEVICE_PREFERRED_VECTOR_WIDTH_HALF, U), P(CL_DEVICE_NATIVE_VECTOR_WIDTH_CHAR, U),
-      P(CL_DEVICE_NATIVE_VECTOR_WIDTH_SHORT, U), P(CL_DEVICE_NATIVE_VECTOR_WIDTH_INT, U),
-      P(CL_DEVICE_NATIVE_VECTOR_WIDTH_LONG, U), P(CL_DEVICE_NATIVE_VECTOR_WIDTH_FLOAT, U),
-      P(CL_DEVICE_NATIVE_VECTOR_WIDTH_DOUBLE, U), P(CL_DEVICE_NATIVE_VECTOR_WIDTH_HALF, U),
-      P(CL_DEVICE_MAX_CLOCK_FREQUENCY, U), P(CL_DEVICE_ADDRESS_BITS, U), P(CL_DEVICE_MAX_MEM_ALLOC_SIZE, UL),
-      P(CL_DEVICE_IMAGE_SUPPORT, B), P(CL_DEVICE_MAX_READ_IMAGE_ARGS, U), P(CL_DEVICE_MAX_WRITE_IMAGE_ARGS, U),
-      P(CL_DEVICE_IMAGE2D_MAX_WIDTH, S), P(CL_DEVICE_IMAGE2D_MAX_HEIGHT, S), P(CL_DEVICE_IMAGE3D_MAX_WIDTH, S),
-      P(CL_DEVICE_IMAGE3D_MAX_HEIGHT, S), P(CL_DEVICE_IMAGE3D_MAX_DEPTH, S), P(CL_DEVICE_IMAGE_MAX_BUFFER_SIZE, S),
-      P(CL_DEVICE_IMAGE_MAX_ARRAY_SIZE, S), P(CL_DEVICE_MAX_SAMPLERS, U), P(CL_DEVICE_MAX_PARAMETER_SIZE, S),
-      P(CL_DEVICE_MEM_BASE_ADDR_ALIGN, U), P(CL_DEVICE_MIN_DATA_TYPE_ALIGN_SIZE, U),
-      P(CL_DEVICE_SINGLE_FP_CONFIG, BF), P(CL_DEVICE_DOUBLE_FP_CONFIG, BF),
-      P(CL_DEVICE_GLOBAL_MEM_CACHE_TYPE, U), P(CL_DEVICE_GLOBAL_MEM_CACHELINE_SIZE, U),
-      P(CL_DEVICE_GLOBAL_MEM_CACHE_SIZE, UL), P(CL_DEVICE_GLOBAL_MEM_SIZE, UL),
-      P(CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE, UL), P(CL_DEVICE_MAX_CONSTANT_ARGS, U), P(CL_DEVICE_LOCAL_MEM_TYPE, U),
-      P(CL_DEVICE_LOCAL_MEM_SIZE, UL), P(CL_DEVICE_ERROR_CORRECTION_SUPPORT, B),
-      P(CL_DEVICE_HOST_UNIFIED_MEMORY, B), P(CL_DEVICE_PROFILING_TIMER_RESOLUTION, S),
-      P(CL_DEVICE_ENDIAN_LITTLE, B), P(CL_DEVICE_AVAILABLE, B), P(CL_DEVICE_COMPILER_AVAILABLE, B),
-      P(CL_DEVICE_LINKER_AVAILABLE, B), P(CL_DEVICE_EXECUTION_CAPABILITIES, BF), P(CL_DEVICE_QUEUE_PROPERTIES, BF),
-      P(CL_DEVICE_BUILT_IN_KERNELS, kString), P(CL_DEVICE_PLATFORM, H), P(CL_DEVICE_NAME, kString),
-      P(CL_DEVICE_VENDOR, kString), P(CL_DRIVER_VERSION, kString), P(CL_DEVICE_PROFILE, kString),
-      P(CL_DEVICE_VERSION, kString), P(CL_DEVICE_OPENCL_C_VERSION, kString), P(CL_DEVICE_EXTENSIONS, kString),
-      P(CL_DEVICE_PRINTF_BUFFER_SIZE, S), P(CL_DEVICE_PREFERRED_INTEROP_USER_SYNC, B),
-      P(CL_DEVICE_PARENT_DEVICE, H), P(CL_DEVICE_PARTITION_MAX_SUB_DEVICES, U),
+      P(CL_DEVICE_TYPE, BF),
+      P(CL_DEVICE_VENDOR_ID, U),
+      P(CL_DEVICE_MAX_COMPUTE_UNITS, U),
+      P(CL_DEVICE_MAX_WORK_ITEM_DIMENSIONS, U),
+      A(CL_DEVICE_MAX_WORK_ITEM_SIZES, S),
+      P(CL_DEVICE_MAX_WORK_GROUP_SIZE, S),
+      P(CL_DEVICE_PREFERRED_VECTOR_WIDTH_CHAR, U),
+      P(CL_DEVICE_PREFERRED_VECTOR_WIDTH_SHORT, U),
+      P(CL_DEVICE_PREFERRED_VECTOR_WIDTH_INT, U),
+      P(CL_DEVICE_PREFERRED_VECTOR_WIDTH_LONG, U),
+      P(CL_DEVICE_PREFERRED_VECTOR_WIDTH_FLOAT, U),
+      P(CL_DEVICE_PREFERRED_VECTOR_WIDTH_DOUBLE, U),
+      P(CL_DEVICE_PREFERRED_VECTOR_WIDTH_HALF, U),
+      P(CL_DEVICE_NATIVE_VECTOR_WIDTH_CHAR, U),
+      P(CL_DEVICE_NATIVE_VECTOR_WIDTH_SHORT, U),
+      P(CL_DEVICE_NATIVE_VECTOR_WIDTH_INT, U),
+      P(CL_DEVICE_NATIVE_VECTOR_WIDTH_LONG, U),
+      P(CL_DEVICE_NATIVE_VECTOR_WIDTH_FLOAT, U),
+      P(CL_DEVICE_NATIVE_VECTOR_WIDTH_DOUBLE, U),
+      P(CL_DEVICE_NATIVE_VECTOR_WIDTH_HALF, U),
+      P(CL_DEVICE_MAX_CLOCK_FREQUENCY, U),
+      P(CL_DEVICE_ADDRESS_BITS, U),
+      P(CL_DEVICE_MAX_MEM_ALLOC_SIZE, UL),
+      P(CL_DEVICE_IMAGE_SUPPORT, B),
+      P(CL_DEVICE_MAX_READ_IMAGE_ARGS, U),
+      P(CL_DEVICE_MAX_WRITE_IMAGE_ARGS, U),
+      P(CL_DEVICE_IMAGE2D_MAX_WIDTH, S),
+      P(CL_DEVICE_IMAGE2D_MAX_HEIGHT, S),
+      P(CL_DEVICE_IMAGE3D_MAX_WIDTH, S),
+      P(CL_DEVICE_IMAGE3D_MAX_HEIGHT, S),
+      P(CL_DEVICE_IMAGE3D_MAX_DEPTH, S),
+      P(CL_DEVICE_IMAGE_MAX_BUFFER_SIZE, S),
+      P(CL_DEVICE_IMAGE_MAX_ARRAY_SIZE, S),
+      P(CL_DEVICE_MAX_SAMPLERS, U),
+      P(CL_DEVICE_MAX_PARAMETER_SIZE, S),
+      P(CL_DEVICE_MEM_BASE_ADDR_ALIGN, U),
+      P(CL_DEVICE_MIN_DATA_TYPE_ALIGN_SIZE, U),
+      P(CL_DEVICE_SINGLE_FP_CONFIG, BF),
+      P(CL_DEVICE_DOUBLE_FP_CONFIG, BF),
+      P(CL_DEVICE_GLOBAL_MEM_CACHE_TYPE, U),
+      P(CL_DEVICE_GLOBAL_MEM_CACHELINE_SIZE, U),
+      P(CL_DEVICE_GLOBAL_MEM_CACHE_SIZE, UL),
+      P(CL_DEVICE_GLOBAL_MEM_SIZE, UL),
+      P(CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE, UL),
+      P(CL_DEVICE_MAX_CONSTANT_ARGS, U),
+      P(CL_DEVICE_LOCAL_MEM_TYPE, U),
+      P(CL_DEVICE_LOCAL_MEM_SIZE, UL),
+      P(CL_DEVICE_ERROR_CORRECTION_SUPPORT, B),
+      P(CL_DEVICE_HOST_UNIFIED_MEMORY, B),
+      P(CL_DEVICE_PROFILING_TIMER_RESOLUTION, S),
+      P(CL_DEVICE_ENDIAN_LITTLE, B),
+      P(CL_DEVICE_AVAILABLE, B),
+      P(CL_DEVICE_COMPILER_AVAILABLE, B),
+      P(CL_DEVICE_LINKER_AVAILABLE, B),
+      P(CL_DEVICE_EXECUTION_CAPABILITIES, BF),
+      P(CL_DEVICE_QUEUE_PROPERTIES, BF),
+      P(CL_DEVICE_BUILT_IN_KERNELS, kString),
+      P(CL_DEVICE_PLATFORM, H),
+      P(CL_DEVICE_NAME, kString),
+      P(CL_DEVICE_VENDOR, kString),
+      P(CL_DRIVER_VERSION, kString),
+      P(CL_DEVICE_PROFILE, kString),
+      P(CL_DEVICE_VERSION, kString),
+      P(CL_DEVICE_OPENCL_C_VERSION, kString),
+      P(CL_DEVICE_EXTENSIONS, kString),
+      P(CL_DEVICE_PRINTF_BUFFER_SIZE, S),
+      P(CL_DEVICE_PREFERRED_INTEROP_USER_SYNC, B),
+      P(CL_DEVICE_PARENT_DEVICE, H),
+      P(CL_DEVICE_PARTITION_MAX_SUB_DEVICES, U),
       A(CL_DEVICE_PARTITION_PROPERTIES, sizeof(cl_device_partition_property)),
-      P(CL_DEVICE_PARTITION_AFFINITY_DOMAIN, BF), A(CL_DEVICE_PARTITION_TYPE, sizeof(cl_device_partition_property)),
+      P(CL_DEVICE_PARTITION_AFFINITY_DOMAIN, BF),
+      A(CL_DEVICE_PARTITION_TYPE, sizeof(cl_device_partition_property)),
       P(CL_DEVICE_REFERENCE_COUNT, U),
   };
   std::vector<std::vector<unsigned char>> dv;
@@ -127,7 +173,8 @@ int main() {
     return none;
   };
   for (const auto& p : deviceParams)
-    dv.push_back(query(p, [&](size_t s, void* out, size_t* ret) { return clGetDeviceInfo(env.device, p.id, s, out, ret); }));
+    dv.push_back(
+        query(p, [&](size_t s, void* out, size_t* ret) { return clGetDeviceInfo(env.device, p.id, s, out, ret); }));
   {
     std::string extensions = " " + asString(device(CL_DEVICE_EXTENSIONS)) + " ";
     auto has = [&](const char* e) { return extensions.find(std::string(" ") + e + " ") != std::string::npos; };
@@ -139,8 +186,10 @@ int main() {
     expect(group >= 1 && dims >= 1 && items[0] >= 1, "work-group limits are positive");
     expect(as<cl_uint>(device(CL_DEVICE_MAX_COMPUTE_UNITS)) >= 1, "at least one compute unit");
     expect(as<cl_device_type>(device(CL_DEVICE_TYPE)) != 0, "CL_DEVICE_TYPE is set");
-    auto alloc = as<cl_ulong>(device(CL_DEVICE_MAX_MEM_ALLOC_SIZE)), global = as<cl_ulong>(device(CL_DEVICE_GLOBAL_MEM_SIZE));
-    expect(alloc <= global && alloc >= std::min<cl_ulong>(global / 4, 128u << 20), "MAX_MEM_ALLOC_SIZE within its bounds");
+    auto alloc = as<cl_ulong>(device(CL_DEVICE_MAX_MEM_ALLOC_SIZE)),
+         global = as<cl_ulong>(device(CL_DEVICE_GLOBAL_MEM_SIZE));
+    expect(alloc <= global && alloc >= std::min<cl_ulong>(global / 4, 128u << 20),
+           "MAX_MEM_ALLOC_SIZE within its bounds");
     expect(as<cl_uint>(device(CL_DEVICE_MEM_BASE_ADDR_ALIGN)) >= 1024, "MEM_BASE_ADDR_ALIGN >= bits of long16");
     expect(as<cl_ulong>(device(CL_DEVICE_LOCAL_MEM_SIZE)) >= 32 * 1024, "LOCAL_MEM_SIZE >= 32 KiB");
     expect(as<cl_ulong>(device(CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE)) >= 64 * 1024, "MAX_CONSTANT_BUFFER_SIZE >= 64 KiB");
@@ -150,8 +199,8 @@ int main() {
     expect((single & (CL_FP_ROUND_TO_NEAREST | CL_FP_INF_NAN)) == (CL_FP_ROUND_TO_NEAREST | CL_FP_INF_NAN),
            "SINGLE_FP_CONFIG has round-to-nearest and INF/NaN");
     auto dbl = as<cl_device_fp_config>(device(CL_DEVICE_DOUBLE_FP_CONFIG));
-    const cl_device_fp_config minDouble = CL_FP_FMA | CL_FP_ROUND_TO_NEAREST | CL_FP_ROUND_TO_ZERO |
-                                          CL_FP_ROUND_TO_INF | CL_FP_INF_NAN | CL_FP_DENORM;
+    const cl_device_fp_config minDouble =
+        CL_FP_FMA | CL_FP_ROUND_TO_NEAREST | CL_FP_ROUND_TO_ZERO | CL_FP_ROUND_TO_INF | CL_FP_INF_NAN | CL_FP_DENORM;
     expect(has("cl_khr_fp64") ? (dbl & minDouble) == minDouble : dbl == 0, "DOUBLE_FP_CONFIG agrees with cl_khr_fp64");
     expect(has("cl_khr_fp64") == (as<cl_uint>(device(CL_DEVICE_PREFERRED_VECTOR_WIDTH_DOUBLE)) != 0),
            "PREFERRED_VECTOR_WIDTH_DOUBLE agrees with cl_khr_fp64");
@@ -225,7 +274,8 @@ int main() {
                                  P(CL_QUEUE_PROPERTIES, BF)};
     std::vector<std::vector<unsigned char>> v;
     for (const auto& p : queueParams)
-      v.push_back(query(p, [&](size_t s, void* out, size_t* ret) { return clGetCommandQueueInfo(queue, p.id, s, out, ret); }));
+      v.push_back(
+          query(p, [&](size_t s, void* out, size_t* ret) { return clGetCommandQueueInfo(queue, p.id, s, out, ret); }));
     expect(as<cl_context>(v[0]) == withProps && as<cl_device_id>(v[1]) == env.device, "queue context and device");
     expect(as<cl_command_queue_properties>(v[3]) == CL_QUEUE_PROFILING_ENABLE, "queue properties");
   }
@@ -233,14 +283,16 @@ int main() {
   // Memory objects.
   std::printf("-- memory\n");
   std::vector<int> host(1024, 3);
-  cl_mem buffer = createBuffer(withProps, CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR, host.size() * sizeof(int), host.data());
+  cl_mem buffer =
+      createBuffer(withProps, CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR, host.size() * sizeof(int), host.data());
   cl_buffer_region region{0, 256};
   cl_mem sub = clCreateSubBuffer(buffer, CL_MEM_READ_ONLY, CL_BUFFER_CREATE_TYPE_REGION, &region, &err);
   CHECK(err);
   for (cl_mem m : {buffer, sub}) {
-    const Param memParams[] = {P(CL_MEM_TYPE, U), P(CL_MEM_FLAGS, BF), P(CL_MEM_SIZE, S), P(CL_MEM_HOST_PTR, H),
-                               P(CL_MEM_MAP_COUNT, U), P(CL_MEM_REFERENCE_COUNT, U), P(CL_MEM_CONTEXT, H),
-                               P(CL_MEM_ASSOCIATED_MEMOBJECT, H), P(CL_MEM_OFFSET, S)};
+    const Param memParams[] = {
+        P(CL_MEM_TYPE, U),      P(CL_MEM_FLAGS, BF),          P(CL_MEM_SIZE, S),    P(CL_MEM_HOST_PTR, H),
+        P(CL_MEM_MAP_COUNT, U), P(CL_MEM_REFERENCE_COUNT, U), P(CL_MEM_CONTEXT, H), P(CL_MEM_ASSOCIATED_MEMOBJECT, H),
+        P(CL_MEM_OFFSET, S)};
     std::vector<std::vector<unsigned char>> v;
     for (const auto& p : memParams)
       v.push_back(query(p, [&](size_t s, void* out, size_t* ret) { return clGetMemObjectInfo(m, p.id, s, out, ret); }));
@@ -264,32 +316,41 @@ int main() {
   CHECK(clBuildProgram(program, 0, nullptr, "", nullptr, nullptr));
   {
     const Param programParams[] = {P(CL_PROGRAM_REFERENCE_COUNT, U), P(CL_PROGRAM_CONTEXT, H),
-                                   P(CL_PROGRAM_NUM_DEVICES, U), A(CL_PROGRAM_DEVICES, H),
-                                   P(CL_PROGRAM_SOURCE, kString), A(CL_PROGRAM_BINARY_SIZES, S),
-                                   P(CL_PROGRAM_NUM_KERNELS, S), P(CL_PROGRAM_KERNEL_NAMES, kString)};
+                                   P(CL_PROGRAM_NUM_DEVICES, U),     A(CL_PROGRAM_DEVICES, H),
+                                   P(CL_PROGRAM_SOURCE, kString),    A(CL_PROGRAM_BINARY_SIZES, S),
+                                   P(CL_PROGRAM_NUM_KERNELS, S),     P(CL_PROGRAM_KERNEL_NAMES, kString)};
     std::vector<std::vector<unsigned char>> v;
     for (const auto& p : programParams)
-      v.push_back(query(p, [&](size_t s, void* out, size_t* ret) { return clGetProgramInfo(program, p.id, s, out, ret); }));
+      v.push_back(
+          query(p, [&](size_t s, void* out, size_t* ret) { return clGetProgramInfo(program, p.id, s, out, ret); }));
     expect(as<cl_context>(v[1]) == withProps && as<cl_uint>(v[2]) == 1 && as<cl_device_id>(v[3]) == env.device,
            "program context and devices");
     expect(asString(v[4]) == source, "CL_PROGRAM_SOURCE");
     expect(as<size_t>(v[6]) == 2, "two kernels");
-    const Param buildParams[] = {P(CL_PROGRAM_BUILD_STATUS, sizeof(cl_build_status)), P(CL_PROGRAM_BUILD_OPTIONS, kString),
-                                 P(CL_PROGRAM_BUILD_LOG, kString), P(CL_PROGRAM_BINARY_TYPE, U)};
+    const Param buildParams[] = {P(CL_PROGRAM_BUILD_STATUS, sizeof(cl_build_status)),
+                                 P(CL_PROGRAM_BUILD_OPTIONS, kString), P(CL_PROGRAM_BUILD_LOG, kString),
+                                 P(CL_PROGRAM_BINARY_TYPE, U)};
     for (const auto& p : buildParams)
-      query(p, [&](size_t s, void* out, size_t* ret) { return clGetProgramBuildInfo(program, env.device, p.id, s, out, ret); });
+      query(p, [&](size_t s, void* out, size_t* ret) {
+        return clGetProgramBuildInfo(program, env.device, p.id, s, out, ret);
+      });
   }
   cl_kernel kernel = createKernel(program, "fixed");
   {
-    const Param kernelParams[] = {P(CL_KERNEL_FUNCTION_NAME, kString), P(CL_KERNEL_NUM_ARGS, U),
-                                  P(CL_KERNEL_REFERENCE_COUNT, U), P(CL_KERNEL_CONTEXT, H), P(CL_KERNEL_PROGRAM, H),
+    const Param kernelParams[] = {P(CL_KERNEL_FUNCTION_NAME, kString),
+                                  P(CL_KERNEL_NUM_ARGS, U),
+                                  P(CL_KERNEL_REFERENCE_COUNT, U),
+                                  P(CL_KERNEL_CONTEXT, H),
+                                  P(CL_KERNEL_PROGRAM, H),
                                   P(CL_KERNEL_ATTRIBUTES, kString)};
     std::vector<std::vector<unsigned char>> v;
     for (const auto& p : kernelParams)
-      v.push_back(query(p, [&](size_t s, void* out, size_t* ret) { return clGetKernelInfo(kernel, p.id, s, out, ret); }));
+      v.push_back(
+          query(p, [&](size_t s, void* out, size_t* ret) { return clGetKernelInfo(kernel, p.id, s, out, ret); }));
     expect(asString(v[0]) == "fixed" && as<cl_uint>(v[1]) == 1, "kernel name and argument count");
     expect(as<cl_context>(v[3]) == withProps && as<cl_program>(v[4]) == program, "kernel context and program");
-    expect(asString(v[5]).find("reqd_work_group_size") != std::string::npos, "CL_KERNEL_ATTRIBUTES names the attribute");
+    expect(asString(v[5]).find("reqd_work_group_size") != std::string::npos,
+           "CL_KERNEL_ATTRIBUTES names the attribute");
     const Param groupParams[] = {P(CL_KERNEL_WORK_GROUP_SIZE, S), P(CL_KERNEL_COMPILE_WORK_GROUP_SIZE, 3 * S),
                                  P(CL_KERNEL_LOCAL_MEM_SIZE, UL), P(CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE, S),
                                  P(CL_KERNEL_PRIVATE_MEM_SIZE, UL)};
@@ -345,7 +406,8 @@ int main() {
     expect(before >= 1 && up == before + 2 && mid == before + 1 && after == before, label.c_str());
   };
   refCheck("context", clRetainContext, clReleaseContext, clGetContextInfo, withProps, CL_CONTEXT_REFERENCE_COUNT);
-  refCheck("queue", clRetainCommandQueue, clReleaseCommandQueue, clGetCommandQueueInfo, queue, CL_QUEUE_REFERENCE_COUNT);
+  refCheck("queue", clRetainCommandQueue, clReleaseCommandQueue, clGetCommandQueueInfo, queue,
+           CL_QUEUE_REFERENCE_COUNT);
   refCheck("buffer", clRetainMemObject, clReleaseMemObject, clGetMemObjectInfo, buffer, CL_MEM_REFERENCE_COUNT);
   refCheck("sub-buffer", clRetainMemObject, clReleaseMemObject, clGetMemObjectInfo, sub, CL_MEM_REFERENCE_COUNT);
   refCheck("program", clRetainProgram, clReleaseProgram, clGetProgramInfo, program, CL_PROGRAM_REFERENCE_COUNT);

@@ -42,13 +42,17 @@ inline cl_int check(cl_int err, const char* what, const char* file, int line) {
 
 // A call that must fail with a given code.
 inline void expectCode(cl_int got, cl_int expected, const char* what) {
-  if (got == expected) std::printf("%s -> %d\n", what, expected);
-  else fail("%s returned %d, expected %d", what, got, expected);
+  if (got == expected)
+    std::printf("%s -> %d\n", what, expected);
+  else
+    fail("%s returned %d, expected %d", what, got, expected);
 }
 
 inline void expect(bool condition, const char* what) {
-  if (condition) std::printf("ok %s\n", what);
-  else fail("%s", what);
+  if (condition)
+    std::printf("ok %s\n", what);
+  else
+    fail("%s", what);
 }
 
 // FNV-1a over bytes: programs print checksums of every output byte.

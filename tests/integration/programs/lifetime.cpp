@@ -1,6 +1,6 @@
 // Object lifetimes: releasing objects while others (or pending commands) still use them,
-// releasing an input buffer right after the launch that reads it, releasing in unusual orders, memory-object destructor callbacks (reverse registration order,
-// after pending work), and releasing everything at the end.
+// releasing an input buffer right after the launch that reads it, releasing in unusual orders, memory-object destructor
+// callbacks (reverse registration order, after pending work), and releasing everything at the end.
 #include "itest.h"
 
 #include <atomic>
@@ -112,17 +112,15 @@ int main() {
       SET_ARG(kernel, 0, busy);
       SET_ARG(kernel, 1, round);
       CHECK(clEnqueueNDRangeKernel(env.queue, kernel, 1, nullptr, &big, nullptr, 0, nullptr, nullptr));
-      cl_mem input = createBuffer(env.context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, big * sizeof(int),
-                                  data.data());
+      cl_mem input = createBuffer(env.context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, big * sizeof(int), data.data());
       SET_ARG(scale, 0, input);
       SET_ARG(scale, 1, result);
       CHECK(clEnqueueNDRangeKernel(env.queue, scale, 1, nullptr, &big, nullptr, 0, nullptr, nullptr));
       CHECK(clReleaseMemObject(input));
       std::vector<int> garbage(big, -1);
-      later.push_back(createBuffer(env.context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, big * sizeof(int),
-                                   garbage.data()));
-      CHECK(clEnqueueReadBuffer(env.queue, result, CL_TRUE, 0, big * sizeof(int), got.data(), 0, nullptr,
-                                nullptr));
+      later.push_back(
+          createBuffer(env.context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, big * sizeof(int), garbage.data()));
+      CHECK(clEnqueueReadBuffer(env.queue, result, CL_TRUE, 0, big * sizeof(int), got.data(), 0, nullptr, nullptr));
       for (size_t i = 0; i < big; ++i) allRight = allRight && got[i] == data[i] * 2 + 1;
     }
     expect(allRight, "a launch reads its input buffer's contents although the buffer was released");

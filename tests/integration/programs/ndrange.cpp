@@ -88,15 +88,14 @@ int main() {
   for (const auto& r : ranges) {
     size_t items = r.global[0] * r.global[1] * r.global[2];
     std::vector<int> host(items * kFields, -1);
-    cl_mem out = createBuffer(env.context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, host.size() * sizeof(int),
-                              host.data());
+    cl_mem out =
+        createBuffer(env.context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, host.size() * sizeof(int), host.data());
     bool exact = r.local[0] != 0;
     SET_ARG(ids, 0, out);
     SET_ARG(ids, 1, cl_int(exact));
     CHECK(clEnqueueNDRangeKernel(env.queue, ids, r.dims, r.offset, r.global, exact ? r.local : nullptr, 0, nullptr,
                                  nullptr));
-    CHECK(clEnqueueReadBuffer(env.queue, out, CL_TRUE, 0, host.size() * sizeof(int), host.data(), 0, nullptr,
-                              nullptr));
+    CHECK(clEnqueueReadBuffer(env.queue, out, CL_TRUE, 0, host.size() * sizeof(int), host.data(), 0, nullptr, nullptr));
     size_t inconsistent = 0;
     for (size_t i = 0; i < items; ++i) inconsistent += host[i * kFields + 8] != 1;
     std::printf("%s: %zu items, %zu inconsistent\n", r.name, items, inconsistent);

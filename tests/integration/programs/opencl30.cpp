@@ -36,15 +36,27 @@ bool listed(const std::vector<cl_name_version>& list, const char* name, cl_versi
 }
 
 std::vector<std::string> gCallbackOrder;
-void CL_CALLBACK destructorCallback(cl_context, void* data) { gCallbackOrder.push_back(static_cast<const char*>(data)); }
+void CL_CALLBACK destructorCallback(cl_context, void* data) {
+  gCallbackOrder.push_back(static_cast<const char*>(data));
+}
 
 // The specification's OpenCL C 3.0 feature macros, in the order of the kernel below.
 const char* const kFeatures[] = {
-    "__opencl_c_3d_image_writes", "__opencl_c_atomic_order_acq_rel", "__opencl_c_atomic_order_seq_cst",
-    "__opencl_c_atomic_scope_device", "__opencl_c_atomic_scope_all_devices", "__opencl_c_device_enqueue",
-    "__opencl_c_generic_address_space", "__opencl_c_fp64", "__opencl_c_images", "__opencl_c_int64",
-    "__opencl_c_pipes", "__opencl_c_program_scope_global_variables", "__opencl_c_read_write_images",
-    "__opencl_c_subgroups", "__opencl_c_work_group_collective_functions",
+    "__opencl_c_3d_image_writes",
+    "__opencl_c_atomic_order_acq_rel",
+    "__opencl_c_atomic_order_seq_cst",
+    "__opencl_c_atomic_scope_device",
+    "__opencl_c_atomic_scope_all_devices",
+    "__opencl_c_device_enqueue",
+    "__opencl_c_generic_address_space",
+    "__opencl_c_fp64",
+    "__opencl_c_images",
+    "__opencl_c_int64",
+    "__opencl_c_pipes",
+    "__opencl_c_program_scope_global_variables",
+    "__opencl_c_read_write_images",
+    "__opencl_c_subgroups",
+    "__opencl_c_work_group_collective_functions",
 };
 
 const char* kMacroKernel = R"(
@@ -143,7 +155,8 @@ int main() {
   cl_queue_properties back[8] = {};
   size_t backSize = 0;
   CHECK(clGetCommandQueueInfo(queue, CL_QUEUE_PROPERTIES_ARRAY, sizeof back, back, &backSize));
-  expect(backSize == sizeof qprops && std::memcmp(back, qprops, sizeof qprops) == 0, "CL_QUEUE_PROPERTIES_ARRAY as given");
+  expect(backSize == sizeof qprops && std::memcmp(back, qprops, sizeof qprops) == 0,
+         "CL_QUEUE_PROPERTIES_ARRAY as given");
   cl_command_queue_properties bits = 0;
   CHECK(clGetCommandQueueInfo(queue, CL_QUEUE_PROPERTIES, sizeof bits, &bits, nullptr));
   expect(bits == CL_QUEUE_PROFILING_ENABLE, "CL_QUEUE_PROPERTIES from the list");
@@ -163,7 +176,8 @@ int main() {
   cl_mem in = clCreateBufferWithProperties(env.context, none, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
                                            data.size() * sizeof(float), data.data(), &err);
   CHECK(err);
-  cl_mem out = clCreateBufferWithProperties(env.context, nullptr, CL_MEM_READ_WRITE, data.size() * sizeof(float), nullptr, &err);
+  cl_mem out =
+      clCreateBufferWithProperties(env.context, nullptr, CL_MEM_READ_WRITE, data.size() * sizeof(float), nullptr, &err);
   CHECK(err);
   size_t propsSize = 99;
   CHECK(clGetMemObjectInfo(out, CL_MEM_PROPERTIES, 0, nullptr, &propsSize));
@@ -223,7 +237,8 @@ int main() {
     size_t global = data.size(), local = 64;
     CHECK(clEnqueueNDRangeKernel(queue, smooth, 1, nullptr, &global, &local, 0, nullptr, nullptr));
     std::vector<float> smoothed(data.size());
-    CHECK(clEnqueueReadBuffer(queue, out, CL_TRUE, 0, smoothed.size() * sizeof(float), smoothed.data(), 0, nullptr, nullptr));
+    CHECK(clEnqueueReadBuffer(queue, out, CL_TRUE, 0, smoothed.size() * sizeof(float), smoothed.data(), 0, nullptr,
+                              nullptr));
     printChecksum("smoothed (OpenCL C 3.0)", smoothed);
 
     // A cloned kernel keeps the arguments of its source at cloning; later changes stay apart.
@@ -246,9 +261,11 @@ int main() {
       cl_kernel histogram = createKernel(work, "histogram");
       std::vector<int> values(8192);
       for (size_t i = 0; i < values.size(); ++i) values[i] = int((i * i * 7 + i / 3) % 61);
-      cl_mem v = createBuffer(env.context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, values.size() * sizeof(int), values.data());
+      cl_mem v = createBuffer(env.context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, values.size() * sizeof(int),
+                              values.data());
       std::vector<int> bins(16, 0);
-      cl_mem b = createBuffer(env.context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, bins.size() * sizeof(int), bins.data());
+      cl_mem b =
+          createBuffer(env.context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, bins.size() * sizeof(int), bins.data());
       SET_ARG(histogram, 0, v);
       SET_ARG(histogram, 1, b);
       size_t items = values.size(), group = 128;
@@ -296,7 +313,8 @@ int main() {
   // Optional features: what the device reports agrees with what its entry points do (silent
   // where only some devices have the feature, so that outputs compare).
   const auto svm = deviceValue<cl_device_svm_capabilities>(env.device, CL_DEVICE_SVM_CAPABILITIES);
-  if (!svm && clSVMAlloc(env.context, CL_MEM_READ_WRITE, 256, 0) != nullptr) fail("no SVM, but clSVMAlloc returned memory");
+  if (!svm && clSVMAlloc(env.context, CL_MEM_READ_WRITE, 256, 0) != nullptr)
+    fail("no SVM, but clSVMAlloc returned memory");
   if (!deviceValue<cl_bool>(env.device, CL_DEVICE_PIPE_SUPPORT)) {
     cl_mem pipe = clCreatePipe(env.context, 0, 4, 16, nullptr, &err);
     expect(pipe == nullptr && err == CL_INVALID_OPERATION, "no pipes: clCreatePipe is CL_INVALID_OPERATION");

@@ -222,8 +222,7 @@ int main() {
             __LINE__);
       if (previous) clReleaseEvent(previous);
       launch(second, kc, 1, nullptr, &global, nullptr, 1, &first);
-      check(clEnqueueMarkerWithWaitList(second, 0, nullptr, &done), "clEnqueueMarkerWithWaitList", __FILE__,
-            __LINE__);
+      check(clEnqueueMarkerWithWaitList(second, 0, nullptr, &done), "clEnqueueMarkerWithWaitList", __FILE__, __LINE__);
       clReleaseEvent(first);
       previous = done;
     }

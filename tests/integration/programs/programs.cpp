@@ -4,8 +4,8 @@
 // queries.
 #include "itest.h"
 
-#include <cstdio>
 #include <algorithm>
+#include <cstdio>
 #include <sstream>
 
 using namespace itest;
@@ -140,8 +140,10 @@ static std::string programString(cl_program p, cl_program_info param) {
   CHECK(clGetProgramInfo(p, param, 0, nullptr, &size));
   std::string s(size, '\0');
   CHECK(clGetProgramInfo(p, param, size, s.data(), nullptr));
-  if (!s.empty() && s.back() == '\0') s.pop_back();
-  else fail("program string of param %#x is not NUL-terminated", param);
+  if (!s.empty() && s.back() == '\0')
+    s.pop_back();
+  else
+    fail("program string of param %#x is not NUL-terminated", param);
   return s;
 }
 
@@ -331,7 +333,8 @@ int main() {
     // CL_DEVICE_OPENCL_C_VERSION (a 3.0 device lists more; PoCL 3.1 then compiles OpenCL C 3.0).
     const bool before3 = major < 3;
     CHECK(clGetDeviceInfo(env.device, CL_DEVICE_OPENCL_C_VERSION, sizeof version - 1, version, nullptr));
-    expect(std::sscanf(version, "OpenCL C %d.%d", &major, &minor) == 2, "CL_DEVICE_OPENCL_C_VERSION reads OpenCL C M.m");
+    expect(std::sscanf(version, "OpenCL C %d.%d", &major, &minor) == 2,
+           "CL_DEVICE_OPENCL_C_VERSION reads OpenCL C M.m");
     expect(seen[2] >= 100 && (!before3 || seen[2] <= major * 100 + minor * 10),
            "__OPENCL_C_VERSION__ is a version the device supports");
     CHECK(clReleaseMemObject(out));
@@ -382,8 +385,8 @@ int main() {
     if (mainBack && libraryBack) {
       expect(binaryType(env, mainBack) == CL_PROGRAM_BINARY_TYPE_COMPILED_OBJECT, "reloaded object's type");
       cl_int err = CL_SUCCESS;
-      cl_program lib = clLinkProgram(env.context, 1, &env.device, "-create-library", 1, &libraryBack, nullptr,
-                                     nullptr, &err);
+      cl_program lib =
+          clLinkProgram(env.context, 1, &env.device, "-create-library", 1, &libraryBack, nullptr, nullptr, &err);
       CHECK(err);
       expect(lib && binaryType(env, lib) == CL_PROGRAM_BINARY_TYPE_LIBRARY, "library type");
       cl_program libBack = lib ? reloaded(env, lib, "library binary") : nullptr;

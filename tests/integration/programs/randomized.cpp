@@ -56,7 +56,7 @@ struct Rng {
   uint32_t below(uint32_t n) { return next() % n; }
 };
 
-constexpr uint32_t kN = 4096;  // elements per buffer
+constexpr uint32_t kN = 4096; // elements per buffer
 constexpr uint32_t kBuffers = 4;
 constexpr size_t kBytes = kN * sizeof(uint32_t);
 
@@ -120,12 +120,27 @@ int main(int argc, char** argv) {
       SET_ARG(kernel, 0, views[dst]);
       SET_ARG(kernel, 1, views[src]);
       switch (k) {
-      case 0: SET_ARG(kernel, 2, cl_uint(rng.below(17))); break;
-      case 1: SET_ARG(kernel, 2, cl_uint(rng.below(n))); SET_ARG(kernel, 3, cl_uint(n)); break;
-      case 2: SET_ARG(kernel, 2, cl_uint(n)); break;
-      case 3: SET_ARG(kernel, 2, cl_uint(n)); break;
-      case 4: case 5: offset /= 2; size = std::max<size_t>(64, size / 2 / 64 * 64); break; // i < n / 2
-      case 6: CHECK(clSetKernelArg(kernel, 2, local * sizeof(cl_uint), nullptr)); break;
+      case 0:
+        SET_ARG(kernel, 2, cl_uint(rng.below(17)));
+        break;
+      case 1:
+        SET_ARG(kernel, 2, cl_uint(rng.below(n)));
+        SET_ARG(kernel, 3, cl_uint(n));
+        break;
+      case 2:
+        SET_ARG(kernel, 2, cl_uint(n));
+        break;
+      case 3:
+        SET_ARG(kernel, 2, cl_uint(n));
+        break;
+      case 4:
+      case 5:
+        offset /= 2;
+        size = std::max<size_t>(64, size / 2 / 64 * 64);
+        break; // i < n / 2
+      case 6:
+        CHECK(clSetKernelArg(kernel, 2, local * sizeof(cl_uint), nullptr));
+        break;
       }
       size_t limit = k == 4 || k == 5 ? n / 2 : n; // items the kernel may touch
       if (offset + size > limit) offset = limit - size;
@@ -153,7 +168,8 @@ int main(int argc, char** argv) {
       } else {
         cl_uint pattern[2] = {rng.next(), rng.next()};
         size_t patternSize = rng.below(2) ? 4 : 8;
-        CHECK(clEnqueueFillBuffer(env.queue, views[dst], pattern, patternSize, offset * 4, size * 4, 0, nullptr, nullptr));
+        CHECK(clEnqueueFillBuffer(env.queue, views[dst], pattern, patternSize, offset * 4, size * 4, 0, nullptr,
+                                  nullptr));
         std::printf("fill view %u [%zu, %zu) with a %zu-byte pattern\n", dst, offset, offset + size, patternSize);
       }
     } else if (op == 8) { // a map: read it, or change it

@@ -39,8 +39,8 @@ int main() {
   {
     std::vector<unsigned char> host(32 * 10, 0xEE);
     size_t bo[3] = {5, 3, 0}, ho[3] = {2, 1, 0}, region[3] = {20, 7, 1};
-    CHECK(clEnqueueReadBufferRect(env.queue, box, CL_TRUE, bo, ho, region, W, W * H, 32, 320, host.data(), 0,
-                                  nullptr, nullptr));
+    CHECK(clEnqueueReadBufferRect(env.queue, box, CL_TRUE, bo, ho, region, W, W * H, 32, 320, host.data(), 0, nullptr,
+                                  nullptr));
     printChecksum("2-D read of host data", host);
   }
   mix(env, kernel, box, 1, kBytes);
@@ -49,14 +49,14 @@ int main() {
   {
     std::vector<unsigned char> host(W * 4, 0xEE);
     size_t bo[3] = {0, 2, 0}, ho[3] = {0, 0, 0}, region[3] = {W, 4, 1};
-    CHECK(clEnqueueReadBufferRect(env.queue, box, CL_TRUE, bo, ho, region, 0, 0, 0, 0, host.data(), 0, nullptr,
-                                  nullptr));
+    CHECK(
+        clEnqueueReadBufferRect(env.queue, box, CL_TRUE, bo, ho, region, 0, 0, 0, 0, host.data(), 0, nullptr, nullptr));
     printChecksum("2-D read, default pitches", host);
     std::vector<unsigned char> host3(16 * 6 * 3, 0xEE);
     size_t bo3[3] = {1, 2, 1}, ho3[3] = {3, 0, 0}, region3[3] = {10, 5, 3};
     cl_event done = nullptr;
-    CHECK(clEnqueueReadBufferRect(env.queue, box, CL_FALSE, bo3, ho3, region3, W, W * H, 16, 16 * 6, host3.data(),
-                                  0, nullptr, &done));
+    CHECK(clEnqueueReadBufferRect(env.queue, box, CL_FALSE, bo3, ho3, region3, W, W * H, 16, 16 * 6, host3.data(), 0,
+                                  nullptr, &done));
     CHECK(clWaitForEvents(1, &done));
     CHECK(clReleaseEvent(done));
     printChecksum("3-D read", host3);
@@ -92,14 +92,14 @@ int main() {
     CHECK(clEnqueueCopyBufferRect(env.queue, box, other, so2, do2, region2, 0, 0, W, W * H, 0, nullptr, nullptr));
     dump(env, "other after copies", other, kBytes);
     size_t inSrc[3] = {0, 0, 0}, inDst[3] = {40, 0, 0}, inRegion[3] = {20, H, D};
-    CHECK(clEnqueueCopyBufferRect(env.queue, box, box, inSrc, inDst, inRegion, W, W * H, W, W * H, 0, nullptr,
-                                  nullptr));
+    CHECK(
+        clEnqueueCopyBufferRect(env.queue, box, box, inSrc, inDst, inRegion, W, W * H, W, W * H, 0, nullptr, nullptr));
     mix(env, kernel, box, 3, kBytes);
     dump(env, "box after copy inside itself and kernel", box, kBytes);
     size_t ovSrc[3] = {0, 0, 0}, ovDst[3] = {10, 0, 0}, ovRegion[3] = {20, 2, 1};
-    expectCode(clEnqueueCopyBufferRect(env.queue, box, box, ovSrc, ovDst, ovRegion, W, W * H, W, W * H, 0, nullptr,
-                                       nullptr),
-               CL_MEM_COPY_OVERLAP, "overlapping rectangles in one buffer");
+    expectCode(
+        clEnqueueCopyBufferRect(env.queue, box, box, ovSrc, ovDst, ovRegion, W, W * H, W, W * H, 0, nullptr, nullptr),
+        CL_MEM_COPY_OVERLAP, "overlapping rectangles in one buffer");
   }
 
   // 5. Rectangles on a sub-buffer (the second half of `box`), read back through the parent.
@@ -117,17 +117,16 @@ int main() {
       std::vector<unsigned char> src(8 * 8);
       for (size_t i = 0; i < src.size(); ++i) src[i] = static_cast<unsigned char>(i + 100);
       size_t bo[3] = {3, 1, 0}, ho[3] = {0, 0, 0}, region[3] = {8, 8, 1};
-      CHECK(clEnqueueWriteBufferRect(env.queue, upper, CL_TRUE, bo, ho, region, W, W * H, 8, 64, src.data(), 0,
-                                     nullptr, nullptr));
+      CHECK(clEnqueueWriteBufferRect(env.queue, upper, CL_TRUE, bo, ho, region, W, W * H, 8, 64, src.data(), 0, nullptr,
+                                     nullptr));
       mix(env, kernel, upper, 4, half);
       std::vector<unsigned char> back(8 * 8, 0);
-      CHECK(clEnqueueReadBufferRect(env.queue, upper, CL_TRUE, bo, ho, region, W, W * H, 8, 64, back.data(), 0,
-                                    nullptr, nullptr));
+      CHECK(clEnqueueReadBufferRect(env.queue, upper, CL_TRUE, bo, ho, region, W, W * H, 8, 64, back.data(), 0, nullptr,
+                                    nullptr));
       printChecksum("sub-buffer rectangle", back);
       // (A CopyBufferRect with a sub-buffer operand crashes PoCL 3.1 itself: the parent is used.)
       size_t so[3] = {0, 0, 2}, dO[3] = {0, 0, 0}, cregion[3] = {W, H, 1};
-      CHECK(clEnqueueCopyBufferRect(env.queue, box, other, so, dO, cregion, W, W * H, W, W * H, 0, nullptr,
-                                    nullptr));
+      CHECK(clEnqueueCopyBufferRect(env.queue, box, other, so, dO, cregion, W, W * H, W, W * H, 0, nullptr, nullptr));
       dump(env, "box after sub-buffer work", box, kBytes);
       dump(env, "other after a copy of what the sub-buffer wrote", other, kBytes);
       CHECK(clReleaseMemObject(upper));
@@ -138,8 +137,8 @@ int main() {
   {
     std::vector<unsigned char> host(kBytes);
     size_t bo[3] = {60, 0, 0}, ho[3] = {0, 0, 0}, region[3] = {8, 1, 1};
-    expectCode(clEnqueueReadBufferRect(env.queue, box, CL_TRUE, bo, ho, region, W, W * H, 0, 0, host.data(), 0,
-                                       nullptr, nullptr),
+    expectCode(clEnqueueReadBufferRect(env.queue, box, CL_TRUE, bo, ho, region, W, W * H, 0, 0, host.data(), 0, nullptr,
+                                       nullptr),
                CL_SUCCESS, "row crossing into the next row (still inside the buffer)");
     size_t bo2[3] = {0, 0, 3}, region2[3] = {W, H, 2};
     expectCode(clEnqueueReadBufferRect(env.queue, box, CL_TRUE, bo2, ho, region2, W, W * H, 0, 0, host.data(), 0,

@@ -66,8 +66,8 @@ int main() {
   //    through the parent (at offsets inside the window).
   std::vector<int> patch(chunkInts / 2);
   for (size_t i = 0; i < patch.size(); ++i) patch[i] = static_cast<int>(7000 + i);
-  CHECK(clEnqueueWriteBuffer(env.queue, parent, CL_TRUE, 3 * chunk + 8, patch.size() * sizeof(int), patch.data(),
-                             0, nullptr, nullptr));
+  CHECK(clEnqueueWriteBuffer(env.queue, parent, CL_TRUE, 3 * chunk + 8, patch.size() * sizeof(int), patch.data(), 0,
+                             nullptr, nullptr));
   std::vector<int> window(chunkInts);
   CHECK(clEnqueueReadBuffer(env.queue, subs[3], CL_TRUE, 0, chunk, window.data(), 0, nullptr, nullptr));
   printChecksum("window 3 via sub-buffer", window);
@@ -146,8 +146,8 @@ int main() {
     SET_ARG(stamp, 1, -5);
     size_t items = 3 * chunkInts;
     CHECK(clEnqueueNDRangeKernel(env.queue, stamp, 1, nullptr, &items, nullptr, 0, nullptr, nullptr));
-    void* mapped = clEnqueueMapBuffer(env.queue, useSub, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, chunk, chunk, 0,
-                                      nullptr, nullptr, &err);
+    void* mapped = clEnqueueMapBuffer(env.queue, useSub, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, chunk, chunk, 0, nullptr,
+                                      nullptr, &err);
     CHECK(err);
     expect(mapped == reinterpret_cast<char*>(host.data()) + 3 * chunk, "map pointer is host_ptr + origin + offset");
     if (mapped) {

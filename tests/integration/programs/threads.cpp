@@ -69,7 +69,8 @@ int main() {
         CHECK(clReleaseCommandQueue(queue));
       });
     for (auto& t : threads) t.join();
-    for (int t = 0; t < kThreads; ++t) std::printf("own queue, thread %d: %016llx\n", t, (unsigned long long)digests[t]);
+    for (int t = 0; t < kThreads; ++t)
+      std::printf("own queue, thread %d: %016llx\n", t, (unsigned long long)digests[t]);
   }
 
   // 2. Four threads sharing one queue.

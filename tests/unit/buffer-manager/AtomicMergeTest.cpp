@@ -18,16 +18,26 @@ template <class T>
 T apply(AtomicOp op, T current, T operand) {
   using U = std::make_unsigned_t<T>;
   switch (op) {
-  case AtomicOp::Add: return static_cast<T>(static_cast<U>(current) + static_cast<U>(operand));
-  case AtomicOp::Sub: return static_cast<T>(static_cast<U>(current) - static_cast<U>(operand));
-  case AtomicOp::Inc: return static_cast<T>(static_cast<U>(current) + 1);
-  case AtomicOp::Dec: return static_cast<T>(static_cast<U>(current) - 1);
-  case AtomicOp::Min: return std::min(current, operand);
-  case AtomicOp::Max: return std::max(current, operand);
-  case AtomicOp::And: return current & operand;
-  case AtomicOp::Or: return current | operand;
-  case AtomicOp::Xor: return current ^ operand;
-  default: return current;
+  case AtomicOp::Add:
+    return static_cast<T>(static_cast<U>(current) + static_cast<U>(operand));
+  case AtomicOp::Sub:
+    return static_cast<T>(static_cast<U>(current) - static_cast<U>(operand));
+  case AtomicOp::Inc:
+    return static_cast<T>(static_cast<U>(current) + 1);
+  case AtomicOp::Dec:
+    return static_cast<T>(static_cast<U>(current) - 1);
+  case AtomicOp::Min:
+    return std::min(current, operand);
+  case AtomicOp::Max:
+    return std::max(current, operand);
+  case AtomicOp::And:
+    return current & operand;
+  case AtomicOp::Or:
+    return current | operand;
+  case AtomicOp::Xor:
+    return current ^ operand;
+  default:
+    return current;
   }
 }
 
@@ -57,8 +67,8 @@ void check(AtomicOp op, ScalarType type, unsigned seed) {
 } // namespace
 
 TEST_CASE("merged atomics equal the sequential result, for every op and integer type") {
-  for (AtomicOp op : {AtomicOp::Add, AtomicOp::Sub, AtomicOp::Inc, AtomicOp::Dec, AtomicOp::Min,
-                      AtomicOp::Max, AtomicOp::And, AtomicOp::Or, AtomicOp::Xor}) {
+  for (AtomicOp op : {AtomicOp::Add, AtomicOp::Sub, AtomicOp::Inc, AtomicOp::Dec, AtomicOp::Min, AtomicOp::Max,
+                      AtomicOp::And, AtomicOp::Or, AtomicOp::Xor}) {
     check<int32_t>(op, ScalarType::I32, 1);
     check<uint32_t>(op, ScalarType::U32, 2);
     check<int64_t>(op, ScalarType::I64, 3);

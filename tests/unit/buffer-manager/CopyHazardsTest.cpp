@@ -50,10 +50,10 @@ TEST_CASE("a halo read waits for the piece that wrote the halo, not the interior
 
 TEST_CASE("a ranged write waits for the readers and writers of its bytes only", "[hazards]") {
   CopyHazards h;
-  auto kernel = command(0);                      // read [0, 4608), wrote [0, 4096)
+  auto kernel = command(0); // read [0, 4608), wrote [0, 4096)
   h.noteRead(RangeSet::of(0, 4608), kernel);
   h.noteWrite(RangeSet::of(0, 4096), kernel);
-  auto next = command(0);                        // the next kernel reads only its own rows
+  auto next = command(0); // the next kernel reads only its own rows
   h.noteRead(RangeSet::of(0, 4096), next);
   h.noteWrite(RangeSet::of(0, 4096), next);
 
@@ -79,7 +79,7 @@ TEST_CASE("a whole-copy write resets the record; whole-copy reads are hazards of
   h.noteRead(reader);
   device::WaitList waits(nullptr, reinterpret_cast<cl_command_queue>(static_cast<uintptr_t>(0x1000)));
   h.addWriteHazards(RangeSet::of(5000, 5001), waits); // any bytes: the whole-copy reader counts
-  CHECK(waits.fenceCount() == 1);                    // `whole` is on the waiting queue itself
+  CHECK(waits.fenceCount() == 1);                     // `whole` is on the waiting queue itself
   CHECK(has(h.writeHazards(), reader));
   // Reads do not wait for reads.
   CHECK_FALSE(has(h.validAfter(RangeSet::of(0, 10)), reader));
@@ -99,7 +99,8 @@ TEST_CASE("the ranged record stays bounded and folds what it drops into the whol
   const auto early = h.validAfter(RangeSet::of(0, 16));
   CHECK_FALSE(early.empty());
   bool sameQueue = false;
-  for (const auto& f : early) sameQueue |= f->queue() == first->queue() && f->positionInQueue() >= first->positionInQueue();
+  for (const auto& f : early)
+    sameQueue |= f->queue() == first->queue() && f->positionInQueue() >= first->positionInQueue();
   CHECK(sameQueue);
   CHECK(early.size() <= 3 + 2 * CopyHazards::kRecentAccesses);
 }

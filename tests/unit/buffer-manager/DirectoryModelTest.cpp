@@ -46,7 +46,8 @@ struct Model {
     return n;
   }
 
-  template <class F> void forEach(const RangeSet& r, F&& f) {
+  template <class F>
+  void forEach(const RangeSet& r, F&& f) {
     for (const auto& x : r)
       for (uint64_t i = x.lo; i < x.hi && i < bytes.size(); ++i) f(bytes[i]);
   }
@@ -94,16 +95,13 @@ TEST_CASE("random operations agree with the byte model") {
   std::mt19937_64 rng(GENERATE(1u, 2u, 3u, 4u, 5u));
   const uint64_t size = std::uniform_int_distribution<uint64_t>(1, 400)(rng);
   const Holder holders = 5; // host + 4 devices
-  std::uniform_int_distribution<int> holderDist(0, holders - 1), tokenDist(0, 3),
-      opDist(0, 9);
+  std::uniform_int_distribution<int> holderDist(0, holders - 1), tokenDist(0, 3), opDist(0, 9);
 
   // Per-byte linear costs, so "cheapest per piece" is "cheapest per byte" and checkable.
   double perByte[holders][holders];
   for (auto& row : perByte)
     for (auto& c : row) c = double(std::uniform_int_distribution<int>(1, 4)(rng));
-  CostFunction cost = [&](Holder from, Holder to, uint64_t bytes) {
-    return perByte[from][to] * double(bytes);
-  };
+  CostFunction cost = [&](Holder from, Holder to, uint64_t bytes) { return perByte[from][to] * double(bytes); };
 
   Directory<int> dir(size, kHost, 0);
   Model model(size, kHost, 0);
@@ -194,8 +192,7 @@ TEST_CASE("a long random run of writes and copies keeps the map small") {
       uint64_t lo = cut[d] > 64 ? cut[d] - 64 : 0, hi = std::min(size, cut[d + 1] + 64);
       dir.addCopy(dir.missing(RangeSet::of(lo, hi), deviceHolder(d)), deviceHolder(d), it);
     }
-    for (unsigned d = 0; d < 4; ++d)
-      dir.setOnly(RangeSet::of(cut[d], cut[d + 1]), deviceHolder(d), it);
+    for (unsigned d = 0; d < 4; ++d) dir.setOnly(RangeSet::of(cut[d], cut[d + 1]), deviceHolder(d), it);
     REQUIRE(dir.runCount() <= 4);
   }
   CHECK(dir.invariantHolds());

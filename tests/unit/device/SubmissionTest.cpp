@@ -82,7 +82,9 @@ TEST_CASE("deferring pauses while every deferred launch is waited for at once", 
   // A program that reads back after every launch: each drain finds the launch still pending.
   for (int i = 0; i < 64; ++i) {
     std::atomic<bool> go{false};
-    submission::defer([&go] { while (!go.load()) std::this_thread::yield(); });
+    submission::defer([&go] {
+      while (!go.load()) std::this_thread::yield();
+    });
     std::thread releaser([&go] {
       std::this_thread::sleep_for(std::chrono::microseconds(200));
       go.store(true);

@@ -108,10 +108,18 @@ void checkRule(const Device& d, const std::vector<const RealDevice*>& devices, c
   for (size_t i = 1; i < devices.size(); ++i) {
     T v = real<T>(devices[i], param);
     switch (rule) {
-    case Rule::Min: expected = std::min(expected, v); break;
-    case Rule::Max: expected = std::max(expected, v); break;
-    case Rule::Sum: expected = expected + v; break;
-    case Rule::And: expected = expected & v; break;
+    case Rule::Min:
+      expected = std::min(expected, v);
+      break;
+    case Rule::Max:
+      expected = std::max(expected, v);
+      break;
+    case Rule::Sum:
+      expected = expected + v;
+      break;
+    case Rule::And:
+      expected = expected & v;
+      break;
     }
   }
   INFO(name);
@@ -250,18 +258,32 @@ bool lists(const std::vector<cl_name_version>& list, const std::string& name, cl
 // OpenCL 3.0: every query has an answer; a feature or OpenCL C version is offered only where
 // every device has it; what goes with an optional feature agrees with it.
 void checkOpenCL30(const Device& device, const std::vector<const RealDevice*>& devices) {
-  for (cl_device_info param :
-       {CL_DEVICE_NUMERIC_VERSION, CL_DEVICE_OPENCL_C_ALL_VERSIONS, CL_DEVICE_OPENCL_C_FEATURES,
-        CL_DEVICE_EXTENSIONS_WITH_VERSION, CL_DEVICE_ILS_WITH_VERSION, CL_DEVICE_IL_VERSION,
-        CL_DEVICE_BUILT_IN_KERNELS_WITH_VERSION, CL_DEVICE_ATOMIC_MEMORY_CAPABILITIES,
-        CL_DEVICE_ATOMIC_FENCE_CAPABILITIES, CL_DEVICE_NON_UNIFORM_WORK_GROUP_SUPPORT,
-        CL_DEVICE_WORK_GROUP_COLLECTIVE_FUNCTIONS_SUPPORT, CL_DEVICE_GENERIC_ADDRESS_SPACE_SUPPORT,
-        CL_DEVICE_DEVICE_ENQUEUE_CAPABILITIES, CL_DEVICE_PIPE_SUPPORT, CL_DEVICE_SVM_CAPABILITIES,
-        CL_DEVICE_PREFERRED_WORK_GROUP_SIZE_MULTIPLE, CL_DEVICE_LATEST_CONFORMANCE_VERSION_PASSED,
-        CL_DEVICE_MAX_GLOBAL_VARIABLE_SIZE, CL_DEVICE_GLOBAL_VARIABLE_PREFERRED_TOTAL_SIZE,
-        CL_DEVICE_QUEUE_ON_DEVICE_PROPERTIES, CL_DEVICE_QUEUE_ON_DEVICE_MAX_SIZE, CL_DEVICE_MAX_ON_DEVICE_QUEUES,
-        CL_DEVICE_MAX_PIPE_ARGS, CL_DEVICE_MAX_NUM_SUB_GROUPS, CL_DEVICE_MAX_READ_WRITE_IMAGE_ARGS,
-        CL_DEVICE_PREFERRED_PLATFORM_ATOMIC_ALIGNMENT}) {
+  for (cl_device_info param : {CL_DEVICE_NUMERIC_VERSION,
+                               CL_DEVICE_OPENCL_C_ALL_VERSIONS,
+                               CL_DEVICE_OPENCL_C_FEATURES,
+                               CL_DEVICE_EXTENSIONS_WITH_VERSION,
+                               CL_DEVICE_ILS_WITH_VERSION,
+                               CL_DEVICE_IL_VERSION,
+                               CL_DEVICE_BUILT_IN_KERNELS_WITH_VERSION,
+                               CL_DEVICE_ATOMIC_MEMORY_CAPABILITIES,
+                               CL_DEVICE_ATOMIC_FENCE_CAPABILITIES,
+                               CL_DEVICE_NON_UNIFORM_WORK_GROUP_SUPPORT,
+                               CL_DEVICE_WORK_GROUP_COLLECTIVE_FUNCTIONS_SUPPORT,
+                               CL_DEVICE_GENERIC_ADDRESS_SPACE_SUPPORT,
+                               CL_DEVICE_DEVICE_ENQUEUE_CAPABILITIES,
+                               CL_DEVICE_PIPE_SUPPORT,
+                               CL_DEVICE_SVM_CAPABILITIES,
+                               CL_DEVICE_PREFERRED_WORK_GROUP_SIZE_MULTIPLE,
+                               CL_DEVICE_LATEST_CONFORMANCE_VERSION_PASSED,
+                               CL_DEVICE_MAX_GLOBAL_VARIABLE_SIZE,
+                               CL_DEVICE_GLOBAL_VARIABLE_PREFERRED_TOTAL_SIZE,
+                               CL_DEVICE_QUEUE_ON_DEVICE_PROPERTIES,
+                               CL_DEVICE_QUEUE_ON_DEVICE_MAX_SIZE,
+                               CL_DEVICE_MAX_ON_DEVICE_QUEUES,
+                               CL_DEVICE_MAX_PIPE_ARGS,
+                               CL_DEVICE_MAX_NUM_SUB_GROUPS,
+                               CL_DEVICE_MAX_READ_WRITE_IMAGE_ARGS,
+                               CL_DEVICE_PREFERRED_PLATFORM_ATOMIC_ALIGNMENT}) {
     size_t size = 0;
     INFO("param 0x" << std::hex << param);
     CHECK(device.info(param, 0, nullptr, &size) == CL_SUCCESS);
@@ -275,16 +297,18 @@ void checkOpenCL30(const Device& device, const std::vector<const RealDevice*>& d
     }
   // Image features only where the device offers images (and every device lists them).
   if (!merged<cl_bool>(device, CL_DEVICE_IMAGE_SUPPORT)) CHECK(!lists(features, "__opencl_c_images"));
-  for (const char* never : {"__opencl_c_pipes", "__opencl_c_device_enqueue",
-                            "__opencl_c_program_scope_global_variables", "__opencl_c_generic_address_space",
-                            "__opencl_c_subgroups"}) {
+  for (const char* never :
+       {"__opencl_c_pipes", "__opencl_c_device_enqueue", "__opencl_c_program_scope_global_variables",
+        "__opencl_c_generic_address_space", "__opencl_c_subgroups"}) {
     INFO(never);
     CHECK(!lists(features, never));
   }
   const auto versions = mergedVersions(device, CL_DEVICE_OPENCL_C_ALL_VERSIONS);
   CHECK(lists(versions, "OpenCL C", CL_MAKE_VERSION(1, 2, 0)));
   bool everyC30 = true;
-  for (const auto* d : devices) everyC30 = everyC30 && lists(realVersions(d, CL_DEVICE_OPENCL_C_ALL_VERSIONS), "OpenCL C", CL_MAKE_VERSION(3, 0, 0));
+  for (const auto* d : devices)
+    everyC30 =
+        everyC30 && lists(realVersions(d, CL_DEVICE_OPENCL_C_ALL_VERSIONS), "OpenCL C", CL_MAKE_VERSION(3, 0, 0));
   CHECK(lists(versions, "OpenCL C", CL_MAKE_VERSION(3, 0, 0)) == everyC30);
   const auto atomics = merged<cl_device_atomic_capabilities>(device, CL_DEVICE_ATOMIC_MEMORY_CAPABILITIES);
   CHECK((atomics & (CL_DEVICE_ATOMIC_ORDER_RELAXED | CL_DEVICE_ATOMIC_SCOPE_WORK_GROUP)) ==
@@ -354,7 +378,8 @@ TEST_CASE("CLSPLIT_OPENCL_VERSION=1.2: an OpenCL 1.2 device, and kernels see 1.2
   Device device(std::vector<const RealDevice*>{pocl[0]}, 0, 120);
   CHECK(mergedString(device, CL_DEVICE_VERSION).rfind("OpenCL 1.2 ", 0) == 0);
   size_t size = 0;
-  for (cl_device_info param : {CL_DEVICE_NUMERIC_VERSION, CL_DEVICE_OPENCL_C_FEATURES, CL_DEVICE_OPENCL_C_ALL_VERSIONS}) {
+  for (cl_device_info param :
+       {CL_DEVICE_NUMERIC_VERSION, CL_DEVICE_OPENCL_C_FEATURES, CL_DEVICE_OPENCL_C_ALL_VERSIONS}) {
     INFO("param 0x" << std::hex << param);
     CHECK(device.info(param, 0, nullptr, &size) == CL_INVALID_VALUE); // not a 1.2 query
   }

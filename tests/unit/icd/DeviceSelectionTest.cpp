@@ -29,8 +29,10 @@ std::vector<unsigned> pick(const std::string& spec, std::vector<std::string>* pr
                            const std::vector<RealDevice>& devices = machine()) {
   std::vector<std::string> problems;
   auto chosen = selectDevices(spec, devices, problems);
-  if (problemsOut) *problemsOut = problems;
-  else CHECK(problems.empty());
+  if (problemsOut)
+    *problemsOut = problems;
+  else
+    CHECK(problems.empty());
   return chosen;
 }
 

@@ -29,12 +29,15 @@ const cl_version k300 = CL_MAKE_VERSION(3, 0, 0);
 } // namespace
 
 TEST_CASE("features: those every device lists and clsplit supports, at the lowest version", "[features]") {
-  NameVersions pocl = {nv("__opencl_c_int64", k300), nv("__opencl_c_fp64", k300), nv("__opencl_c_images", k300),
-                       nv("__opencl_c_generic_address_space", k300), nv("__opencl_c_atomic_scope_device", k300),
+  NameVersions pocl = {nv("__opencl_c_int64", k300),
+                       nv("__opencl_c_fp64", k300),
+                       nv("__opencl_c_images", k300),
+                       nv("__opencl_c_generic_address_space", k300),
+                       nv("__opencl_c_atomic_scope_device", k300),
                        nv("__opencl_c_program_scope_global_variables", k300)};
   NameVersions gpu = {nv("__opencl_c_int64", CL_MAKE_VERSION(3, 0, 0)), nv("__opencl_c_images", k300),
-                      nv("__opencl_c_generic_address_space", k300), nv("__opencl_c_atomic_scope_device", CL_MAKE_VERSION(2, 9, 0)),
-                      nv("__opencl_c_subgroups", k300)};
+                      nv("__opencl_c_generic_address_space", k300),
+                      nv("__opencl_c_atomic_scope_device", CL_MAKE_VERSION(2, 9, 0)), nv("__opencl_c_subgroups", k300)};
   auto common = commonFeatures({pocl, gpu});
   CHECK(names(common) == std::vector<std::string>{"__opencl_c_int64", "__opencl_c_atomic_scope_device"});
   CHECK(common[1].version == CL_MAKE_VERSION(2, 9, 0));

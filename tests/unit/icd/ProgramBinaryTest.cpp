@@ -76,7 +76,8 @@ TEST_CASE("objects keep their embedded headers; linked programs their inputs", "
 
 TEST_CASE("damaged and foreign binaries are refused", "[binary]") {
   CHECK_FALSE(decodeText(""));
-  CHECK_FALSE(decodeText("\x7f" "ELF\x02\x01\x01"));
+  CHECK_FALSE(decodeText("\x7f"
+                         "ELF\x02\x01\x01"));
   CHECK_FALSE(decodeText("CLSPLIT-PROGRAM-1\n99\nshort"));
   CHECK_FALSE(decodeText("CLSPLIT-PROGRAM-1\nx\n"));
   CHECK_FALSE(ProgramBinary::decode(nullptr, 4));

@@ -17,7 +17,8 @@ using namespace clsplit::partition;
 namespace {
 // Plans 20 launches of a 1000-group kernel, 10 ms apart on the host clock, reporting each with
 // report(plan, clock); returns the smaller share of each launch.
-template <class Report> std::vector<uint64_t> stencilSplits(Partitioner& p, Report&& report) {
+template <class Report>
+std::vector<uint64_t> stencilSplits(Partitioner& p, Report&& report) {
   std::vector<uint64_t> split;
   uint64_t clock = 1'000'000'000;
   for (int i = 0; i < 20; ++i) {
@@ -86,8 +87,8 @@ TEST_CASE("concurrent plan() and reports keep plans well formed") {
     req.groups = 300 + (i % 7);
     req.buffers = {{uint64_t(i % 2), true, false, 1 << 20}, {uint64_t(1 - i % 2), false, true, 1 << 20}};
     auto plan = p->plan(req);
-    wellFormed &= plan.groups.size() == 3 &&
-                  std::accumulate(plan.groups.begin(), plan.groups.end(), uint64_t(0)) == req.groups;
+    wellFormed &=
+        plan.groups.size() == 3 && std::accumulate(plan.groups.begin(), plan.groups.end(), uint64_t(0)) == req.groups;
     {
       std::lock_guard lock(m);
       queue.push_back({plan.launchId, plan.groups});
@@ -184,8 +185,10 @@ TEST_CASE("devices whose sub-kernels take turns stop sharing launches; devices t
     });
     INFO((takeTurns ? "taking turns" : "overlapping"));
     CHECK(*std::max_element(split.begin(), split.begin() + 6) > 0); // equal devices: split early on
-    if (takeTurns) CHECK(split.back() == 0u);  // then one device runs it whole
-    else CHECK(split.back() > 400u);           // still about even
+    if (takeTurns)
+      CHECK(split.back() == 0u); // then one device runs it whole
+    else
+      CHECK(split.back() > 400u); // still about even
   }
 }
 
@@ -212,8 +215,10 @@ TEST_CASE("sub-kernels the host enqueued late do not make two devices count as t
       if (plan.groups[1]) p->reportKernelTime(plan.launchId, 1, plan.groups[1], ns1, start1, start1 + ns1, enqueued1);
     });
     INFO((enqueuedLate ? "enqueued late" : "enqueued together"));
-    if (enqueuedLate) CHECK(split.back() > 400u); // still about even
-    else CHECK(split.back() == 0u);               // one device runs it whole
+    if (enqueuedLate)
+      CHECK(split.back() > 400u); // still about even
+    else
+      CHECK(split.back() == 0u); // one device runs it whole
   }
   std::vector<DeviceInfo> gpus(2);
   gpus[0].name = gpus[1].name = "gpu";
@@ -333,8 +338,10 @@ TEST_CASE("a probe whose inputs took long to move makes the next probe of that k
       }
     }
     INFO((heavy ? "1 GB per probe" : "4 KiB per probe") << ": " << probes << " probes");
-    if (heavy) CHECK(probes <= 1);
-    else CHECK(probes >= 3);
+    if (heavy)
+      CHECK(probes <= 1);
+    else
+      CHECK(probes >= 3);
   }
 }
 

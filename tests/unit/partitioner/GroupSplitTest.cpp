@@ -37,7 +37,9 @@ TEST_CASE("random ratios: exact sum, close to exact shares, any device count") {
     size_t n = std::uniform_int_distribution<size_t>(1, i % 4 == 0 ? 40 : 8)(rng);
     uint64_t groups = std::uniform_int_distribution<uint64_t>(0, 5000)(rng);
     std::vector<double> r(n);
-    for (auto& x : r) x = std::uniform_real_distribution<double>(0, 1)(rng) < 0.2 ? 0 : std::uniform_real_distribution<double>(0, 1)(rng);
+    for (auto& x : r)
+      x = std::uniform_real_distribution<double>(0, 1)(rng) < 0.2 ? 0
+                                                                  : std::uniform_real_distribution<double>(0, 1)(rng);
     double sum = std::accumulate(r.begin(), r.end(), 0.0);
     auto g = ratiosToGroups(r, groups);
     REQUIRE(std::accumulate(g.begin(), g.end(), uint64_t(0)) == groups);

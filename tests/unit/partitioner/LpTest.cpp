@@ -20,8 +20,7 @@ CostModel::Position position(double groups, std::vector<double> nsPerGroup, doub
   return p;
 }
 
-CostModel model(unsigned devices, double perByteNs = 0.1, double latencyNs = 10'000,
-                double hostOverheadNs = 0) {
+CostModel model(unsigned devices, double perByteNs = 0.1, double latencyNs = 10'000, double hostOverheadNs = 0) {
   CostModel m;
   m.devices = devices;
   m.hostOverheadNs = hostOverheadNs;

@@ -170,7 +170,7 @@ TEST_CASE("kernel time with a concurrency floor: slices below it count as the fl
   CHECK_FALSE(k.observe(4, 0, 110'000, 0.5, 16).interceptValid);
   auto below = k.observe(8, 0, 110'500, 0.5, 16); // noise, not a slope (it would say 109.5 us)
   CHECK_FALSE(below.interceptValid);
-  CHECK(k.nsPerGroup(10'000, 16) == Approx(100'500.0 / 16)); // per group at full occupancy
+  CHECK(k.nsPerGroup(10'000, 16) == Approx(100'500.0 / 16));                      // per group at full occupancy
   CHECK(shareTimeNs(10'000, k.nsPerGroup(10'000, 16), 8, 16) == Approx(110'500)); // any share <= 16
   auto above = k.observe(32, 0, 211'000, 0.5, 16);
   REQUIRE(above.interceptValid); // 8 groups count as 16: slope 100.5 us / 16 groups
@@ -184,7 +184,7 @@ TEST_CASE("kernel time with a concurrency floor: slices below it count as the fl
 TEST_CASE("kernel time: another group size rescales the operating point, and no latency is inferred across it") {
   KernelDeviceTime k;
   k.observe(1024, 0, 110'000, 0.5); // groups of 64 work-items
-  k.regroup(64.0 / 256);             // now groups of 256: the same work is 256 groups
+  k.regroup(64.0 / 256);            // now groups of 256: the same work is 256 groups
   CHECK(k.groups() == 256);
   CHECK(k.timeNs() == 110'000);
   CHECK(k.nsPerGroup(10'000) == Approx(100'000.0 / 256));
@@ -212,7 +212,7 @@ TEST_CASE("launch latency: intercepts from two group counts, bounded by the fast
   CHECK(l.estimate() == Approx(50'000)); // two kernels agreeing win
   l.observeIntercept(2, 48'000);         // the latest intercept of a kernel replaces its older one
   CHECK(l.estimate() == Approx(48'000));
-  l.observeTime(20'000);                 // a launch that took 20 us: latency below that
+  l.observeTime(20'000); // a launch that took 20 us: latency below that
   CHECK(l.estimate() == Approx(18'000));
 
   // A prior the runtime measured outweighs a few fitted intercepts.

@@ -19,20 +19,19 @@ using namespace clsplit::sim;
 namespace {
 
 struct Run {
-  std::vector<double> times;                             // per iteration
-  std::vector<std::vector<std::vector<double>>> ratios;  // [iteration][kernel][device]
+  std::vector<double> times;                            // per iteration
+  std::vector<std::vector<std::vector<double>>> ratios; // [iteration][kernel][device]
 };
 
-std::unique_ptr<Partitioner> make(Simulator& sim, const std::string& strategy,
-                                  PartitionerOptions options = {}, bool tellLatency = true) {
+std::unique_ptr<Partitioner> make(Simulator& sim, const std::string& strategy, PartitionerOptions options = {},
+                                  bool tellLatency = true) {
   std::string error;
   auto spec = StrategySpec::parse(strategy, &error);
   REQUIRE(spec);
   return makePartitioner(sim.deviceInfos(tellLatency), *spec, options);
 }
 
-Run run(Simulator& sim, Partitioner& p, const std::vector<SimKernel>& seq, int iterations,
-        int first = 0) {
+Run run(Simulator& sim, Partitioner& p, const std::vector<SimKernel>& seq, int iterations, int first = 0) {
   Run r;
   for (int it = first; it < first + iterations; ++it) {
     std::vector<LaunchResult> results;
@@ -52,8 +51,8 @@ double maxDiff(const std::vector<double>& a, const std::vector<double>& b) {
 }
 
 // Steady-state iteration time of a fixed split (noise-free, data already in place).
-double fixedTime(std::vector<SimDevice> devices, std::vector<SimBuffer> buffers,
-                 const std::vector<SimKernel>& seq, const std::string& strategy, int it = 0) {
+double fixedTime(std::vector<SimDevice> devices, std::vector<SimBuffer> buffers, const std::vector<SimKernel>& seq,
+                 const std::string& strategy, int it = 0) {
   Simulator sim(std::move(devices), std::move(buffers));
   auto p = make(sim, strategy);
   auto r = run(sim, *p, seq, 4, it);
@@ -63,8 +62,7 @@ double fixedTime(std::vector<SimDevice> devices, std::vector<SimBuffer> buffers,
 // Best time of a single-kernel launch over every two-device split (noise-free).
 double bestTwoDeviceSplit(Simulator& sim, const SimKernel& k, uint64_t it) {
   double best = INFINITY;
-  for (uint64_t g0 = 0; g0 <= k.groups; ++g0)
-    best = std::min(best, sim.costOf({g0, k.groups - g0}, k, it).timeNs);
+  for (uint64_t g0 = 0; g0 <= k.groups; ++g0) best = std::min(best, sim.costOf({g0, k.groups - g0}, k, it).timeNs);
   return best;
 }
 
@@ -130,21 +128,20 @@ TEST_CASE("static heterogeneous speeds converge within 5 iterations") {
   const double reference = fixedTime(devs, bufs, seq, "static:1,2,4");
 
   for (const char* strategy : {"adaptive", "adaptive:broyden", "adaptive-comm"})
-  for (bool tellLatency : {true, false}) {
-    Simulator sim(devs, bufs);
-    auto p = make(sim, strategy, {}, tellLatency);
-    auto r = run(sim, *p, seq, 20);
-    INFO(strategy << (tellLatency ? " (launch latency given)" : " (launch latency guessed)"));
-    for (size_t it = 4; it < r.times.size(); ++it) {
-      INFO("iteration " << it + 1 << " ratios " << r.ratios[it][0][0] << " " << r.ratios[it][0][1]
-                        << " " << r.ratios[it][0][2] << " time " << r.times[it] << " vs "
-                        << reference);
-      CHECK(maxDiff(r.ratios[it][0], ideal) < 0.02);
-      CHECK(r.times[it] <= 1.03 * reference);
+    for (bool tellLatency : {true, false}) {
+      Simulator sim(devs, bufs);
+      auto p = make(sim, strategy, {}, tellLatency);
+      auto r = run(sim, *p, seq, 20);
+      INFO(strategy << (tellLatency ? " (launch latency given)" : " (launch latency guessed)"));
+      for (size_t it = 4; it < r.times.size(); ++it) {
+        INFO("iteration " << it + 1 << " ratios " << r.ratios[it][0][0] << " " << r.ratios[it][0][1] << " "
+                          << r.ratios[it][0][2] << " time " << r.times[it] << " vs " << reference);
+        CHECK(maxDiff(r.ratios[it][0], ideal) < 0.02);
+        CHECK(r.times[it] <= 1.03 * reference);
+      }
+      // Uniform start, so the first iteration is far from it: the convergence is real.
+      CHECK(r.times[0] > 1.5 * reference);
     }
-    // Uniform start, so the first iteration is far from it: the convergence is real.
-    CHECK(r.times[0] > 1.5 * reference);
-  }
 }
 
 TEST_CASE("an irregular per-group cost converges within 5 iterations") {
@@ -203,8 +200,7 @@ TEST_CASE("a drifting load is tracked") {
     }
   }
   for (uint64_t it = 5; it < 60; ++it)
-    frozenWorst = std::max(frozenWorst, sim.costOf({g0, 256 - g0}, k, it).timeNs /
-                                            bestTwoDeviceSplit(sim, k, it));
+    frozenWorst = std::max(frozenWorst, sim.costOf({g0, 256 - g0}, k, it).timeNs / bestTwoDeviceSplit(sim, k, it));
   CHECK(frozenWorst > 1.3);
 }
 
@@ -218,25 +214,24 @@ TEST_CASE("an abrupt move of the load is followed") {
     return (front == (it < 20)) ? 3000.0 : 100.0;
   };
   for (const char* strategy : {"adaptive", "adaptive-comm"})
-  for (bool async : {false, true}) {
-    Simulator sim(devs, {{4096, 128}});
-    PartitionerOptions options;
-    options.asyncSolve = async;
-    auto p = make(sim, strategy, options);
-    std::vector<double> share;
-    std::vector<double> ratio;
-    for (uint64_t it = 0; it < 40; ++it) {
-      auto r = sim.launch(*p, k, it);
-      p->quiesce();
-      share.push_back(double(r.groups[0]) / 128);
-      ratio.push_back(r.timeNs / bestTwoDeviceSplit(sim, k, it));
+    for (bool async : {false, true}) {
+      Simulator sim(devs, {{4096, 128}});
+      PartitionerOptions options;
+      options.asyncSolve = async;
+      auto p = make(sim, strategy, options);
+      std::vector<double> share;
+      std::vector<double> ratio;
+      for (uint64_t it = 0; it < 40; ++it) {
+        auto r = sim.launch(*p, k, it);
+        p->quiesce();
+        share.push_back(double(r.groups[0]) / 128);
+        ratio.push_back(r.timeNs / bestTwoDeviceSplit(sim, k, it));
+      }
+      INFO(strategy << (async ? " (async)" : "") << ": share of device 0 at 19 " << share[19] << ", at 30 " << share[30]
+                    << ", at 39 " << share[39] << "; time/optimum at 30 " << ratio[30] << ", at 39 " << ratio[39]);
+      CHECK(share[19] < 0.4);
+      for (size_t it = 28; it < 40; ++it) CHECK(ratio[it] < 1.1); // caught up within 8 iterations
     }
-    INFO(strategy << (async ? " (async)" : "") << ": share of device 0 at 19 " << share[19] << ", at 30 "
-                  << share[30] << ", at 39 " << share[39] << "; time/optimum at 30 " << ratio[30] << ", at 39 "
-                  << ratio[39]);
-    CHECK(share[19] < 0.4);
-    for (size_t it = 28; it < 40; ++it) CHECK(ratio[it] < 1.1); // caught up within 8 iterations
-  }
 }
 
 TEST_CASE("+-5 % noise does not make the ratios oscillate") {
@@ -425,8 +420,8 @@ TEST_CASE("a settled kernel on one device is timed ever more sparsely, at least 
   auto countIn = [&](uint64_t lo, uint64_t hi) {
     return std::count_if(measured.begin(), measured.end(), [&](uint64_t m) { return m >= lo && m < hi; });
   };
-  CHECK(countIn(8, 136) >= 16);        // one in 8 at first
-  CHECK(countIn(2000, 3000) <= 17);    // one in 64 once settled for long
+  CHECK(countIn(8, 136) >= 16);     // one in 8 at first
+  CHECK(countIn(2000, 3000) <= 17); // one in 64 once settled for long
   CHECK(countIn(2000, 3000) >= 15);
 }
 
@@ -706,7 +701,7 @@ TEST_CASE("probes of a device that really is slow cost little, and only long lau
     }
     INFO("work per group " << work << ": launches with CPU work " << probed);
     if (work > 1000) {
-      CHECK(probed >= 1);  // ~launch 50 (1 ms against 1/32 of the time so far), then 4x later
+      CHECK(probed >= 1); // ~launch 50 (1 ms against 1/32 of the time so far), then 4x later
       CHECK(probed <= 3);
     } else {
       CHECK(probed == 0);
@@ -788,9 +783,8 @@ TEST_CASE("2SpMV: different splits when transfers are cheap") {
   // At least as good as the best common split (in 1/64 steps).
   double bestCommon = INFINITY;
   for (int i = 1; i < 64; ++i)
-    bestCommon = std::min(bestCommon, fixedTime(devs, bufs, {k1, k2},
-                                                "static:" + std::to_string(i) + "," +
-                                                    std::to_string(64 - i)));
+    bestCommon = std::min(
+        bestCommon, fixedTime(devs, bufs, {k1, k2}, "static:" + std::to_string(i) + "," + std::to_string(64 - i)));
   CHECK(r.times.back() < 0.9 * bestCommon);
 }
 
@@ -896,9 +890,8 @@ TEST_CASE("run report: history, prediction and measurement, convergence") {
   auto p = make(sim, "adaptive-comm");
   run(sim, *p, seq, 12);
   std::string json = p->reportJson();
-  for (const char* key : {"\"strategy\":\"adaptive-comm\"", "\"sequence\"", "\"history\"",
-                          "\"predictedNs\"", "\"measuredKernelNs\"", "\"convergedAtIteration\"",
-                          "\"prog:jacobi_stencil\"", "\"solves\""})
+  for (const char* key : {"\"strategy\":\"adaptive-comm\"", "\"sequence\"", "\"history\"", "\"predictedNs\"",
+                          "\"measuredKernelNs\"", "\"convergedAtIteration\"", "\"prog:jacobi_stencil\"", "\"solves\""})
     CHECK(json.find(key) != std::string::npos);
   auto at = json.find("\"convergedAtIteration\":");
   REQUIRE(at != std::string::npos);
@@ -929,8 +922,10 @@ TEST_CASE("identical devices that measure alike keep an even split: no rows move
         for (const auto& k : it) uneven += std::abs(k[0] - 0.5) > 1e-9;
       const double last = r.ratios.back()[0][1];
       INFO(strategy << ", device 1 " << slower << "x slower: " << uneven << " uneven launches, last share " << last);
-      if (slower < 1.5) CHECK(uneven == 0);
-      else CHECK(last == Approx(1.0 / 3).margin(0.06));
+      if (slower < 1.5)
+        CHECK(uneven == 0);
+      else
+        CHECK(last == Approx(1.0 / 3).margin(0.06));
     }
   }
 }

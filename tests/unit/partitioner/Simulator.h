@@ -66,8 +66,8 @@ struct LaunchResult {
 
 class Simulator {
 public:
-  Simulator(std::vector<SimDevice> devices, std::vector<SimBuffer> buffers, double noise = 0,
-            uint64_t seed = 1, double hostOverheadNs = 5000)
+  Simulator(std::vector<SimDevice> devices, std::vector<SimBuffer> buffers, double noise = 0, uint64_t seed = 1,
+            double hostOverheadNs = 5000)
       : devices_(std::move(devices)), buffers_(std::move(buffers)), noise_(noise), rng_(seed),
         hostOverheadNs_(hostOverheadNs) {
     for (const auto& b : buffers_)
@@ -109,8 +109,8 @@ public:
   }
 
   // Runs one pass of `sequence`; returns the iteration time and each launch's result.
-  double iterate(partition::Partitioner& p, const std::vector<SimKernel>& sequence,
-                 uint64_t iteration, std::vector<LaunchResult>* results = nullptr) {
+  double iterate(partition::Partitioner& p, const std::vector<SimKernel>& sequence, uint64_t iteration,
+                 std::vector<LaunchResult>* results = nullptr) {
     double t = 0;
     for (const auto& k : sequence) {
       auto r = launch(p, k, iteration);
@@ -142,8 +142,7 @@ public:
 
   void resetData() {
     for (size_t b = 0; b < buffers_.size(); ++b)
-      directories_[b] = buffer::Directory<uint64_t>(buffers_[b].bytes(), buffer::kHost,
-                                                    partition::kHostProducer);
+      directories_[b] = buffer::Directory<uint64_t>(buffers_[b].bytes(), buffer::kHost, partition::kHostProducer);
   }
   // Applies a launch's effect on data placement without reporting (to set up reference runs).
   LaunchResult applyFixed(const std::vector<uint64_t>& groups, const SimKernel& k, uint64_t it) {
@@ -173,8 +172,7 @@ private:
     if (from == buffer::kHost) return dst.h2dLatency + dst.h2dPerByte * double(bytes);
     const auto& src = devices_[buffer::deviceOf(from)];
     if (src.platform == dst.platform) return dst.d2dLatency + dst.d2dPerByte * double(bytes);
-    return src.d2hLatency + src.d2hPerByte * double(bytes) + dst.h2dLatency +
-           dst.h2dPerByte * double(bytes);
+    return src.d2hLatency + src.d2hPerByte * double(bytes) + dst.h2dLatency + dst.h2dPerByte * double(bytes);
   }
 
   LaunchResult execute(const partition::LaunchPlan& plan, const SimKernel& k, uint64_t it) {
@@ -205,9 +203,7 @@ private:
           uint64_t hi = std::min(buf.groups, offsets[d] + plan.groups[d] + a.haloGroups);
           need = RangeSet::of(lo * buf.bytesPerGroup, hi * buf.bytesPerGroup);
         }
-        auto cost = [&](buffer::Holder from, buffer::Holder, uint64_t bytes) {
-          return linkCost(from, d, bytes);
-        };
+        auto cost = [&](buffer::Holder from, buffer::Holder, uint64_t bytes) { return linkCost(from, d, bytes); };
         for (const auto& t : buffer::planTransfers(dir, need, buffer::deviceHolder(d), cost)) {
           r.transferNs[d] += linkCost(t.from, d, t.range.size());
           // The copy keeps the producer's token, so later transfers are attributed to it.
@@ -217,8 +213,7 @@ private:
             byProducer[producer] += piece.size();
             pieces.push_back({piece, producer});
           });
-          for (const auto& [piece, producer] : pieces)
-            dir.addCopy(RangeSet{piece}, buffer::deviceHolder(d), producer);
+          for (const auto& [piece, producer] : pieces) dir.addCopy(RangeSet{piece}, buffer::deviceHolder(d), producer);
           if (t.from == buffer::kHost) {
             queue({Report::Transfer, plan.launchId, d, 0, t.range.size(), Direction::HostToDevice});
           } else {
@@ -232,8 +227,7 @@ private:
           }
         }
       }
-      for (const auto& [producer, bytes] : byProducer)
-        queue({Report::Volume, plan.launchId, d, producer, bytes});
+      for (const auto& [producer, bytes] : byProducer) queue({Report::Volume, plan.launchId, d, producer, bytes});
     }
     // Kernels.
     double kernelMax = 0, transferMax = 0;
@@ -246,9 +240,8 @@ private:
       // holds parallelGroups work-groups: several rows, or a part of one row.
       const uint64_t end = offsets[d] + plan.groups[d], parallel = devices_[d].parallelGroups;
       const uint64_t wave = parallel ? std::max<uint64_t>(1, parallel / k.otherGroups) : 0;
-      const double wavesPerRow = parallel && k.otherGroups > parallel
-                                     ? std::ceil(double(k.otherGroups) / double(parallel))
-                                     : 1.0;
+      const double wavesPerRow =
+          parallel && k.otherGroups > parallel ? std::ceil(double(k.otherGroups) / double(parallel)) : 1.0;
       if (wave == 0) {
         for (uint64_t g = offsets[d]; g < end; ++g) work += k.work(g, it) * double(k.otherGroups);
       } else if (wavesPerRow > 1) {
@@ -292,11 +285,15 @@ private:
     while (!pending_.empty() && (all || pending_.front().due <= clock_)) {
       const Report& r = pending_.front();
       switch (r.kind) {
-      case Report::Kernel: p.reportKernelTime(r.launch, r.device, r.a, r.b); break;
+      case Report::Kernel:
+        p.reportKernelTime(r.launch, r.device, r.a, r.b);
+        break;
       case Report::Transfer:
         p.reportTransfer(r.device, r.direction, r.b, uint64_t(linkTime(r)));
         break;
-      case Report::Volume: p.reportDependencyVolume(r.launch, r.device, r.a, r.b); break;
+      case Report::Volume:
+        p.reportDependencyVolume(r.launch, r.device, r.a, r.b);
+        break;
       }
       pending_.pop_front();
     }
@@ -305,9 +302,12 @@ private:
   double linkTime(const Report& r) const {
     const auto& d = devices_[r.device];
     switch (r.direction) {
-    case Direction::HostToDevice: return d.h2dLatency + d.h2dPerByte * double(r.b);
-    case Direction::DeviceToHost: return d.d2hLatency + d.d2hPerByte * double(r.b);
-    case Direction::DeviceToDevice: return d.d2dLatency + d.d2dPerByte * double(r.b);
+    case Direction::HostToDevice:
+      return d.h2dLatency + d.h2dPerByte * double(r.b);
+    case Direction::DeviceToHost:
+      return d.d2hLatency + d.d2hPerByte * double(r.b);
+    case Direction::DeviceToDevice:
+      return d.d2dLatency + d.d2dPerByte * double(r.b);
     }
     return 0;
   }

@@ -27,9 +27,9 @@ TEST_CASE("every documented strategy parses and prints back") {
 }
 
 TEST_CASE("bad strategies are rejected with a reason") {
-  for (const char* text : {"", "fast", "static", "static:", "static:0.5,x", "static:-1,2",
-                           "static:0,0", "static:1,,2", "static:nan", "single:-1", "single:1.5",
-                           "single:x", "uniform:3", "adaptive:newton", "adaptive-comm:1"}) {
+  for (const char* text :
+       {"", "fast", "static", "static:", "static:0.5,x", "static:-1,2", "static:0,0", "static:1,,2", "static:nan",
+        "single:-1", "single:1.5", "single:x", "uniform:3", "adaptive:newton", "adaptive-comm:1"}) {
     std::string error;
     INFO(text);
     CHECK_FALSE(StrategySpec::parse(text, &error));
@@ -62,10 +62,8 @@ TEST_CASE("a spec says why it does not fit a number of devices") {
 TEST_CASE("makePartitioner rejects specs that do not fit the devices") {
   std::vector<DeviceInfo> two{{"a"}, {"b"}};
   CHECK_THROWS_AS(makePartitioner({}, StrategySpec{}), std::invalid_argument);
-  CHECK_THROWS_AS(makePartitioner(two, *StrategySpec::parse("static:1,2,3", nullptr)),
-                  std::invalid_argument);
-  CHECK_THROWS_AS(makePartitioner(two, *StrategySpec::parse("single:2", nullptr)),
-                  std::invalid_argument);
+  CHECK_THROWS_AS(makePartitioner(two, *StrategySpec::parse("static:1,2,3", nullptr)), std::invalid_argument);
+  CHECK_THROWS_AS(makePartitioner(two, *StrategySpec::parse("single:2", nullptr)), std::invalid_argument);
   CHECK(makePartitioner(two, *StrategySpec::parse("static:1,3", nullptr)));
 }
 

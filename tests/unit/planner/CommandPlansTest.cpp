@@ -71,7 +71,7 @@ TEST_CASE("a host write goes to the one device, to the home device, or to a host
     auto plan = planWrite(in, {0, 64});
     CHECK(plan.direct == 1u);
     CHECK(plan.alsoTo == std::vector<unsigned>{0, 2}); // not 3: a copy inside device 1's memory
-    in.mayRun[2] = false; // a static share of 0
+    in.mayRun[2] = false;                              // a static share of 0
     CHECK(planWrite(in, {0, 64}).alsoTo == std::vector<unsigned>{0});
     // Devices sharing the host's memory in one context copy inside their driver instead.
     in.traits = {DeviceTraits{0, true, 0}, DeviceTraits{0, true, 1}, DeviceTraits{0, true, 2},

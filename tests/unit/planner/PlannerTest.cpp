@@ -22,7 +22,8 @@ using buffer::deviceHolder;
 using buffer::kHost;
 
 namespace Catch {
-template <> struct StringMaker<RangeSet> {
+template <>
+struct StringMaker<RangeSet> {
   static std::string convert(const RangeSet& s) { return s.str(); }
 };
 } // namespace Catch
@@ -77,7 +78,8 @@ struct Launch {
     scalars.reserve(16);
   }
   Launch& buffer(const SimulatedBuffers& sim, unsigned b) {
-    while (input.buffers.size() < sim.count()) input.buffers.push_back(sim.input(static_cast<unsigned>(input.buffers.size())));
+    while (input.buffers.size() < sim.count())
+      input.buffers.push_back(sim.input(static_cast<unsigned>(input.buffers.size())));
     ArgInput a;
     a.kind = ArgInput::Kind::Buffer;
     a.buffer = b;
@@ -85,7 +87,8 @@ struct Launch {
     input.args.push_back(a);
     return *this;
   }
-  template <class T> Launch& scalar(T v) {
+  template <class T>
+  Launch& scalar(T v) {
     scalars.emplace_back(sizeof v);
     std::memcpy(scalars.back().data(), &v, sizeof v);
     ArgInput a;
@@ -150,14 +153,15 @@ TEST_CASE("Jacobi over three devices moves exactly its halos", "[planner]") {
   INFO(describe(second, {"a", "b"}));
   REQUIRE(second.staging.size() == 4);
   REQUIRE(second.moves.size() == 4);
-  CHECK(second.movedBytes() == 2 * 4 * 4); // four floats staged out, four written in
+  CHECK(second.movedBytes() == 2 * 4 * 4);                      // four floats staged out, four written in
   std::vector<std::tuple<unsigned, unsigned, ByteRange>> halos; // (from, to, range)
   for (const auto& m : second.moves) {
     CHECK(m.buffer == a);
     CHECK(m.route == Route::ThroughHost);
     halos.emplace_back(buffer::deviceOf(m.from), m.to, m.range);
   }
-  std::sort(halos.begin(), halos.end(), [](const auto& x, const auto& y) { return std::get<2>(x).lo < std::get<2>(y).lo; });
+  std::sort(halos.begin(), halos.end(),
+            [](const auto& x, const auto& y) { return std::get<2>(x).lo < std::get<2>(y).lo; });
   CHECK(halos[0] == std::make_tuple(0u, 1u, ByteRange{63 * 4, 64 * 4}));   // a[63] to device 1
   CHECK(halos[1] == std::make_tuple(1u, 0u, ByteRange{64 * 4, 65 * 4}));   // a[64] to device 0
   CHECK(halos[2] == std::make_tuple(1u, 2u, ByteRange{127 * 4, 128 * 4})); // a[127] to device 2

@@ -16,12 +16,17 @@ int plusOne(int x) { return x + 1; }
 
 TEST_CASE("FunctionRef calls lambdas, functions and mutable state by reference") {
   int calls = 0;
-  auto counting = [&calls](int x) { ++calls; return x * 3; };
+  auto counting = [&calls](int x) {
+    ++calls;
+    return x * 3;
+  };
   CHECK(twice(counting, 2) == 18);
   CHECK(calls == 2);
   CHECK(twice(plusOne, 5) == 7);
 
-  FunctionRef<std::string(const std::string&, size_t)> cut = [](const std::string& s, size_t n) { return s.substr(0, n); };
+  FunctionRef<std::string(const std::string&, size_t)> cut = [](const std::string& s, size_t n) {
+    return s.substr(0, n);
+  };
   CHECK(cut("clsplit", 2) == "cl");
 }
 

@@ -5,8 +5,8 @@
 
 #include <limits>
 
-using clsplit::JsonWriter;
 using clsplit::jsonString;
+using clsplit::JsonWriter;
 
 TEST_CASE("strings are quoted with quotes, backslashes and control characters escaped", "[json]") {
   CHECK(jsonString("plain") == "\"plain\"");

@@ -14,7 +14,8 @@ using namespace clsplit;
 using namespace clsplit::analysis;
 
 namespace Catch {
-template <> struct StringMaker<clsplit::RangeSet> {
+template <>
+struct StringMaker<clsplit::RangeSet> {
   static std::string convert(const clsplit::RangeSet& s) { return s.str(); }
 };
 } // namespace Catch
@@ -167,7 +168,7 @@ __kernel void find(__global const int* A, __global int* out, int m) {
   CHECK_FALSE(brk.unsplittableReason);
   auto r2 = instantiate(brk, range1(64, 8), Slice{0, 1, 3}, v);
   CHECK(r2[0].read.contains(RangeSet::of(8 * 10 * 4, 24 * 10 * 4))); // sound
-  CHECK_FALSE(r2[0].readExact);                                     // an early exit
+  CHECK_FALSE(r2[0].readExact);                                      // an early exit
   CHECK(anyImprecision(brk, "over-approximated"));
 }
 
@@ -292,7 +293,7 @@ __kernel void sortlike(__global const int* key, __global int* cells, __global in
   for (int c = 0; c < 17; ++c) cells[c] = std::min(64, std::max(0, (c - 1) * 5));
   v.contents = {{0, key}, {1, cells}};
   auto r = instantiate(k, range1(64, 8), Slice{0, 1, 2}, v); // gid 8..15: c in [2, 4]
-  CHECK(r[1].write == RangeSet::of(1 * 4, 6 * 4));            // cells [c-1, c+1] = [1, 5]
+  CHECK(r[1].write == RangeSet::of(1 * 4, 6 * 4));           // cells [c-1, c+1] = [1, 5]
   CHECK(r[2].write == RangeSet::of(cells[1] * 4, cells[6] * 4));
   CHECK_FALSE(r[2].writeExact);
 
@@ -496,7 +497,8 @@ TEST_CASE("image arguments carry their access qualifier") {
 kernel void copy(read_only image2d_t src, write_only image2d_t dst, read_write image2d_t both) {
   int2 p = (int2)(get_global_id(0), get_global_id(1));
   write_imagef(dst, p, read_imagef(src, p) + read_imagef(both, p));
-})", "-cl-std=CL3.0");
+})",
+                      "-cl-std=CL3.0");
   REQUIRE(k.args.size() == 3);
   CHECK(k.args[0].readOnlyImage);
   CHECK_FALSE(k.args[1].readOnlyImage);

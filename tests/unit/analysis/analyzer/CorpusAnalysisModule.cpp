@@ -21,7 +21,8 @@ clsplitAnalyzeCorpusSource(const std::string& source, const std::string& options
       c.argTypes.push_back(static_cast<int>(a.scalarType));
     }
     c.unsplittableReason = k.unsplittableReason;
-    for (const auto& d : k.imprecisions) c.imprecisions.push_back("line " + std::to_string(d.where.line) + ": " + d.message);
+    for (const auto& d : k.imprecisions)
+      c.imprecisions.push_back("line " + std::to_string(d.where.line) + ": " + d.message);
     c.regions = serialize(k.regions);
     c.partitionReady = k.partitionReady;
     out.kernels.push_back(std::move(c));

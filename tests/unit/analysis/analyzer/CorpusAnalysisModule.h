@@ -13,18 +13,18 @@ namespace clsplit::analysis::testing {
 struct CorpusKernel {
   std::string name;
   std::vector<std::string> argNames;
-  std::vector<int> argKinds;       // ArgKind
-  std::vector<int> argTypes;       // ScalarType
+  std::vector<int> argKinds; // ArgKind
+  std::vector<int> argTypes; // ScalarType
   std::optional<std::string> unsplittableReason;
   std::vector<std::string> imprecisions;
-  std::string regions;             // serialize(KernelRegions)
-  bool partitionReady = false;     // the vendor source gives it the hidden NDRange arguments
+  std::string regions;         // serialize(KernelRegions)
+  bool partitionReady = false; // the vendor source gives it the hidden NDRange arguments
 };
 
 struct CorpusAnalysis {
   std::vector<std::string> errors;
   std::vector<CorpusKernel> kernels;
-  std::string vendorSource;        // the partition-ready program (analyzeProgram)
+  std::string vendorSource; // the partition-ready program (analyzeProgram)
 };
 
 using AnalyzeCorpusSource = void (*)(const std::string& source, const std::string& options, CorpusAnalysis& out);

@@ -24,9 +24,9 @@
 #include <dlfcn.h>
 
 #include <algorithm>
-#include <fstream>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <map>
 #include <random>
 #include <sstream>
@@ -135,7 +135,8 @@ std::vector<std::string> split(const std::string& s, char sep) {
   return out;
 }
 
-template <typename T> void append(std::vector<std::byte>& b, T v) {
+template <typename T>
+void append(std::vector<std::byte>& b, T v) {
   size_t at = b.size();
   b.resize(at + sizeof v);
   std::memcpy(b.data() + at, &v, sizeof v);
@@ -161,9 +162,12 @@ std::vector<TestSpec> readManifest() {
     }
     REQUIRE_FALSE(tests.empty());
     TestSpec& t = tests.back();
-    if (key == "file") words >> t.file;
-    else if (key == "kernel") words >> t.kernel;
-    else if (key == "options") std::getline(words, t.options);
+    if (key == "file")
+      words >> t.file;
+    else if (key == "kernel")
+      words >> t.kernel;
+    else if (key == "options")
+      std::getline(words, t.options);
     else if (key == "range") {
       std::string global, local, offset;
       words >> t.range.dims >> global >> local >> offset;
@@ -195,11 +199,16 @@ std::vector<TestSpec> readManifest() {
       ArgSpec a;
       std::string type, value;
       words >> a.name >> type >> value;
-      if (type == "int") append(a.bytes, static_cast<int32_t>(std::stol(value)));
-      else if (type == "uint") append(a.bytes, static_cast<uint32_t>(std::stoul(value)));
-      else if (type == "long") append(a.bytes, static_cast<int64_t>(std::stoll(value)));
-      else if (type == "float") append(a.bytes, std::stof(value));
-      else FAIL("unknown scalar type " << type);
+      if (type == "int")
+        append(a.bytes, static_cast<int32_t>(std::stol(value)));
+      else if (type == "uint")
+        append(a.bytes, static_cast<uint32_t>(std::stoul(value)));
+      else if (type == "long")
+        append(a.bytes, static_cast<int64_t>(std::stoll(value)));
+      else if (type == "float")
+        append(a.bytes, std::stof(value));
+      else
+        FAIL("unknown scalar type " << type);
       t.args.push_back(a);
     } else if (key == "struct") {
       ArgSpec a;
@@ -208,9 +217,12 @@ std::vector<TestSpec> readManifest() {
       for (const auto& f : split(fields, ',')) {
         auto kv = split(f, ':');
         REQUIRE(kv.size() == 2);
-        if (kv[0] == "i32") append(a.bytes, static_cast<int32_t>(std::stol(kv[1])));
-        else if (kv[0] == "f32") append(a.bytes, std::stof(kv[1]));
-        else FAIL("unknown struct field type " << kv[0]);
+        if (kv[0] == "i32")
+          append(a.bytes, static_cast<int32_t>(std::stol(kv[1])));
+        else if (kv[0] == "f32")
+          append(a.bytes, std::stof(kv[1]));
+        else
+          FAIL("unknown struct field type " << kv[0]);
       }
       while (a.bytes.size() % 4) a.bytes.push_back(std::byte{0});
       t.args.push_back(a);
@@ -236,7 +248,8 @@ std::vector<TestSpec> readManifest() {
 // ---------------------------------------------------------------------------- data ----
 using Bytes = std::vector<uint8_t>;
 
-template <typename T> void put(Bytes& b, size_t i, T v) {
+template <typename T>
+void put(Bytes& b, size_t i, T v) {
   if ((i + 1) * sizeof(T) <= b.size()) std::memcpy(b.data() + i * sizeof(T), &v, sizeof(T));
 }
 
@@ -304,13 +317,20 @@ Bytes initialData(const BufferSpec& b, std::mt19937& rng) {
     auto fill = [&](const auto& v) {
       for (size_t i = 0; i < v.size(); ++i) put(d, i, v[i]);
     };
-    if (which == "sorted_pos") fill(s.sortedPos);
-    else if (which == "pos") fill(s.pos);
-    else if (which == "speed") fill(s.speed);
-    else if (which == "sorted_cells") fill(s.sortedCells);
-    else if (which == "counts_pos") fill(s.countsPos);
-    else if (which == "scan_pos") fill(s.scanPos);
-    else FAIL("unknown sotl array " << which);
+    if (which == "sorted_pos")
+      fill(s.sortedPos);
+    else if (which == "pos")
+      fill(s.pos);
+    else if (which == "speed")
+      fill(s.speed);
+    else if (which == "sorted_cells")
+      fill(s.sortedCells);
+    else if (which == "counts_pos")
+      fill(s.countsPos);
+    else if (which == "scan_pos")
+      fill(s.scanPos);
+    else
+      FAIL("unknown sotl array " << which);
   } else if (kind == "csr") {
     // 64 rows of 0..6 entries, 48 columns.
     std::mt19937 fixed(99);
@@ -330,10 +350,10 @@ Bytes initialData(const BufferSpec& b, std::mt19937& rng) {
 }
 
 // ---------------------------------------------------------------------------- OpenCL ----
-#define CL_CHECK(call)                                                                         \
-  do {                                                                                         \
-    cl_int err_ = (call);                                                                      \
-    REQUIRE(err_ == CL_SUCCESS);                                                               \
+#define CL_CHECK(call)                                                                                                 \
+  do {                                                                                                                 \
+    cl_int err_ = (call);                                                                                              \
+    REQUIRE(err_ == CL_SUCCESS);                                                                                       \
   } while (0)
 
 struct Device {
@@ -373,8 +393,7 @@ constexpr const char* kPrologue =
 class Runner {
 public:
   // partitionReady: `source` is the vendor source, whose kernel takes the hidden arguments.
-  Runner(const TestSpec& t, const std::string& source, bool partitionReady)
-      : t_(t), partitionReady_(partitionReady) {
+  Runner(const TestSpec& t, const std::string& source, bool partitionReady) : t_(t), partitionReady_(partitionReady) {
     Device& dev = pocl();
     REQUIRE(dev.context);
     std::string full = partitionReady ? source : std::string(kPrologue) + "#line 1\n" + source;
@@ -533,15 +552,29 @@ void mergeAtomic(Bytes& merged, const Bytes& initial, const Bytes& result, const
       bool sgn = isSigned(r.atomicType);
       auto sx = [&](int64_t v) { return size == 4 ? (sgn ? int64_t(int32_t(v)) : int64_t(uint32_t(v))) : v; };
       switch (r.atomicOp) {
-      case AtomicOp::Add: case AtomicOp::Sub: case AtomicOp::Inc: case AtomicOp::Dec:
+      case AtomicOp::Add:
+      case AtomicOp::Sub:
+      case AtomicOp::Inc:
+      case AtomicOp::Dec:
         out = m + (x - i);
         break;
-      case AtomicOp::Min: out = first ? x : std::min(sx(m), sx(x)); break;
-      case AtomicOp::Max: out = first ? x : std::max(sx(m), sx(x)); break;
-      case AtomicOp::And: out = first ? x : (m & x); break;
-      case AtomicOp::Or: out = first ? x : (m | x); break;
-      case AtomicOp::Xor: out = m ^ (x ^ i); break;
-      default: FAIL("unexpected atomic op");
+      case AtomicOp::Min:
+        out = first ? x : std::min(sx(m), sx(x));
+        break;
+      case AtomicOp::Max:
+        out = first ? x : std::max(sx(m), sx(x));
+        break;
+      case AtomicOp::And:
+        out = first ? x : (m & x);
+        break;
+      case AtomicOp::Or:
+        out = first ? x : (m | x);
+        break;
+      case AtomicOp::Xor:
+        out = m ^ (x ^ i);
+        break;
+      default:
+        FAIL("unexpected atomic op");
       }
       std::memcpy(merged.data() + at, &out, size);
     }
@@ -583,7 +616,8 @@ void runTest(const TestSpec& t, Counters& counters) {
   auto withSentinel = [&](uint8_t sentinel) {
     std::vector<Bytes> d = initial;
     for (size_t i = 0; i < spec.args.size(); ++i)
-      if (spec.args[i].kind == ArgSpec::Buffer && spec.args[i].buffer.out) std::fill(d[i].begin(), d[i].end(), sentinel);
+      if (spec.args[i].kind == ArgSpec::Buffer && spec.args[i].buffer.out)
+        std::fill(d[i].begin(), d[i].end(), sentinel);
     return d;
   };
   const std::vector<Bytes> sentinelA = withSentinel(0xA5), sentinelB = withSentinel(0x5A);
@@ -601,8 +635,8 @@ void runTest(const TestSpec& t, Counters& counters) {
     for (unsigned d = 0; d < spec.range.dims; ++d) dims.push_back(d);
   for (unsigned dim : dims) {
     const uint64_t groups = spec.range.groups(dim);
-    std::vector<std::pair<uint64_t, uint64_t>> slices = {{0, groups}, {0, (groups + 1) / 2}, {(groups + 1) / 2, groups},
-                                                         {0, 1}, {groups - 1, groups}};
+    std::vector<std::pair<uint64_t, uint64_t>> slices = {
+        {0, groups}, {0, (groups + 1) / 2}, {(groups + 1) / 2, groups}, {0, 1}, {groups - 1, groups}};
     std::uniform_int_distribution<uint64_t> pick(0, groups - 1);
     for (int k = 0; k < 4; ++k) {
       uint64_t a = pick(rng), b = pick(rng);
@@ -691,7 +725,8 @@ void runTest(const TestSpec& t, Counters& counters) {
     ++counters.unions;
     uint64_t c1 = 1 + pick(rng) % (groups - 2), c2 = c1 + 1 + pick(rng) % (groups - c1 - 1);
     std::vector<std::pair<uint64_t, uint64_t>> parts = {{0, c1}, {c1, c2}, {c2, groups}};
-    INFO("union of slices [0," << c1 << ") [" << c1 << "," << c2 << ") [" << c2 << "," << groups << ") of dimension " << dim);
+    INFO("union of slices [0," << c1 << ") [" << c1 << "," << c2 << ") [" << c2 << "," << groups << ") of dimension "
+                               << dim);
     std::vector<Bytes> merged = initial;
     std::vector<std::vector<bool>> touched(spec.args.size());
     std::vector<RangeSet> claimed(spec.args.size());

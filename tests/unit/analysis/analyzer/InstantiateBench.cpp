@@ -55,7 +55,8 @@ NDRange nd(unsigned dims, std::array<uint64_t, 3> global, std::array<uint64_t, 3
   return r;
 }
 
-template <typename F> double medianMicros(F&& f, int inner) {
+template <typename F>
+double medianMicros(F&& f, int inner) {
   std::vector<double> samples;
   for (int rep = 0; rep < 15; ++rep) {
     auto t0 = std::chrono::steady_clock::now();
@@ -77,8 +78,7 @@ int main(int argc, char** argv) {
       {"stencil1d.cl", "stencil1d", "", nd(1, {1 << 20, 1, 1}, {256, 1, 1}), {{"n", 1 << 20}}},
       {"stencil2d.cl", "stencil2d", "", nd(2, {N, N, 1}, {16, 16, 1}), {{"m", int32_t(N)}, {"n", int32_t(N)}}},
       {"jacobi2d.cl", "jacobi2d", "", nd(2, {N, N, 1}, {16, 16, 1}), {}},
-      {"stencil3d.cl", "stencil3d", "", nd(3, {256, 256, 256}, {8, 8, 4}),
-       {{"nx", 256}, {"ny", 256}, {"nz", 256}}},
+      {"stencil3d.cl", "stencil3d", "", nd(3, {256, 256, 256}, {8, 8, 4}), {{"nx", 256}, {"ny", 256}, {"nz", 256}}},
       {"gemm.cl", "gemm", "", nd(2, {2048, 2048, 1}, {16, 16, 1}), {{"N", 2048}}},
       {"gemm_tiled.cl", "gemm_tiled", "-DTILE=16", nd(2, {2048, 2048, 1}, {16, 16, 1}), {{"N", 2048}}},
       {"transpose.cl", "transpose", "", nd(2, {N, N, 1}, {16, 16, 1}), {{"width", int32_t(N)}, {"height", int32_t(N)}}},
@@ -120,18 +120,20 @@ int main(int argc, char** argv) {
     uint64_t groups = r.groups(dim);
     Slice half{dim, 0, groups / 2};
     size_t ranges = 0;
-    for (const auto& b : instantiate(*k, r, half, values)) ranges += b.read.count() + b.write.count() + b.atomic.count();
+    for (const auto& b : instantiate(*k, r, half, values))
+      ranges += b.read.count() + b.write.count() + b.atomic.count();
     double slice = medianMicros([&] { (void)instantiate(*k, r, half, values); }, 200);
     auto launch = [&](unsigned devices) {
       uint32_t d = chooseSplitDimension(*k, r, values);
       uint64_t g = r.groups(d);
-      for (unsigned i = 0; i < devices; ++i) (void)instantiate(*k, r, Slice{d, g * i / devices, g * (i + 1) / devices}, values);
+      for (unsigned i = 0; i < devices; ++i)
+        (void)instantiate(*k, r, Slice{d, g * i / devices, g * (i + 1) / devices}, values);
     };
     double choose = medianMicros([&] { (void)chooseSplitDimension(*k, r, values); }, 50);
     double launch2 = medianMicros([&] { launch(2); }, 50);
     double launch4 = medianMicros([&] { launch(4); }, 50);
-    std::printf("%-14s %5zu %10.2f %10.2f %12.2f %12.2f %8zu %4u\n", c.kernel, k->regions.statements.size(), slice, choose,
-                launch2, launch4, ranges, dim);
+    std::printf("%-14s %5zu %10.2f %10.2f %12.2f %12.2f %8zu %4u\n", c.kernel, k->regions.statements.size(), slice,
+                choose, launch2, launch4, ranges, dim);
   }
   std::printf("slice: one instantiate() of half the work-groups along the chosen dimension;\n"
               "launchN: chooseSplitDimension() + N instantiate() calls (one per device).\n");

@@ -49,11 +49,18 @@ __kernel void binning(__global const float* A, __global const int* IA, __global 
 } // namespace
 
 TEST_CASE("usage errors exit with status 2 and the usage text") {
-  for (std::vector<std::string> args : std::vector<std::vector<std::string>>{
-           {}, {"regions"}, {"x.cl"}, {"x.cl", "--kernel", "k"}, {"x.cl", "--gws", "8"},
-           {"x.cl", "--kernel", "k", "--gws", "8,8,8,8"}, {"x.cl", "--kernel", "k", "--gws", "8", "--lws", "4,4"},
-           {"x.cl", "--bogus"}, {"x.cl", "--kernel", "k", "--gws", "8", "--groups", "3:1"},
-           {"x.cl", "--kernel", "k", "--gws", "8", "--split-dim", "5"}, {"a.cl", "b.cl", "--symbolic"}}) {
+  for (std::vector<std::string> args :
+       std::vector<std::vector<std::string>>{{},
+                                             {"regions"},
+                                             {"x.cl"},
+                                             {"x.cl", "--kernel", "k"},
+                                             {"x.cl", "--gws", "8"},
+                                             {"x.cl", "--kernel", "k", "--gws", "8,8,8,8"},
+                                             {"x.cl", "--kernel", "k", "--gws", "8", "--lws", "4,4"},
+                                             {"x.cl", "--bogus"},
+                                             {"x.cl", "--kernel", "k", "--gws", "8", "--groups", "3:1"},
+                                             {"x.cl", "--kernel", "k", "--gws", "8", "--split-dim", "5"},
+                                             {"a.cl", "b.cl", "--symbolic"}}) {
     auto r = run(args);
     INFO(r.err);
     CHECK(r.status == 2);
@@ -104,9 +111,11 @@ TEST_CASE("JSON instantiation of a 2-D stencil split by rows and by columns") {
 
 TEST_CASE("indirections need data: reported as the whole buffer, or instantiated from a file") {
   std::string file = tempFile("binning.cl", kStencil);
-  auto noData = run({file, "--kernel", "binning", "--gws", "64", "--lws", "8", "--groups", "2:4", "--arg", "A=size:4000"});
+  auto noData =
+      run({file, "--kernel", "binning", "--gws", "64", "--lws", "8", "--groups", "2:4", "--arg", "A=size:4000"});
   REQUIRE(noData.status == 0);
-  CHECK(noData.out.find("\"name\": \"A\", \"size\": 4000,\n      \"read\": {\"ranges\": [[0, 4000]]") != std::string::npos);
+  CHECK(noData.out.find("\"name\": \"A\", \"size\": 4000,\n      \"read\": {\"ranges\": [[0, 4000]]") !=
+        std::string::npos);
   CHECK(noData.out.find("could not be read") != std::string::npos);
   CHECK(noData.out.find("\"needsData\": [\"IA\"]") != std::string::npos);
   CHECK(noData.err.find("file:PATH") != std::string::npos);

@@ -17,9 +17,9 @@ TEST_CASE("option words split like a shell", "[frontend][options]") {
 }
 
 TEST_CASE("macros, includes, standard and flags are classified", "[frontend][options]") {
-  BuildOptions o = parseBuildOptions(
-      "-D N=4 -DM -UOLD -I inc -Iinc2 -cl-std=CL2.0 -cl-fast-relaxed-math -cl-mad-enable -w "
-      "-Werror -cl-nv-verbose -cl-nv-maxrregcount=32 -O3 -cl-kernel-arg-info -cl-opt-disable");
+  BuildOptions o =
+      parseBuildOptions("-D N=4 -DM -UOLD -I inc -Iinc2 -cl-std=CL2.0 -cl-fast-relaxed-math -cl-mad-enable -w "
+                        "-Werror -cl-nv-verbose -cl-nv-maxrregcount=32 -O3 -cl-kernel-arg-info -cl-opt-disable");
   REQUIRE(o.macros.size() == 3);
   CHECK(o.macros[0].definition == "N=4");
   CHECK_FALSE(o.macros[0].undefine);

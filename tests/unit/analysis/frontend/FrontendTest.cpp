@@ -78,7 +78,8 @@ TEST_CASE("a program becomes inlined SSA IR on spir64", "[frontend]") {
       if (i < n) A[i] = twice(L[0]);
     }
     __kernel void outer(__global float* A) { k(A, 0, 0, 0); }
-  )", "", &diags);
+  )",
+                       "", &diags);
   INFO(diags);
   REQUIRE(m);
   CHECK(m->getTargetTriple() == "spir64-unknown-unknown");
@@ -181,12 +182,12 @@ TEST_CASE("errors are reported, never fatal to the process", "[frontend][errors]
   CHECK(missing.errors[0].where.line == 1);
 
   CompileResult empty = compile(ctx, "", "");
-  CHECK(empty.ok()); // an empty program is valid
+  CHECK(empty.ok());                                                        // an empty program is valid
   static const char kGarbage[] = "\x01\x02\xff\xfe{{{((( __kernel \0 void"; // an embedded NUL too
   std::string garbage(kGarbage, sizeof kGarbage - 1);
   CHECK_FALSE(compile(ctx, garbage, "").ok());
-  std::string deep = "__kernel void k(__global int* A) { A[0] = " + std::string(5000, '(') + "1" +
-                     std::string(5000, ')') + "; }";
+  std::string deep =
+      "__kernel void k(__global int* A) { A[0] = " + std::string(5000, '(') + "1" + std::string(5000, ')') + "; }";
   CompileResult deepResult = compile(ctx, deep, "");
   CHECK_FALSE(deepResult.ok());
   CHECK_FALSE(deepResult.crashed);
@@ -209,7 +210,8 @@ TEST_CASE("the embedded OpenCL headers provide the language", "[frontend]") {
       atomic_add(&P[0].id, 1);
       barrier(CLK_GLOBAL_MEM_FENCE);
     }
-  )", "", &diags);
+  )",
+                       "", &diags);
   INFO(diags);
   CHECK(m);
 }
@@ -227,7 +229,8 @@ __kernel void k(__global float* A, __constant int* IA, __global int* D, int n) {
   #pragma opencl_increasing_buffer IA
 }
 __kernel void other(__global float* A) { A[0] = 0; }
-)", "", &diags);
+)",
+                       "", &diags);
   INFO(diags);
   REQUIRE(m);
   llvm::Function* k = m->getFunction("k");
@@ -271,8 +274,8 @@ TEST_CASE("malformed pragmas are build errors with their line", "[frontend][prag
     const char* expect;
   };
   const Case cases[] = {
-      {"  #pragma read Nope[0, 1]\n", "Nope"},                   // unknown buffer
-      {"  #pragma read A[0 1]\n", "[first, last]"},              // bad syntax
+      {"  #pragma read Nope[0, 1]\n", "Nope"},                            // unknown buffer
+      {"  #pragma read A[0 1]\n", "[first, last]"},                       // bad syntax
       {"  #pragma write A[0, undefined_thing + 1]\n", "undefined_thing"}, // bad expression
       {"  #pragma atomic n[0, 1]\n", "'n' must name a __global or __constant buffer"},
       {"  if (n)\n  #pragma read A[0, 1]\n  A[0] = 1;\n", "between statements"},
@@ -296,14 +299,17 @@ TEST_CASE("malformed pragmas are build errors with their line", "[frontend][prag
   CHECK(fileScope.pragmaErrors[0].message.find("'Q'") != std::string::npos);
 
   // Inactive code is not checked, exactly as the preprocessor would not see it.
-  CompileResult inactive = compile(ctx,
-      "#if 0\n#pragma read A[0 1]\n#pragma opencl_increasing_buffer Q\n#endif\n"
-      "__kernel void k(__global float* A) {\n#ifdef NOPE\n  #pragma read Z[0,1]\n#endif\n}\n", "");
+  CompileResult inactive =
+      compile(ctx,
+              "#if 0\n#pragma read A[0 1]\n#pragma opencl_increasing_buffer Q\n#endif\n"
+              "__kernel void k(__global float* A) {\n#ifdef NOPE\n  #pragma read Z[0,1]\n#endif\n}\n",
+              "");
   INFO(inactive.log);
   CHECK(inactive.ok());
 
   // An ordinary error elsewhere is not a pragma error.
-  CompileResult other = compile(ctx, "__kernel void k(__global float* A) {\n  #pragma read A[0, 1]\n  A[0] = nope;\n}\n", "");
+  CompileResult other =
+      compile(ctx, "__kernel void k(__global float* A) {\n  #pragma read A[0, 1]\n  A[0] = nope;\n}\n", "");
   CHECK(other.pragmaErrors.empty());
   REQUIRE(other.errors.size() == 1);
   CHECK(other.errors[0].where.line == 3);
@@ -324,7 +330,8 @@ TEST_CASE("Clang fatal errors and crashes are contained", "[frontend][errors]") 
   CompileOptions raw; // compile the text as it is: the analysis copy drops these pragmas
   raw.lowerPragmas = false;
   for (const char* pragma : {"llvm_fatal_error", "crash"}) {
-    std::string src = std::string("#pragma clang __debug ") + pragma + "\n__kernel void k(__global int* A) { A[0] = 1; }\n";
+    std::string src =
+        std::string("#pragma clang __debug ") + pragma + "\n__kernel void k(__global int* A) { A[0] = 1; }\n";
     CompileResult r = compile(ctx, src, "", raw);
     INFO(pragma);
     CHECK(r.crashed);

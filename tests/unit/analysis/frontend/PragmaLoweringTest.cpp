@@ -13,13 +13,12 @@ size_t lines(const std::string& s) { return std::count(s.begin(), s.end(), '\n')
 } // namespace
 
 TEST_CASE("read/write/atomic pragmas become marker calls in place", "[frontend][pragma]") {
-  std::string src =
-      "__kernel void k(__global float* B, __global int* C, int n) {\n"
-      "  int i = get_global_id(0);\n"
-      "  #pragma read B[i, i + n]\n"
-      "  #pragma write B [i:i+1]\n"
-      "#pragma atomic C[c ? 1 : 2 : n], B[0, (n, 2)]\n"
-      "}\n";
+  std::string src = "__kernel void k(__global float* B, __global int* C, int n) {\n"
+                    "  int i = get_global_id(0);\n"
+                    "  #pragma read B[i, i + n]\n"
+                    "  #pragma write B [i:i+1]\n"
+                    "#pragma atomic C[c ? 1 : 2 : n], B[0, (n, 2)]\n"
+                    "}\n";
   LoweredFile f = lowerPragmas(src);
   REQUIRE(f.pragmas.size() == 3);
   CHECK(f.pragmas[0].kind == MarkerKind::Read);
@@ -41,8 +40,7 @@ TEST_CASE("read/write/atomic pragmas become marker calls in place", "[frontend][
   CHECK(f.pragmas[2].regions[1].first == "0");
   CHECK(f.pragmas[2].regions[1].last == "(n, 2)");
 
-  CHECK(f.analysisText.find(
-            "  __clsplit_pragma_read(B, (long)(i), (long)(i + n), (ulong)sizeof(*(B)));\n") !=
+  CHECK(f.analysisText.find("  __clsplit_pragma_read(B, (long)(i), (long)(i + n), (ulong)sizeof(*(B)));\n") !=
         std::string::npos);
   CHECK(f.analysisText.find("__clsplit_pragma_atomic(C, (long)(c ? 1 : 2), (long)(n), "
                             "(ulong)sizeof(*(C))); __clsplit_pragma_atomic(B,") != std::string::npos);
@@ -110,9 +108,14 @@ TEST_CASE("file-scope monotone pragmas are recorded, not lowered", "[frontend][p
 
 TEST_CASE("malformed pragmas carry an error and are not lowered", "[frontend][pragma]") {
   const char* bad[] = {
-      "#pragma read B\n",          "#pragma read B[1]\n",      "#pragma read B[1,]\n",
-      "#pragma read B[1,2\n",      "#pragma write [1,2]\n",    "#pragma atomic B[1,2] junk\n",
-      "#pragma opencl_increasing_buffer\n", "#pragma opencl_decreasing_buffer A+1\n",
+      "#pragma read B\n",
+      "#pragma read B[1]\n",
+      "#pragma read B[1,]\n",
+      "#pragma read B[1,2\n",
+      "#pragma write [1,2]\n",
+      "#pragma atomic B[1,2] junk\n",
+      "#pragma opencl_increasing_buffer\n",
+      "#pragma opencl_decreasing_buffer A+1\n",
       "#pragma read 3B[0,1]\n",
   };
   for (const char* line : bad) {
@@ -141,13 +144,12 @@ TEST_CASE("clang debug pragmas are dropped from the analysis copy only", "[front
 #include "analysis/frontend/KernelNames.h"
 
 TEST_CASE("kernel names can be read without Clang", "[frontend]") {
-  auto names = scanKernelNames(
-      "kernel void a(global int* x) {}\n"
-      "__kernel __attribute__((reqd_work_group_size(8, 1, 1))) void b (int n) {}\n"
-      "__kernel void __attribute__((vec_type_hint(float4))) c(void) {}\n"
-      "void not_a_kernel(void) {}\n"
-      "__kernel void a(global int* x);\n"
-      "int kernels; int my_kernel(int);\n");
+  auto names = scanKernelNames("kernel void a(global int* x) {}\n"
+                               "__kernel __attribute__((reqd_work_group_size(8, 1, 1))) void b (int n) {}\n"
+                               "__kernel void __attribute__((vec_type_hint(float4))) c(void) {}\n"
+                               "void not_a_kernel(void) {}\n"
+                               "__kernel void a(global int* x);\n"
+                               "int kernels; int my_kernel(int);\n");
   CHECK(names == std::vector<std::string>{"a", "b", "c"});
   CHECK(scanKernelNames("").empty());
   CHECK(scanKernelNames("__kernel").empty());

@@ -23,11 +23,14 @@ namespace {
 // a barrier, a guarded store and a pragma.
 std::string block(int i) {
   std::string n = std::to_string(i);
-  return "float helper" + n + "(__global const float* in, int j) {\n"
+  return "float helper" + n +
+         "(__global const float* in, int j) {\n"
          "  float v = in[j] * (float)get_num_groups(0);\n"
          "  return v + (float)get_group_id(0) / (float)get_global_size(0);\n"
          "}\n"
-         "__kernel void kernel" + n + "(__global const float* in, __global float* out,\n"
+         "__kernel void kernel" +
+         n +
+         "(__global const float* in, __global float* out,\n"
          "                      __global const int* index, int n, float alpha) {\n"
          "  __local float tile[64];\n"
          "  int gid = get_global_id(0);\n"
@@ -37,7 +40,9 @@ std::string block(int i) {
          "  float acc = 0.0f;\n"
          "  for (int k = 0; k < 8; ++k) {\n"
          "    int j = gid * 8 + k;\n"
-         "    if (j < n) acc += helper" + n + "(in, j) * alpha;\n"
+         "    if (j < n) acc += helper" +
+         n +
+         "(in, j) * alpha;\n"
          "  }\n"
          "  int start = index[gid], end = index[gid + 1];\n"
          "  for (int j = start; j < end; ++j) acc += in[j];\n"

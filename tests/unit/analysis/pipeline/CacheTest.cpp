@@ -153,8 +153,7 @@ TEST_CASE("a corrupt cache file is ignored and replaced", "[cache][pipeline]") {
   checkEqual(reference, again);
   CHECK(cache::load(options.cacheDir, analysisCacheKey(kProgram, "", options))); // and rewritten valid
   // No temporary files are left behind.
-  for (const auto& entry : fs::directory_iterator(dir.path))
-    CHECK(entry.path().extension() == ".analysis");
+  for (const auto& entry : fs::directory_iterator(dir.path)) CHECK(entry.path().extension() == ".analysis");
 }
 
 TEST_CASE("an unusable cache directory does not prevent the analysis", "[cache][pipeline]") {

@@ -72,11 +72,36 @@ TEST_CASE("a malformed pragma fails the build with its location", "[pipeline][pr
 
 TEST_CASE("no input makes analyzeProgram throw, crash, or break the vendor copy", "[pipeline][robustness]") {
   std::mt19937 random(1234);
-  const std::vector<std::string> fragments = {
-      "#pragma read ", "#pragma write y[", "#pragma opencl_increasing_buffer ", "]", "[", ",", ":",
-      "get_group_id(", "get_global_size(0)", "(", ")", "{", "}", ";", "#define ", "#include \"",
-      "\"", "__kernel void ", "helper(", "\\\n", "/*", "*/", "//", "\n", "#if 0\n", "#endif\n",
-      "\xff", std::string(1, '\0'), "__clsplit_goffset", "#line 0\n"};
+  const std::vector<std::string> fragments = {"#pragma read ",
+                                              "#pragma write y[",
+                                              "#pragma opencl_increasing_buffer ",
+                                              "]",
+                                              "[",
+                                              ",",
+                                              ":",
+                                              "get_group_id(",
+                                              "get_global_size(0)",
+                                              "(",
+                                              ")",
+                                              "{",
+                                              "}",
+                                              ";",
+                                              "#define ",
+                                              "#include \"",
+                                              "\"",
+                                              "__kernel void ",
+                                              "helper(",
+                                              "\\\n",
+                                              "/*",
+                                              "*/",
+                                              "//",
+                                              "\n",
+                                              "#if 0\n",
+                                              "#endif\n",
+                                              "\xff",
+                                              std::string(1, '\0'),
+                                              "__clsplit_goffset",
+                                              "#line 0\n"};
   int rewritten = 0;
   for (int iteration = 0; iteration < 120; ++iteration) {
     std::string src = kValid;
@@ -84,9 +109,15 @@ TEST_CASE("no input makes analyzeProgram throw, crash, or break the vendor copy"
     for (int e = 0; e < edits; ++e) {
       size_t at = random() % (src.size() + 1);
       switch (random() % 3) {
-      case 0: src.insert(at, fragments[random() % fragments.size()]); break;
-      case 1: src.erase(at, random() % 8); break;
-      default: src = src.substr(0, at); break;
+      case 0:
+        src.insert(at, fragments[random() % fragments.size()]);
+        break;
+      case 1:
+        src.erase(at, random() % 8);
+        break;
+      default:
+        src = src.substr(0, at);
+        break;
       }
     }
     std::string options = (random() % 5 == 0) ? "-DTILE=8 -cl-nv-verbose -I" : "";
@@ -109,9 +140,9 @@ TEST_CASE("no input makes analyzeProgram throw, crash, or break the vendor copy"
 }
 
 TEST_CASE("hostile and degenerate inputs", "[pipeline][robustness]") {
-  for (const std::string& src : {std::string(), std::string("\0\0\0", 3), std::string(100000, '{'),
-                                 std::string("#include \"/dev/zero\"\n"), std::string("#include \"/\"\n"),
-                                 std::string("#pragma read\n"), std::string("__kernel void k(") }) {
+  for (const std::string& src :
+       {std::string(), std::string("\0\0\0", 3), std::string(100000, '{'), std::string("#include \"/dev/zero\"\n"),
+        std::string("#include \"/\"\n"), std::string("#pragma read\n"), std::string("__kernel void k(")}) {
     ProgramAnalysis a;
     REQUIRE_NOTHROW(a = analyzeProgram(src, "", {}));
     for (const auto& k : a.kernels) CHECK_FALSE(k.partitionReady);

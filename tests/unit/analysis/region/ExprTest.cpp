@@ -21,8 +21,8 @@ KernelRegions sample() {
   StatementRegion read;
   read.kind = AccessKind::Read;
   read.arg = 0;
-  read.offset = Expr::add(shared, Expr::seq(C(0), C(16), Expr::launch(LaunchFn::NumGroups, 1),
-                                            Expr::add(C(-16), C(0))));
+  read.offset =
+      Expr::add(shared, Expr::seq(C(0), C(16), Expr::launch(LaunchFn::NumGroups, 1), Expr::add(C(-16), C(0))));
   read.width = 16;
   read.guards = {g};
   read.line = 12;
@@ -44,8 +44,7 @@ KernelRegions sample() {
   mixed.arg = 5;
   mixed.offset = Expr::either(Expr::interval(C(1), Expr::binary(ExprKind::UDiv, gid(1), C(3))),
                               Expr::unary(ExprKind::FPToSI,
-                                          Expr::binary(ExprKind::FDiv, Expr::fconstant(2.5),
-                                                       Expr::fconstant(0.1)),
+                                          Expr::binary(ExprKind::FDiv, Expr::fconstant(2.5), Expr::fconstant(0.1)),
                                           ValueType::integer(32)));
   StatementRegion selected;
   selected.arg = 6;
@@ -133,7 +132,7 @@ TEST_CASE("deserialisation rejects malformed input without crashing") {
   CHECK(error.find("version") != std::string::npos);
   const std::string v = "clsplit-regions " + std::to_string(kRegionsFormatVersion) + "\n";
   CHECK(deserialize(v + "nodes 0\nstatements 0\nmonotone 0 0\nend\n"));
-  CHECK_FALSE(deserialize(v + "nodes 0\nstatements 0\nmonotone 0 0\n")); // truncated
+  CHECK_FALSE(deserialize(v + "nodes 0\nstatements 0\nmonotone 0 0\n"));                     // truncated
   CHECK_FALSE(deserialize("clsplit-regions 1\nnodes 0\nstatements 0\nmonotone 0 0\nend\n")); // old version
   // Operand referring forward, bad kind, truncated input, trailing garbage.
   CHECK_FALSE(deserialize(v + "nodes 1\n10 64 0 2 0 1\nstatements 0\nmonotone 0 0\n"));

@@ -1,7 +1,7 @@
 // Instantiation of hand-built parametric regions: affine accesses in 1-3 dimensions, guards,
 // strided ranges, loops, indirections, atomics, undef fallbacks; checked against brute force.
-#include "analysis/Analysis.h"
 #include "analysis/region/Instantiate.h"
+#include "analysis/Analysis.h"
 
 #include <catch2/catch.hpp>
 
@@ -10,7 +10,8 @@
 #include <random>
 
 namespace Catch {
-template <> struct StringMaker<clsplit::RangeSet> {
+template <>
+struct StringMaker<clsplit::RangeSet> {
   static std::string convert(const clsplit::RangeSet& s) { return s.str(); }
 };
 } // namespace Catch
@@ -107,9 +108,9 @@ NDRange range2(uint64_t g0, uint64_t g1, uint64_t l0, uint64_t l1) {
 }
 
 // Brute force: enumerate every work-item of the slice and every value of f.
-RangeSet bruteForce(const NDRange& r, const Slice& s, uint64_t size, uint32_t width,
-                    const std::function<void(uint64_t g0, uint64_t g1, uint64_t g2,
-                                             std::vector<int64_t>& offsets)>& f) {
+RangeSet
+bruteForce(const NDRange& r, const Slice& s, uint64_t size, uint32_t width,
+           const std::function<void(uint64_t g0, uint64_t g1, uint64_t g2, std::vector<int64_t>& offsets)>& f) {
   std::vector<ByteRange> out;
   std::array<uint64_t, 3> lo{0, 0, 0}, hi{1, 1, 1};
   for (unsigned d = 0; d < r.dims; ++d) {
@@ -268,9 +269,8 @@ TEST_CASE("a guard on global ids with an access by group id is exact") {
 
 TEST_CASE("a guard mixing global and local ids keeps soundness") {
   // if (gid >= 20) A[lid] : the guard cuts inside a group
-  auto k = kernelOf({stmt(AccessKind::Write, 0, mul(C(4), add(gid(0), lid(0))), 4,
-                          {guard(gid(0), CmpOp::SGe, C(20))})},
-                    1);
+  auto k =
+      kernelOf({stmt(AccessKind::Write, 0, mul(C(4), add(gid(0), lid(0))), 4, {guard(gid(0), CmpOp::SGe, C(20))})}, 1);
   Values v;
   v.sizes = {{0, 4096}};
   NDRange r = range1(64, 16);
@@ -287,8 +287,7 @@ TEST_CASE("a guard mixing global and local ids keeps soundness") {
 TEST_CASE("loops: sequences with constant and varying trip counts") {
   // for (j = 0; j < m; j++) A[i*m + j]   (a row per work-item)
   ExprRef i = gid(0);
-  ExprRef row = Expr::seq(mul(i, Expr::argument(1, ScalarType::I64)), C(1),
-                          Expr::argument(1, ScalarType::I64));
+  ExprRef row = Expr::seq(mul(i, Expr::argument(1, ScalarType::I64)), C(1), Expr::argument(1, ScalarType::I64));
   auto k = kernelOf({stmt(AccessKind::Read, 0, mul(C(4), row), 4)}, 2);
   Values v;
   v.sizes = {{0, 4 * 64 * 10}};
@@ -408,14 +407,21 @@ TEST_CASE("division, remainder and min/max keep dense sets exact") {
       }
     }
   };
-  check(Expr::binary(ExprKind::UDiv, gid(0), C(4)), [](uint64_t x) { return x / 4; }, true);
-  check(Expr::binary(ExprKind::URem, gid(0), C(8)), [](uint64_t x) { return x % 8; }, true);
-  check(Expr::binary(ExprKind::LShr, mul(gid(0), C(8)), C(1)), [](uint64_t x) { return x * 4; }, true);
-  check(Expr::binary(ExprKind::SMin, gid(0), C(100)), [](uint64_t x) { return std::min<uint64_t>(x, 100); }, true);
-  check(Expr::binary(ExprKind::And, gid(0), C(~int64_t{3})), [](uint64_t x) { return x & ~uint64_t{3}; }, false);
-  check(add(mul(Expr::binary(ExprKind::UDiv, gid(0), C(4)), C(8)), Expr::binary(ExprKind::URem, gid(0), C(4))),
-        [](uint64_t x) { return (x / 4) * 8 + x % 4; }, false);
-  check(Expr::either(gid(0), add(gid(0), C(300))), [](uint64_t x) { return x; }, false);
+  check(
+      Expr::binary(ExprKind::UDiv, gid(0), C(4)), [](uint64_t x) { return x / 4; }, true);
+  check(
+      Expr::binary(ExprKind::URem, gid(0), C(8)), [](uint64_t x) { return x % 8; }, true);
+  check(
+      Expr::binary(ExprKind::LShr, mul(gid(0), C(8)), C(1)), [](uint64_t x) { return x * 4; }, true);
+  check(
+      Expr::binary(ExprKind::SMin, gid(0), C(100)), [](uint64_t x) { return std::min<uint64_t>(x, 100); }, true);
+  check(
+      Expr::binary(ExprKind::And, gid(0), C(~int64_t{3})), [](uint64_t x) { return x & ~uint64_t{3}; }, false);
+  check(
+      add(mul(Expr::binary(ExprKind::UDiv, gid(0), C(4)), C(8)), Expr::binary(ExprKind::URem, gid(0), C(4))),
+      [](uint64_t x) { return (x / 4) * 8 + x % 4; }, false);
+  check(
+      Expr::either(gid(0), add(gid(0), C(300))), [](uint64_t x) { return x; }, false);
 }
 
 TEST_CASE("random affine forms agree with brute force (soundness and exactness)") {
@@ -459,9 +465,9 @@ TEST_CASE("chooseSplitDimension: disjoint writes first, then shared reads and fr
   // splitting columns shares a column per row and fragments every region.
   ExprRef x = gid(0), y = gid(1);
   auto at = [&](int64_t dx) { return mul(C(4), add(mul(y, C(64)), add(x, C(dx)))); };
-  auto rows = kernelOf({stmt(AccessKind::Read, 0, at(-1), 4), stmt(AccessKind::Read, 0, at(1), 4),
-                        stmt(AccessKind::Write, 1, at(0), 4)},
-                       2);
+  auto rows = kernelOf(
+      {stmt(AccessKind::Read, 0, at(-1), 4), stmt(AccessKind::Read, 0, at(1), 4), stmt(AccessKind::Write, 1, at(0), 4)},
+      2);
   Values v;
   v.sizes = {{0, 64 * 64 * 4}, {1, 64 * 64 * 4}};
   NDRange r = range2(64, 64, 8, 8);
@@ -481,7 +487,8 @@ TEST_CASE("chooseSplitDimension: disjoint writes first, then shared reads and fr
   CHECK(chooseSplitDimension(rows, range2(8, 8, 8, 8), v) == 1);
 }
 
-TEST_CASE("chooseSplitDimension on a large grid: halves of more than kChoiceMaxRanges ranges are scored by their hulls") {
+TEST_CASE(
+    "chooseSplitDimension on a large grid: halves of more than kChoiceMaxRanges ranges are scored by their hulls") {
   // 1024 x 1024 (4 MiB per buffer): a column half has a range per row (1024), so the choice
   // compares its hull instead of enumerating the rows.
   ExprRef x = gid(0), y = gid(1);
@@ -491,12 +498,11 @@ TEST_CASE("chooseSplitDimension on a large grid: halves of more than kChoiceMaxR
   NDRange r = range2(n, n, 16, 16);
   auto at = [&](ExprRef row, ExprRef col) { return mul(C(4), add(mul(row, C(n)), col)); };
   // A 5-point stencil: row blocks (a column half's hull overlaps its neighbour's).
-  auto interior = kernelOf({stmt(AccessKind::Read, 0, at(y, add(x, C(-1))), 4),
-                            stmt(AccessKind::Read, 0, at(y, add(x, C(1))), 4),
-                            stmt(AccessKind::Read, 0, at(add(y, C(-1)), x), 4),
-                            stmt(AccessKind::Read, 0, at(add(y, C(1)), x), 4),
-                            stmt(AccessKind::Write, 1, at(y, x), 4)},
-                           2);
+  auto interior =
+      kernelOf({stmt(AccessKind::Read, 0, at(y, add(x, C(-1))), 4), stmt(AccessKind::Read, 0, at(y, add(x, C(1))), 4),
+                stmt(AccessKind::Read, 0, at(add(y, C(-1)), x), 4), stmt(AccessKind::Read, 0, at(add(y, C(1)), x), 4),
+                stmt(AccessKind::Write, 1, at(y, x), 4)},
+               2);
   CHECK(chooseSplitDimension(interior, r, v) == 1);
   // A transpose, out[x][y] = in[y][x]: splitting rows (dim 1) writes a strided column band
   // whose hulls overlap; splitting columns (dim 0) writes contiguous rows of `out`.
@@ -511,8 +517,7 @@ TEST_CASE("chooseSplitDimension on a large grid: halves of more than kChoiceMaxR
 TEST_CASE("loops bounded only by their exit test: grid-stride slices stay disjoint") {
   // for (i = gid; i < n; i += get_global_size(0)) out[i] : trip count unknown, last = n - 1.
   ExprRef n = Expr::argument(1, ScalarType::I64);
-  ExprRef i = Expr::seq(gid(0), Expr::launch(LaunchFn::GlobalSize, 0), Expr::undef("trip count unknown"),
-                        sub(n, C(1)));
+  ExprRef i = Expr::seq(gid(0), Expr::launch(LaunchFn::GlobalSize, 0), Expr::undef("trip count unknown"), sub(n, C(1)));
   auto k = kernelOf({stmt(AccessKind::Write, 0, mul(C(4), i), 4, {guard(gid(0), CmpOp::SLt, n)})}, 2);
   Values v;
   v.sizes = {{0, 4096}};
@@ -559,8 +564,8 @@ TEST_CASE("intervals, floating-point indirections and selects on arguments") {
   } f;
   f.sizes = v.sizes;
   ExprRef pos = Expr::load(1, mul(C(4), gid(0)), ScalarType::F32);
-  ExprRef cell = Expr::unary(ExprKind::FPToSI, Expr::binary(ExprKind::FDiv, pos, Expr::fconstant(1.0)),
-                             ValueType::integer(32));
+  ExprRef cell =
+      Expr::unary(ExprKind::FPToSI, Expr::binary(ExprKind::FDiv, pos, Expr::fconstant(1.0)), ValueType::integer(32));
   auto k2 = kernelOf({stmt(AccessKind::Atomic, 0, mul(C(4), sext(cell)), 4)}, 2);
   k2.regions.statements[0].atomicOp = AtomicOp::Inc;
   k2.regions.statements[0].atomicType = ScalarType::I32;
@@ -621,7 +626,8 @@ TEST_CASE("random multi-statement kernels: merged strided regions equal brute fo
       auto part = bruteForce(r, Slice{dim, begin, end}, size, static_cast<uint32_t>(sp.width),
                              [&](uint64_t x, uint64_t y, uint64_t, auto& o) {
                                if (static_cast<int64_t>(x) < sp.xlo || static_cast<int64_t>(x) >= sp.xhi) return;
-                               o.push_back(4 * (static_cast<int64_t>(x) + sp.dx) + rowBytes * (static_cast<int64_t>(y) + sp.dy));
+                               o.push_back(4 * (static_cast<int64_t>(x) + sp.dx) +
+                                           rowBytes * (static_cast<int64_t>(y) + sp.dy));
                              });
       for (const auto& br : part) all.push_back(br);
     }

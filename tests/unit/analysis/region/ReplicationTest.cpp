@@ -95,9 +95,7 @@ TEST_CASE("replication stops at the smallest slice") {
   CHECK_FALSE(replicateSlices({{0, 40}, {40, 80}}, 80, writesOf).empty());
 }
 
-TEST_CASE("a single slice needs no replication") {
-  CHECK(replicateSlices({{0, 8}}, 8, windows(4, 4, 4)).empty());
-}
+TEST_CASE("a single slice needs no replication") { CHECK(replicateSlices({{0, 8}}, 8, windows(4, 4, 4)).empty()); }
 
 TEST_CASE("several buffers are owned independently") {
   auto writesOf = [](uint64_t b, uint64_t e) {

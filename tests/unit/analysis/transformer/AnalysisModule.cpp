@@ -4,8 +4,7 @@
 #include "analysis/Analysis.h"
 
 extern "C" __attribute__((visibility("default"))) void
-clsplitAnalyzeForTest(const std::string& source, const std::string& options,
-                      clsplit::test::TestAnalysis& out) {
+clsplitAnalyzeForTest(const std::string& source, const std::string& options, clsplit::test::TestAnalysis& out) {
   clsplit::analysis::ProgramAnalysis a = clsplit::analysis::analyzeProgram(source, options, {});
   out.vendorSource = a.vendorSource;
   out.buildLogNotes = a.buildLogNotes;

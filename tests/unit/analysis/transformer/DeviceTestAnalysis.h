@@ -30,8 +30,7 @@ struct TestAnalysis {
   }
 };
 
-using AnalyzeForTest = void (*)(const std::string& source, const std::string& options,
-                                TestAnalysis& out);
+using AnalyzeForTest = void (*)(const std::string& source, const std::string& options, TestAnalysis& out);
 inline constexpr const char* kAnalyzeForTestSymbol = "clsplitAnalyzeForTest";
 
 } // namespace clsplit::test

@@ -21,7 +21,8 @@ struct KernelArgSpec {
   size_t localBytes = 0;      // Local
   static KernelArgSpec buffer(std::vector<uint8_t> init) { return {Buffer, std::move(init), 0}; }
   static KernelArgSpec local(size_t n) { return {Local, {}, n}; }
-  template <class T> static KernelArgSpec scalar(const T& v) {
+  template <class T>
+  static KernelArgSpec scalar(const T& v) {
     std::vector<uint8_t> b(sizeof(T));
     std::memcpy(b.data(), &v, sizeof(T));
     return {Scalar, std::move(b), 0};
@@ -114,17 +115,15 @@ public:
 
   // Runs the kernel over the whole launch: the reference.
   std::vector<std::vector<uint8_t>> runWhole(cl_program program, const std::string& kernel,
-                                             const std::vector<KernelArgSpec>& args,
-                                             const Launch& launch) {
+                                             const std::vector<KernelArgSpec>& args, const Launch& launch) {
     return run(program, kernel, args, launch, -1, {});
   }
 
   // Runs the partition-ready kernel as consecutive slices of `groupBounds` (work-group
   // indices, first = 0, last = number of groups) along dimension `dim`.
   std::vector<std::vector<uint8_t>> runSliced(cl_program program, const std::string& kernel,
-                                              const std::vector<KernelArgSpec>& args,
-                                              const Launch& launch, unsigned dim,
-                                              const std::vector<size_t>& groupBounds) {
+                                              const std::vector<KernelArgSpec>& args, const Launch& launch,
+                                              unsigned dim, const std::vector<size_t>& groupBounds) {
     return run(program, kernel, args, launch, static_cast<int>(dim), groupBounds);
   }
 
@@ -134,8 +133,8 @@ private:
   }
 
   std::vector<std::vector<uint8_t>> run(cl_program program, const std::string& name,
-                                        const std::vector<KernelArgSpec>& args, const Launch& launch,
-                                        int dim, const std::vector<size_t>& bounds) {
+                                        const std::vector<KernelArgSpec>& args, const Launch& launch, int dim,
+                                        const std::vector<size_t>& bounds) {
     cl_int err = CL_SUCCESS;
     cl_kernel kernel = clCreateKernel(program, name.c_str(), &err);
     check(err, "clCreateKernel");
@@ -170,8 +169,8 @@ private:
         std::array<size_t, 3> offset = launch.offset, global = launch.global;
         offset[dim] = launch.offset[dim] + bounds[s] * launch.local[dim];
         global[dim] = (bounds[s + 1] - bounds[s]) * launch.local[dim];
-        check(clEnqueueNDRangeKernel(queue_, kernel, launch.dims, offset.data(), global.data(),
-                                     launch.local.data(), 0, nullptr, nullptr),
+        check(clEnqueueNDRangeKernel(queue_, kernel, launch.dims, offset.data(), global.data(), launch.local.data(), 0,
+                                     nullptr, nullptr),
               "clEnqueueNDRangeKernel(slice)");
       }
     }

@@ -11,12 +11,12 @@
 #include <fstream>
 #include <unistd.h>
 
-using clsplit::test::TestAnalysis;
 using clsplit::test::Device;
 using clsplit::test::floatPattern;
 using clsplit::test::KernelArgSpec;
 using clsplit::test::Launch;
 using clsplit::test::pattern;
+using clsplit::test::TestAnalysis;
 
 namespace {
 
@@ -37,11 +37,9 @@ Device& device() {
 TestAnalysis analyzeProgram(const std::string& source, const std::string& options) {
   static clsplit::test::AnalyzeForTest analyze = [] {
     const char* override = std::getenv("CLSPLIT_TEST_ANALYSIS_MODULE");
-    void* module = dlopen(override && *override ? override : CLSPLIT_TEST_ANALYSIS_MODULE,
-                          RTLD_NOW | RTLD_LOCAL);
+    void* module = dlopen(override && *override ? override : CLSPLIT_TEST_ANALYSIS_MODULE, RTLD_NOW | RTLD_LOCAL);
     if (!module) throw std::runtime_error(std::string("dlopen: ") + dlerror());
-    auto fn = reinterpret_cast<clsplit::test::AnalyzeForTest>(
-        dlsym(module, clsplit::test::kAnalyzeForTestSymbol));
+    auto fn = reinterpret_cast<clsplit::test::AnalyzeForTest>(dlsym(module, clsplit::test::kAnalyzeForTestSymbol));
     if (!fn) throw std::runtime_error("analysis module lacks its entry point");
     return fn;
   }();
@@ -77,8 +75,7 @@ void checkSemantics(const DeviceCase& c) {
   } catch (const std::exception& e) {
     // Some devices refuse OpenCL C 2.0/3.0 altogether (PoCL 5's CPU device did): nothing to
     // compare against there. Any other build failure of the original is a test failure.
-    if (c.options.find("-cl-std=CL2") == std::string::npos && c.options.find("-cl-std=CL3") == std::string::npos)
-      throw;
+    if (c.options.find("-cl-std=CL2") == std::string::npos && c.options.find("-cl-std=CL3") == std::string::npos) throw;
     WARN(device().name() << " cannot build " << c.options << " programs; case skipped");
     return;
   }
@@ -131,19 +128,21 @@ __kernel void ids(__global uint* out) {
   out[5 * i + 4] = get_global_size(1) * 1000 + get_num_groups(2) * 100 + get_group_id(1) * 10 + get_global_offset(2);
 })";
   for (size_t offset : {0, 16}) {
-    checkSemantics({"ids-1d", src, "", "ids", launch1(64, 8, offset),
-                    {KernelArgSpec::buffer(pattern(64 * 5 * 4, 1))}});
+    checkSemantics({"ids-1d", src, "", "ids", launch1(64, 8, offset), {KernelArgSpec::buffer(pattern(64 * 5 * 4, 1))}});
   }
   // The prelude differs by language version (no `static` before 1.2, enqueued sizes from 2.0).
   // (PoCL 3.1 refuses -cl-std=CL1.0 itself.)
   for (const char* std : {"-cl-std=CL1.1", "-cl-std=CL1.2", "-cl-std=CL2.0", "-cl-std=CL3.0"}) {
-    checkSemantics({std::string("ids-1d ") + std, src, std, "ids", launch1(64, 8, 8),
+    checkSemantics({std::string("ids-1d ") + std,
+                    src,
+                    std,
+                    "ids",
+                    launch1(64, 8, 8),
                     {KernelArgSpec::buffer(pattern(64 * 5 * 4, 1))}});
   }
 }
 
-TEST_CASE("2-D built-ins, split along each dimension, with an application offset",
-          "[transformer][device]") {
+TEST_CASE("2-D built-ins, split along each dimension, with an application offset", "[transformer][device]") {
   const std::string src = R"(
 __kernel void ids(__global uint4* out, int bias) {
   size_t x = get_global_id(0) - get_global_offset(0);
@@ -158,8 +157,8 @@ __kernel void ids(__global uint4* out, int bias) {
   l.global = {32, 12, 1};
   l.local = {8, 3, 1};
   l.offset = {5, 7, 0};
-  checkSemantics({"ids-2d", src, "", "ids", l,
-                  {KernelArgSpec::buffer(pattern(32 * 12 * 16, 2)), KernelArgSpec::scalar<int>(-3)}});
+  checkSemantics(
+      {"ids-2d", src, "", "ids", l, {KernelArgSpec::buffer(pattern(32 * 12 * 16, 2)), KernelArgSpec::scalar<int>(-3)}});
 }
 
 TEST_CASE("3-D built-ins with a struct output", "[transformer][device]") {
@@ -201,10 +200,13 @@ __kernel void k(__global const float4* in, __global float4* out, __global uint* 
   tag[i] = depth1(get_local_id(0)) + untouched(NUM_GROUPS_MACRO);
 })";
   for (size_t offset : {0, 12}) {
-    checkSemantics({"helpers-macros", src, "-DGLOBAL_X=get_global_size(0) -DNUM_GROUPS_MACRO=get_num_groups(0)",
-                    "k", launch1(48, 4, offset),
-                    {KernelArgSpec::buffer(floatPattern(48 * 4, 4)),
-                     KernelArgSpec::buffer(pattern(48 * 16, 5)), KernelArgSpec::buffer(pattern(48 * 4, 6))}});
+    checkSemantics({"helpers-macros",
+                    src,
+                    "-DGLOBAL_X=get_global_size(0) -DNUM_GROUPS_MACRO=get_num_groups(0)",
+                    "k",
+                    launch1(48, 4, offset),
+                    {KernelArgSpec::buffer(floatPattern(48 * 4, 4)), KernelArgSpec::buffer(pattern(48 * 16, 5)),
+                     KernelArgSpec::buffer(pattern(48 * 4, 6))}});
   }
 }
 
@@ -222,7 +224,11 @@ __kernel void reduce(__global const float* in, __global float* out, __local floa
   }
   if (l == 0) out[get_group_id(0)] = tile[0] + scratch[0] * get_num_groups(0);
 })";
-  checkSemantics({"local-barrier", src, "", "reduce", launch1(128, 16, 32),
+  checkSemantics({"local-barrier",
+                  src,
+                  "",
+                  "reduce",
+                  launch1(128, 16, 32),
                   {KernelArgSpec::buffer(floatPattern(128, 7)), KernelArgSpec::buffer(pattern(8 * 4, 8)),
                    KernelArgSpec::local(16 * sizeof(float))}});
 }
@@ -237,7 +243,11 @@ __kernel void outer(__global uint* out, __global uint* sizes) {
   inner(out);
   sizes[get_global_id(0) - get_global_offset(0)] = get_global_size(0);
 })";
-  checkSemantics({"kernel-calls-kernel", src, "", "outer", launch1(40, 5, 10),
+  checkSemantics({"kernel-calls-kernel",
+                  src,
+                  "",
+                  "outer",
+                  launch1(40, 5, 10),
                   {KernelArgSpec::buffer(pattern(160, 9)), KernelArgSpec::buffer(pattern(160, 10))}});
 }
 
@@ -259,7 +269,11 @@ __kernel void k(__global float* out, Params p) {
     float a;
     int b;
   };
-  checkSemantics({"struct-arg", src, "", "k", l,
+  checkSemantics({"struct-arg",
+                  src,
+                  "",
+                  "k",
+                  l,
                   {KernelArgSpec::buffer(pattern(16 * 16 * 4, 11)), KernelArgSpec::scalar(Params{1.5f, 4})}});
 }
 

@@ -54,12 +54,15 @@ TEST_CASE("kernels and the helpers that need it get the hidden arguments", "[tra
   std::string user = userPart(a.vendorSource);
   CHECK(user.find("float plain(float x) {") != std::string::npos);
   CHECK(user.find("size_t groups(ulong4 __clsplit_goffset, ulong4 __clsplit_gsize) {") != std::string::npos);
-  CHECK(user.find("size_t outerHelper(int a, ulong4 __clsplit_goffset, ulong4 __clsplit_gsize) {") != std::string::npos);
+  CHECK(user.find("size_t outerHelper(int a, ulong4 __clsplit_goffset, ulong4 __clsplit_gsize) {") !=
+        std::string::npos);
   CHECK(user.find("return groups(__clsplit_goffset, __clsplit_gsize) + a;") != std::string::npos);
   CHECK(user.find("plain(outerHelper(n, __clsplit_goffset, __clsplit_gsize))") != std::string::npos);
-  CHECK(user.find("__kernel void k(__global float* A, int n, ulong4 __clsplit_goffset, ulong4 __clsplit_gsize) {") != std::string::npos);
+  CHECK(user.find("__kernel void k(__global float* A, int n, ulong4 __clsplit_goffset, ulong4 __clsplit_gsize) {") !=
+        std::string::npos);
   // Every kernel gets them, used or not: the runtime's launch convention is uniform.
-  CHECK(user.find("__kernel void noBuiltins(__global float* A, ulong4 __clsplit_goffset, ulong4 __clsplit_gsize)") != std::string::npos);
+  CHECK(user.find("__kernel void noBuiltins(__global float* A, ulong4 __clsplit_goffset, ulong4 __clsplit_gsize)") !=
+        std::string::npos);
   // Line numbers of the user's code are unchanged.
   CHECK(std::count(user.begin(), user.end(), '\n') == std::count(src.begin(), src.end(), '\n'));
   REQUIRE(a.kernels.size() == 2);
@@ -252,7 +255,8 @@ TEST_CASE("branches a vendor's macros may choose make the program run whole", "[
   CHECK(reason(head + "#if __OPENCL_VERSION__ < 200\n" + body).find("get_num_groups") != std::string::npos);
   CHECK(reason("#define NEW_CL (__OPENCL_VERSION__ >= 200)\n" + head + "#if !NEW_CL\n" + body) != "");
   CHECK(reason("#ifdef cl_khr_fp64\n#define WIDE 1\n#endif\n" + head + "#ifdef WIDE\n" + body) != "");
-  CHECK(reason("#define LIMITED\n#ifdef cl_khr_fp64\n#undef LIMITED\n#endif\n" + head + "#ifndef LIMITED\n" + body) != "");
+  CHECK(reason("#define LIMITED\n#ifdef cl_khr_fp64\n#undef LIMITED\n#endif\n" + head + "#ifndef LIMITED\n" + body) !=
+        "");
   // Through a macro defined in a vendor branch clsplit's compiler skipped (cl_khr_fp64 is
   // defined here, so the #ifndef block is not compiled here, but a vendor without it defines NARROW).
   CHECK(reason("#ifndef cl_khr_fp64\n#define NARROW 1\n#endif\n" + head + "#ifndef NARROW\n" + body) != "");
@@ -276,8 +280,8 @@ TEST_CASE("branches on macros the device pins for every vendor do not stop the s
   const std::string head = "__kernel void k(__global uint* A) {\n";
   // Both branches use a built-in the rewrite changes: whichever is skipped would matter.
   const std::string body = "  A[1] = get_num_groups(0) + 1;\n#else\n  A[0] = get_num_groups(0);\n#endif\n}\n";
-  for (const std::string condition : {"#if __OPENCL_VERSION__ >= 200\n", "#ifndef __IMAGE_SUPPORT__\n",
-                                      "#if !defined(__opencl_c_images)\n"}) {
+  for (const std::string condition :
+       {"#if __OPENCL_VERSION__ >= 200\n", "#ifndef __IMAGE_SUPPORT__\n", "#if !defined(__opencl_c_images)\n"}) {
     INFO(condition);
     ProgramAnalysis a = analyzeProgram(head + condition + body, "", pinned);
     REQUIRE(a.kernels.size() == 1);
@@ -294,21 +298,24 @@ TEST_CASE("branches on macros the device pins for every vendor do not stop the s
   REQUIRE(c30.kernels.size() == 1);
   CHECK(c30.kernels[0].name == "with");
   CHECK(analyzeProgram(which, "-cl-std=cl3.0", pinned).kernels[0].name == "with"); // as Clang spells it too
-  CHECK(analyzeProgram(which, "", pinned).kernels[0].name == "without"); // OpenCL C 1.2: no features
+  CHECK(analyzeProgram(which, "", pinned).kernels[0].name == "without");           // OpenCL C 1.2: no features
   AnalysisOptions without = pinned;
   without.devicePrelude = "#undef __opencl_c_atomic_scope_device\n";
   CHECK(analyzeProgram(which, "-cl-std=CL3.0", without).kernels[0].name == "without");
-  ProgramAnalysis split = analyzeProgram(head + "#ifdef __opencl_c_atomic_scope_device\n" + body, "-cl-std=CL3.0", pinned);
+  ProgramAnalysis split =
+      analyzeProgram(head + "#ifdef __opencl_c_atomic_scope_device\n" + body, "-cl-std=CL3.0", pinned);
   INFO(split.kernels[0].unsplittableReason.value_or(""));
   CHECK(split.kernels[0].partitionReady);
   // A -cl-std clsplit's compiler does not take (C++ for OpenCL): another version than the
   // vendors', so nothing is pinned.
   CHECK_FALSE(analyzeProgram(head + "#ifdef __opencl_c_atomic_scope_device\n" + body, "-cl-std=CLC++", pinned)
-                  .kernels[0].partitionReady);
+                  .kernels[0]
+                  .partitionReady);
   // A pinned macro the program itself redefines in a vendor-dependent branch is no longer pinned.
-  ProgramAnalysis redefined = analyzeProgram("#ifdef __GPU__\n#undef __OPENCL_VERSION__\n#define __OPENCL_VERSION__ 100\n#endif\n" +
-                                                 head + "#if __OPENCL_VERSION__ >= 200\n" + body,
-                                             "", pinned);
+  ProgramAnalysis redefined =
+      analyzeProgram("#ifdef __GPU__\n#undef __OPENCL_VERSION__\n#define __OPENCL_VERSION__ 100\n#endif\n" + head +
+                         "#if __OPENCL_VERSION__ >= 200\n" + body,
+                     "", pinned);
   CHECK_FALSE(redefined.kernels[0].partitionReady);
   // Other vendor macros stay the vendor's.
   CHECK_FALSE(analyzeProgram(head + "#ifdef __NV_CL_C_VERSION\n" + body, "", pinned).kernels[0].partitionReady);
