@@ -95,8 +95,7 @@ DynamicPartitioner::DynamicPartitioner(std::vector<DeviceInfo> devices, Strategy
           ((x.realDevice >= 0 && x.realDevice == y.realDevice) || (x.isCpu && y.isCpu && x.platform == y.platform)))
         concurrency_[a][b] = {0.0, kConcurrencySamples}; // one piece of hardware: assumed to take turns
     }
-  if ((spec_.kind == StrategyKind::Adaptive || spec_.kind == StrategyKind::AdaptiveComm) && n_ > 1 &&
-      options_.detectTakingTurns) {
+  if (spec_.adaptive() && n_ > 1 && options_.detectTakingTurns) {
     bool allTakeTurns = true;
     for (unsigned a = 0; a < n_; ++a)
       for (unsigned b = 0; b < n_; ++b) allTakeTurns &= a == b || takesTurns(a, b);
@@ -107,7 +106,7 @@ DynamicPartitioner::DynamicPartitioner(std::vector<DeviceInfo> devices, Strategy
       oneHardware_ = best;
     }
   }
-  if (spec_.kind == StrategyKind::AdaptiveComm) {
+  if (spec_.plansSequences()) {
     solver_ = std::make_unique<SolverThread>();
     solver_->run([this] { lp_ = std::make_unique<SequenceLp>(); });
   }
@@ -318,28 +317,13 @@ std::vector<double> DynamicPartitioner::kernelSplit(uint32_t kernel, uint64_t gr
 
 std::vector<double> DynamicPartitioner::decide(const LaunchRequest& request, uint32_t kernel,
                                                const std::optional<unsigned>& position) {
-  std::vector<double> r(n_, 0.0);
-  switch (spec_.kind) {
-  case StrategyKind::Single:
-    r[std::min(spec_.singleDevice, n_ - 1)] = 1;
-    return r;
-  case StrategyKind::Uniform:
-    return std::vector<double>(n_, 1.0 / n_);
-  case StrategyKind::Static:
-    for (unsigned d = 0; d < n_ && d < spec_.staticRatios.size(); ++d) r[d] = spec_.staticRatios[d];
-    return r;
-  case StrategyKind::Adaptive:
-    if (auto even = evenOverIdentical(kernel, request.groups, /*whileAlike=*/true)) return *even;
-    return kernelSplit(kernel, request.groups);
-  case StrategyKind::AdaptiveComm: {
-    // The sequence's plan, once it has one, is the LP's to change (it weighs moving rows).
-    const bool planned = position && seq_.haveSolution && *position < seq_.current.size();
-    if (auto even = evenOverIdentical(kernel, request.groups, /*whileAlike=*/!planned)) return *even;
-    if (planned) return seq_.current[*position];
-    return kernelSplit(kernel, request.groups);
-  }
-  }
-  return r;
+  if (auto fixed = spec_.fixedRatios(n_)) return *fixed;
+  // adaptive-comm: the sequence's plan, once it has one, is the LP's to change (it weighs moving
+  // rows); otherwise each kernel's balanced split.
+  const bool planned = spec_.plansSequences() && position && seq_.haveSolution && *position < seq_.current.size();
+  if (auto even = evenOverIdentical(kernel, request.groups, /*whileAlike=*/!planned)) return *even;
+  if (planned) return seq_.current[*position];
+  return kernelSplit(kernel, request.groups);
 }
 
 std::optional<std::vector<double>> DynamicPartitioner::evenOverIdentical(uint32_t kernel, uint64_t groups,
@@ -449,7 +433,7 @@ LaunchPlan DynamicPartitioner::plan(const LaunchRequest& request) {
     rec.position = step.position;
     rec.iteration = sequence_.iterations();
     attachToSequence(rec, /*live=*/true);
-    if (step.newSequence && spec_.kind == StrategyKind::AdaptiveComm) solveSequence(true);
+    if (step.newSequence && spec_.plansSequences()) solveSequence(true);
   }
 
   std::vector<uint64_t> groups;
@@ -505,9 +489,7 @@ LaunchPlan DynamicPartitioner::plan(const LaunchRequest& request) {
     // maybeProbe's account of the kernel's time (a probe is due once an idle device's share of
     // it is small enough): the lane keeps it.
     ks.settled.probeSpentNs =
-        request.splittable && (spec_.kind == StrategyKind::Adaptive || spec_.kind == StrategyKind::AdaptiveComm)
-            ? shareNs(k, ks.settled.device, double(request.groups))
-            : 0.0;
+        request.splittable && spec_.adaptive() ? shareNs(k, ks.settled.device, double(request.groups)) : 0.0;
   }
   LaunchPlan plan{id, groups, measure};
   plan.predictedNs = predicted;
@@ -598,15 +580,7 @@ std::optional<LaunchPlan> DynamicPartitioner::planSettledWhole(const LaunchReque
 
 unsigned DynamicPartitioner::homeDevice() const {
   std::lock_guard lock(mutex_);
-  switch (spec_.kind) {
-  case StrategyKind::Single:
-    return std::min(spec_.singleDevice, n_ - 1);
-  case StrategyKind::Static:
-    return std::min(n_ - 1, unsigned(std::max_element(spec_.staticRatios.begin(), spec_.staticRatios.end()) -
-                                     spec_.staticRatios.begin()));
-  default:
-    break;
-  }
+  if (auto fixed = spec_.fixedDevice(n_)) return *fixed;
   if (!recentGroupShare_.empty())
     return unsigned(std::max_element(recentGroupShare_.begin(), recentGroupShare_.end()) - recentGroupShare_.begin());
   unsigned best = 0; // before any launch: the fastest device by the priors
@@ -616,26 +590,19 @@ unsigned DynamicPartitioner::homeDevice() const {
 }
 
 std::vector<uint64_t> DynamicPartitioner::fixedGroups(const LaunchRequest& request, uint32_t kernel) const {
-  if (request.splittable) {
-    std::vector<double> r(n_, 0.0);
-    if (spec_.kind == StrategyKind::Uniform)
-      r.assign(n_, 1.0 / n_);
-    else if (spec_.kind == StrategyKind::Static)
-      for (unsigned d = 0; d < n_ && d < spec_.staticRatios.size(); ++d) r[d] = spec_.staticRatios[d];
-    else
-      r[oneHardware_ ? *oneHardware_ : std::min(spec_.singleDevice, n_ - 1)] = 1;
-    return ratiosToGroups(r, request.groups);
-  }
+  // Devices that take turns (oneHardware_) and one device (an adaptive strategy over one) run
+  // everything whole; a fixed strategy splits as it says and runs what it cannot split on its
+  // device, or (uniform) on the device the models find fastest for the kernel.
+  const auto fixed = oneHardware_ || n_ == 1 ? std::nullopt : spec_.fixedRatios(n_);
+  if (request.splittable && fixed) return ratiosToGroups(*fixed, request.groups);
   std::vector<uint64_t> groups(n_, 0);
-  unsigned d = oneHardware_ ? *oneHardware_ : std::min(spec_.singleDevice, n_ - 1);
-  if (spec_.kind == StrategyKind::Static) {
-    // The user's ratios say which devices to use: a kernel that runs whole goes to the device
-    // with the largest share (a zero share means "not this device").
-    d = unsigned(std::max_element(spec_.staticRatios.begin(), spec_.staticRatios.end()) - spec_.staticRatios.begin());
-    d = std::min(d, n_ - 1);
-  } else if (spec_.kind == StrategyKind::Uniform) {
+  unsigned d = 0;
+  if (oneHardware_)
+    d = *oneHardware_;
+  else if (auto device = n_ > 1 ? spec_.fixedDevice(n_) : std::nullopt)
+    d = *device;
+  else if (n_ > 1)
     d = bestSingleDevice(kernel, request.groups);
-  }
   groups[d] = request.groups;
   return groups;
 }
@@ -672,7 +639,7 @@ void DynamicPartitioner::noteGroups(KernelState& ks, const std::vector<uint64_t>
 // expected to cost at most kProbeShare of the kernel's time so far: with the backoff, probes
 // cost at most ~4 % of a run even when the estimate that kept the device idle was right.
 int DynamicPartitioner::maybeProbe(KernelState& ks, uint32_t kernel, std::vector<uint64_t>& groups) {
-  if (spec_.kind != StrategyKind::Adaptive && spec_.kind != StrategyKind::AdaptiveComm) return -1;
+  if (!spec_.adaptive()) return -1;
   // On the enqueue path: nothing to estimate while every device has work.
   if (std::none_of(groups.begin(), groups.end(), [](uint64_t g) { return g == 0; })) return -1;
   if (ks.nextProbe.empty()) ks.nextProbe.assign(n_, kFirstProbe);
@@ -1152,7 +1119,7 @@ void DynamicPartitioner::dropSerialized(std::vector<uint64_t>& groups, KernelSta
 
 void DynamicPartitioner::onLaunchMeasured(uint64_t id, LaunchRecord& rec) {
   observeConcurrency(rec);
-  if (spec_.kind == StrategyKind::Adaptive || spec_.kind == StrategyKind::AdaptiveComm) {
+  if (spec_.adaptive()) {
     auto& ks = kernels_[rec.kernel];
     KernelCosts costs = kernelCosts(rec.kernel, rec.totalGroups);
     // F(x): the balanced split for the per-group times measured at x, the launch's own split.
@@ -1191,7 +1158,7 @@ void DynamicPartitioner::onLaunchMeasured(uint64_t id, LaunchRecord& rec) {
 }
 
 void DynamicPartitioner::onIterationMeasured() {
-  if (spec_.kind == StrategyKind::AdaptiveComm) solveSequence(false);
+  if (spec_.plansSequences()) solveSequence(false);
 }
 
 void DynamicPartitioner::reportTransfer(unsigned device, Direction direction, uint64_t bytes, uint64_t nanoseconds) {

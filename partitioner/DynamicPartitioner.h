@@ -35,14 +35,11 @@ public:
   void quiesce() override;
   std::optional<unsigned> onlyDevice() const override {
     if (n_ == 1) return 0u;
-    if (spec_.kind == StrategyKind::Single) return std::min(spec_.singleDevice, n_ - 1);
+    if (spec_.kind == StrategyKind::Single) return spec_.fixedDevice(n_); // static may use several
     return oneHardware_;
   }
   // Fixed strategies (single, uniform, static) learn nothing: their sub-kernels are not timed.
-  bool usesMeasurements() const override {
-    return n_ > 1 && spec_.kind != StrategyKind::Single && spec_.kind != StrategyKind::Static &&
-           spec_.kind != StrategyKind::Uniform && !oneHardware_;
-  }
+  bool usesMeasurements() const override { return n_ > 1 && spec_.adaptive() && !oneHardware_; }
   void reportKernelTime(uint64_t launchId, unsigned device, uint64_t groups, uint64_t nanoseconds, uint64_t startNs = 0,
                         uint64_t endNs = 0, uint64_t enqueuedNs = 0) override;
   void reportTransfer(unsigned device, Direction direction, uint64_t bytes, uint64_t nanoseconds) override;

@@ -50,6 +50,19 @@ struct StrategySpec {
   // device that exists), or empty if it can.
   std::string mismatch(size_t devices) const;
   std::string str() const;
+
+  // What the strategy is, for the partitioner (which asks these instead of naming kinds):
+  // adaptive ones split by measured models (they time launches and probe idle devices),
+  bool adaptive() const { return kind == StrategyKind::Adaptive || kind == StrategyKind::AdaptiveComm; }
+  // ... and adaptive-comm plans kernel sequences with the communication-aware LP.
+  bool plansSequences() const { return kind == StrategyKind::AdaptiveComm; }
+  // A fixed strategy's split of a splittable launch over `devices` (single: all on its device,
+  // uniform: even, static: its ratios); nullopt for the adaptive ones.
+  std::optional<std::vector<double>> fixedRatios(unsigned devices) const;
+  // Where a fixed strategy runs all its work or what it does not split (single: its device,
+  // static: the largest share); nullopt where measurements choose (uniform: the fastest device
+  // for the kernel; the adaptive ones).
+  std::optional<unsigned> fixedDevice(unsigned devices) const;
 };
 
 // One line per strategy, for `clsplit --list-strategies`.

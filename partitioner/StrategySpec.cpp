@@ -2,6 +2,7 @@
 // (and their small extensions), printing them back, and the one-line descriptions.
 #include "partitioner/Partitioner.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -113,6 +114,32 @@ std::string StrategySpec::mismatch(size_t devices) const {
   if (kind == StrategyKind::Single && singleDevice >= devices)
     return "single device " + std::to_string(singleDevice) + " out of range (" + std::to_string(devices) + " devices)";
   return {};
+}
+
+std::optional<std::vector<double>> StrategySpec::fixedRatios(unsigned devices) const {
+  std::vector<double> r(devices, 0.0);
+  switch (kind) {
+  case StrategyKind::Single:
+    r[std::min<size_t>(singleDevice, devices - 1)] = 1;
+    return r;
+  case StrategyKind::Uniform:
+    return std::vector<double>(devices, 1.0 / devices);
+  case StrategyKind::Static:
+    for (size_t d = 0; d < devices && d < staticRatios.size(); ++d) r[d] = staticRatios[d];
+    return r;
+  case StrategyKind::Adaptive:
+  case StrategyKind::AdaptiveComm:
+    break;
+  }
+  return std::nullopt;
+}
+
+std::optional<unsigned> StrategySpec::fixedDevice(unsigned devices) const {
+  if (kind == StrategyKind::Single) return std::min(singleDevice, devices - 1);
+  if (kind == StrategyKind::Static && !staticRatios.empty()) // a zero share means "not this device"
+    return std::min(devices - 1,
+                    unsigned(std::max_element(staticRatios.begin(), staticRatios.end()) - staticRatios.begin()));
+  return std::nullopt;
 }
 
 std::string StrategySpec::str() const {

@@ -197,7 +197,7 @@ LaunchPlan LaunchPlanner::plan(const LaunchInput& input, const std::string& key,
     if (!values.readBuffers()) {
       std::lock_guard lock(mutex_);
       if (slicings_.size() >= kEntries) slicings_.erase(slicings_.begin());
-      slicings_.push_back({key, dim, groups, slicing});
+      slicings_.push_back({key, dim, groups, slicing, {}, nullptr});
     }
     plan.slicing = std::move(slicing);
   }

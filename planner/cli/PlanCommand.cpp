@@ -34,7 +34,7 @@ std::vector<uint64_t> numbers(const std::string& text, const char* what) {
       throw Usage{std::string("bad ") + what + " '" + text + "'"};
     }
   }
-  if (out.empty() || out.size() > 3 && std::string(what) != "groups")
+  if (out.empty() || (out.size() > 3 && std::string(what) != "groups"))
     throw Usage{std::string("bad ") + what + " '" + text + "'"};
   return out;
 }

@@ -86,6 +86,28 @@ TEST_CASE("fixed strategies split as specified") {
   CHECK(single->plan(req).groups == std::vector<uint64_t>{0, 100, 0});
 }
 
+TEST_CASE("what each strategy is: adaptive or fixed, its fixed split and device") {
+  auto spec = [](const char* text) { return *StrategySpec::parse(text, nullptr); };
+  CHECK(spec("adaptive").adaptive());
+  CHECK_FALSE(spec("adaptive").plansSequences());
+  CHECK(spec("adaptive-comm").adaptive());
+  CHECK(spec("adaptive-comm").plansSequences());
+  for (const char* fixed : {"single", "uniform", "static:1,3"}) {
+    INFO(fixed);
+    CHECK_FALSE(spec(fixed).adaptive());
+    CHECK_FALSE(spec(fixed).plansSequences());
+    CHECK(spec(fixed).fixedRatios(2));
+  }
+  CHECK_FALSE(spec("adaptive").fixedRatios(2));
+  CHECK_FALSE(spec("adaptive-comm").fixedDevice(2));
+  CHECK(*spec("single:2").fixedRatios(3) == std::vector<double>{0, 0, 1});
+  CHECK(*spec("single:2").fixedDevice(2) == 1); // clamped to the devices there are
+  CHECK(*spec("uniform").fixedRatios(4) == std::vector<double>{0.25, 0.25, 0.25, 0.25});
+  CHECK_FALSE(spec("uniform").fixedDevice(4)); // the models pick the device for a whole launch
+  CHECK(*spec("static:1,0,3").fixedRatios(3) == std::vector<double>{1, 0, 3});
+  CHECK(*spec("static:1,0,3").fixedDevice(3) == 2); // the largest share
+}
+
 TEST_CASE("launch ids are unique and start at 1; unknown reports are ignored") {
   auto p = makePartitioner({{"a"}, {"b"}}, StrategySpec{});
   LaunchRequest req;
