@@ -3,6 +3,7 @@
 // over-approximating residual interval. Internal to instantiation (not a public API).
 #pragma once
 
+#include "analysis/region/AffineValue.h"
 #include "analysis/region/Instantiate.h"
 #include "analysis/region/KernelRegions.h"
 
@@ -14,12 +15,9 @@
 
 namespace clsplit::analysis::detail {
 
-using i128 = __int128;
-
 // Base variables: get_global_id(d) = G_d, get_local_id(d) = L_d, get_group_id(d) = P_d.
 constexpr unsigned kGlobalVar = 0, kLocalVar = 3, kGroupVar = 6, kBaseVars = 9;
 constexpr unsigned kMaxVars = 64;
-constexpr unsigned kMaxTerms = 8;
 // Above this many disjoint ranges a region becomes its hull (inexact). Writes keep more:
 // a hull is harmless for reads (a few more bytes in one transfer) but costs a write region
 // its exactness (must-write), which the directory needs.
@@ -38,61 +36,6 @@ struct Strided {
 // with a note).
 void mergeStrided(std::vector<Strided>& sets, uint64_t size, std::vector<ByteRange>& out, bool& exact,
                   std::string& note, uint64_t maxRanges = kMaxRangesPerStatement);
-
-struct Variable {
-  i128 lo = 0, hi = 0; // inclusive
-  uint16_t deps = 0;   // base variables it is a function of (a base variable: itself)
-};
-
-struct Term {
-  uint8_t var = 0;
-  i128 coeff = 0;
-};
-
-// c + sum(coeff * var) + [rlo, rhi]: the set of values of an integer expression over the
-// variables' box. `exact` is false once the set over-approximates the real one.
-struct Value {
-  enum class Kind : uint8_t { Int, Float, Unknown, Empty };
-  Kind kind = Kind::Int;
-  bool exact = true;
-  uint8_t nterms = 0;
-  bool hasResidual = false;
-  i128 c = 0;
-  i128 rlo = 0, rhi = 0;
-  double flo = 0, fhi = 0;
-  std::string_view reason; // Unknown: why
-  Term terms[kMaxTerms];
-
-  static Value constant(i128 v) {
-    Value x;
-    x.c = v;
-    return x;
-  }
-  static Value unknown(std::string_view why) {
-    Value x;
-    x.kind = Kind::Unknown;
-    x.exact = false;
-    x.reason = why;
-    return x;
-  }
-  static Value empty() {
-    Value x;
-    x.kind = Kind::Empty;
-    return x;
-  }
-  static Value floating(double lo, double hi);
-  // Some integer in [lo, hi] (an inexact residual, no terms).
-  static Value within(i128 lo, i128 hi) {
-    Value x;
-    x.exact = false;
-    x.hasResidual = true;
-    x.rlo = lo;
-    x.rhi = hi;
-    return x;
-  }
-  bool isInt() const { return kind == Kind::Int; }
-  bool isConstant() const { return kind == Kind::Int && nterms == 0 && !hasResidual; }
-};
 
 // Everything one instantiation call needs, reused across its statements.
 class Evaluator {
