@@ -100,7 +100,7 @@ def run(kind, pattern, count, report=None):
             own = clsplit_report.summarize(r).launch_own_us
             # What the run did, without the per-launch histories: $OUT/reports.json
             part = r.get("partitioner", {})
-            brief = {"kernels": r.get("kernels"), "transfers": r.get("transfers"),
+            brief = {"kernels": r.get("kernels"), "transfers": r.get("transfers"), "pinned_host": r.get("pinned_host"),
                      "lp": part.get("lp"), "sequence": part.get("sequence"),
                      "hostOverheadPerSubLaunchNs": part.get("hostOverheadPerSubLaunchNs"),
                      "settledLaunches": part.get("settledLaunches"),

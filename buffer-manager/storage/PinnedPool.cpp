@@ -20,8 +20,11 @@ namespace clsplit::buffer {
 namespace {
 
 constexpr size_t kGranule = 4096;
-// An idle buffer serves a request up to this much smaller (a quarter wasted at most).
-bool fits(size_t buffer, size_t request) { return buffer >= request && buffer - request <= request / 4 + kGranule; }
+// An idle buffer serves a request up to this much smaller (a quarter wasted at most; half for
+// staging, whose blocks live until a device writes their bytes again).
+bool fits(size_t buffer, size_t request, bool staging) {
+  return buffer >= request && buffer - request <= (staging ? request : request / 4) + kGranule;
+}
 size_t roundUp(size_t size) { return (size + kGranule - 1) / kGranule * kGranule; }
 
 // Small-block classes: kSmallestPinnedBlock << c for c < kClasses (the last holds kMinPinnedBytes).
@@ -210,12 +213,12 @@ PinnedPool::~PinnedPool() {
   if (shared_->stats.lentBytes == 0 && !exiting) shared_->settled.wait(lock, [&] { return shared_->finished; });
 }
 
-std::shared_ptr<HostBlock> PinnedPool::lend(size_t size) {
+std::shared_ptr<HostBlock> PinnedPool::lend(size_t size, bool staging) {
   if (size == 0) return nullptr;
   auto& s = *shared_;
   std::lock_guard lock(s.mutex);
   auto it = s.idle.lower_bound(size);
-  if (it == s.idle.end() || !fits(it->first, size)) {
+  if (it == s.idle.end() || !fits(it->first, size, staging)) {
     ++s.stats.misses, ++totals().misses;
     if (roundUp(size) <= s.capacity && s.requested.insert(roundUp(size)).second) s.wake.notify_all();
     return nullptr;
@@ -294,7 +297,9 @@ std::shared_ptr<HostBlock> allocateHostBlock(PinnedPool* pool, size_t size) {
 std::shared_ptr<HostBlock> allocateStagingBlock(PinnedPool* pool, size_t size) {
   if (pool && size < kMinPinnedBytes)
     if (auto block = pool->lendSmall(size)) return block;
-  return allocateHostBlock(pool, size);
+  if (pool && size >= kMinPinnedBytes)
+    if (auto block = pool->lend(size, /*staging=*/true)) return block;
+  return HostBlock::allocate(size);
 }
 
 } // namespace clsplit::buffer

@@ -37,7 +37,10 @@ public:
 
   // A pinned block of at least `size` bytes from an idle buffer, or null (the caller uses
   // pageable memory; a buffer of this size is then pinned in the background, room permitting).
-  std::shared_ptr<HostBlock> lend(size_t size);
+  // An idle buffer up to a quarter larger serves it; up to twice as large for `staging` (bytes
+  // moving between devices: a one-off move, such as a split given up, would otherwise go
+  // through pageable memory while a larger buffer, pinned for the program's first upload, idles).
+  std::shared_ptr<HostBlock> lend(size_t size, bool staging = false);
   // A pinned block of `size` (under kMinPinnedBytes) cut from a slab: pinned buffers of
   // kSlabBytes made in the background, at most `slabCapacity` bytes of them, never evicted,
   // their blocks reused by size class. Null when no block is free (pageable then; a slab is
