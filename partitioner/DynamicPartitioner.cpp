@@ -593,8 +593,8 @@ std::vector<uint64_t> DynamicPartitioner::fixedGroups(const LaunchRequest& reque
   // Devices that take turns (oneHardware_) and one device (an adaptive strategy over one) run
   // everything whole; a fixed strategy splits as it says and runs what it cannot split on its
   // device, or (uniform) on the device the models find fastest for the kernel.
-  const auto fixed = oneHardware_ || n_ == 1 ? std::nullopt : spec_.fixedRatios(n_);
-  if (request.splittable && fixed) return ratiosToGroups(*fixed, request.groups);
+  if (request.splittable && !oneHardware_ && n_ > 1)
+    if (auto fixed = spec_.fixedRatios(n_)) return ratiosToGroups(*fixed, request.groups);
   std::vector<uint64_t> groups(n_, 0);
   unsigned d = 0;
   if (oneHardware_)

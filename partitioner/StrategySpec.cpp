@@ -117,21 +117,12 @@ std::string StrategySpec::mismatch(size_t devices) const {
 }
 
 std::optional<std::vector<double>> StrategySpec::fixedRatios(unsigned devices) const {
-  std::vector<double> r(devices, 0.0);
-  switch (kind) {
-  case StrategyKind::Single:
-    r[std::min<size_t>(singleDevice, devices - 1)] = 1;
-    return r;
-  case StrategyKind::Uniform:
-    return std::vector<double>(devices, 1.0 / devices);
-  case StrategyKind::Static:
+  if (adaptive()) return std::nullopt;
+  std::vector<double> r(devices, kind == StrategyKind::Uniform ? 1.0 / devices : 0.0);
+  if (kind == StrategyKind::Single) r[std::min<size_t>(singleDevice, devices - 1)] = 1;
+  if (kind == StrategyKind::Static)
     for (size_t d = 0; d < devices && d < staticRatios.size(); ++d) r[d] = staticRatios[d];
-    return r;
-  case StrategyKind::Adaptive:
-  case StrategyKind::AdaptiveComm:
-    break;
-  }
-  return std::nullopt;
+  return r;
 }
 
 std::optional<unsigned> StrategySpec::fixedDevice(unsigned devices) const {

@@ -200,11 +200,13 @@ void BufferStorage::copyFromHost(ByteRange range, unsigned slot, QueueProvider& 
                      [&](ByteRange, const Cell<Version>& cell) { addUnique(filledBy, cell.tokenOf(kHost)->ready); });
     // One host-side fence per filling command (each costs a completion callback and a user
     // event), however many directory runs its bytes span: NVIDIA copies pageable memory when the
-    // write is enqueued, whatever its wait list (it wrote stale bytes). Pinned memory is read by
-    // the device's DMA when the write runs, so the filling command itself is waited on there (a
-    // write from pinned memory waiting on a user event ran milliseconds late on NVIDIA).
+    // write is enqueued, whatever its wait list (it wrote stale bytes). Memory pinned in the
+    // target's own context is read by its DMA when the write runs, so the filling command itself
+    // is waited on there (a write from pinned memory waiting on a user event ran milliseconds
+    // late on NVIDIA); to another vendor that memory is pageable like any other.
     const auto& block = piece.version.block;
-    for (const auto& f : filledBy) addUnique(ready, block->pinned() ? f : device::hostOrdered(f));
+    const bool readWhenRun = block->pinned() && pinned_ && pinned_->context() == slots_[slot].context;
+    for (const auto& f : filledBy) addUnique(ready, readWhenRun ? f : device::hostOrdered(f));
     const void* source = block->data() + (piece.range.lo - piece.version.blockBase);
     const RangeSet bytes{piece.range};
     FenceRef f = enqueueOn(

@@ -20,8 +20,8 @@ namespace clsplit::buffer {
 namespace {
 
 constexpr size_t kGranule = 4096;
-// An idle buffer serves a request up to this much smaller (a quarter wasted at most; half for
-// staging, whose blocks live until a device writes their bytes again).
+// An idle buffer serves a request up to this much smaller: a quarter wasted at most, or (for
+// staging, whose blocks live only until a device writes their bytes again) up to twice its size.
 bool fits(size_t buffer, size_t request, bool staging) {
   return buffer >= request && buffer - request <= (staging ? request : request / 4) + kGranule;
 }
@@ -271,6 +271,8 @@ void PinnedPool::settle() {
   shared_->settled.wait(lock,
                         [&] { return shared_->requested.empty() && !shared_->slabRequested && !shared_->working; });
 }
+
+cl_context PinnedPool::context() const { return shared_->context.get(); }
 
 PinnedPool::Stats PinnedPool::stats() const {
   std::lock_guard lock(shared_->mutex);

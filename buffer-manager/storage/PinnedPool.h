@@ -54,6 +54,8 @@ public:
   // Blocks until the background pinning asked for so far is done (tests, benchmarks).
   void settle();
   Stats stats() const;
+  // The real context whose devices' DMA reads and writes the blocks directly.
+  cl_context context() const;
   // Summed over every pool of the process (for the run report); pinnedBytes is the peak.
   static Stats processTotals();
 
