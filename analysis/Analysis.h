@@ -20,6 +20,10 @@ namespace clsplit::analysis {
 inline constexpr unsigned kHiddenArgCount = 2;
 inline constexpr const char* kHiddenOffsetName = "__clsplit_goffset";
 inline constexpr const char* kHiddenSizeName = "__clsplit_gsize";
+// After those, a partition-ready kernel takes one `long` per buffer argument (__global or
+// __constant pointer, in order): how many bytes into the buffer the memory it is given starts
+// (a device holding a window of the buffer), subtracted from the pointer at entry.
+inline constexpr const char* kWindowShiftPrefix = "__clsplit_shift";
 
 enum class ArgKind : uint8_t {
   GlobalBuffer,   // __global T*

@@ -66,6 +66,9 @@ public:
   void addCopy(const RangeSet& r, Holder h, const Token& token);
   // `h` is now the only valid holder of `r` (after a write), with `token`.
   void setOnly(const RangeSet& r, Holder h, const Token& token);
+  // `h` no longer holds any byte of `r` (its memory for them is released). Every byte of `r`
+  // must keep another holder: the caller moves what `h` alone holds first.
+  void drop(const RangeSet& r, Holder h);
   // Replace the token of h's copies within `r` (only where h is valid).
   void retoken(const RangeSet& r, Holder h, const Token& token);
 

@@ -162,6 +162,20 @@ void Directory<Token>::addCopy(const RangeSet& r, Holder h, const Token& token) 
 }
 
 template <class Token>
+void Directory<Token>::drop(const RangeSet& r, Holder h) {
+  detail::checkHolder(h);
+  bool holds = false;
+  visit(r, [&](ByteRange, const Cell<Token>& cell) {
+    if (!cell.tokenOf(h)) return;
+    holds = true;
+    if (cell.copies.size() == 1) throw std::logic_error("clsplit: dropping the only holder of bytes");
+  });
+  if (!holds) return;
+  update(r,
+         [&](Cell<Token>& cell) { std::erase_if(cell.copies, [&](const Copy<Token>& c) { return c.holder == h; }); });
+}
+
+template <class Token>
 void Directory<Token>::setOnly(const RangeSet& r, Holder h, const Token& token) {
   detail::checkHolder(h);
   // Nothing changes where `h` already holds every byte alone with this token (an iterated

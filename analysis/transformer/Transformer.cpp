@@ -389,6 +389,72 @@ private:
     }
   }
 
+  // Buffer parameters (__global or __constant pointers) of a kernel, in order: each takes a
+  // hidden window shift (analysis::windowShiftCount).
+  static std::vector<const clang::ParmVarDecl*> bufferParams(const clang::FunctionDecl* fn) {
+    std::vector<const clang::ParmVarDecl*> out;
+    for (const clang::ParmVarDecl* p : fn->parameters()) {
+      clang::QualType type = p->getType().getCanonicalType();
+      if (!type->isPointerType()) continue;
+      const clang::LangAS as = type->getPointeeType().getAddressSpace();
+      if (as == clang::LangAS::opencl_global || as == clang::LangAS::opencl_constant) out.push_back(p);
+    }
+    return out;
+  }
+
+  std::string hiddenParams(const FunctionInfo& info) const {
+    std::string text = kHiddenParams;
+    if (info.isKernel)
+      for (size_t k = 0; k < bufferParams(info.canonical).size(); ++k)
+        text += ", long " + std::string(kWindowShiftPrefix) + std::to_string(k);
+    return text;
+  }
+
+  // A kernel called as a function gets pointers its caller already rebased: shifts of 0.
+  std::string hiddenArgs(const FunctionInfo& info) const {
+    std::string text = kHiddenArgs;
+    if (info.isKernel)
+      for (size_t k = 0; k < bufferParams(info.canonical).size(); ++k) text += ", 0L";
+    return text;
+  }
+
+  // A device may hold only a window of a buffer (buffer-manager/storage/DeviceMemory.h): the
+  // kernel receives that window's memory and how far the window starts into the buffer, and
+  // moves its pointer back by as much at entry, so that every index the program computes
+  // addresses the same byte as in the whole buffer. A pointer declared const gets a renamed
+  // parameter and a local of the original name instead.
+  std::string rebaseBuffers(clang::Rewriter& rw, const FunctionInfo& info) {
+    auto* body = llvm::dyn_cast_or_null<clang::CompoundStmt>(info.definition->getBody());
+    if (!body || !body->getLBracLoc().isFileID() || !inUserFile(body->getLBracLoc()))
+      return "the body of kernel '" + info.name + "' starts inside a macro";
+    clang::PrintingPolicy policy(ci_.getLangOpts());
+    std::string text;
+    const auto params = bufferParams(info.definition);
+    for (size_t k = 0; k < params.size(); ++k) {
+      const clang::ParmVarDecl* p = params[k];
+      const std::string name = p->getNameAsString();
+      if (name.empty()) continue; // never used
+      const std::string castType = p->getType().getUnqualifiedType().getAsString(policy);
+      const bool constant =
+          p->getType().getCanonicalType()->getPointeeType().getAddressSpace() == clang::LangAS::opencl_constant;
+      const std::string bytes = constant ? "(__constant char *)" : "(__global char *)";
+      const std::string shift = std::string(kWindowShiftPrefix) + std::to_string(k);
+      if (!p->getType().isConstQualified()) {
+        text += " " + name + " = (" + castType + ")(" + bytes + name + " - " + shift + ");";
+        continue;
+      }
+      clang::SourceLocation at = p->getLocation();
+      if (!at.isFileID() || !inUserFile(at))
+        return "the name of kernel '" + info.name + "''s parameter '" + name + "' comes from a macro";
+      const std::string window = std::string(kReservedPrefix) + "window_" + name;
+      rw.ReplaceText(at, static_cast<unsigned>(name.size()), window);
+      text += " " + p->getType().getAsString(policy) + " " + name + " = (" + castType + ")(" + bytes + window + " - " +
+              shift + ");";
+    }
+    if (!text.empty()) rw.InsertTextAfterToken(body->getLBracLoc(), text);
+    return {};
+  }
+
   static bool eligible(const FunctionInfo& info) {
     return info.signatureProblem.empty() && info.callSiteProblem.empty();
   }
@@ -425,23 +491,28 @@ private:
     for (const clang::FunctionDecl* canonical : order_) {
       FunctionInfo& info = functions_[canonical];
       if (info.takesParams) {
+        const std::string params = hiddenParams(info), args = hiddenArgs(info);
         for (const clang::FunctionDecl* redecl : canonical->redecls()) {
           if (redecl->isImplicit()) continue;
           clang::FunctionTypeLoc loc = redecl->getFunctionTypeLoc();
           if (redecl->getNumParams() == 0) {
             clang::SourceLocation inside = loc.getLParenLoc().getLocWithOffset(1);
             unsigned length = sm_.getFileOffset(loc.getRParenLoc()) - sm_.getFileOffset(inside);
-            rw.ReplaceText(inside, length, kHiddenParams);
+            rw.ReplaceText(inside, length, params);
           } else {
-            rw.InsertTextBefore(loc.getRParenLoc(), ", " + kHiddenParams);
+            rw.InsertTextBefore(loc.getRParenLoc(), ", " + params);
           }
           edit(loc.getRParenLoc());
         }
         for (const clang::CallExpr* call : callers_[canonical]) {
           clang::SourceLocation at = callInsertionPoint(call);
           if (!insertedCalls.insert(at.getRawEncoding()).second) continue;
-          rw.InsertTextBefore(at, call->getNumArgs() ? ", " + kHiddenArgs : kHiddenArgs);
+          rw.InsertTextBefore(at, call->getNumArgs() ? ", " + args : args);
           edit(at);
+        }
+        if (info.isKernel && info.definition) {
+          if (std::string problem = rebaseBuffers(rw, info); !problem.empty()) return problem;
+          edit(llvm::cast<clang::CompoundStmt>(info.definition->getBody())->getLBracLoc());
         }
       } else if (info.needsValues && info.definition) {
         auto* body = llvm::dyn_cast_or_null<clang::CompoundStmt>(info.definition->getBody());

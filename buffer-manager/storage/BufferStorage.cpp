@@ -4,6 +4,7 @@
 #include "device/Clock.h"
 #include "device/Enqueue.h"
 #include "device/HostExecutor.h"
+#include "support/Log.h"
 
 #include <algorithm>
 #include <cstring>
@@ -27,9 +28,11 @@ void addUnique(std::vector<FenceRef>& to, const FenceRef& f) {
 } // namespace
 
 BufferStorage::BufferStorage(std::vector<StorageSlot> slots, uint64_t size, const void* initial, void* useHostPtr,
-                             std::shared_ptr<PinnedPool> pinned, std::optional<ImageLayout> image)
+                             std::shared_ptr<PinnedPool> pinned, std::optional<ImageLayout> image,
+                             std::shared_ptr<DeviceMemory> memory)
     : slots_(std::move(slots)), pinned_(std::move(pinned)), size_(size), useHostPtr_(useHostPtr),
-      image_(std::move(image)), directory_(size, kHost, Version{}), devices_(slots_.size()) {
+      image_(std::move(image)), memory_(std::move(memory)), directory_(size, kHost, Version{}),
+      devices_(slots_.size()) {
   RangeSet all = RangeSet::of(0, size);
   if (useHostPtr) {
     directory_.setOnly(all, kHost, Version{nullptr, HostBlock::wrap(useHostPtr, size), 0, 0});
@@ -45,25 +48,210 @@ BufferStorage::BufferStorage(std::vector<StorageSlot> slots, uint64_t size, cons
   }
 }
 
-BufferStorage::~BufferStorage() = default;
+BufferStorage::~BufferStorage() {
+  if (!memory_) return;
+  for (unsigned s = 0; s < devices_.size(); ++s)
+    if (devices_[s].buffer) memory_->charge(slots_[s].device, -static_cast<int64_t>(devices_[s].window.size()));
+}
 
 cl_mem BufferStorage::deviceBuffer(unsigned slot) {
+  if (!devices_.at(slot).buffer) allocate(slot, ByteRange{0, size_});
+  return devices_[slot].buffer.get();
+}
+
+void BufferStorage::allocate(unsigned slot, ByteRange window) {
   auto& copy = devices_.at(slot);
-  if (!copy.buffer) {
-    cl_int err = CL_SUCCESS;
-    cl_mem mem = nullptr;
-    if (image_) {
-      mem = device::call(&cl_icd_dispatch::clCreateImage, slots_[slot].context, image_->access(), &image_->format(),
-                         &image_->desc(), static_cast<void*>(nullptr), &err);
-      device::check(err, "clCreateImage (device copy of an image)");
-    } else {
-      mem = device::call(&cl_icd_dispatch::clCreateBuffer, slots_[slot].context, cl_mem_flags(CL_MEM_READ_WRITE),
-                         static_cast<size_t>(size_), static_cast<void*>(nullptr), &err);
-      device::check(err, "clCreateBuffer (device copy of a buffer)");
-    }
-    copy.buffer = device::RealMem::adopt(mem);
+  cl_int err = CL_SUCCESS;
+  cl_mem mem = nullptr;
+  if (image_) {
+    mem = device::call(&cl_icd_dispatch::clCreateImage, slots_[slot].context, image_->access(), &image_->format(),
+                       &image_->desc(), static_cast<void*>(nullptr), &err);
+    device::check(err, "clCreateImage (device copy of an image)");
+  } else {
+    mem = device::call(&cl_icd_dispatch::clCreateBuffer, slots_[slot].context, cl_mem_flags(CL_MEM_READ_WRITE),
+                       static_cast<size_t>(window.size()), static_cast<void*>(nullptr), &err);
+    device::check(err, "clCreateBuffer (device copy of a buffer)");
   }
-  return copy.buffer.get();
+  if (copy.buffer && memory_) memory_->charge(slots_[slot].device, -static_cast<int64_t>(copy.window.size()));
+  copy.buffer = device::RealMem::adopt(mem);
+  copy.window = window;
+  copy.views.clear();
+  if (memory_) memory_->charge(slots_[slot].device, static_cast<int64_t>(window.size()));
+}
+
+size_t BufferStorage::local(unsigned slot, uint64_t offset, uint64_t size) const {
+  const ByteRange w = devices_[slot].window;
+  if (!devices_[slot].buffer) return static_cast<size_t>(offset); // allocated whole by deviceBuffer()
+  if (offset < w.lo || offset + size > w.hi)
+    throw Error(CL_INVALID_OPERATION, "clsplit: bytes [" + std::to_string(offset) + ", " +
+                                          std::to_string(offset + size) + ") are outside device slot " +
+                                          std::to_string(slot) + "'s window of the buffer");
+  return static_cast<size_t>(offset - w.lo);
+}
+
+void BufferStorage::markInUse() {
+  if (!memory_) return;
+  auto self = weak_from_this().lock();
+  if (!self) return;
+  for (unsigned s = 0; s < slots_.size(); ++s)
+    if (devices_[s].buffer) memory_->touch(self, slots_[s].device);
+}
+
+BufferStorage::Room BufferStorage::defaultRoom(unsigned slot) const {
+  if (!memory_ || image_ || memory_->policy() == WindowPolicy::Off) return Room::Whole;
+  if (memory_->policy() == WindowPolicy::Always) return Room::Grow;
+  const auto& copy = devices_[slot];
+  const uint64_t held = copy.buffer ? copy.window.size() : 0;
+  return memory_->fits(slots_[slot].device, size_ - std::min(held, size_)) ? Room::Whole : Room::Grow;
+}
+
+namespace {
+
+// Window bounds: multiples of 4 KiB (kernels see the buffer's base, shifted by the window's
+// start, at the alignment the vendor gave the window's own allocation).
+constexpr uint64_t kWindowAlign = 4096;
+// Commands over which a copy counts as in use by the program (DeviceMemory::makeRoom).
+constexpr uint64_t kRecentEpochs = 16;
+
+ByteRange aligned(ByteRange r, uint64_t size) {
+  return ByteRange{r.lo / kWindowAlign * kWindowAlign,
+                   std::min(size, (r.hi + kWindowAlign - 1) / kWindowAlign * kWindowAlign)};
+}
+
+} // namespace
+
+void BufferStorage::reserve(unsigned slot, ByteRange need, Room mode, QueueProvider& queues, TransferLog* log) {
+  auto& copy = devices_.at(slot);
+  const ByteRange whole{0, size_};
+  const bool windows = memory_ && !image_ && memory_->policy() != WindowPolicy::Off && size_ > kWindowAlign;
+  if (!windows) {
+    if (!copy.buffer) {
+      if (memory_ && !memory_->makeRoom(slots_[slot].device, size_, queues, log))
+        clsplit::log().warn("device slot {}: a copy of a {}-byte buffer exceeds the device memory clsplit may use "
+                            "({} of {} bytes in use)",
+                            slot, size_, memory_->used(slots_[slot].device), memory_->cap(slots_[slot].device));
+      allocate(slot, whole);
+    }
+    if (memory_)
+      if (auto self = weak_from_this().lock()) memory_->touch(self, slots_[slot].device);
+    return;
+  }
+  const cl_device_id dev = slots_[slot].device;
+  need = ByteRange{std::min(need.lo, size_), std::min(need.hi, size_)};
+  if (need.empty()) need = copy.buffer ? ByteRange{copy.window.lo, copy.window.lo} : ByteRange{0, kWindowAlign};
+  const uint64_t held = copy.buffer ? copy.window.size() : 0;
+  if (auto self = weak_from_this().lock()) memory_->touch(self, dev); // in use: never evicted to make room here
+  auto covers = [&](ByteRange w) { return copy.buffer && w.lo <= need.lo && need.hi <= w.hi; };
+  // Whether a copy of `bytes` can replace the current one (after evicting copies the command
+  // does not use); no one allocation may exceed what the device allows.
+  auto room = [&](uint64_t bytes, uint64_t spareRecent = 0) {
+    if (bytes > memory_->maxAlloc(dev)) return false;
+    return bytes <= held || memory_->makeRoom(dev, bytes - held, queues, log, spareRecent);
+  };
+  if (mode == Room::Whole && memory_->policy() == WindowPolicy::Auto) {
+    if (copy.buffer && copy.window == whole) return;
+    // Not at the cost of copies used lately (two kernels taking turns would evict each
+    // other's buffers at every launch): a window then.
+    if (room(size_, kRecentEpochs)) {
+      resize(slot, whole, queues, log);
+      return;
+    }
+  }
+  const ByteRange exact = aligned(need, size_);
+  // Some slack around the bytes asked for, so that a split that moves a little keeps its windows.
+  const uint64_t slack = std::max(kWindowAlign, size_ / 32);
+  const ByteRange roomy =
+      aligned(ByteRange{exact.lo > slack ? exact.lo - slack : 0, std::min(size_, exact.hi + slack)}, size_);
+  if (covers(copy.window)) {
+    if (mode == Room::Tight && copy.window.size() > exact.size()) resize(slot, exact, queues, log);
+    return;
+  }
+  auto withHeld = [&](ByteRange w) {
+    return copy.buffer ? ByteRange{std::min(copy.window.lo, w.lo), std::max(copy.window.hi, w.hi)} : w;
+  };
+  std::vector<ByteRange> candidates;
+  if (mode == Room::Tight)
+    candidates = {exact};
+  else
+    candidates = {withHeld(roomy), withHeld(exact)};
+  for (const ByteRange& w : candidates)
+    if (room(w.size())) {
+      resize(slot, w, queues, log);
+      return;
+    }
+  throw Error(CL_MEM_OBJECT_ALLOCATION_FAILURE,
+              "clsplit: device slot " + std::to_string(slot) + " needs " + std::to_string(exact.size()) +
+                  " bytes of a " + std::to_string(size_) + "-byte buffer, and the device's memory for clsplit (" +
+                  std::to_string(memory_->cap(dev)) + " bytes, " + std::to_string(memory_->used(dev)) +
+                  " in use by copies the command needs) cannot hold them");
+}
+
+void BufferStorage::resize(unsigned slot, ByteRange window, QueueProvider& queues, TransferLog* log) {
+  auto& copy = devices_.at(slot);
+  const Holder me = deviceHolder(slot);
+  const ByteRange old = copy.buffer ? copy.window : ByteRange{0, 0};
+  // 1. What `slot` alone holds outside the new window moves to the host; then it holds none of it.
+  RangeSet outside;
+  if (window.lo > 0) outside.add(ByteRange{0, window.lo});
+  if (window.hi < size_) outside.add(ByteRange{window.hi, size_});
+  std::vector<ByteRange> stage, undefined;
+  directory_.visit(outside, [&](ByteRange r, const Cell<Version>& cell) {
+    const Version* v = cell.tokenOf(me);
+    if (!v || cell.copies.size() > 1) return;
+    auto& to = v->undefined ? undefined : stage;
+    if (!to.empty() && to.back().hi == r.lo)
+      to.back().hi = r.hi;
+    else
+      to.push_back(r);
+  });
+  if (clsplit::log().should_log(spdlog::level::debug)) {
+    uint64_t staged = 0;
+    for (const ByteRange& r : stage) staged += r.size();
+    clsplit::log().debug("device slot {}: a {}-byte buffer's copy [{}, {}) becomes [{}, {}) ({} bytes to the host)",
+                         slot, size_, old.lo, old.hi, window.lo, window.hi, staged);
+  }
+  for (const ByteRange& r : stage) stageToHost(r, slot, queues, log);
+  if (!undefined.empty()) {
+    Version v;
+    v.undefined = true;
+    directory_.addCopy(RangeSet::fromRanges(std::move(undefined)), kHost, v);
+  }
+  if (!outside.empty()) directory_.drop(outside, me);
+  // 2. The new copy, with the bytes of the old one it still has room for.
+  if (window.empty()) {
+    if (memory_ && copy.buffer) memory_->charge(slots_[slot].device, -static_cast<int64_t>(old.size()));
+    copy.buffer = device::RealMem{};
+    copy.window = ByteRange{0, 0};
+    copy.views.clear();
+    return;
+  }
+  if (window.size() < size_) DeviceMemory::noteWindow();
+  device::RealMem previous = copy.buffer;
+  const std::vector<FenceRef> written = previous ? validAfter(slot) : std::vector<FenceRef>{};
+  allocate(slot, window);
+  const ByteRange kept{std::max(old.lo, window.lo), std::min(old.hi, window.hi)};
+  if (!previous || kept.empty()) return;
+  FenceRef f =
+      enqueueOn(slot, queues, written, false, "clEnqueueCopyBuffer (a device copy's window moves)",
+                [&](cl_command_queue q, cl_uint n, const cl_event* waits, cl_event* event) {
+                  return device::call(&cl_icd_dispatch::clEnqueueCopyBuffer, q, previous.get(), copy.buffer.get(),
+                                      static_cast<size_t>(kept.lo - old.lo), static_cast<size_t>(kept.lo - window.lo),
+                                      static_cast<size_t>(kept.size()), n, waits, event);
+                });
+  noteWrite(slot, f);
+  (void)log;
+}
+
+uint64_t BufferStorage::evict(cl_device_id device, QueueProvider& queues, TransferLog* log) {
+  if (image_) return 0;
+  uint64_t freed = 0;
+  for (unsigned s = 0; s < slots_.size(); ++s)
+    if (slots_[s].device == device && devices_[s].buffer) {
+      freed += devices_[s].window.size();
+      clsplit::log().debug("device slot {}: the copy of a {}-byte buffer is evicted to make room", s, size_);
+      resize(s, ByteRange{0, 0}, queues, log);
+    }
+  return freed;
 }
 
 namespace {
@@ -91,8 +279,8 @@ cl_int forEachBox(const ImageLayout& image, size_t offset, size_t size, cl_uint 
 cl_int BufferStorage::readReal(cl_command_queue q, unsigned slot, size_t offset, size_t size, void* dst, cl_uint n,
                                const cl_event* waits, cl_event* event) {
   if (!image_)
-    return device::call(&cl_icd_dispatch::clEnqueueReadBuffer, q, deviceBuffer(slot), cl_bool(CL_FALSE), offset, size,
-                        dst, n, waits, event);
+    return device::call(&cl_icd_dispatch::clEnqueueReadBuffer, q, deviceBuffer(slot), cl_bool(CL_FALSE),
+                        local(slot, offset, size), size, dst, n, waits, event);
   return forEachBox(*image_, offset, size, n, waits, event,
                     [&](const ImageBox& b, size_t at, cl_uint bn, const cl_event* bw, cl_event* be) {
                       return device::call(&cl_icd_dispatch::clEnqueueReadImage, q, deviceBuffer(slot),
@@ -105,8 +293,8 @@ cl_int BufferStorage::readReal(cl_command_queue q, unsigned slot, size_t offset,
 cl_int BufferStorage::writeReal(cl_command_queue q, unsigned slot, size_t offset, size_t size, const void* src,
                                 cl_uint n, const cl_event* waits, cl_event* event) {
   if (!image_)
-    return device::call(&cl_icd_dispatch::clEnqueueWriteBuffer, q, deviceBuffer(slot), cl_bool(CL_FALSE), offset, size,
-                        src, n, waits, event);
+    return device::call(&cl_icd_dispatch::clEnqueueWriteBuffer, q, deviceBuffer(slot), cl_bool(CL_FALSE),
+                        local(slot, offset, size), size, src, n, waits, event);
   return forEachBox(*image_, offset, size, n, waits, event,
                     [&](const ImageBox& b, size_t at, cl_uint bn, const cl_event* bw, cl_event* be) {
                       return device::call(
@@ -119,8 +307,8 @@ cl_int BufferStorage::writeReal(cl_command_queue q, unsigned slot, size_t offset
 cl_int BufferStorage::copyReal(cl_command_queue q, unsigned from, unsigned to, size_t offset, size_t size, cl_uint n,
                                const cl_event* waits, cl_event* event) {
   if (!image_)
-    return device::call(&cl_icd_dispatch::clEnqueueCopyBuffer, q, deviceBuffer(from), deviceBuffer(to), offset, offset,
-                        size, n, waits, event);
+    return device::call(&cl_icd_dispatch::clEnqueueCopyBuffer, q, deviceBuffer(from), deviceBuffer(to),
+                        local(from, offset, size), local(to, offset, size), size, n, waits, event);
   return forEachBox(*image_, offset, size, n, waits, event,
                     [&](const ImageBox& b, size_t, cl_uint bn, const cl_event* bw, cl_event* be) {
                       return device::call(&cl_icd_dispatch::clEnqueueCopyImage, q, deviceBuffer(from), deviceBuffer(to),
@@ -130,6 +318,8 @@ cl_int BufferStorage::copyReal(cl_command_queue q, unsigned from, unsigned to, s
 
 cl_mem BufferStorage::deviceView(unsigned slot, uint64_t origin, uint64_t size, cl_mem_flags flags) {
   cl_mem whole = deviceBuffer(slot);
+  if (!wholeOn(slot))
+    throw Error(CL_INVALID_OPERATION, "clsplit: a whole-buffer view of a device copy that holds a window of it");
   if ((origin == 0 && size == size_) || image_) return whole; // an image has no sub-objects
   auto& views = devices_[slot].views;
   auto key = std::make_pair(origin, size);
@@ -185,6 +375,7 @@ void BufferStorage::copyFromHost(ByteRange range, unsigned slot, QueueProvider& 
     }
     pieces.push_back({r, *v});
   });
+  reserve(slot, range, defaultRoom(slot), queues, log);
   // Coalesced pieces may carry several ready fences: collect them again per piece.
   const Holder me = deviceHolder(slot);
   for (auto& piece : pieces) {
@@ -229,6 +420,7 @@ void BufferStorage::copyInDriver(ByteRange range, unsigned from, unsigned slot, 
   const size_t offset = static_cast<size_t>(range.lo), bytes = static_cast<size_t>(range.size());
   const uint64_t producer = devices_[from].producer;
   const RangeSet moved{range};
+  reserve(slot, range, defaultRoom(slot), queues, log);
   // On the destination's queue, after what wrote these bytes of the source's copy.
   FenceRef f = enqueueOn(
       slot, queues, validAfter(from, moved), true, "clEnqueueCopyBuffer (device to device)",
@@ -378,6 +570,7 @@ void BufferStorage::writeFromHost(ByteRange range, const void* src, const FenceR
 FenceRef BufferStorage::writeToDevice(ByteRange range, const void* src, unsigned slot,
                                       const std::vector<FenceRef>& after, QueueProvider& queues, TransferLog* log,
                                       bool alone) {
+  reserve(slot, range, defaultRoom(slot), queues, log);
   FenceRef f = enqueueOn(slot, queues, after, true, "clEnqueueWriteBuffer (application data to its device)",
                          [&](cl_command_queue q, cl_uint n, const cl_event* waits, cl_event* event) {
                            return writeReal(q, slot, size_t(range.lo), size_t(range.size()), src, n, waits, event);

@@ -12,6 +12,7 @@
 #include "buffer-manager/PullHistory.h"
 #include "buffer-manager/TransferPlanner.h"
 #include "buffer-manager/storage/CopyHazards.h"
+#include "buffer-manager/storage/DeviceMemory.h"
 #include "buffer-manager/storage/ImageLayout.h"
 #include "buffer-manager/storage/PinnedPool.h"
 #include "buffer-manager/storage/Version.h"
@@ -58,16 +59,18 @@ struct TransferRecord {
 };
 using TransferLog = std::vector<TransferRecord>;
 
-class BufferStorage {
+class BufferStorage final : public Evictable, public std::enable_shared_from_this<BufferStorage> {
 public:
   // `initial`: bytes to copy in (CL_MEM_COPY_HOST_PTR), or `useHostPtr`: the application memory
   // backing the buffer (CL_MEM_USE_HOST_PTR); neither: contents undefined.
   // Host versions come from `pinned` when given (PinnedPool.h). With `image`, the storage holds
   // an image's packed bytes (ImageLayout.h): its device copies are real images, moved by whole
   // rows (the directory of an image only ever changes whole rows).
+  // With `memory`, device copies are accounted there and may be windows (DeviceMemory.h).
   BufferStorage(std::vector<StorageSlot> slots, uint64_t size, const void* initial, void* useHostPtr,
-                std::shared_ptr<PinnedPool> pinned = nullptr, std::optional<ImageLayout> image = std::nullopt);
-  ~BufferStorage();
+                std::shared_ptr<PinnedPool> pinned = nullptr, std::optional<ImageLayout> image = std::nullopt,
+                std::shared_ptr<DeviceMemory> memory = nullptr);
+  ~BufferStorage() override;
   BufferStorage(const BufferStorage&) = delete;
   BufferStorage& operator=(const BufferStorage&) = delete;
 
@@ -88,11 +91,39 @@ public:
   // ... for bytes staged from one device to others (small ones pinned too).
   std::shared_ptr<HostBlock> allocateStaging(size_t size) { return allocateStagingBlock(pinned_.get(), size); }
 
-  // The real buffer (or image) of `slot` (whole buffer), allocated on first use.
+  // The real buffer (or image) of `slot`, allocated whole on first use. It holds the bytes of
+  // window(slot) at its offset 0: the whole buffer unless reserve() chose less.
   cl_mem deviceBuffer(unsigned slot);
-  // A real sub-buffer of `slot`'s buffer for [origin, origin+size) (cached).
+  // A real sub-buffer of `slot`'s buffer for [origin, origin+size) (cached; a whole copy only).
   cl_mem deviceView(unsigned slot, uint64_t origin, uint64_t size, cl_mem_flags flags);
   bool allocatedOn(unsigned slot) const { return static_cast<bool>(devices_[slot].buffer); }
+  // The bytes `slot`'s copy holds room for (empty when not allocated).
+  ByteRange window(unsigned slot) const { return devices_[slot].window; }
+  // Whether `slot` has, or would get on first use, a copy of the whole buffer.
+  bool wholeOn(unsigned slot) const { return !devices_[slot].buffer || devices_[slot].window.size() == size_; }
+
+  // How reserve() may change a copy.
+  enum class Room : uint8_t {
+    Whole, // the whole buffer if it fits the device (after evicting copies unused by the
+           // current command), else as Grow
+    Grow,  // a window that keeps what the copy holds and also covers `need`
+    Tight, // a window around `need` only: the device is short of memory, and what the copy
+           // alone held beyond it moves to the host
+  };
+  // Makes `slot`'s copy hold room for `need` before a command uses those bytes there. A copy
+  // that changes keeps the bytes it held inside its new window (copied on the device).
+  // Throws Error(CL_MEM_OBJECT_ALLOCATION_FAILURE) when the device cannot hold that.
+  void reserve(unsigned slot, ByteRange need, Room room, QueueProvider& queues, TransferLog* log);
+  void reserveWhole(unsigned slot, QueueProvider& queues, TransferLog* log) {
+    reserve(slot, ByteRange{0, size_}, Room::Whole, queues, log);
+  }
+  // Whole where the buffer fits `slot`'s device now, else Grow.
+  Room defaultRoom(unsigned slot) const;
+  // Evictable: every copy on `device` goes (its bytes held nowhere else move to the host).
+  uint64_t evict(cl_device_id device, QueueProvider& queues, TransferLog* log) override;
+  // Its copies are used by the current command (DeviceMemory::beginEpoch): none of them is
+  // evicted to make room for another copy the command needs.
+  void markInUse();
 
   // Transfers (what a planner chose; each updates the directory). Each waits for, and is
   // recorded as, an access of its own bytes only (CopyHazards), on the slot's `lane`.
@@ -209,6 +240,7 @@ public:
 private:
   struct DeviceCopy {
     device::RealMem buffer;
+    ByteRange window; // the bytes `buffer` holds, from its offset 0
     std::map<std::pair<uint64_t, uint64_t>, device::RealMem> views;
     CopyHazards hazards;   // earlier readers and writers, per byte range for the latest few
     uint64_t producer = 0; // the launch that last wrote this copy (transfer volumes' producer)
@@ -225,6 +257,13 @@ private:
   device::FenceRef enqueueOn(unsigned slot, QueueProvider& queues, const std::vector<device::FenceRef>& after,
                              bool overwritesCopy, const char* what, Enqueue&& enqueue, bool waitedOn = false,
                              Lane lane = Lane::Compute, const RangeSet* overwrites = nullptr);
+
+  // `slot`'s copy becomes one of `window` (empty: released); see reserve().
+  void resize(unsigned slot, ByteRange window, QueueProvider& queues, TransferLog* log);
+  void allocate(unsigned slot, ByteRange window);
+  // The offset in `slot`'s real buffer of buffer offset `offset`, checking [offset, +size) is
+  // inside its window.
+  size_t local(unsigned slot, uint64_t offset, uint64_t size) const;
 
   // One real read, write or copy between a slot's copy and host memory (or the same bytes of
   // another slot's copy): a buffer command, or the image commands of those rows.
@@ -249,6 +288,7 @@ private:
   uint64_t size_;
   void* useHostPtr_;
   std::optional<ImageLayout> image_;
+  std::shared_ptr<DeviceMemory> memory_;
   Directory<Version> directory_;
   DirectoryHolders<Version> holders_{directory_};
   std::vector<DeviceCopy> devices_;

@@ -99,6 +99,20 @@ const std::vector<SettingSpec>& settingSpecs() {
        "boundary cells under 64 KiB, which NVIDIA copies from pageable memory on a host thread of "
        "its own. At most half of CLSPLIT_PINNED_MB. 0: small staging blocks stay pageable.",
        "0"},
+      {"CLSPLIT_WINDOWS", "auto",
+       "With several devices, how much of a buffer each device holds: auto: the whole buffer while "
+       "the buffers a command uses fit the device (CLSPLIT_DEVICE_MEMORY), else only the bytes its "
+       "slices read and write (a window), so that programs larger than one device run split; "
+       "always: windows only (their cost on a program that fits); off: whole copies always (a "
+       "program must fit every device it uses).",
+       "always"},
+      {"CLSPLIT_DEVICE_MEMORY", "",
+       "Memory (bytes, or with K, M or G) clsplit's copies of buffers may take on each real device "
+       "when several are selected (or, when set, on the one device); beyond it, copies not used by the current command "
+       "go back to "
+       "host memory and windows shrink. Empty: each device's CL_DEVICE_GLOBAL_MEM_SIZE. For tests "
+       "and for devices shared with other programs.",
+       "2G"},
       {"CLSPLIT_OVERLAP", "auto",
        "Boundary-first launches: a split launch whose slices write what other devices fetched "
        "from them last time runs those work-groups first and the rest after, and moves halos on "

@@ -3,11 +3,13 @@
 
 #include "icd/api/InfoQuery.h"
 #include "icd/objects/Device.h"
+#include "icd/objects/MemorySettings.h"
 #include "icd/runtime/Runtime.h"
 #include "support/Log.h"
 
 #include <algorithm>
 #include <cstdlib>
+#include <optional>
 
 namespace clsplit::icd {
 
@@ -27,6 +29,18 @@ uint64_t mebibytes(const char* name, const std::string& mib, unsigned long long 
     value = fallback;
   }
   return static_cast<uint64_t>(value) << 20;
+}
+// Device memory accounting and windows (buffer-manager/storage/DeviceMemory.h), for a selection
+// of several devices.
+std::shared_ptr<buffer::DeviceMemory> deviceMemoryFor(const std::vector<SlotContext>& slots, const Settings& settings) {
+  const MemorySettings& memory = memorySettings(settings);
+  // One device is held to a cap only when one is set (its copies are then whole or nothing).
+  if ((slots.size() < 2 && !memory.cap) || memory.policy == buffer::WindowPolicy::Off) return nullptr;
+  std::map<cl_device_id, buffer::DeviceMemory::Limits> limits;
+  for (const auto& s : slots)
+    limits[s.device] = {memory.cap.value_or(device::deviceValue<cl_ulong>(s.device, CL_DEVICE_GLOBAL_MEM_SIZE)),
+                        device::deviceValue<cl_ulong>(s.device, CL_DEVICE_MAX_MEM_ALLOC_SIZE)};
+  return std::make_shared<buffer::DeviceMemory>(memory.policy, std::move(limits));
 }
 } // namespace
 
@@ -72,6 +86,7 @@ Context::Context(std::vector<cl_context_properties> properties, ContextNotify no
       pinnedPool_ = std::make_shared<buffer::PinnedPool>(s.context, s.device, pinnedBytes, stagingBytes);
       break;
     }
+  deviceMemory_ = deviceMemoryFor(slots_, rt.settings());
   // Halos overlap the interior where a device has copy engines of its own (a discrete GPU);
   // devices sharing the host's memory copy with the same cores that compute.
   const std::string& overlap = rt.settings().value("CLSPLIT_OVERLAP");

@@ -3,6 +3,7 @@
 // of commands touching this context's buffers.
 #pragma once
 
+#include "buffer-manager/storage/DeviceMemory.h"
 #include "buffer-manager/storage/PinnedPool.h"
 #include "device/Real.h"
 #include "icd/objects/Object.h"
@@ -55,6 +56,9 @@ public:
   const std::vector<cl_context_properties>& properties() const { return properties_; }
   // Where host copies of this context's buffers are pinned (null: no discrete device, or off).
   const std::shared_ptr<buffer::PinnedPool>& pinnedPool() const { return pinnedPool_; }
+  // What buffers' device copies take on each real device (null: one device, or windows off:
+  // every copy is whole and unaccounted).
+  const std::shared_ptr<buffer::DeviceMemory>& deviceMemory() const { return deviceMemory_; }
 
   // Serialises the planning of commands (directory updates, transfer decisions) in this
   // context; held only while planning, never while waiting for devices.
@@ -90,6 +94,7 @@ private:
   std::vector<SlotContext> slots_;
   std::vector<planner::DeviceTraits> deviceTraits_;
   std::shared_ptr<buffer::PinnedPool> pinnedPool_;
+  std::shared_ptr<buffer::DeviceMemory> deviceMemory_;
   std::mutex formatsMutex_;
   std::map<std::pair<cl_mem_flags, cl_mem_object_type>, std::vector<cl_image_format>> formats_;
   enum class Overlap { Off, Auto, On } overlap_ = Overlap::Off;

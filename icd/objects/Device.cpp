@@ -1,6 +1,8 @@
 // The merge rules of the virtual device's info, one row per query.
 #include "icd/objects/Device.h"
 
+#include "icd/objects/MemorySettings.h"
+
 #include "device/Vendors.h"
 #include "icd/objects/LanguageFeatures.h"
 #include "icd/objects/Platform.h"
@@ -177,7 +179,8 @@ Device* Device::instance() {
     cl_device_type type = parseDeviceType(override);
     if (!override.empty() && !type)
       log().warn("CLSPLIT_DEVICE_TYPE={} is not a device type; using the devices' types", override);
-    auto d = std::make_shared<Device>(devices, type, reportedOpenCLVersion(rt.settings()));
+    auto d =
+        std::make_shared<Device>(devices, type, reportedOpenCLVersion(rt.settings()), &memorySettings(rt.settings()));
     d->publishHandle();
     static std::shared_ptr<Device> keep = d; // root devices are never released
     return d.get();
@@ -185,7 +188,8 @@ Device* Device::instance() {
   return device;
 }
 
-Device::Device(const std::vector<const device::RealDevice*>& devices, cl_device_type typeOverride, int openclVersion)
+Device::Device(const std::vector<const device::RealDevice*>& devices, cl_device_type typeOverride, int openclVersion,
+               const MemorySettings* memory)
     : devices_(devices), openclVersion_(openclVersion >= 300 ? 300 : 120) {
   using device::deviceInfoBytes;
   for (const auto& rule : kRules) {
@@ -224,6 +228,33 @@ Device::Device(const std::vector<const device::RealDevice*>& devices, cl_device_
     if (rule.param == CL_DEVICE_MAX_WORK_GROUP_SIZE) maxWorkGroupSize_ = merged;
     if (rule.param == CL_DEVICE_MEM_BASE_ADDR_ALIGN) memBaseAddrAlign_ = static_cast<cl_uint>(merged);
     if (rule.param == CL_DEVICE_MAX_MEM_ALLOC_SIZE) maxMemAllocSize_ = merged;
+  }
+
+  // Several real devices hold a buffer's windows between them: what the selection can hold,
+  // each device counted once (a device selected twice holds no more).
+  std::vector<cl_device_id> distinct;
+  for (auto* d : devices_)
+    if (std::find(distinct.begin(), distinct.end(), d->handle) == distinct.end()) distinct.push_back(d->handle);
+  if (memory && memory->policy != buffer::WindowPolicy::Off && distinct.size() > 1) {
+    // Devices that share the host's memory (CPUs) share one memory: counted once, as the largest.
+    uint64_t global = 0, largest = 0, sharedGlobal = 0, sharedLargest = 0;
+    for (cl_device_id d : distinct) {
+      const uint64_t own = device::deviceValue<cl_ulong>(d, CL_DEVICE_GLOBAL_MEM_SIZE);
+      const uint64_t usable = std::min(own, memory->cap.value_or(own));
+      const uint64_t one = std::min(usable, uint64_t(device::deviceValue<cl_ulong>(d, CL_DEVICE_MAX_MEM_ALLOC_SIZE)));
+      if (memory->cap || !device::deviceValue<cl_bool>(d, CL_DEVICE_HOST_UNIFIED_MEMORY)) {
+        global += usable;
+        largest += one;
+      } else {
+        sharedGlobal = std::max(sharedGlobal, usable);
+        sharedLargest = std::max(sharedLargest, one);
+      }
+    }
+    global += sharedGlobal;
+    largest += sharedLargest;
+    info_[CL_DEVICE_GLOBAL_MEM_SIZE] = makeValue(global, Kind::U64);
+    info_[CL_DEVICE_MAX_MEM_ALLOC_SIZE] = makeValue(largest, Kind::U64);
+    maxMemAllocSize_ = largest;
   }
 
   // Work-item sizes: element-wise minimum.

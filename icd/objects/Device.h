@@ -16,13 +16,17 @@ struct RealDevice;
 
 namespace clsplit::icd {
 
+struct MemorySettings;
+
 class Device final : public TypedObject<Device, _cl_device_id, ObjectKind::Device, CL_INVALID_DEVICE> {
 public:
   // The device merged from the runtime's selected devices (nullptr when none is selected).
   static Device* instance();
-  // Builds the merged info from `devices` (exposed for unit tests).
+  // Builds the merged info from `devices` (exposed for unit tests). With `memory`, and windows
+  // possible (several real devices), the global memory and largest allocation are those the
+  // selection can hold together (docs/configuration.md: CLSPLIT_WINDOWS).
   explicit Device(const std::vector<const device::RealDevice*>& devices, cl_device_type typeOverride = 0,
-                  int openclVersion = 300);
+                  int openclVersion = 300, const MemorySettings* memory = nullptr);
 
   cl_int info(cl_device_info param, size_t size, void* value, size_t* sizeRet) const;
   cl_device_type type() const { return type_; }

@@ -38,7 +38,19 @@ Kernel::Kernel(std::shared_ptr<Program> program, std::string name)
   device::check(call(&cl_icd_dispatch::clGetKernelInfo, reference_.get(), cl_kernel_info(CL_KERNEL_NUM_ARGS),
                      sizeof realArgs, static_cast<void*>(&realArgs), static_cast<size_t*>(nullptr)),
                 "clGetKernelInfo(CL_KERNEL_NUM_ARGS)");
-  numArgs_ = partitionReady() ? realArgs - analysis::kHiddenArgCount : realArgs;
+  cl_uint shifts = 0;
+  if (partitionReady())
+    for (const auto& a : analysis_->args)
+      shifts += a.kind == analysis::ArgKind::GlobalBuffer || a.kind == analysis::ArgKind::ConstantBuffer;
+  require(!partitionReady() || realArgs >= analysis::kHiddenArgCount + shifts, CL_INVALID_KERNEL,
+          "the partition-ready kernel has fewer arguments than its analysis lists");
+  numArgs_ = partitionReady() ? realArgs - analysis::kHiddenArgCount - shifts : realArgs;
+  shiftIndex_.assign(numArgs_, -1);
+  if (partitionReady())
+    for (cl_uint i = 0, k = 0; i < numArgs_ && i < analysis_->args.size(); ++i)
+      if (analysis_->args[i].kind == analysis::ArgKind::GlobalBuffer ||
+          analysis_->args[i].kind == analysis::ArgKind::ConstantBuffer)
+        shiftIndex_[i] = static_cast<int>(numArgs_ + analysis::kHiddenArgCount + k++);
   args_.resize(numArgs_);
   argVersion_.assign(numArgs_, 0);
   acceptedSize_.assign(numArgs_, 0);
@@ -418,16 +430,32 @@ cl_kernel Kernel::realKernel(unsigned slot, std::span<const std::shared_ptr<Mem>
     if (declared_[i] == DeclaredKind::Local || declared_[i] == DeclaredKind::Value ||
         declared_[i] == DeclaredKind::Sampler)
       continue;
-    cl_mem real = buffers[i] ? buffers[i]->realFor(slot) : nullptr;
-    if (s.boundMem[i] == real) continue;
     {
       std::lock_guard lock(mutex_); // only buffer arguments are bound here
       if (args_[i].kind != ArgKind::Mem) continue;
     }
-    setReal(s.kernel.get(), i, sizeof(cl_mem), &real, deferred, "clSetKernelArg (buffer)");
-    s.boundMem[i] = real;
+    bindBuffer(slot, i, buffers[i].get(), deferred);
   }
   return s.kernel.get();
+}
+
+void Kernel::bindBuffer(unsigned slot, cl_uint i, Mem* mem, ArgWrites* deferred) {
+  auto& s = slots_[slot];
+  if (s.boundShift.size() < numArgs_) s.boundShift.resize(numArgs_, INT64_MIN); // none set yet
+  const int shiftAt = shiftIndex_[i];
+  Mem::Bound bound;
+  if (mem) bound = shiftAt >= 0 ? mem->boundFor(slot) : Mem::Bound{mem->realFor(slot), 0};
+  if (s.boundMem[i] != bound.mem) {
+    setReal(s.kernel.get(), i, sizeof(cl_mem), &bound.mem, deferred, "clSetKernelArg (buffer)");
+    s.boundMem[i] = bound.mem;
+  }
+  // The shift is set once per slot (0 for whole copies) and again only when a window moves.
+  if (shiftAt >= 0 && s.boundShift[i] != bound.shift) {
+    const cl_long shift = bound.shift;
+    setReal(s.kernel.get(), static_cast<cl_uint>(shiftAt), sizeof shift, &shift, deferred,
+            "clSetKernelArg (window shift)");
+    s.boundShift[i] = bound.shift;
+  }
 }
 
 cl_kernel Kernel::realKernel(unsigned slot, const std::vector<Arg>& args) {
@@ -437,12 +465,7 @@ cl_kernel Kernel::realKernel(unsigned slot, const std::vector<Arg>& args) {
   if (s.boundMem.size() < numArgs_) s.boundMem.resize(numArgs_, reinterpret_cast<cl_mem>(~uintptr_t{0}));
   for (cl_uint i = 0; i < numArgs_; ++i) {
     if (args[i].kind != ArgKind::Mem) continue;
-    cl_mem real = args[i].mem ? args[i].mem->realFor(slot) : nullptr;
-    if (s.boundMem[i] == real) continue;
-    device::check(
-        call(&cl_icd_dispatch::clSetKernelArg, s.kernel.get(), i, sizeof(cl_mem), static_cast<const void*>(&real)),
-        "clSetKernelArg (buffer)");
-    s.boundMem[i] = real;
+    bindBuffer(slot, i, args[i].mem.get(), nullptr);
   }
   return s.kernel.get();
 }

@@ -128,6 +128,8 @@ private:
   std::string identity_; // built once: asked for on every launch
   const analysis::KernelAnalysis* analysis_;
   cl_uint numArgs_ = 0;
+  // Per argument, the real index of its window shift (partition-ready kernels' buffers), or -1.
+  std::vector<int> shiftIndex_;
   device::RealKernel reference_; // slot 0's real kernel, for queries and argument validation
   mutable std::mutex mutex_;
   mutable std::once_flag requiredOnce_;
@@ -140,6 +142,7 @@ private:
   struct SlotKernel {
     device::RealKernel kernel;
     std::vector<cl_mem> boundMem;         // cached real buffers per argument
+    std::vector<int64_t> boundShift;      // cached window shifts per argument
     std::vector<cl_sampler> boundSampler; // cached real samplers per argument
     std::vector<uint64_t> scalarVersion;  // argument versions already set
     uint64_t appliedUpTo = 0;             // every scalar of version <= this is set
@@ -158,6 +161,8 @@ private:
   // Sets on `slot`'s real kernel the scalar and __local values it has not had yet (or records
   // them in `deferred`).
   void applyScalars(unsigned slot, ArgWrites* deferred = nullptr);
+  // Binds argument `i`'s buffer on `slot` (and its window shift), unless already bound.
+  void bindBuffer(unsigned slot, cl_uint i, Mem* mem, ArgWrites* deferred);
   // One value on a real kernel: set now, or recorded in `deferred`.
   static void setReal(cl_kernel real, cl_uint index, size_t size, const void* value, ArgWrites* deferred,
                       const char* what);

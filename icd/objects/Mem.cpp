@@ -27,7 +27,7 @@ Mem::Mem(std::shared_ptr<Context> context, cl_mem_flags flags, size_t size, void
       hostPtr_(flags & (CL_MEM_USE_HOST_PTR | CL_MEM_COPY_HOST_PTR) ? hostPtr : nullptr), id_(nextBufferId()) {
   storage_ = std::make_shared<buffer::BufferStorage>(
       storageSlots(*context_), size, flags & CL_MEM_COPY_HOST_PTR ? hostPtr : nullptr,
-      flags & CL_MEM_USE_HOST_PTR ? hostPtr : nullptr, context_->pinnedPool());
+      flags & CL_MEM_USE_HOST_PTR ? hostPtr : nullptr, context_->pinnedPool(), std::nullopt, context_->deviceMemory());
   if (flags & CL_MEM_USE_HOST_PTR) context_->addHostPtrBuffer(storage_);
 }
 
@@ -91,7 +91,7 @@ Mem::Mem(std::shared_ptr<Context> context, cl_mem_flags flags, const buffer::Ima
     initial = packed.data();
   }
   storage_ = std::make_shared<buffer::BufferStorage>(storageSlots(*context_), size_, initial, home,
-                                                     context_->pinnedPool(), layout);
+                                                     context_->pinnedPool(), layout, context_->deviceMemory());
   setImageQuery();
   if (home) context_->addHostPtrBuffer(storage_);
 }
@@ -171,6 +171,12 @@ Mem::~Mem() {
   device::runAfter(std::move(pending), [callbacks, h, storage = storage_] {
     for (auto it = callbacks.rbegin(); it != callbacks.rend(); ++it) it->first(h, it->second);
   });
+}
+
+Mem::Bound Mem::boundFor(unsigned slot) {
+  if (!bufferImages_.empty() || storage_->wholeOn(slot)) return {realFor(slot), 0};
+  return {storage_->deviceBuffer(slot),
+          static_cast<int64_t>(storage_->window(slot).lo) - static_cast<int64_t>(origin_)};
 }
 
 cl_mem Mem::realFor(unsigned slot) {

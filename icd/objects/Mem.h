@@ -55,8 +55,17 @@ public:
   // Byte ranges of this object, expressed in the root buffer's offsets.
   RangeSet toRoot(const RangeSet& ranges) const { return ranges.shifted(static_cast<int64_t>(origin_)); }
   ByteRange toRoot(ByteRange r) const { return {r.lo + origin_, r.hi + origin_}; }
-  // The real buffer (or image) to bind as a kernel argument on `slot`.
+  // The real buffer (or image) to bind as a kernel argument on `slot` (its copy there must be
+  // whole: BufferStorage::reserveWhole).
   cl_mem realFor(unsigned slot);
+  // What a partition-ready kernel is given for this buffer on `slot`: the real buffer, and the
+  // window shift to subtract from it (the copy's window start minus this object's origin), so
+  // that the kernel addresses this object's bytes where `slot` holds only a window of them.
+  struct Bound {
+    cl_mem mem = nullptr;
+    int64_t shift = 0;
+  };
+  Bound boundFor(unsigned slot);
 
   // Mappings: the application's view of [offset, offset+size) at `pointer`.
   struct Mapping {

@@ -181,6 +181,17 @@ FenceRef copyBuffer(Queue& q, Mem& src, Mem& dst, size_t srcOffset, size_t dstOf
   ByteRange to = dst.toRoot(ByteRange{dstOffset, dstOffset + size});
   buffer::TransferLog log;
   auto best = planner::deviceHoldingMost(src.storage().holders(), RangeSet{from}, src.storage().slotCount());
+  if (best) {
+    // Room for both ranges on that device; a device too small for them leaves the copy to the host.
+    try {
+      src.storage().reserve(*best, from, src.storage().defaultRoom(*best), q, &log);
+      dst.storage().reserve(*best, to, dst.storage().defaultRoom(*best), q, &log);
+    } catch (const Error& e) {
+      if (e.code() != CL_MEM_OBJECT_ALLOCATION_FAILURE) throw;
+      clsplit::log().info("clEnqueueCopyBuffer runs on the host: {}", e.what());
+      best.reset();
+    }
+  }
   if (!best) {
     // Only host versions hold the source: the copy is host work into a new host version.
     auto block = src.storage().allocateHost(size);
@@ -198,8 +209,9 @@ FenceRef copyBuffer(Queue& q, Mem& src, Mem& dst, size_t srcOffset, size_t dstOf
       enqueueOn(q, slot, waits, "clEnqueueCopyBuffer",
                 [&](cl_command_queue real, cl_uint n, const cl_event* list, cl_event* event) {
                   return device::call(&cl_icd_dispatch::clEnqueueCopyBuffer, real, src.storage().deviceBuffer(slot),
-                                      dst.storage().deviceBuffer(slot), static_cast<size_t>(from.lo),
-                                      static_cast<size_t>(to.lo), size, n, list, event);
+                                      dst.storage().deviceBuffer(slot),
+                                      static_cast<size_t>(from.lo - src.storage().window(slot).lo),
+                                      static_cast<size_t>(to.lo - dst.storage().window(slot).lo), size, n, list, event);
                 });
   src.storage().noteRead(slot, done);
   dst.storage().noteWrite(slot, done);
@@ -217,7 +229,32 @@ FenceRef fillBuffer(Queue& q, Mem& mem, const void* pattern, size_t patternSize,
   // default device: each filled device holds a valid copy afterwards.
   std::vector<bool> allocated(storage.slotCount());
   for (unsigned s = 0; s < storage.slotCount(); ++s) allocated[s] = storage.allocatedOn(s);
-  const std::vector<unsigned> slots = planner::planFill(allocated, defaultSlot());
+  std::vector<unsigned> slots = planner::planFill(allocated, defaultSlot());
+  // A device whose copy cannot hold the range (DeviceMemory.h) does not fill it; with none left,
+  // the host fills a host version.
+  buffer::TransferLog moved;
+  std::erase_if(slots, [&](unsigned slot) {
+    try {
+      storage.reserve(slot, range, storage.defaultRoom(slot), q, &moved);
+      return false;
+    } catch (const Error& e) {
+      if (e.code() != CL_MEM_OBJECT_ALLOCATION_FAILURE) throw;
+      clsplit::log().info("clEnqueueFillBuffer: device slot {} cannot hold the range: {}", slot, e.what());
+      return true;
+    }
+  });
+  record(moved);
+  if (slots.empty()) {
+    auto block = storage.allocateHost(size);
+    std::vector<std::byte> bytes(static_cast<const std::byte*>(pattern),
+                                 static_cast<const std::byte*>(pattern) + patternSize);
+    FenceRef done = device::runAfter(std::move(waits), [block, bytes, size] {
+      for (size_t at = 0; at < size; at += bytes.size()) std::memcpy(block->data() + at, bytes.data(), bytes.size());
+    });
+    storage.publishHostBlock(RangeSet{range}, block, range.lo, done);
+    storage.retainUntil(done, block);
+    return done;
+  }
   std::vector<FenceRef> fences;
   for (unsigned slot : slots) {
     std::vector<FenceRef> after = waits;
@@ -226,7 +263,8 @@ FenceRef fillBuffer(Queue& q, Mem& mem, const void* pattern, size_t patternSize,
         enqueueOn(q, slot, after, "clEnqueueFillBuffer",
                   [&](cl_command_queue real, cl_uint n, const cl_event* list, cl_event* event) {
                     return device::call(&cl_icd_dispatch::clEnqueueFillBuffer, real, storage.deviceBuffer(slot),
-                                        pattern, patternSize, static_cast<size_t>(range.lo), size, n, list, event);
+                                        pattern, patternSize, static_cast<size_t>(range.lo - storage.window(slot).lo),
+                                        size, n, list, event);
                   });
     storage.noteWrite(slot, f);
     if (fences.empty())
@@ -262,6 +300,7 @@ FenceRef readBufferRect(Queue& q, Mem& mem, const Rect& buffer, const Rect& host
   } else {
     const unsigned slot =
         planner::deviceHoldingMost(storage.holders(), rows, storage.slotCount()).value_or(defaultSlot());
+    storage.reserveWhole(slot, q, &log); // a rect command names the whole buffer
     acquire(storage, rows, slot, q, &log);
     append(waits, storage.validAfter(slot));
     done = enqueueOn(q, slot, waits, "clEnqueueReadBufferRect",
@@ -317,6 +356,8 @@ FenceRef copyBufferRect(Queue& q, Mem& src, Mem& dst, const Rect& srcRect, const
   const unsigned slot =
       planner::deviceHoldingMost(src.storage().holders(), from, src.storage().slotCount()).value_or(defaultSlot());
   buffer::TransferLog log;
+  src.storage().reserveWhole(slot, q, &log); // rect commands name whole buffers
+  dst.storage().reserveWhole(slot, q, &log);
   acquire(src.storage(), from, slot, q, &log);
   append(waits, src.storage().validAfter(slot));
   append(waits, dst.storage().writeHazards(slot));

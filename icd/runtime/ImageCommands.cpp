@@ -134,6 +134,11 @@ FenceRef copyImageToBuffer(Queue& q, Mem& src, Mem& dst, const ImageBox& srcBox,
   const ByteRange to = dst.toRoot(ByteRange{dstOffset, dstOffset + bytes});
   const unsigned slot = slotFor(src);
   holdWhole(q, src, slot);
+  {
+    buffer::TransferLog log;
+    dst.storage().reserveWhole(slot, q, &log);
+    record(log);
+  }
   append(waits, src.storage().validAfter(slot));
   append(waits, dst.storage().writeHazards(slot));
   FenceRef f = enqueueOn(q, slot, waits, "clEnqueueCopyImageToBuffer",
@@ -156,6 +161,7 @@ FenceRef copyBufferToImage(Queue& q, Mem& src, Mem& dst, size_t srcOffset, const
   const unsigned slot = slotFor(dst);
   holdWhole(q, dst, slot);
   buffer::TransferLog log;
+  src.storage().reserveWhole(slot, q, &log);
   acquire(src.storage(), RangeSet{from}, slot, q, &log);
   record(log);
   append(waits, src.storage().validAfter(slot, RangeSet{from}));

@@ -197,6 +197,24 @@ bool runsAsIs(Queue& queue, const Kernel& kernel, const LaunchBuffers& buffers, 
   return allValidThere();
 }
 
+// Work-groups per slot in proportion to the memory each slot's device has for clsplit's copies
+// (a device selected twice shares its memory between its slots).
+std::vector<uint64_t> groupsByMemory(const Context& context, uint64_t groups) {
+  const auto& memory = context.deviceMemory();
+  const auto& slots = context.slots();
+  std::vector<double> ratios(slots.size(), 1.0);
+  if (memory)
+    for (size_t s = 0; s < slots.size(); ++s) {
+      const auto sharing =
+          std::count_if(slots.begin(), slots.end(), [&](const SlotContext& o) { return o.device == slots[s].device; });
+      ratios[s] = static_cast<double>(memory->cap(slots[s].device)) / static_cast<double>(sharing);
+    }
+  double total = 0;
+  for (double r : ratios) total += r;
+  for (double& r : ratios) r /= total;
+  return partition::ratiosToGroups(ratios, groups);
+}
+
 void logUnsplitOnce(const Kernel& kernel, const std::string& reason) {
   static std::mutex onceMutex;
   static std::set<std::string> logged;
@@ -354,13 +372,31 @@ FenceRef launchKernel(Queue& queue, Kernel& kernel, const NDRange& appRange, std
   std::vector<unsigned> failed;
   planner::LaunchPlan launchPlan;
   Execution done;
+  bool byMemory = false;
   for (;;) {
     launchPlan = kernel.planner().plan(input, key, groups);
     if (launchPlan.fallback) fallback = launchPlan.fallback;
     if (log().should_log(spdlog::level::trace))
       log().trace("kernel {}: {}", kernel.name(), planner::describe(launchPlan));
     LaunchContext context{queue, kernel, bound.args(), bound.storages(), input, waits, decision.launchId};
-    done = executePlan(context, launchPlan);
+    buffer::TransferLog evicted;
+    try {
+      // Room first: copies that shrink move bytes to the host, and the moves are planned from
+      // the directory as it is then.
+      if (reserveRoom(context, launchPlan, evicted)) launchPlan = kernel.planner().plan(input, key, groups);
+      done = executePlan(context, launchPlan);
+      done.transfers.insert(done.transfers.begin(), evicted.begin(), evicted.end());
+    } catch (const Error& e) {
+      rt.report().noteTransfers(evicted);
+      // A device cannot hold what its share of the launch uses (DeviceMemory.h): planned again
+      // once, with shares in proportion to the memory each device has for clsplit.
+      if (e.code() != CL_MEM_OBJECT_ALLOCATION_FAILURE || byMemory || !splittable) throw;
+      byMemory = true;
+      groups = groupsByMemory(context.queue.context(), range.groups(launchPlan.dim));
+      log().info("kernel {}: {}; the launch is split by the devices' memory instead", kernel.name(), e.what());
+      fallback = "the partitioner's split did not fit the devices' memory; split by memory";
+      continue;
+    }
     if (done.ran()) break;
     if (slots < 2) throw Error(done.error, "the device failed the kernel launch");
     failed.insert(failed.end(), done.failedDevices.begin(), done.failedDevices.end());

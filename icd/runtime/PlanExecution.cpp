@@ -36,6 +36,74 @@ struct MergeBase {
   FenceRef read;
 };
 
+// Room on `device` for the bytes sub-kernel `sk` uses there: whole copies while every buffer of
+// the launch fits the device, else windows around those bytes (BufferStorage::reserve). A
+// kernel without window shifts gets whole copies. Throws CL_MEM_OBJECT_ALLOCATION_FAILURE,
+// changing nothing, when the device cannot hold even the bytes the slice uses.
+void reserveOn(const LaunchContext& launch, const SubKernel& sk, unsigned device, buffer::TransferLog& log) {
+  auto* memory = launch.queue.context().deviceMemory().get();
+  const bool shifts = launch.kernel.partitionReady();
+  const auto& storages = launch.storages;
+  std::vector<ByteRange> need(storages.size(), ByteRange{0, 0});
+  std::vector<bool> used(storages.size(), false);
+  for (const auto& use : sk.uses) {
+    ByteRange hull{UINT64_MAX, 0};
+    for (const RangeSet* r : {&use.read, &use.write, &use.atomic, &use.fill, &use.need})
+      if (!r->empty()) {
+        const ByteRange h = r->hull();
+        hull = ByteRange{std::min(hull.lo, h.lo), std::max(hull.hi, h.hi)};
+      }
+    if (hull.lo >= hull.hi) continue;
+    ByteRange& n = need[use.buffer];
+    n = used[use.buffer] ? ByteRange{std::min(n.lo, hull.lo), std::max(n.hi, hull.hi)} : hull;
+    used[use.buffer] = true;
+  }
+  auto first = [&](size_t b) {
+    return std::find(storages.begin(), storages.begin() + b, storages[b]) == storages.begin() + b;
+  };
+  // Whole copies while every buffer of the launch fits the device at once.
+  bool fits = true;
+  if (memory && shifts && memory->policy() != buffer::WindowPolicy::Off) {
+    uint64_t total = 0;
+    for (size_t b = 0; b < storages.size(); ++b)
+      if (first(b)) total += storages[b]->size();
+    fits = memory->policy() == buffer::WindowPolicy::Auto && total <= memory->cap(launch.queue.slot(device).device);
+  }
+  if (memory) {
+    uint64_t least = 0;
+    for (size_t b = 0; b < storages.size(); ++b)
+      if (first(b)) least += !shifts || storages[b]->image() ? storages[b]->size() : need[b].size();
+    const uint64_t cap = memory->cap(launch.queue.slot(device).device);
+    if (least > cap)
+      throw Error(CL_MEM_OBJECT_ALLOCATION_FAILURE, "kernel " + launch.kernel.name() + ": its slice on device slot " +
+                                                        std::to_string(device) + " uses " + std::to_string(least) +
+                                                        " bytes of its buffers, more than the " + std::to_string(cap) +
+                                                        " bytes clsplit may use there (CLSPLIT_DEVICE_MEMORY)");
+  }
+  using Room = buffer::BufferStorage::Room;
+  auto reserveAll = [&](Room room) {
+    // Copies that already cover their bytes go first: under Tight they shrink, and the room they
+    // give back is what the others grow into.
+    for (int pass = 0; pass < 2; ++pass)
+      for (size_t b = 0; b < storages.size(); ++b) {
+        auto& s = *storages[b];
+        const ByteRange w = s.window(device);
+        const bool covered = s.allocatedOn(device) && w.lo <= need[b].lo && need[b].hi <= w.hi;
+        if (covered != (pass == 0)) continue;
+        if (!shifts || s.image())
+          s.reserveWhole(device, launch.queue, &log);
+        else
+          s.reserve(device, need[b], room, launch.queue, &log);
+      }
+  };
+  try {
+    reserveAll(fits ? Room::Whole : Room::Grow);
+  } catch (const Error& e) {
+    if (e.code() != CL_MEM_OBJECT_ALLOCATION_FAILURE) throw;
+    reserveAll(Room::Tight); // what each copy holds beyond the slice's bytes goes to the host
+  }
+}
+
 class Executor {
 public:
   Executor(const LaunchContext& launch, const LaunchPlan& plan) : launch_(launch), plan_(plan) {}
@@ -236,6 +304,7 @@ private:
             if (other.buffer == use.buffer && use.need.intersects(other.write.united(other.published))) safe = false;
     if (safe) {
       try {
+        reserveOn(launch_, subKernels[i], device, out_.transfers);
         for (const auto& use : subKernels[i].uses)
           acquire(storage(use.buffer), use.need, device, launch_.queue, &out_.transfers);
         safe = enqueue(subKernels[i], i, device) == CL_SUCCESS;
@@ -330,6 +399,19 @@ private:
 };
 
 } // namespace
+
+bool reserveRoom(const LaunchContext& launch, const LaunchPlan& plan, buffer::TransferLog& log) {
+  auto* memory = launch.queue.context().deviceMemory().get();
+  if (!memory) return false;
+  memory->beginEpoch();
+  for (auto* s : launch.storages) s->markInUse();
+  std::vector<uint64_t> before;
+  for (auto* s : launch.storages) before.push_back(s->directoryGeneration());
+  for (const SubKernel& sk : plan.subKernels()) reserveOn(launch, sk, sk.device, log);
+  for (size_t b = 0; b < launch.storages.size(); ++b)
+    if (launch.storages[b]->directoryGeneration() != before[b]) return true;
+  return false;
+}
 
 Execution executePlan(const LaunchContext& launch, const LaunchPlan& plan) { return Executor(launch, plan).run(); }
 

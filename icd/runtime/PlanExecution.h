@@ -43,6 +43,13 @@ struct Execution {
   bool ran() const { return failedDevices.empty(); }
 };
 
+// Before a plan runs: room on each device for the bytes its sub-kernel uses (windows of the
+// buffers where they do not fit whole: buffer-manager/storage/DeviceMemory.h). Returns whether
+// a directory changed meanwhile (copies that shrank sent bytes to the host): the plan's moves
+// must then be planned again. Throws CL_MEM_OBJECT_ALLOCATION_FAILURE when a device cannot
+// hold what its slice uses.
+bool reserveRoom(const LaunchContext& launch, const planner::LaunchPlan& plan, buffer::TransferLog& log);
+
 Execution executePlan(const LaunchContext& launch, const planner::LaunchPlan& plan);
 
 } // namespace clsplit::icd::runtime

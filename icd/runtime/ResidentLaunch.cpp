@@ -70,7 +70,7 @@ bool residentOn(const Kernel& kernel, const LaunchBuffers& buffers, unsigned slo
     const Mem* mem = buffers.mems[i].get();
     if (!mem) continue;
     const auto& storage = mem->storage();
-    if (!storage.validEverywhereOn(slot)) return false;
+    if (!storage.wholeOn(slot) || !storage.validEverywhereOn(slot)) return false;
     if (kernel.argWritten(i) && !storage.noOtherDeviceHolds(slot)) return false;
   }
   return true;

@@ -1,6 +1,7 @@
 // Run report collection and output.
 #include "icd/runtime/RunReport.h"
 
+#include "buffer-manager/storage/DeviceMemory.h"
 #include "buffer-manager/storage/PinnedPool.h"
 #include "device/HostExecutor.h"
 #include "device/RealCall.h"
@@ -179,6 +180,9 @@ std::string RunReport::json(const std::string& partitionerJson) const {
   out << "  \"pinned_host\": {\"peak_bytes\": " << pinned.pinnedBytes << ", \"buffers_made\": " << pinned.buffersMade
       << ", \"lends\": " << pinned.lends << ", \"misses\": " << pinned.misses << ", \"slabs\": " << pinned.slabs
       << "},\n";
+  const auto memory = buffer::DeviceMemory::processTotals();
+  out << "  \"device_memory\": {\"peak_bytes\": " << memory.peakBytes << ", \"cap_bytes\": " << memory.capBytes
+      << ", \"windows\": " << memory.windows << ", \"evictions\": " << memory.evictions << "},\n";
   // Per entry point: calls, host time on the application's threads, and how much of it was
   // spent inside vendor calls; clsplit's own time is the difference.
   out << "  \"host_time\": [";

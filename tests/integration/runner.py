@@ -66,6 +66,8 @@ CONFIGS = {
     "d2-as-gpu": ("pocl", "pthread pthread", None, None),
     "d1-submit": ("pocl", "pthread", None, None),
     "d2-single1-submit": ("pocl", "pthread pthread", "single", "1"),
+    "d2-windows-static-3-7": ("pocl", "pthread pthread", "static:0.3,0.7", None),
+    "d3-windows-capped": ("pocl", "pthread pthread pthread", "uniform", None),
 }
 # Settings of some configurations beyond the above.
 EXTRA_ENVIRONMENT = {
@@ -92,6 +94,11 @@ EXTRA_ENVIRONMENT = {
     # Untimed report: a timed one gives every command an event, and those launches are not deferred.
     "d1-submit": {"CLSPLIT_SUBMIT_THREAD": "on", "CLSPLIT_REPORT_TIMING": "0"},
     "d2-single1-submit": {"CLSPLIT_SUBMIT_THREAD": "on", "CLSPLIT_REPORT_TIMING": "0"},
+    # Devices hold only the bytes their slices use (windows), moved through host memory; and
+    # devices with little memory for clsplit, whose copies are evicted to the host and shrunk.
+    "d2-windows-static-3-7": {"CLSPLIT_WINDOWS": "always", "CLSPLIT_TEST_FORCE_STAGING": "1",
+                              "CLSPLIT_HOST_PTR_SYNC": "2"},
+    "d3-windows-capped": {"CLSPLIT_DEVICE_MEMORY": "1M", "CLSPLIT_HOST_PTR_SYNC": "2"},
 }
 # Devices that do not share the host's memory (Oclgrind, forced staging) follow the program's
 # own writes into CL_MEM_USE_HOST_PTR memory only when asked (buffers.cpp case 7 needs it).

@@ -450,6 +450,12 @@ public:
       cl_uint first = static_cast<cl_uint>(t_.args.size());
       CL_CHECK(clSetKernelArg(kernel_, first, sizeof goffset, &goffset));
       CL_CHECK(clSetKernelArg(kernel_, first + 1, sizeof gsize, &gsize));
+      cl_uint shift = first + 2; // one window shift per buffer: whole buffers here
+      for (const ArgSpec& a : t_.args)
+        if (a.kind == ArgSpec::Buffer) {
+          const cl_long none = 0;
+          CL_CHECK(clSetKernelArg(kernel_, shift++, sizeof none, &none));
+        }
     }
     size_t offset[3], global[3], local[3];
     for (unsigned d = 0; d < t_.range.dims; ++d) {

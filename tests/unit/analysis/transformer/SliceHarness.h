@@ -139,13 +139,23 @@ private:
     cl_kernel kernel = clCreateKernel(program, name.c_str(), &err);
     check(err, "clCreateKernel");
     std::vector<cl_mem> buffers(args.size(), nullptr);
+    // Sliced runs give each buffer as a window that starts kPad bytes before it (a shift of
+    // -kPad), so that every kernel also proves its pointers are rebased by the window shift.
+    const size_t pad = dim < 0 ? 0 : kPad;
+    cl_uint shifts = 0;
     for (size_t i = 0; i < args.size(); ++i) {
       const KernelArgSpec& a = args[i];
       if (a.kind == KernelArgSpec::Buffer) {
-        buffers[i] = clCreateBuffer(context_, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, a.bytes.size(),
-                                    const_cast<uint8_t*>(a.bytes.data()), &err);
+        std::vector<uint8_t> padded(pad, 0xEE);
+        padded.insert(padded.end(), a.bytes.begin(), a.bytes.end());
+        buffers[i] =
+            clCreateBuffer(context_, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, padded.size(), padded.data(), &err);
         check(err, "clCreateBuffer");
         check(clSetKernelArg(kernel, i, sizeof(cl_mem), &buffers[i]), "clSetKernelArg(buffer)");
+        if (dim >= 0) {
+          const cl_long shift = -static_cast<cl_long>(pad);
+          check(clSetKernelArg(kernel, args.size() + 2 + shifts++, sizeof shift, &shift), "clSetKernelArg(shift)");
+        }
       } else if (a.kind == KernelArgSpec::Local) {
         check(clSetKernelArg(kernel, i, a.localBytes, nullptr), "clSetKernelArg(local)");
       } else {
@@ -178,7 +188,7 @@ private:
     for (size_t i = 0; i < args.size(); ++i) {
       if (!buffers[i]) continue;
       std::vector<uint8_t> bytes(args[i].bytes.size());
-      check(clEnqueueReadBuffer(queue_, buffers[i], CL_TRUE, 0, bytes.size(), bytes.data(), 0, nullptr, nullptr),
+      check(clEnqueueReadBuffer(queue_, buffers[i], CL_TRUE, pad, bytes.size(), bytes.data(), 0, nullptr, nullptr),
             "clEnqueueReadBuffer");
       out.push_back(std::move(bytes));
       clReleaseMemObject(buffers[i]);
@@ -187,6 +197,7 @@ private:
     return out;
   }
 
+  static constexpr size_t kPad = 4096;
   cl_device_id device_ = nullptr;
   std::string name_;
   cl_context context_ = nullptr;

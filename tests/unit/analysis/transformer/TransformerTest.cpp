@@ -58,11 +58,12 @@ TEST_CASE("kernels and the helpers that need it get the hidden arguments", "[tra
         std::string::npos);
   CHECK(user.find("return groups(__clsplit_goffset, __clsplit_gsize) + a;") != std::string::npos);
   CHECK(user.find("plain(outerHelper(n, __clsplit_goffset, __clsplit_gsize))") != std::string::npos);
-  CHECK(user.find("__kernel void k(__global float* A, int n, ulong4 __clsplit_goffset, ulong4 __clsplit_gsize) {") !=
+  CHECK(user.find("__kernel void k(__global float* A, int n, ulong4 __clsplit_goffset, ulong4 __clsplit_gsize, "
+                  "long __clsplit_shift0) { A = (__global float *)((__global char *)A - __clsplit_shift0);") !=
         std::string::npos);
   // Every kernel gets them, used or not: the runtime's launch convention is uniform.
-  CHECK(user.find("__kernel void noBuiltins(__global float* A, ulong4 __clsplit_goffset, ulong4 __clsplit_gsize)") !=
-        std::string::npos);
+  CHECK(user.find("__kernel void noBuiltins(__global float* A, ulong4 __clsplit_goffset, ulong4 __clsplit_gsize, "
+                  "long __clsplit_shift0)") != std::string::npos);
   // Line numbers of the user's code are unchanged.
   CHECK(std::count(user.begin(), user.end(), '\n') == std::count(src.begin(), src.end(), '\n'));
   REQUIRE(a.kernels.size() == 2);
@@ -365,4 +366,26 @@ __kernel void parent(__global int* A) {
     CHECK(k.unsplittableReason->find("device-side enqueue") != std::string::npos);
   }
   CHECK(a.vendorSource == src);
+}
+
+TEST_CASE("kernels move their buffer pointers back by the window shifts", "[transformer]") {
+  const std::string src = "__kernel void c(__global float* const restrict out, __constant int* in, int n,\n"
+                          "                __global const float* restrict x, __local float* scratch) {\n"
+                          "  out[get_global_id(0)] = in[0] + x[1] + n;\n"
+                          "}\n";
+  ProgramAnalysis a = analyze(src);
+  INFO(a.vendorSource);
+  std::string user = userPart(a.vendorSource);
+  REQUIRE(a.kernels.size() == 1);
+  CHECK(a.kernels[0].partitionReady);
+  // One shift per __global or __constant pointer (not __local), in order.
+  CHECK(user.find("__local float* scratch, ulong4 __clsplit_goffset, ulong4 __clsplit_gsize, long __clsplit_shift0, "
+                  "long __clsplit_shift1, long __clsplit_shift2)") != std::string::npos);
+  // A const pointer cannot be assigned: its parameter is renamed and a local takes its name.
+  CHECK(user.find("__clsplit_window_out,") != std::string::npos);
+  CHECK(user.find(" out = (__global float *)((__global char *)__clsplit_window_out - __clsplit_shift0);") !=
+        std::string::npos);
+  CHECK(user.find("in = (__constant int *)((__constant char *)in - __clsplit_shift1);") != std::string::npos);
+  CHECK(user.find("x = (const __global float *)((__global char *)x - __clsplit_shift2);") != std::string::npos);
+  CHECK(std::count(user.begin(), user.end(), '\n') == std::count(src.begin(), src.end(), '\n'));
 }

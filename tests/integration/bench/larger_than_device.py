@@ -1,0 +1,136 @@
+#!/usr/bin/env python3
+"""Programs larger than one device (docs/limitations.md, "Device memory").
+
+Each case runs a bench workload whose buffers total about 1.7x the memory clsplit may use on one
+device (CLSPLIT_DEVICE_MEMORY), split over PoCL devices (`uniform`):
+  - it must verify (the workload's own check against its host reference) with the same max_err
+    as the program run directly on one PoCL device;
+  - its run report must show launches split, copies that were windows of their buffers, and no
+    device holding more than the cap at any time;
+and over one device with the same cap it must fail cleanly: an error exit status (not a signal) and
+CL_MEM_OBJECT_ALLOCATION_FAILURE named on stderr.
+
+usage: larger_than_device.py --build BUILD --work DIR [CASE ...]
+"""
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+
+# name -> (workload, arguments, devices for the split run, bytes of its buffers from RESULT fields).
+# A matrix product reads all of B in every slice, so with square matrices no two devices can
+# hold it below 1.5x: it is split over three.
+CASES = {
+    "jacobi2d": ("jacobi2d", ["--size", "512", "--iters", "10"], 2, lambda r: 2 * 512 * 512 * 4),
+    "fdtd2d": ("fdtd2d", ["--size", "512", "--iters", "10"], 2, lambda r: 3 * 512 * 512 * 4 + 10 * 4),
+    "gemm": ("gemm", ["--size", "384", "--iters", "2"], 3, lambda r: 3 * 384 * 384 * 4),
+    "2spmv": ("2spmv", ["--size", "4096", "--iters", "4"], 2,
+              lambda r: int(r["nnz"]) * 8 + 2 * 4097 * 4 + 2 * 4096 * 4),
+}
+RATIO = 1.7
+POCL_ICD = "/etc/OpenCL/vendors/pocl.icd"
+
+
+def result_fields(stdout):
+    for line in stdout.splitlines():
+        if line.startswith("RESULT "):
+            return dict(item.split("=", 1) for item in line.split()[1:] if "=" in item)
+    return None
+
+
+def environment(args, devices, cache):
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("CLSPLIT_", "OCL_ICD_", "POCL_"))}
+    env["POCL_DEVICES"] = " ".join(["pthread"] * devices)
+    env["POCL_MAX_PTHREAD_COUNT"] = "1"
+    env["POCL_CACHE_DIR"] = os.path.join(args.work, "pocl-cache", cache)
+    return env
+
+
+def run(command, env):
+    return subprocess.run(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                          timeout=600)
+
+
+def check_case(args, name):
+    workload, wargs, devices, buffer_bytes = CASES[name]
+    program = os.path.join(args.build, "bench", "bin", workload)
+    failures = []
+
+    direct = run([program] + wargs, environment(args, 1, "direct"))
+    fields = result_fields(direct.stdout)
+    if direct.returncode != 0 or not fields or fields.get("verified") != "1":
+        return ["%s: the direct run failed (status %d): %s" % (name, direct.returncode, direct.stderr[-2000:])]
+    total = buffer_bytes(fields)
+    cap = int(total / RATIO)
+
+    def clsplit_env(n, cache):
+        env = environment(args, n, cache)
+        env["OCL_ICD_VENDORS"] = os.path.join(args.build, "vendors")
+        env["CLSPLIT_VENDORS"] = POCL_ICD
+        env["CLSPLIT_DEVICES"] = "all"
+        env["CLSPLIT_CONFIG"] = "/dev/null"
+        env["CLSPLIT_CACHE_DIR"] = os.path.join(args.work, "analysis-cache")
+        env["CLSPLIT_STRATEGY"] = "uniform"
+        env["CLSPLIT_DEVICE_MEMORY"] = str(cap)
+        return env
+
+    report_path = os.path.join(args.work, "larger-%s.json" % name)
+    env = clsplit_env(devices, "split")
+    env["CLSPLIT_REPORT"] = report_path
+    split = run([program] + wargs, env)
+    got = result_fields(split.stdout)
+    print("%s: buffers %d bytes, cap %d per device, %d devices" % (name, total, cap, devices))
+    if split.returncode != 0 or not got or got.get("verified") != "1":
+        failures.append("%s: the split run did not verify (status %d): %s%s"
+                        % (name, split.returncode, split.stdout[-1000:], split.stderr[-3000:]))
+    else:
+        if got.get("max_err") != fields.get("max_err"):
+            failures.append("%s: max_err %s split, %s direct" % (name, got.get("max_err"), fields.get("max_err")))
+        with open(report_path) as f:
+            report = json.load(f)
+        memory = report.get("device_memory", {})
+        split_launches = sum(k.get("split_launches", 0) for k in report.get("kernels", {}).values())
+        print("  device_memory %s, split launches %d" % (memory, split_launches))
+        if memory.get("peak_bytes", 0) > cap or memory.get("peak_bytes", 0) == 0:
+            failures.append("%s: a device held %s bytes (cap %d)" % (name, memory.get("peak_bytes"), cap))
+        # Slices of the SpMV read whole matrices (its row pointers carry no monotonicity hint):
+        # its devices take turns holding each matrix (evictions) rather than windows of them.
+        if memory.get("windows", 0) == 0 and memory.get("evictions", 0) == 0:
+            failures.append("%s: no copy was a window of its buffer or evicted" % name)
+        if split_launches == 0:
+            failures.append("%s: no launch was split" % name)
+
+    alone = run([program] + wargs, clsplit_env(1, "alone"))
+    print("  one device: status %d" % alone.returncode)
+    if not 0 < alone.returncode < 128:
+        failures.append("%s: over one device the run ended with status %d, not an error exit: %s"
+                        % (name, alone.returncode, alone.stderr[-2000:]))
+    if not re.search(r"CL_MEM_OBJECT_ALLOCATION_FAILURE|-4\b", alone.stderr + alone.stdout):
+        failures.append("%s: over one device stderr does not name CL_MEM_OBJECT_ALLOCATION_FAILURE: %s"
+                        % (name, alone.stderr[-2000:]))
+    return failures
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--build", required=True)
+    parser.add_argument("--work", required=True)
+    parser.add_argument("cases", nargs="*", default=sorted(CASES))
+    args = parser.parse_args()
+    if not os.path.exists(os.path.join(args.build, "vendors", "clsplit.icd")) or not os.path.exists(POCL_ICD):
+        print("needs <build>/vendors/clsplit.icd and PoCL; skipped")
+        return 77
+    os.makedirs(args.work, exist_ok=True)
+    failures = []
+    for name in args.cases:
+        failures += check_case(args, name)
+    for f in failures:
+        print("FAILED:", f)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
