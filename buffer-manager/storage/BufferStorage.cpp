@@ -73,10 +73,14 @@ void BufferStorage::allocate(unsigned slot, ByteRange window) {
     device::check(err, "clCreateBuffer (device copy of a buffer)");
   }
   if (copy.buffer && memory_) memory_->charge(slots_[slot].device, -static_cast<int64_t>(copy.window.size()));
+  copy.views.clear(); // sub-buffers of the old copy go before it
   copy.buffer = device::RealMem::adopt(mem);
   copy.window = window;
-  copy.views.clear();
-  if (memory_) memory_->charge(slots_[slot].device, static_cast<int64_t>(window.size()));
+  if (memory_) {
+    memory_->charge(slots_[slot].device, static_cast<int64_t>(window.size()));
+    copy.lastUse = memory_->epoch();
+    if (auto self = weak_from_this().lock()) memory_->enroll(self, slots_[slot].device);
+  }
 }
 
 size_t BufferStorage::local(unsigned slot, uint64_t offset, uint64_t size) const {
@@ -91,10 +95,15 @@ size_t BufferStorage::local(unsigned slot, uint64_t offset, uint64_t size) const
 
 void BufferStorage::markInUse() {
   if (!memory_) return;
-  auto self = weak_from_this().lock();
-  if (!self) return;
+  const uint64_t now = memory_->epoch();
+  for (auto& copy : devices_) copy.lastUse = now;
+}
+
+uint64_t BufferStorage::lastUse(cl_device_id device) const {
+  uint64_t last = 0;
   for (unsigned s = 0; s < slots_.size(); ++s)
-    if (devices_[s].buffer) memory_->touch(self, slots_[s].device);
+    if (slots_[s].device == device && devices_[s].buffer) last = std::max(last, devices_[s].lastUse);
+  return last;
 }
 
 BufferStorage::Room BufferStorage::defaultRoom(unsigned slot) const {
@@ -132,15 +141,17 @@ void BufferStorage::reserve(unsigned slot, ByteRange need, Room mode, QueueProvi
                             slot, size_, memory_->used(slots_[slot].device), memory_->cap(slots_[slot].device));
       allocate(slot, whole);
     }
-    if (memory_)
-      if (auto self = weak_from_this().lock()) memory_->touch(self, slots_[slot].device);
+    if (memory_) copy.lastUse = memory_->epoch();
     return;
   }
   const cl_device_id dev = slots_[slot].device;
   need = ByteRange{std::min(need.lo, size_), std::min(need.hi, size_)};
-  if (need.empty()) need = copy.buffer ? ByteRange{copy.window.lo, copy.window.lo} : ByteRange{0, kWindowAlign};
+  // A buffer the command does not touch here is still bound to it: a few bytes of room.
+  if (need.empty())
+    need = copy.buffer ? ByteRange{copy.window.lo, std::min(copy.window.lo + kWindowAlign, copy.window.hi)}
+                       : ByteRange{0, kWindowAlign};
   const uint64_t held = copy.buffer ? copy.window.size() : 0;
-  if (auto self = weak_from_this().lock()) memory_->touch(self, dev); // in use: never evicted to make room here
+  copy.lastUse = memory_->epoch(); // in use: never evicted to make room here
   auto covers = [&](ByteRange w) { return copy.buffer && w.lo <= need.lo && need.hi <= w.hi; };
   // Whether a copy of `bytes` can replace the current one (after evicting copies the command
   // does not use); no one allocation may exceed what the device allows.
@@ -375,7 +386,7 @@ void BufferStorage::copyFromHost(ByteRange range, unsigned slot, QueueProvider& 
     }
     pieces.push_back({r, *v});
   });
-  reserve(slot, range, defaultRoom(slot), queues, log);
+  cover(slot, range, queues, log);
   // Coalesced pieces may carry several ready fences: collect them again per piece.
   const Holder me = deviceHolder(slot);
   for (auto& piece : pieces) {
@@ -420,7 +431,7 @@ void BufferStorage::copyInDriver(ByteRange range, unsigned from, unsigned slot, 
   const size_t offset = static_cast<size_t>(range.lo), bytes = static_cast<size_t>(range.size());
   const uint64_t producer = devices_[from].producer;
   const RangeSet moved{range};
-  reserve(slot, range, defaultRoom(slot), queues, log);
+  cover(slot, range, queues, log);
   // On the destination's queue, after what wrote these bytes of the source's copy.
   FenceRef f = enqueueOn(
       slot, queues, validAfter(from, moved), true, "clEnqueueCopyBuffer (device to device)",
@@ -570,7 +581,7 @@ void BufferStorage::writeFromHost(ByteRange range, const void* src, const FenceR
 FenceRef BufferStorage::writeToDevice(ByteRange range, const void* src, unsigned slot,
                                       const std::vector<FenceRef>& after, QueueProvider& queues, TransferLog* log,
                                       bool alone) {
-  reserve(slot, range, defaultRoom(slot), queues, log);
+  cover(slot, range, queues, log);
   FenceRef f = enqueueOn(slot, queues, after, true, "clEnqueueWriteBuffer (application data to its device)",
                          [&](cl_command_queue q, cl_uint n, const cl_event* waits, cl_event* event) {
                            return writeReal(q, slot, size_t(range.lo), size_t(range.size()), src, n, waits, event);

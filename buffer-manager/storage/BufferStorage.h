@@ -119,8 +119,17 @@ public:
   }
   // Whole where the buffer fits `slot`'s device now, else Grow.
   Room defaultRoom(unsigned slot) const;
+  // Room for `range` on `slot` as the device's memory allows (Whole where the buffer fits,
+  // else Grow): what a transfer or command into those bytes asks first. Free when the copy
+  // already holds room for them.
+  void cover(unsigned slot, ByteRange range, QueueProvider& queues, TransferLog* log) {
+    const auto& c = devices_[slot];
+    if (!memory_ || (c.buffer && c.window.lo <= range.lo && range.hi <= c.window.hi)) return;
+    reserve(slot, range, defaultRoom(slot), queues, log);
+  }
   // Evictable: every copy on `device` goes (its bytes held nowhere else move to the host).
   uint64_t evict(cl_device_id device, QueueProvider& queues, TransferLog* log) override;
+  uint64_t lastUse(cl_device_id device) const override;
   // Its copies are used by the current command (DeviceMemory::beginEpoch): none of them is
   // evicted to make room for another copy the command needs.
   void markInUse();
@@ -240,7 +249,8 @@ public:
 private:
   struct DeviceCopy {
     device::RealMem buffer;
-    ByteRange window; // the bytes `buffer` holds, from its offset 0
+    ByteRange window;     // the bytes `buffer` holds, from its offset 0
+    uint64_t lastUse = 0; // DeviceMemory epoch of the last command that used it
     std::map<std::pair<uint64_t, uint64_t>, device::RealMem> views;
     CopyHazards hazards;   // earlier readers and writers, per byte range for the latest few
     uint64_t producer = 0; // the launch that last wrote this copy (transfer volumes' producer)

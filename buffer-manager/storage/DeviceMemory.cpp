@@ -63,21 +63,10 @@ void DeviceMemory::charge(cl_device_id device, int64_t bytes) {
   }
 }
 
-uint64_t DeviceMemory::beginEpoch() {
-  std::lock_guard lock(mutex_);
-  return ++epoch_;
-}
-
-uint64_t DeviceMemory::epoch() const {
-  std::lock_guard lock(mutex_);
-  return epoch_;
-}
-
-void DeviceMemory::touch(const std::shared_ptr<Evictable>& owner, cl_device_id device) {
+void DeviceMemory::enroll(const std::shared_ptr<Evictable>& owner, cl_device_id device) {
   std::lock_guard lock(mutex_);
   auto& h = holders_[{device, owner.get()}];
-  if (h.owner.expired()) h.owner = owner; // new, or an earlier owner at the same address
-  h.lastUse = epoch_;
+  if (h.expired()) h = owner; // new, or an earlier owner at the same address
 }
 
 bool DeviceMemory::makeRoom(cl_device_id device, uint64_t bytes, QueueProvider& queues, TransferLog* log,
@@ -87,10 +76,11 @@ bool DeviceMemory::makeRoom(cl_device_id device, uint64_t bytes, QueueProvider& 
   std::vector<std::pair<uint64_t, std::shared_ptr<Evictable>>> candidates;
   {
     std::lock_guard lock(mutex_);
-    const uint64_t before = epoch_ > spareRecent ? epoch_ - spareRecent : 0;
+    const uint64_t now = epoch(), before = now > spareRecent ? now - spareRecent : 0;
     for (auto it = holders_.lower_bound({device, nullptr}); it != holders_.end() && it->first.first == device;) {
-      if (auto live = it->second.owner.lock()) {
-        if (it->second.lastUse < before) candidates.emplace_back(it->second.lastUse, std::move(live));
+      if (auto live = it->second.lock()) {
+        const uint64_t used = live->lastUse(device);
+        if (used < before) candidates.emplace_back(used, std::move(live));
         ++it;
       } else {
         it = holders_.erase(it);

@@ -7,6 +7,7 @@
 
 #include "device/Real.h"
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <map>
@@ -32,6 +33,8 @@ public:
   virtual ~Evictable() = default;
   // Releases this object's copies on `device`; returns the bytes freed.
   virtual uint64_t evict(cl_device_id device, QueueProvider& queues, TransferLog* log) = 0;
+  // The epoch (DeviceMemory::epoch) in which its copy on `device` was last used.
+  virtual uint64_t lastUse(cl_device_id device) const = 0;
 };
 
 class DeviceMemory {
@@ -64,26 +67,24 @@ public:
   static void noteWindow();
 
   // Commands start epochs: copies used in the current one are never evicted to make room in it.
-  uint64_t beginEpoch();
-  uint64_t epoch() const;
-  // `owner` holds a copy on `device`, last used in the current epoch.
-  void touch(const std::shared_ptr<Evictable>& owner, cl_device_id device);
+  // Owners stamp their copies with epoch() when a command uses them (a plain store: the hot
+  // path takes no lock).
+  uint64_t beginEpoch() { return epoch_.fetch_add(1, std::memory_order_relaxed) + 1; }
+  uint64_t epoch() const { return epoch_.load(std::memory_order_relaxed); }
+  // `owner` holds a copy on `device` (once per allocation; forgotten once the owner is gone).
+  void enroll(const std::shared_ptr<Evictable>& owner, cl_device_id device);
   // Evicts copies on `device` unused in this epoch, least recently used first, until `bytes`
   // more fit; returns whether they do. With `spareRecent`, copies used in the last that many
   // epochs stay too (a whole copy is not worth evicting what the program is still using).
   bool makeRoom(cl_device_id device, uint64_t bytes, QueueProvider& queues, TransferLog* log, uint64_t spareRecent = 0);
 
 private:
-  struct Holder {
-    std::weak_ptr<Evictable> owner;
-    uint64_t lastUse;
-  };
   mutable std::mutex mutex_;
   WindowPolicy policy_;
   std::map<cl_device_id, Limits> limits_;
   std::map<cl_device_id, uint64_t> used_;
-  std::map<std::pair<cl_device_id, const Evictable*>, Holder> holders_;
-  uint64_t epoch_ = 1;
+  std::map<std::pair<cl_device_id, const Evictable*>, std::weak_ptr<Evictable>> holders_;
+  std::atomic<uint64_t> epoch_{1};
 };
 
 } // namespace clsplit::buffer

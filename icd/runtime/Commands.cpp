@@ -184,8 +184,8 @@ FenceRef copyBuffer(Queue& q, Mem& src, Mem& dst, size_t srcOffset, size_t dstOf
   if (best) {
     // Room for both ranges on that device; a device too small for them leaves the copy to the host.
     try {
-      src.storage().reserve(*best, from, src.storage().defaultRoom(*best), q, &log);
-      dst.storage().reserve(*best, to, dst.storage().defaultRoom(*best), q, &log);
+      src.storage().cover(*best, from, q, &log);
+      dst.storage().cover(*best, to, q, &log);
     } catch (const Error& e) {
       if (e.code() != CL_MEM_OBJECT_ALLOCATION_FAILURE) throw;
       clsplit::log().info("clEnqueueCopyBuffer runs on the host: {}", e.what());
@@ -235,7 +235,7 @@ FenceRef fillBuffer(Queue& q, Mem& mem, const void* pattern, size_t patternSize,
   buffer::TransferLog moved;
   std::erase_if(slots, [&](unsigned slot) {
     try {
-      storage.reserve(slot, range, storage.defaultRoom(slot), q, &moved);
+      storage.cover(slot, range, q, &moved);
       return false;
     } catch (const Error& e) {
       if (e.code() != CL_MEM_OBJECT_ALLOCATION_FAILURE) throw;

@@ -407,7 +407,13 @@ bool reserveRoom(const LaunchContext& launch, const LaunchPlan& plan, buffer::Tr
   for (auto* s : launch.storages) s->markInUse();
   std::vector<uint64_t> before;
   for (auto* s : launch.storages) before.push_back(s->directoryGeneration());
-  for (const SubKernel& sk : plan.subKernels()) reserveOn(launch, sk, sk.device, log);
+  for (const SubKernel& sk : plan.subKernels()) {
+    // The common case: every buffer is whole on the device already (nothing to decide).
+    const bool whole = std::all_of(launch.storages.begin(), launch.storages.end(), [&](const buffer::BufferStorage* s) {
+      return s->allocatedOn(sk.device) && s->wholeOn(sk.device);
+    });
+    if (!whole) reserveOn(launch, sk, sk.device, log);
+  }
   for (size_t b = 0; b < launch.storages.size(); ++b)
     if (launch.storages[b]->directoryGeneration() != before[b]) return true;
   return false;
