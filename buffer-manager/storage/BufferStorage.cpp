@@ -221,7 +221,13 @@ void BufferStorage::resize(unsigned slot, ByteRange window, QueueProvider& queue
     clsplit::log().debug("device slot {}: a {}-byte buffer's copy [{}, {}) becomes [{}, {}) ({} bytes to the host)",
                          slot, size_, old.lo, old.hi, window.lo, window.hi, staged);
   }
-  for (const ByteRange& r : stage) stageToHost(r, slot, queues, log);
+  std::vector<FenceRef> staged;
+  for (const ByteRange& r : stage) staged.push_back(stageToHost(r, slot, queues, log));
+  // An eviction may stage bytes of a buffer the application has released, whose storage lives
+  // only until the commands it had then complete: it lives until these reads have too (they
+  // write into its host blocks).
+  if (!staged.empty())
+    if (auto self = weak_from_this().lock()) device::allOf(std::move(staged))->onComplete([self](cl_int) {});
   if (!undefined.empty()) {
     Version v;
     v.undefined = true;
@@ -448,7 +454,8 @@ void BufferStorage::copyInDriver(ByteRange range, unsigned from, unsigned slot, 
         {TransferKind::DeviceToDevice, static_cast<int>(from), static_cast<int>(slot), range.size(), producer, f});
 }
 
-void BufferStorage::stageToHost(ByteRange range, unsigned from, QueueProvider& queues, TransferLog* log, Lane lane) {
+FenceRef BufferStorage::stageToHost(ByteRange range, unsigned from, QueueProvider& queues, TransferLog* log,
+                                    Lane lane) {
   const size_t offset = static_cast<size_t>(range.lo), bytes = static_cast<size_t>(range.size());
   const uint64_t producer = devices_[from].producer;
   const RangeSet staged{range};
@@ -464,6 +471,7 @@ void BufferStorage::stageToHost(ByteRange range, unsigned from, QueueProvider& q
   retainUntil(read, block);
   directory_.addCopy(staged, kHost, Version{read, block, range.lo, producer});
   if (log) log->push_back({TransferKind::DeviceToHost, static_cast<int>(from), -1, range.size(), producer, read});
+  return read;
 }
 
 std::vector<FenceRef> BufferStorage::bringHome(QueueProvider& queues, TransferLog* log, const Settled& settled) {

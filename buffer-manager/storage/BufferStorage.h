@@ -137,7 +137,9 @@ public:
   // Transfers (what a planner chose; each updates the directory). Each waits for, and is
   // recorded as, an access of its own bytes only (CopyHazards), on the slot's `lane`.
   // `range` of `from`'s copy read into a new host version (which becomes a valid host copy).
-  void stageToHost(ByteRange range, unsigned from, QueueProvider& queues, TransferLog* log, Lane lane = Lane::Compute);
+  // Returns the read's fence.
+  device::FenceRef stageToHost(ByteRange range, unsigned from, QueueProvider& queues, TransferLog* log,
+                               Lane lane = Lane::Compute);
   // `range`, valid on the host, written from its host versions into `to`'s copy.
   void copyFromHost(ByteRange range, unsigned to, QueueProvider& queues, TransferLog* log, Lane lane = Lane::Compute);
   // `range` copied from `from`'s copy to `to`'s inside their driver (same real context).
