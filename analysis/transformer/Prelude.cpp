@@ -54,6 +54,16 @@ std::string prelude(unsigned clVersion) {
   p += "#define get_group_id(d) __clsplit_group_id((d), __clsplit_goffset, __clsplit_gsize)\n";
   if (clVersion >= 200)
     p += "#define get_global_linear_id() __clsplit_global_linear_id(__clsplit_goffset, __clsplit_gsize)\n";
+  // Window shifts (kernels' buffer pointers moved back by the hidden shift): compiled in only
+  // where a device may hold a window of a buffer (the runtime defines __CLSPLIT_WINDOWS for
+  // contexts of several devices); elsewhere the pointers are the program's own.
+  p += "#ifdef __CLSPLIT_WINDOWS\n"
+       "#define __CLSPLIT_REBASE(T, B, p, s) p = (T)((B)p - (s))\n"
+       "#define __CLSPLIT_REBASED(T, B, p, s) ((T)((B)(p) - (s)))\n"
+       "#else\n"
+       "#define __CLSPLIT_REBASE(T, B, p, s)\n"
+       "#define __CLSPLIT_REBASED(T, B, p, s) (p)\n"
+       "#endif\n";
   p += "#line 1\n";
   return p;
 }

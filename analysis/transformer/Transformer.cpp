@@ -437,10 +437,10 @@ private:
       const std::string castType = p->getType().getUnqualifiedType().getAsString(policy);
       const bool constant =
           p->getType().getCanonicalType()->getPointeeType().getAddressSpace() == clang::LangAS::opencl_constant;
-      const std::string bytes = constant ? "(__constant char *)" : "(__global char *)";
+      const std::string bytes = constant ? "__constant char *" : "__global char *";
       const std::string shift = std::string(kWindowShiftPrefix) + std::to_string(k);
       if (!p->getType().isConstQualified()) {
-        text += " " + name + " = (" + castType + ")(" + bytes + name + " - " + shift + ");";
+        text += " __CLSPLIT_REBASE(" + castType + ", " + bytes + ", " + name + ", " + shift + ");";
         continue;
       }
       clang::SourceLocation at = p->getLocation();
@@ -448,8 +448,8 @@ private:
         return "the name of kernel '" + info.name + "''s parameter '" + name + "' comes from a macro";
       const std::string window = std::string(kReservedPrefix) + "window_" + name;
       rw.ReplaceText(at, static_cast<unsigned>(name.size()), window);
-      text += " " + p->getType().getAsString(policy) + " " + name + " = (" + castType + ")(" + bytes + window + " - " +
-              shift + ");";
+      text += " " + p->getType().getAsString(policy) + " " + name + " = __CLSPLIT_REBASED(" + castType + ", " + bytes +
+              ", " + window + ", " + shift + ");";
     }
     if (!text.empty()) rw.InsertTextAfterToken(body->getLBracLoc(), text);
     return {};

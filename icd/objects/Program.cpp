@@ -103,7 +103,9 @@ void Program::buildOn(unsigned platform, const std::string& programSource, const
                       cl_int& status) {
   cl_context ctx = platformContext(*context_, platform);
   auto devices = platformDevices(*context_, platform);
-  const std::string source = asReportedDevice(programSource, context_->device());
+  // Kernels move their buffer pointers by the window shifts only where windows may exist.
+  const std::string source = (context_->deviceMemory() ? "#define __CLSPLIT_WINDOWS 1\n" : "") +
+                             asReportedDevice(programSource, context_->device());
   const char* text = source.c_str();
   size_t length = source.size();
   cl_int err = CL_SUCCESS;
