@@ -5,8 +5,11 @@
 // Devices: the first two GPUs of the first platform that has one (one GPU: used twice, through
 // two contexts; no GPU: the first platform's devices). Prints one line per way: median wall ms
 // of `--repeat` runs, and the longest profiled copy (END - START) of the last run. `--hops N`
-// then times halo exchanges between the two devices by staging memory and kind of wait.
+// then times halo exchanges between the two devices by staging memory and kind of wait, and
+// `--move MIB` one large block moved from one device to the other through host memory.
 #include "SingleDevice.h"
+
+#include <sys/mman.h>
 
 #include <algorithm>
 #include <chrono>
@@ -83,6 +86,7 @@ void haloHops(const std::vector<cl_device_id>& gpus, unsigned n) {
     const char* name;
     Memory memory;
     bool userEvent;
+    bool measured = false; // kernels carry an event with a completion callback, as clsplit's timed launches
   };
   const Way ways[] = {{"kernels only", Memory::None, false},
                       {"pageable, event", Memory::Pageable, false},
@@ -90,14 +94,17 @@ void haloHops(const std::vector<cl_device_id>& gpus, unsigned n) {
                       {"slab rotation, event", Memory::Slab, false},
                       {"slab made midway, event", Memory::SlabMidway, false},
                       {"pageable, user event", Memory::Pageable, true},
-                      {"slab rotation, user event", Memory::Slab, true}};
+                      {"slab rotation, user event", Memory::Slab, true},
+                      {"pinned, event, timed kernels", Memory::Pinned, false, true}};
   // Sets the user event (`data`) when the read completes, as clsplit's host-side waits do.
   auto release = [](cl_event, cl_int status, void* data) {
     clSetUserEventStatus(static_cast<cl_event>(data), status < 0 ? status : CL_COMPLETE);
     clReleaseEvent(static_cast<cl_event>(data));
   };
   const size_t global = elems;
+  auto nothing = [](cl_event, cl_int, void*) {};
   for (const Way& way : ways) {
+    double releaseS = 0; // inside clReleaseEvent, timed pass
     unsigned char* midway = nullptr;
     unsigned wrong = 0;
     for (unsigned pass = 0; pass < 3; ++pass) { // warm-up, timed, checked
@@ -111,7 +118,16 @@ void haloHops(const std::vector<cl_device_id>& gpus, unsigned n) {
         for (unsigned d = 0; d < 2; ++d) {
           const cl_uint v = 2 * i + d + 1;
           check(clSetKernelArg(k[d], 1, sizeof v, &v), "clSetKernelArg");
-          check(clEnqueueNDRangeKernel(q[d], k[d], 1, nullptr, &global, nullptr, 0, nullptr, nullptr), "kernel");
+          cl_event kev = nullptr;
+          check(clEnqueueNDRangeKernel(q[d], k[d], 1, nullptr, &global, nullptr, 0, nullptr,
+                                       way.measured ? &kev : nullptr),
+                "kernel");
+          if (kev) {
+            check(clSetEventCallback(kev, CL_COMPLETE, nothing, nullptr), "clSetEventCallback");
+            const double r0 = nowS();
+            clReleaseEvent(kev);
+            if (pass == 1) releaseS += nowS() - r0;
+          }
         }
         if (way.memory == Memory::None) continue;
         cl_event read[2];
@@ -129,8 +145,10 @@ void haloHops(const std::vector<cl_device_id>& gpus, unsigned n) {
           }
           check(clEnqueueWriteBuffer(q[1 - d], buf[1 - d], CL_FALSE, 0, halo, host + d * halo, 1, &after, nullptr),
                 "write");
+          const double r0 = nowS();
           if (after != read[d]) clReleaseEvent(after);
           clReleaseEvent(read[d]);
+          if (pass == 1) releaseS += nowS() - r0;
         }
         for (unsigned d = 0; d < 2; ++d) clFlush(q[d]);
         if (pass == 2) { // the hop's bytes: the other device's value of this iteration
@@ -144,20 +162,126 @@ void haloHops(const std::vector<cl_device_id>& gpus, unsigned n) {
       }
       for (unsigned d = 0; d < 2; ++d) check(clFinish(q[d]), "clFinish");
       if (pass == 1)
-        std::printf("halo hops, %-26s %8.1f us per iteration (%u iterations)", way.name, (nowS() - t0) * 1e6 / n, n);
+        std::printf("halo hops, %-28s %8.1f us per iteration (%u iterations; %.2f us in clReleaseEvent)", way.name,
+                    (nowS() - t0) * 1e6 / n, n, releaseS * 1e6 / n);
     }
     std::printf("%s\n", way.memory == Memory::None ? "" : wrong ? "  WRONG BYTES" : "  (bytes checked)");
+  }
+}
+
+// `--move MIB`: MIB moved from device 0's buffer to device 1's through host memory, as clsplit
+// stages a split given up (one context for both, as clsplit has them), each way `repeat` times:
+// into fresh pageable memory (a new allocation each time, as a staging block is), into reused
+// pageable memory, into fresh memory populated by the kernel up front, through one pinned
+// buffer (made once; the write waits on the read's event), and in chunks through a ring of
+// pinned blocks (chunk k's write overlaps chunk k+1's read). Prints median wall ms and GB/s,
+// the cost of pinning MIB once, and checks the moved bytes of every way.
+void largeMove(const std::vector<cl_device_id>& gpus, unsigned mib, unsigned repeat) {
+  cl_device_id devs[2] = {gpus[0], gpus[std::min<size_t>(1, gpus.size() - 1)]};
+  const cl_uint ndev = devs[0] == devs[1] ? 1 : 2;
+  cl_int err;
+  cl_context ctx = clCreateContext(nullptr, ndev, devs, nullptr, nullptr, &err);
+  check(err, "clCreateContext (both)");
+  const size_t bytes = size_t(mib) << 20;
+  cl_command_queue q[2];
+  cl_mem buf[2];
+  for (unsigned d = 0; d < 2; ++d) {
+    q[d] = clCreateCommandQueue(ctx, devs[d], 0, &err);
+    check(err, "clCreateCommandQueue");
+    buf[d] = clCreateBuffer(ctx, CL_MEM_READ_WRITE, bytes, nullptr, &err);
+    check(err, "clCreateBuffer");
+  }
+  auto pin = [&](size_t n) {
+    cl_mem m = clCreateBuffer(ctx, CL_MEM_ALLOC_HOST_PTR, n, nullptr, &err);
+    check(err, "clCreateBuffer (pinned)");
+    auto* p = static_cast<unsigned char*>(
+        clEnqueueMapBuffer(q[0], m, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, n, 0, nullptr, nullptr, &err));
+    check(err, "clEnqueueMapBuffer");
+    return p; // (kept mapped until the process ends)
+  };
+  double t0 = nowS();
+  unsigned char* pinned = pin(bytes);
+  std::printf("move %u MiB: pinning it once took %.2f ms\n", mib, (nowS() - t0) * 1e3);
+  const size_t chunk = std::min<size_t>(bytes, 4u << 20);
+  const unsigned ringBlocks = 4;
+  t0 = nowS();
+  std::vector<unsigned char*> ring;
+  for (unsigned b = 0; b < ringBlocks; ++b) ring.push_back(pin(chunk));
+  std::printf("move %u MiB: pinning a ring of %u x %zu MiB took %.2f ms\n", mib, ringBlocks, chunk >> 20,
+              (nowS() - t0) * 1e3);
+  std::vector<unsigned char> reused(bytes, 1);
+  enum class Way { FreshPageable, ReusedPageable, Populated, Pinned, PinnedRing };
+  const std::pair<Way, const char*> ways[] = {{Way::FreshPageable, "fresh pageable"},
+                                              {Way::ReusedPageable, "reused pageable"},
+                                              {Way::Populated, "fresh, MAP_POPULATE"},
+                                              {Way::Pinned, "pinned, event"},
+                                              {Way::PinnedRing, "4 MiB pinned ring, events"}};
+  for (const auto& [way, name] : ways) {
+    std::vector<double> ms;
+    bool right = true;
+    for (unsigned r = 0; r < repeat; ++r) {
+      const cl_uint pattern = 0x01000193u * (r + 7) + unsigned(way);
+      check(clEnqueueFillBuffer(q[0], buf[0], &pattern, sizeof pattern, 0, bytes, 0, nullptr, nullptr), "fill");
+      check(clFinish(q[0]), "clFinish");
+      const double start = nowS();
+      if (way == Way::PinnedRing) {
+        std::vector<cl_event> written(ringBlocks, nullptr);
+        for (size_t off = 0, k = 0; off < bytes; off += chunk, ++k) {
+          const size_t n = std::min(chunk, bytes - off);
+          cl_event& reuse = written[k % ringBlocks];
+          cl_event read;
+          check(clEnqueueReadBuffer(q[0], buf[0], CL_FALSE, off, n, ring[k % ringBlocks], reuse ? 1 : 0,
+                                    reuse ? &reuse : nullptr, &read),
+                "read");
+          if (reuse) clReleaseEvent(reuse);
+          check(clEnqueueWriteBuffer(q[1], buf[1], CL_FALSE, off, n, ring[k % ringBlocks], 1, &read, &reuse), "write");
+          clReleaseEvent(read);
+          clFlush(q[0]);
+          clFlush(q[1]);
+        }
+        check(clFinish(q[1]), "clFinish");
+        for (cl_event e : written)
+          if (e) clReleaseEvent(e);
+      } else if (way == Way::Pinned) {
+        cl_event read;
+        check(clEnqueueReadBuffer(q[0], buf[0], CL_FALSE, 0, bytes, pinned, 0, nullptr, &read), "read");
+        clFlush(q[0]);
+        check(clEnqueueWriteBuffer(q[1], buf[1], CL_FALSE, 0, bytes, pinned, 1, &read, nullptr), "write");
+        clReleaseEvent(read);
+        check(clFinish(q[1]), "clFinish");
+      } else {
+        unsigned char* host = reused.data();
+        if (way == Way::FreshPageable) host = static_cast<unsigned char*>(std::aligned_alloc(4096, bytes));
+        if (way == Way::Populated)
+          host = static_cast<unsigned char*>(
+              mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0));
+        check(clEnqueueReadBuffer(q[0], buf[0], CL_TRUE, 0, bytes, host, 0, nullptr, nullptr), "read");
+        check(clEnqueueWriteBuffer(q[1], buf[1], CL_TRUE, 0, bytes, host, 0, nullptr, nullptr), "write");
+        if (way == Way::FreshPageable) std::free(host);
+        if (way == Way::Populated) munmap(host, bytes);
+      }
+      ms.push_back((nowS() - start) * 1e3);
+      cl_uint got[2] = {0, 0};
+      check(clEnqueueReadBuffer(q[1], buf[1], CL_TRUE, 0, 4, &got[0], 0, nullptr, nullptr), "check");
+      check(clEnqueueReadBuffer(q[1], buf[1], CL_TRUE, bytes - 4, 4, &got[1], 0, nullptr, nullptr), "check");
+      right = right && got[0] == pattern && got[1] == pattern;
+    }
+    std::sort(ms.begin(), ms.end());
+    const double median = ms[ms.size() / 2];
+    std::printf("move %u MiB %-28s %8.2f ms  %6.2f GB/s  (min %.2f)  %s\n", mib, name, median,
+                double(bytes) / median / 1e6, ms.front(), right ? "right" : "WRONG");
   }
 }
 
 } // namespace
 
 int main(int argc, char** argv) {
-  unsigned mib = 64, repeat = 5, hops = 0;
+  unsigned mib = 64, repeat = 5, hops = 0, move = 0;
   for (int i = 1; i + 1 < argc; i += 2) {
     if (!std::strcmp(argv[i], "--mib")) mib = unsigned(std::atoi(argv[i + 1]));
     if (!std::strcmp(argv[i], "--repeat")) repeat = unsigned(std::atoi(argv[i + 1]));
     if (!std::strcmp(argv[i], "--hops")) hops = unsigned(std::atoi(argv[i + 1]));
+    if (!std::strcmp(argv[i], "--move")) move = unsigned(std::atoi(argv[i + 1]));
   }
   const size_t bytes = size_t(mib) << 20, half = bytes / 2;
 
@@ -179,6 +303,10 @@ int main(int argc, char** argv) {
   if (gpus.empty()) {
     std::fprintf(stderr, "split-read: no device\n");
     return 2;
+  }
+  if (move) {
+    largeMove(gpus, move, repeat);
+    return 0;
   }
   Side sides[2];
   for (unsigned s = 0; s < 2; ++s) {

@@ -1,6 +1,8 @@
 // BufferStorage: lazy per-device allocation, transfer execution and directory upkeep.
 #include "buffer-manager/storage/BufferStorage.h"
 
+#include "buffer-manager/storage/StagingRing.h"
+
 #include "device/Clock.h"
 #include "device/Enqueue.h"
 #include "device/HostExecutor.h"
@@ -472,6 +474,55 @@ FenceRef BufferStorage::stageToHost(ByteRange range, unsigned from, QueueProvide
   directory_.addCopy(staged, kHost, Version{read, block, range.lo, producer});
   if (log) log->push_back({TransferKind::DeviceToHost, static_cast<int>(from), -1, range.size(), producer, read});
   return read;
+}
+
+bool BufferStorage::moveThroughRing(ByteRange range, unsigned from, unsigned to, QueueProvider& queues,
+                                    TransferLog* log, Lane lane, unsigned* failed) {
+  if (!pinned_) return false;
+  StagingRing::Hold ring = pinned_->ring().hold();
+  if (!ring) return false;
+  const uint64_t producer = devices_[from].producer;
+  *failed = to;
+  cover(to, range, queues, log);
+  // Pinned in the destination's own context, the block is read by its DMA when the write runs:
+  // the write waits on the read itself; to another vendor it is pageable memory (copyFromHost).
+  const bool readWhenRun = pinned_->context() == slots_[to].context;
+  const Holder me = deviceHolder(to);
+  for (uint64_t lo = range.lo; lo < range.hi; lo += StagingRing::kChunkBytes) {
+    const ByteRange chunk{lo, std::min<uint64_t>(range.hi, lo + StagingRing::kChunkBytes)};
+    const RangeSet bytes{chunk};
+    const size_t offset = static_cast<size_t>(chunk.lo), size = static_cast<size_t>(chunk.size());
+    StagingRing::Block& block = ring.next();
+    std::vector<FenceRef> waits = validAfter(from, bytes);
+    for (const auto& f : block.inUseUntil) addUnique(waits, f);
+    *failed = from;
+    FenceRef read = enqueueOn(
+        from, queues, waits, false, "clEnqueueReadBuffer (device to host staging ring)",
+        [&](cl_command_queue q, cl_uint n, const cl_event* list, cl_event* event) {
+          return readReal(q, from, offset, size, static_cast<void*>(block.memory->data()), n, list, event);
+        },
+        /*waitedOn=*/true, lane);
+    noteRead(from, bytes, read);
+    *failed = to;
+    FenceRef write = enqueueOn(
+        to, queues, {readWhenRun ? read : device::hostOrdered(read)}, true,
+        "clEnqueueWriteBuffer (host staging ring to device)",
+        [&](cl_command_queue q, cl_uint n, const cl_event* list, cl_event* event) {
+          return writeReal(q, to, offset, size, static_cast<const void*>(block.memory->data()), n, list, event);
+        },
+        false, lane, &bytes);
+    noteWrite(to, bytes, write);
+    retainUntil(write, block.memory);
+    block.inUseUntil = {write};
+    directory_.addCopy(bytes, me, Version::device());
+    if (log) {
+      log->push_back({TransferKind::DeviceToHost, static_cast<int>(from), -1, chunk.size(), producer, read});
+      log->push_back({TransferKind::HostToDevice, -1, static_cast<int>(to), chunk.size(), producer, write});
+    }
+  }
+  devices_[from].pulled.pulled(range);
+  ring.moved(range.size());
+  return true;
 }
 
 std::vector<FenceRef> BufferStorage::bringHome(QueueProvider& queues, TransferLog* log, const Settled& settled) {

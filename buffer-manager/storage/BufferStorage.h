@@ -140,6 +140,11 @@ public:
   // Returns the read's fence.
   device::FenceRef stageToHost(ByteRange range, unsigned from, QueueProvider& queues, TransferLog* log,
                                Lane lane = Lane::Compute);
+  // `range` of `from`'s copy moved into `to`'s through the pool's staging ring, in chunks (no
+  // host version is kept). False, with nothing done, when there is no ring or its blocks are
+  // not pinned yet. On a failed enqueue, `*failed` names the device it happened on.
+  bool moveThroughRing(ByteRange range, unsigned from, unsigned to, QueueProvider& queues, TransferLog* log, Lane lane,
+                       unsigned* failed);
   // `range`, valid on the host, written from its host versions into `to`'s copy.
   void copyFromHost(ByteRange range, unsigned to, QueueProvider& queues, TransferLog* log, Lane lane = Lane::Compute);
   // `range` copied from `from`'s copy to `to`'s inside their driver (same real context).

@@ -2,6 +2,8 @@
 // requests missed and evicts idle buffers when the capacity is reached.
 #include "buffer-manager/storage/PinnedPool.h"
 
+#include "buffer-manager/storage/StagingRing.h"
+
 #include "support/Log.h"
 
 #include <array>
@@ -67,7 +69,7 @@ struct PinnedPool::Shared {
   std::mutex mutex;
   std::condition_variable wake, settled;
   std::multimap<size_t, Buffer> idle;
-  std::set<size_t> requested; // sizes to pin (each once at a time)
+  std::multiset<size_t> requested; // sizes to pin (a miss asks once per size at a time; reserve more)
   bool working = false, stopping = false, warned = false;
   bool finished = false; // the thread has let go of every real object
   Stats stats;
@@ -156,7 +158,7 @@ void PinnedPool::Shared::run() {
     Buffer b = room && !exiting ? pin(size) : Buffer{};
     lock.lock();
     working = false;
-    requested.erase(size);
+    requested.erase(requested.find(size));
     if (b.mem) {
       idle.emplace(size, b);
       ++stats.buffersMade, ++totals().buffersMade;
@@ -187,7 +189,7 @@ void PinnedPool::Shared::run() {
 }
 
 PinnedPool::PinnedPool(cl_context context, cl_device_id device, uint64_t capacity, uint64_t slabCapacity)
-    : shared_(std::make_shared<Shared>()) {
+    : shared_(std::make_shared<Shared>()), ring_(std::make_unique<StagingRing>(*this)) {
   static std::once_flag hook;
   std::call_once(hook, [] { std::atexit([] { exiting = true; }); });
   auto& s = *shared_;
@@ -205,6 +207,7 @@ PinnedPool::PinnedPool(cl_context context, cl_device_id device, uint64_t capacit
 }
 
 PinnedPool::~PinnedPool() {
+  ring_.reset(); // its blocks back first (those still in use come back when their commands end)
   std::unique_lock lock(shared_->mutex);
   shared_->stopping = true;
   shared_->wake.notify_all();
@@ -213,6 +216,18 @@ PinnedPool::~PinnedPool() {
   if (shared_->stats.lentBytes == 0 && !exiting) shared_->settled.wait(lock, [&] { return shared_->finished; });
 }
 
+void PinnedPool::reserve(size_t size, unsigned count) {
+  auto& s = *shared_;
+  std::lock_guard lock(s.mutex);
+  const size_t rounded = roundUp(size);
+  for (unsigned i = 0; i < count && rounded * (i + 1) <= s.capacity; ++i) s.requested.insert(rounded);
+  s.wake.notify_all();
+}
+
+void PinnedPool::reserveRing() { reserve(StagingRing::kChunkBytes, StagingRing::kBlocks); }
+
+StagingRing& PinnedPool::ring() { return *ring_; }
+
 std::shared_ptr<HostBlock> PinnedPool::lend(size_t size, bool staging) {
   if (size == 0) return nullptr;
   auto& s = *shared_;
@@ -220,7 +235,10 @@ std::shared_ptr<HostBlock> PinnedPool::lend(size_t size, bool staging) {
   auto it = s.idle.lower_bound(size);
   if (it == s.idle.end() || !fits(it->first, size, staging)) {
     ++s.stats.misses, ++totals().misses;
-    if (roundUp(size) <= s.capacity && s.requested.insert(roundUp(size)).second) s.wake.notify_all();
+    if (roundUp(size) <= s.capacity && !s.requested.contains(roundUp(size))) {
+      s.requested.insert(roundUp(size));
+      s.wake.notify_all();
+    }
     return nullptr;
   }
   Shared::Buffer b = it->second;

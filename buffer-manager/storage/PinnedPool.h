@@ -15,6 +15,8 @@
 
 namespace clsplit::buffer {
 
+class StagingRing;
+
 class PinnedPool {
 public:
   struct Stats {
@@ -51,6 +53,13 @@ public:
   // two H100, 16 KiB hops each way: 300 us per iteration pageable behind user events, 34-60 us
   // pinned behind the reads' events, 11 us for the kernels alone).
   std::shared_ptr<HostBlock> lendSmall(size_t size);
+  // Pins `count` buffers of `size` in the background (within the capacity), for lend to find.
+  void reserve(size_t size, unsigned count);
+  // Pins the staging ring's blocks in the background: contexts whose devices move data through
+  // host memory do it once, so that the first large move (a split given up) is already fast.
+  void reserveRing();
+  // Large moves between devices through host memory cycle through these blocks (StagingRing.h).
+  StagingRing& ring();
   // Blocks until the background pinning asked for so far is done (tests, benchmarks).
   void settle();
   Stats stats() const;
@@ -62,6 +71,7 @@ public:
 private:
   struct Shared;
   std::shared_ptr<Shared> shared_;
+  std::unique_ptr<StagingRing> ring_; // its blocks go back to the pool when it goes
 };
 
 // Blocks smaller than this stay pageable: their transfers cost the fixed latency whatever the

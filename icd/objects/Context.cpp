@@ -84,6 +84,9 @@ Context::Context(std::vector<cl_context_properties> properties, ContextNotify no
   for (const auto& s : slots_)
     if (discrete(s) && pinnedBytes) {
       pinnedPool_ = std::make_shared<buffer::PinnedPool>(s.context, s.device, pinnedBytes, stagingBytes);
+      // Bytes may move between devices through host memory: the first large move (a split
+      // given up, a gather) finds the staging ring pinned (10-15 ms on NVIDIA, in the background).
+      if (slots_.size() > 1) pinnedPool_->reserveRing();
       break;
     }
   deviceMemory_ = deviceMemoryFor(slots_, rt.settings());

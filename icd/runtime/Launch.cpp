@@ -399,6 +399,12 @@ FenceRef launchKernel(Queue& queue, Kernel& kernel, const NDRange& appRange, std
     }
     if (done.ran()) break;
     if (slots < 2) throw Error(done.error, "the device failed the kernel launch");
+    // A device blamed again (its bytes cannot be fetched from it, wherever the launch runs):
+    // no other device can run the launch either.
+    if (!done.failedDevices.empty() &&
+        std::all_of(done.failedDevices.begin(), done.failedDevices.end(),
+                    [&](unsigned d) { return std::find(failed.begin(), failed.end(), d) != failed.end(); }))
+      throw Error(done.error, "the kernel launch failed again on a device it had failed on");
     failed.insert(failed.end(), done.failedDevices.begin(), done.failedDevices.end());
     const unsigned home = rt.partitioner().homeDevice();
     std::optional<unsigned> other;

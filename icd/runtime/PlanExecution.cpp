@@ -138,30 +138,15 @@ public:
 private:
   buffer::BufferStorage& storage(unsigned buffer) const { return *launch_.storages[buffer]; }
 
-  // Staging legs first (what leaves its device through host memory is read right after the
-  // kernel that wrote it, not behind the same device's incoming transfers, which wait for other
-  // devices), then every move. A failure blames the device it happened on.
+  // The plan's transfers (runMoves); a failure blames the device it happened on.
   bool moveBytes() {
     const auto lane = plan_.overlap ? buffer::Lane::Transfer : buffer::Lane::Compute;
-    for (const auto& leg : plan_.staging) {
-      try {
-        stage(storage(leg.buffer), leg, launch_.queue, &out_.transfers, lane);
-      } catch (const Error& e) {
-        out_.failedDevices.push_back(leg.from);
-        out_.error = e.code();
-        return false;
-      }
-    }
-    for (const auto& m : plan_.moves) {
-      try {
-        move(storage(m.buffer), m, launch_.queue, &out_.transfers, lane);
-      } catch (const Error& e) {
-        out_.failedDevices.push_back(m.to);
-        out_.error = e.code();
-        return false;
-      }
-    }
-    return true;
+    auto failure = runMoves([this](unsigned b) -> buffer::BufferStorage& { return storage(b); }, plan_.staging,
+                            plan_.moves, launch_.queue, &out_.transfers, lane);
+    if (!failure) return true;
+    out_.failedDevices.push_back(failure->device);
+    out_.error = failure->error;
+    return false;
   }
 
   void readMergeBases() {

@@ -3,6 +3,7 @@
 
 #include "buffer-manager/storage/DeviceMemory.h"
 #include "buffer-manager/storage/PinnedPool.h"
+#include "buffer-manager/storage/StagingRing.h"
 #include "device/HostExecutor.h"
 #include "device/RealCall.h"
 #include "device/Submission.h"
@@ -177,9 +178,10 @@ std::string RunReport::json(const std::string& partitionerJson) const {
   out << "\n  ],\n  \"transfers\": {\"count\": " << transferCount_ << ", \"host_to_device_bytes\": " << list(h2d_)
       << ", \"device_to_host_bytes\": " << list(d2h_) << ", \"device_to_device_bytes\": " << list(d2d_) << "},\n";
   const auto pinned = buffer::PinnedPool::processTotals();
+  const auto ring = buffer::StagingRing::processTotals();
   out << "  \"pinned_host\": {\"peak_bytes\": " << pinned.pinnedBytes << ", \"buffers_made\": " << pinned.buffersMade
       << ", \"lends\": " << pinned.lends << ", \"misses\": " << pinned.misses << ", \"slabs\": " << pinned.slabs
-      << "},\n";
+      << ", \"ring_moves\": " << ring.moves << ", \"ring_bytes\": " << ring.bytes << "},\n";
   const auto memory = buffer::DeviceMemory::processTotals();
   out << "  \"device_memory\": {\"peak_bytes\": " << memory.peakBytes << ", \"cap_bytes\": " << memory.capBytes
       << ", \"windows\": " << memory.windows << ", \"evictions\": " << memory.evictions << "},\n";

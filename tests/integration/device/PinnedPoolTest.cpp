@@ -2,6 +2,7 @@
 // carry data through real transfers, misses are pinned in the background and idle buffers
 // reused, the capacity holds, and lent blocks outlive the pool.
 #include "buffer-manager/storage/PinnedPool.h"
+#include "buffer-manager/storage/StagingRing.h"
 #include "device/RealCall.h"
 #include "device/Vendors.h"
 
@@ -253,4 +254,42 @@ TEST_CASE("a small pinned block carries bytes through a real transfer and outliv
   for (int i = 0; i < 200 && device::liveRealReferences.load() != before; ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   REQUIRE(device::liveRealReferences.load() == before);
+}
+
+TEST_CASE("reserve pins as many buffers as asked, within the capacity") {
+  PoolSetup setup;
+  auto pool = setup.pool(3 * 65536);
+  pool->reserve(65536, 5); // room for three
+  pool->settle();
+  CHECK(pool->stats().buffersMade == 3);
+  std::vector<std::shared_ptr<clsplit::buffer::HostBlock>> blocks;
+  for (int i = 0; i < 3; ++i) blocks.push_back(pool->lend(65536));
+  for (const auto& b : blocks) CHECK(b);
+  CHECK_FALSE(pool->lend(65536)); // all three lent
+}
+
+TEST_CASE("the staging ring has no blocks until they are pinned, then cycles through them") {
+  using clsplit::buffer::StagingRing;
+  PoolSetup setup;
+  auto pool = setup.pool(64 << 20);
+  CHECK_FALSE(pool->ring().hold()); // nothing pinned yet: moves stage as before
+  pool->reserveRing();
+  pool->settle();
+  std::vector<std::byte*> seen;
+  {
+    auto hold = pool->ring().hold();
+    REQUIRE(hold);
+    for (unsigned i = 0; i < StagingRing::kBlocks + 1; ++i) {
+      auto& block = hold.next();
+      REQUIRE(block.memory);
+      CHECK(block.memory->size() == StagingRing::kChunkBytes);
+      CHECK(block.memory->pinned());
+      seen.push_back(block.memory->data());
+    }
+  }
+  for (unsigned i = 1; i < StagingRing::kBlocks; ++i)
+    for (unsigned j = 0; j < i; ++j) CHECK(seen[i] != seen[j]);
+  CHECK(seen[StagingRing::kBlocks] == seen[0]); // round the ring
+  // The ring keeps its blocks: the pool lends them to nobody else while it lives.
+  CHECK(pool->stats().lentBytes >= StagingRing::kBlocks * StagingRing::kChunkBytes);
 }
