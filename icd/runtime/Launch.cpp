@@ -280,6 +280,7 @@ FenceRef launchKernel(Queue& queue, Kernel& kernel, const NDRange& appRange, std
   planner::LaunchPlanner& planner = kernel.planner();
   if (slots > 1 && !only)
     if (auto* known = planner.repeatable(buffers.ids, appRange, resolveLocal)) {
+      HostSpan partition("partitioner");
       asked = rt.partitioner().plan(known->request);
       askedDim = known->dim;
       asked->groups.resize(slots, 0);
@@ -300,8 +301,10 @@ FenceRef launchKernel(Queue& queue, Kernel& kernel, const NDRange& appRange, std
   const auto planned = std::chrono::steady_clock::now(); // what a split costs the host, from here
   NDRange range = appRange;
   if (!localGiven) range.local = resolveLocal(range);
+  std::optional<HostSpan> binding(std::in_place, "bind arguments");
   BoundLaunch bound(kernel, range, localGiven, queue);
   const planner::LaunchInput& input = bound.input;
+  binding.reset();
 
   // 4. Decide the shares (unless step 2 asked).
   std::optional<std::string> kernelFallback;
@@ -337,6 +340,7 @@ FenceRef launchKernel(Queue& queue, Kernel& kernel, const NDRange& appRange, std
   } else {
     partition::LaunchRequest request = requestFor(kernel, bound, dim);
     request.splittable = splittable && request.groups > 1;
+    HostSpan partition("partitioner");
     decision = rt.partitioner().plan(request);
     if (slots > 1 && !only) {
       planner::LaunchPlanner::Repeatable known{{buffers.ids.begin(), buffers.ids.end()},
@@ -374,7 +378,9 @@ FenceRef launchKernel(Queue& queue, Kernel& kernel, const NDRange& appRange, std
   Execution done;
   bool byMemory = false;
   for (;;) {
+    std::optional<HostSpan> planning(std::in_place, "plan");
     launchPlan = kernel.planner().plan(input, key, groups);
+    planning.reset();
     if (launchPlan.fallback) fallback = launchPlan.fallback;
     if (log().should_log(spdlog::level::trace))
       log().trace("kernel {}: {}", kernel.name(), planner::describe(launchPlan));
@@ -384,6 +390,7 @@ FenceRef launchKernel(Queue& queue, Kernel& kernel, const NDRange& appRange, std
       // Room first: copies that shrink move bytes to the host, and the moves are planned from
       // the directory as it is then.
       if (reserveRoom(context, launchPlan, evicted)) launchPlan = kernel.planner().plan(input, key, groups);
+      HostSpan execution("execute");
       done = executePlan(context, launchPlan);
       done.transfers.insert(done.transfers.begin(), evicted.begin(), evicted.end());
     } catch (const Error& e) {
@@ -432,6 +439,7 @@ FenceRef launchKernel(Queue& queue, Kernel& kernel, const NDRange& appRange, std
 
   // 7. Record the launch.
   const bool measured = decision.measure && !launchPlan.remapped && !remapped;
+  HostSpan recording("record");
   rt.report().noteTransfers(done.transfers);
   rt.report().noteLaunch(kernel.name(), done.groupsPerDevice, launchPlan.split(), fallback, done.subKernels,
                          done.transfers, launchPlan.boundaryFirst());
