@@ -52,6 +52,8 @@ std::string DynamicPartitioner::reportJson() const {
 
   j.key("hostOverheadPerSubLaunchNs").value(hostOverheadNs_);
   j.key("settledLaunches").value(settledLaunches_); // planned by the settled lane (planSettledWhole)
+  j.key("planLockWaits").value(planLockWaits_);
+  j.key("planLockWaitNs").value(planLockWaitNs_);
   j.key("lp").beginObject();
   j.key("solves").value(solves_);
   j.key("skippedUnchanged").value(skippedSolves_);

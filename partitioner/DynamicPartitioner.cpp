@@ -373,7 +373,14 @@ std::optional<std::vector<double>> DynamicPartitioner::evenOverIdentical(uint32_
 }
 
 LaunchPlan DynamicPartitioner::plan(const LaunchRequest& request) {
-  std::lock_guard lock(mutex_);
+  std::unique_lock lock(mutex_, std::try_to_lock);
+  if (!lock.owns_lock()) {
+    const auto t0 = std::chrono::steady_clock::now();
+    lock.lock();
+    ++planLockWaits_;
+    planLockWaitNs_ += uint64_t(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count());
+  }
   const uint64_t id = nextLaunch_++;
   const uint32_t k = intern(request.kernel);
   auto& ks = kernels_[k];

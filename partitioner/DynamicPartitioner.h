@@ -321,6 +321,9 @@ private:
   // Statistics for the report.
   uint64_t solves_ = 0, skippedSolves_ = 0, simplexRuns_ = 0, planChanges_ = 0;
   uint64_t settledLaunches_ = 0;  // planned by planSettledWhole
+  // plan() calls that found the lock taken (by measurements or a solve being applied), and the
+  // time they waited for it: the application's thread waiting on clsplit's other threads.
+  uint64_t planLockWaits_ = 0, planLockWaitNs_ = 0;
   uint64_t changesNotRepaid_ = 0; // better plans not adopted: their moves cost more than they gain
   double solveNsTotal_ = 0, solveNsMax_ = 0;
 };

@@ -280,8 +280,10 @@ FenceRef launchKernel(Queue& queue, Kernel& kernel, const NDRange& appRange, std
   planner::LaunchPlanner& planner = kernel.planner();
   if (slots > 1 && !only)
     if (auto* known = planner.repeatable(buffers.ids, appRange, resolveLocal)) {
-      HostSpan partition("partitioner");
-      asked = rt.partitioner().plan(known->request);
+      {
+        HostSpan partition("partitioner");
+        asked = rt.partitioner().plan(known->request);
+      }
       askedDim = known->dim;
       asked->groups.resize(slots, 0);
       if (auto device = onlyDeviceOf(asked->groups);
@@ -340,8 +342,9 @@ FenceRef launchKernel(Queue& queue, Kernel& kernel, const NDRange& appRange, std
   } else {
     partition::LaunchRequest request = requestFor(kernel, bound, dim);
     request.splittable = splittable && request.groups > 1;
-    HostSpan partition("partitioner");
+    std::optional<HostSpan> partition(std::in_place, "partitioner");
     decision = rt.partitioner().plan(request);
+    partition.reset();
     if (slots > 1 && !only) {
       planner::LaunchPlanner::Repeatable known{{buffers.ids.begin(), buffers.ids.end()},
                                                appRange,
