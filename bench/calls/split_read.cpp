@@ -38,6 +38,18 @@ double profiledMs(cl_event e) {
   return double(end - start) / 1e6;
 }
 
+// `bytes` of pinned host memory of `ctx` (an ALLOC_HOST_PTR buffer mapped through `q`, kept
+// mapped until the process ends).
+unsigned char* pinnedMemory(cl_context ctx, cl_command_queue q, size_t bytes) {
+  cl_int err;
+  cl_mem m = clCreateBuffer(ctx, CL_MEM_ALLOC_HOST_PTR, bytes, nullptr, &err);
+  check(err, "clCreateBuffer (pinned)");
+  auto* p = static_cast<unsigned char*>(
+      clEnqueueMapBuffer(q, m, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, bytes, 0, nullptr, nullptr, &err));
+  check(err, "clEnqueueMapBuffer");
+  return p;
+}
+
 // `--hops N`: a halo exchange as clsplit stages it between two GPUs of one context, N times: a
 // kernel on each device, then each device's 16 KiB boundary read into host memory and written
 // to the other device after that read. The staging memory (pageable; pinned, made once; blocks
@@ -70,14 +82,7 @@ void haloHops(const std::vector<cl_device_id>& gpus, unsigned n) {
     check(err, "clCreateKernel");
     check(clSetKernelArg(k[d], 0, sizeof(cl_mem), &buf[d]), "clSetKernelArg");
   }
-  auto mapPinned = [&](size_t bytes) {
-    cl_mem m = clCreateBuffer(ctx, CL_MEM_ALLOC_HOST_PTR, bytes, nullptr, &err);
-    check(err, "clCreateBuffer (pinned)");
-    auto* p = static_cast<unsigned char*>(
-        clEnqueueMapBuffer(q[0], m, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, bytes, 0, nullptr, nullptr, &err));
-    check(err, "clEnqueueMapBuffer");
-    return p; // (kept mapped until the process ends)
-  };
+  auto mapPinned = [&](size_t bytes) { return pinnedMemory(ctx, q[0], bytes); };
   unsigned char* pinned = mapPinned(2 * halo);
   unsigned char* slab = mapPinned(slabBytes);
   std::vector<unsigned char> pageable(2 * halo);
@@ -191,14 +196,7 @@ void largeMove(const std::vector<cl_device_id>& gpus, unsigned mib, unsigned rep
     buf[d] = clCreateBuffer(ctx, CL_MEM_READ_WRITE, bytes, nullptr, &err);
     check(err, "clCreateBuffer");
   }
-  auto pin = [&](size_t n) {
-    cl_mem m = clCreateBuffer(ctx, CL_MEM_ALLOC_HOST_PTR, n, nullptr, &err);
-    check(err, "clCreateBuffer (pinned)");
-    auto* p = static_cast<unsigned char*>(
-        clEnqueueMapBuffer(q[0], m, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, n, 0, nullptr, nullptr, &err));
-    check(err, "clEnqueueMapBuffer");
-    return p; // (kept mapped until the process ends)
-  };
+  auto pin = [&](size_t n) { return pinnedMemory(ctx, q[0], n); };
   double t0 = nowS();
   unsigned char* pinned = pin(bytes);
   std::printf("move %u MiB: pinning it once took %.2f ms\n", mib, (nowS() - t0) * 1e3);

@@ -12,12 +12,13 @@ CL_MEM_OBJECT_ALLOCATION_FAILURE named on stderr.
 
 usage: larger_than_device.py --build BUILD --work DIR [CASE ...]
 """
-import argparse
 import json
 import os
 import re
 import subprocess
 import sys
+
+from case_runner import POCL_ICD, run_cases
 
 # name -> (workload, arguments, devices for the split run, bytes of its buffers from RESULT fields).
 # A matrix product reads all of B in every slice, so with square matrices no two devices can
@@ -30,7 +31,6 @@ CASES = {
               lambda r: int(r["nnz"]) * 8 + 2 * 4097 * 4 + 2 * 4096 * 4),
 }
 RATIO = 1.7
-POCL_ICD = "/etc/OpenCL/vendors/pocl.icd"
 
 
 def result_fields(stdout):
@@ -114,23 +114,5 @@ def check_case(args, name):
     return failures
 
 
-def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--build", required=True)
-    parser.add_argument("--work", required=True)
-    parser.add_argument("cases", nargs="*", default=sorted(CASES))
-    args = parser.parse_args()
-    if not os.path.exists(os.path.join(args.build, "vendors", "clsplit.icd")) or not os.path.exists(POCL_ICD):
-        print("needs <build>/vendors/clsplit.icd and PoCL; skipped")
-        return 77
-    os.makedirs(args.work, exist_ok=True)
-    failures = []
-    for name in args.cases:
-        failures += check_case(args, name)
-    for f in failures:
-        print("FAILED:", f)
-    return 1 if failures else 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_cases(CASES, check_case))

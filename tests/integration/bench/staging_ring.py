@@ -13,11 +13,12 @@ GPUs do (CLSPLIT_TEST_FORCE_STAGING). Each case must verify (the program's exact
 
 usage: staging_ring.py --build BUILD --work DIR [CASE ...]
 """
-import argparse
 import json
 import os
 import subprocess
 import sys
+
+from case_runner import POCL_ICD, run_cases
 
 MIB = 16
 CASES = {
@@ -25,7 +26,6 @@ CASES = {
     "no-pool": ({"CLSPLIT_PINNED_MB": "0"}, lambda ring: ring["ring_moves"] == 0),
     "faults": ({"CLSPLIT_TEST_FAULTS": "clEnqueueReadBuffer@1:3+"}, None),
 }
-POCL_ICD = "/etc/OpenCL/vendors/pocl.icd"
 
 
 def check_case(args, name):
@@ -61,23 +61,5 @@ def check_case(args, name):
     return []
 
 
-def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--build", required=True)
-    parser.add_argument("--work", required=True)
-    parser.add_argument("cases", nargs="*", default=sorted(CASES))
-    args = parser.parse_args()
-    if not os.path.exists(os.path.join(args.build, "vendors", "clsplit.icd")) or not os.path.exists(POCL_ICD):
-        print("needs <build>/vendors/clsplit.icd and PoCL; skipped")
-        return 77
-    os.makedirs(args.work, exist_ok=True)
-    failures = []
-    for name in args.cases:
-        failures += check_case(args, name)
-    for f in failures:
-        print("FAILED:", f)
-    return 1 if failures else 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_cases(CASES, check_case))
