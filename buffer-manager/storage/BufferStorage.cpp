@@ -479,11 +479,13 @@ FenceRef BufferStorage::stageToHost(ByteRange range, unsigned from, QueueProvide
 bool BufferStorage::moveThroughRing(ByteRange range, unsigned from, unsigned to, QueueProvider& queues,
                                     TransferLog* log, Lane lane, unsigned* failed) {
   if (!pinned_) return false;
+  *failed = to;
+  // Room first, the ring after: making room may evict other buffers' copies (their locks), and
+  // a thread holding one of those may be waiting for the ring.
+  cover(to, range, queues, log);
   StagingRing::Hold ring = pinned_->ring().hold();
   if (!ring) return false;
   const uint64_t producer = devices_[from].producer;
-  *failed = to;
-  cover(to, range, queues, log);
   // Pinned in the destination's own context, the block is read by its DMA when the write runs:
   // the write waits on the read itself; to another vendor it is pageable memory (copyFromHost).
   const bool readWhenRun = pinned_->context() == slots_[to].context;
