@@ -27,3 +27,4 @@ for spec in "$@"; do
   echo "clsplit+report $tag: $(grep -o ' seconds=[0-9.e-]*\|verified=[01]' "$OUT/$tag.stdout" | tr '\n' ' ')"
   gzip -f "$OUT/$tag.trace.json" "$OUT/$tag.log"
 done
+(cd "$OUT" && tar czf diagnose.tgz --remove-files ./*.report.json ./*.trace.json.gz ./*.log.gz ./*.stdout 2>/dev/null)
