@@ -167,6 +167,7 @@ public:
   void appendWaitEvents(cl_context context, std::vector<RealEvent>& out) override {
     marker()->appendWaitEvents(context, out);
   }
+  cl_event ownEventIn(cl_context context) override { return marker()->ownEventIn(context); } // the batch holds it
   void onComplete(std::function<void(cl_int)> fn) override { marker()->onComplete(std::move(fn)); }
   cl_command_queue queue() const override { return tail_->queue(); }
   uint64_t positionInQueue() const override { return position_; }
@@ -194,7 +195,7 @@ cl_int QueueTail::enqueue(cl_uint waitCount, const cl_event* waitList, bool time
   if (waitCount > 0 && open_) closeWithMarker();
   const bool evented = timed || waitsOnUserEvents || !eventlessAllowed.load(std::memory_order_relaxed);
   cl_event event = nullptr;
-  uint64_t at = hostNowNs();
+  const uint64_t at = evented ? hostNowNs() : 0; // the fence's mapping of device times (evented only)
   cl_int err = enqueue(waitCount, waitList, evented ? &event : nullptr);
   if (err != CL_SUCCESS) return err;
   const uint64_t position = nextPosition();

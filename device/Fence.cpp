@@ -550,6 +550,11 @@ void WaitList::gather() const {
   events_.clear();
   userEvents_ = false;
   for (const auto& fence : fences_) {
+    if (cl_event own = fence->ownEventIn(context_)) { // fences_ keeps it alive
+      fence->flush();
+      if (std::find(events_.begin(), events_.end(), own) == events_.end()) events_.push_back(own);
+      continue;
+    }
     size_t before = held_.size();
     fence->appendWaitEvents(context_, held_);
     if (held_.size() > before && !fence->commandEventsIn(context_)) userEvents_ = true;
@@ -558,7 +563,7 @@ void WaitList::gather() const {
     fence->flush();
     // Deduplicate what was appended (wait lists may not repeat events on some drivers).
     for (size_t i = before; i < held_.size();) {
-      if (std::find(held_.begin(), held_.begin() + i, held_[i]) != held_.begin() + i) {
+      if (std::find(events_.begin(), events_.end(), held_[i].get()) != events_.end()) {
         held_.erase(held_.begin() + i);
       } else {
         events_.push_back(held_[i].get());

@@ -752,15 +752,18 @@ const BufferStorage::Summary& BufferStorage::summary() const {
 
 void BufferStorage::publishWholeOn(unsigned slot, uint64_t producer) {
   devices_.at(slot).producer = producer;
+  // A launch after launch on one device: nothing changed the directory since the last call.
+  if (published_.slot == slot && published_.generation == directory_.generation()) return;
   const Holder me = deviceHolder(slot);
   const auto& s = summary();
+  bool already = false;
   if (s.everywhere == bit(me) && s.definedAnywhere == bit(me) && directory_.runCount() == 1) {
-    bool defined = true; // undefined bytes become defined once a kernel may have written them
+    already = true; // undefined bytes become defined once a kernel may have written them
     directory_.visit(ByteRange{0, size_},
-                     [&](ByteRange, const Cell<Version>& cell) { defined = !cell.copies.front().token.undefined; });
-    if (defined) return;
+                     [&](ByteRange, const Cell<Version>& cell) { already = !cell.copies.front().token.undefined; });
   }
-  directory_.setOnly(RangeSet::of(0, size_), me, Version::device());
+  if (!already) directory_.setOnly(RangeSet::of(0, size_), me, Version::device());
+  published_ = {slot, directory_.generation()};
 }
 
 std::vector<RangeSet> BufferStorage::heldByDevices(ByteRange range) const {

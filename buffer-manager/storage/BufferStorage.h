@@ -157,6 +157,7 @@ public:
   std::vector<device::FenceRef> validAfter(unsigned slot, const RangeSet& bytes) const {
     return devices_.at(slot).hazards.validAfter(bytes);
   }
+  void addValidAfter(unsigned slot, device::WaitList& waits) const { devices_.at(slot).hazards.addValidAfter(waits); }
   void addValidAfter(unsigned slot, const RangeSet& bytes, device::WaitList& waits) const {
     devices_.at(slot).hazards.addValidAfter(bytes, waits);
   }
@@ -301,6 +302,11 @@ private:
 
   std::vector<StorageSlot> slots_;
   mutable Summary summary_;
+  // The directory's generation right after publishWholeOn(slot) left `slot` the only holder.
+  struct Published {
+    unsigned slot = ~0u;
+    uint64_t generation = ~uint64_t{0};
+  } published_;
   std::shared_ptr<PinnedPool> pinned_;
   uint64_t size_;
   void* useHostPtr_;

@@ -24,7 +24,7 @@ struct Command {
   std::shared_ptr<Queue> queue;
   cl_command_type type;
   std::vector<FenceRef> waits;
-  uint64_t queuedNs = device::hostNowNs();
+  uint64_t queuedNs; // CL_PROFILING_COMMAND_QUEUED of its event (a clock read only when it has one)
 
   // The application's event of a profiled queue carries the command's device times: its real
   // commands get events of their own then (otherwise they may go without, device/Enqueue.h).
@@ -35,7 +35,7 @@ struct Command {
 
   Command(cl_command_queue q, cl_command_type t, cl_uint n, const cl_event* events, cl_event* event = nullptr)
       : queue(Queue::from(q)), type(t), waits(waitListFences(queue->context(), n, events)),
-        profiled(event && queue->profiling()) {}
+        queuedNs(event ? device::hostNowNs() : 0), profiled(event && queue->profiling()) {}
 
   // The call blocks: an event of its wait list that has failed makes it fail at once.
   void block() {

@@ -426,14 +426,15 @@ cl_kernel Kernel::realKernel(unsigned slot, std::span<const std::shared_ptr<Mem>
   applyScalars(slot, deferred);
   if (samplerArgs_.load(std::memory_order_relaxed)) bindSamplers(slot, deferred);
   if (s.boundMem.size() < numArgs_) s.boundMem.resize(numArgs_, reinterpret_cast<cl_mem>(~uintptr_t{0}));
+  s.memArg.resize(numArgs_);
+  {
+    std::lock_guard lock(mutex_); // only buffer arguments are bound here (binding takes other locks)
+    for (cl_uint i = 0; i < numArgs_; ++i) s.memArg[i] = args_[i].kind == ArgKind::Mem;
+  }
   for (cl_uint i = 0; i < numArgs_; ++i) {
     if (declared_[i] == DeclaredKind::Local || declared_[i] == DeclaredKind::Value ||
-        declared_[i] == DeclaredKind::Sampler)
+        declared_[i] == DeclaredKind::Sampler || !s.memArg[i])
       continue;
-    {
-      std::lock_guard lock(mutex_); // only buffer arguments are bound here
-      if (args_[i].kind != ArgKind::Mem) continue;
-    }
     bindBuffer(slot, i, buffers[i].get(), deferred);
   }
   return s.kernel.get();

@@ -142,6 +142,7 @@ private:
   struct SlotKernel {
     device::RealKernel kernel;
     std::vector<cl_mem> boundMem;         // cached real buffers per argument
+    std::vector<uint8_t> memArg;          // scratch of realKernel: whether argument i is a memory object
     std::vector<int64_t> boundShift;      // cached window shifts per argument
     std::vector<cl_sampler> boundSampler; // cached real samplers per argument
     std::vector<uint64_t> scalarVersion;  // argument versions already set

@@ -94,7 +94,7 @@ device::FenceRef launchResident(Queue& queue, Kernel& kernel, const analysis::ND
     if (kernel.argWritten(i))
       storage.addWriteHazards(slot, wl);
     else
-      wl.add(storage.validAfter(slot));
+      storage.addValidAfter(slot, wl);
   }
 
   const bool timed = record.measure || profiled || rt.commandsTimed();
