@@ -128,6 +128,8 @@ LaunchPlanner::repeatable(std::span<const uint64_t> buffers, const analysis::NDR
   if (r.appRange.dims != appRange.dims) return nullptr;
   if (r.appRange.global == appRange.global && r.appRange.local == appRange.local)
     return &r; // offsets do not change the request
+  // Whether a launch may be split depends on its range there (non-uniform ones run whole).
+  if (!r.appRange.uniform() || !appRange.uniform()) return nullptr;
   analysis::NDRange range = appRange;
   if (!range.local[0]) range.local = resolveLocal(range);
   // Another range (a k-loop's shrinking one): its groups along the dimension chosen before (a

@@ -38,8 +38,11 @@ void sliceRange(const NDRange& range, const Slice& slice, std::array<uint64_t, 3
     offset[d] = range.offset[d];
     global[d] = range.global[d];
   }
-  offset[slice.dim] = range.offset[slice.dim] + slice.groupBegin * range.local[slice.dim];
-  global[slice.dim] = (slice.groupEnd - slice.groupBegin) * range.local[slice.dim];
+  // The last group may be partial (non-uniform work-groups): a slice ends where the range does.
+  const uint64_t begin = slice.groupBegin * range.local[slice.dim];
+  const uint64_t end = std::min(slice.groupEnd * range.local[slice.dim], range.global[slice.dim]);
+  offset[slice.dim] = range.offset[slice.dim] + begin;
+  global[slice.dim] = end > begin ? end - begin : 0;
 }
 
 namespace {

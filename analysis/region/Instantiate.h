@@ -24,7 +24,15 @@ struct NDRange {
   std::array<uint64_t, 3> global{1, 1, 1};
   std::array<uint64_t, 3> local{1, 1, 1};
 
-  uint64_t groups(unsigned d) const { return d < dims ? global[d] / local[d] : 1; }
+  // Work-groups along `d`, the last one partial where local[d] does not divide global[d] (the
+  // non-uniform work-groups of OpenCL 2.0 and later).
+  uint64_t groups(unsigned d) const { return d < dims ? (global[d] + local[d] - 1) / local[d] : 1; }
+  // Whether every work-group is whole (local sizes still 0, chosen by the vendor, count as whole).
+  bool uniform() const {
+    for (unsigned d = 0; d < dims; ++d)
+      if (local[d] && global[d] % local[d]) return false;
+    return true;
+  }
 };
 
 // The work-groups [groupBegin, groupEnd) of dimension `dim` (all groups of the other dims).

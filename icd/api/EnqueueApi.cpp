@@ -325,8 +325,11 @@ cl_int clEnqueueNDRangeKernel(cl_command_queue queue, cl_kernel kernel, cl_uint 
             "global_work_offset + global_work_size overflows");
     range.local[d] = 0;
     if (local) {
-      require(local[d] > 0 && global[d] % local[d] == 0, CL_INVALID_WORK_GROUP_SIZE,
-              "local_work_size does not divide global_work_size");
+      require(local[d] > 0, CL_INVALID_WORK_GROUP_SIZE, "a local_work_size value is 0");
+      require(global[d] % local[d] == 0 || (device.nonUniformWorkGroups() && k->program().nonUniformWorkGroups()),
+              CL_INVALID_WORK_GROUP_SIZE,
+              "local_work_size does not divide global_work_size (non-uniform work-groups need a program built "
+              "as OpenCL C 2.0 or later, without -cl-uniform-work-group-size, and a device that supports them)");
       require(d >= device.maxWorkItemSizes().size() || local[d] <= device.maxWorkItemSizes()[d],
               CL_INVALID_WORK_ITEM_SIZE, "local_work_size exceeds CL_DEVICE_MAX_WORK_ITEM_SIZES");
       range.local[d] = local[d];

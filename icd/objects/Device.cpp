@@ -416,9 +416,12 @@ void Device::addOpenCL30Info() {
   // (LanguageFeatures.h says why), with the values the specification gives for that.
   info_[CL_DEVICE_WORK_GROUP_COLLECTIVE_FUNCTIONS_SUPPORT] =
       InfoValue::of(cl_bool(has("__opencl_c_work_group_collective_functions") ? CL_TRUE : CL_FALSE));
-  // Sub-kernels cut at work-group boundaries, each with whole groups: the last group of a
-  // launch that is not a multiple of its local size is not split that way yet.
-  info_[CL_DEVICE_NON_UNIFORM_WORK_GROUP_SUPPORT] = InfoValue::of(cl_bool(CL_FALSE));
+  // Where every real device runs them: a launch with a partial last work-group runs whole on
+  // one device (its regions assume whole groups), so any of them may be the one.
+  nonUniformWorkGroups_ = std::all_of(devices_.begin(), devices_.end(), [](auto* d) {
+    return device::deviceValue<cl_bool>(d->handle, CL_DEVICE_NON_UNIFORM_WORK_GROUP_SUPPORT) == CL_TRUE;
+  });
+  info_[CL_DEVICE_NON_UNIFORM_WORK_GROUP_SUPPORT] = InfoValue::of(cl_bool(nonUniformWorkGroups_ ? CL_TRUE : CL_FALSE));
   info_[CL_DEVICE_GENERIC_ADDRESS_SPACE_SUPPORT] = InfoValue::of(cl_bool(CL_FALSE));
   info_[CL_DEVICE_PIPE_SUPPORT] = InfoValue::of(cl_bool(CL_FALSE));
   info_[CL_DEVICE_SUB_GROUP_INDEPENDENT_FORWARD_PROGRESS] = InfoValue::of(cl_bool(CL_FALSE));

@@ -40,6 +40,8 @@ public:
   // CL_DEVICE_IMAGE_SUPPORT (every real device has images), and an image size limit
   // (CL_DEVICE_IMAGE2D_MAX_WIDTH, ...; 0 without images).
   bool imageSupport() const { return imageSupport_; }
+  // CL_DEVICE_NON_UNIFORM_WORK_GROUP_SUPPORT: OpenCL 3.0 reported and every real device has it.
+  bool nonUniformWorkGroups() const { return nonUniformWorkGroups_; }
   // Kernels may write 3-D images (cl_khr_3d_image_writes on every device).
   bool imageWrites3d() const { return imageWrites3d_; }
   size_t imageLimit(cl_device_info param) const {
@@ -69,6 +71,7 @@ private:
   std::map<cl_device_info, size_t> imageLimits_;
   std::pair<int, int> cLanguageVersion_{1, 2};
   int openclVersion_ = 300;
+  bool nonUniformWorkGroups_ = false;
   std::string kernelPrelude_;
   std::vector<std::string> knownFeatures_; // every feature a real device lists
   void addOpenCL30Info();                  // the queries OpenCL 2.x/3.0 added

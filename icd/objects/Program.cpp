@@ -3,6 +3,7 @@
 #include "icd/objects/Program.h"
 
 #include "analysis/cli/KernelReport.h"
+#include "analysis/frontend/BuildOptions.h"
 #include "icd/api/InfoQuery.h"
 #include "icd/objects/Device.h"
 #include "icd/runtime/Runtime.h"
@@ -96,6 +97,14 @@ std::string asReportedOptions(const std::string& options, const Device& device) 
 
 std::string asReportedDevice(const std::string& source, const Device& device) {
   return device.kernelPrelude() + source;
+}
+
+// OpenCL C 2.0 and later let a launch's last work-group be smaller than the others unless the
+// program asks for uniform ones; OpenCL C 1.x (clsplit's default, as the vendors') does not.
+bool allowsNonUniformWorkGroups(const std::string& options) {
+  if (analysis::frontend::parseBuildOptions(options).effectiveVersion() < 200) return false;
+  const auto words = analysis::frontend::splitOptionWords(options);
+  return std::find(words.begin(), words.end(), "-cl-uniform-work-group-size") == words.end();
 }
 } // namespace
 
@@ -269,6 +278,7 @@ void Program::build(const std::string& requested) {
     else
       clsplit::log().info("analysis notes of a program:\n{}", notes);
   }
+  nonUniformWorkGroups_ = ok && allowsNonUniformWorkGroups(options_);
   status_ = ok ? CL_BUILD_SUCCESS : CL_BUILD_ERROR;
   if (status == CL_INVALID_BUILD_OPTIONS) throw Error(status, "the build options are invalid");
   if (!ok) throw Error(CL_BUILD_PROGRAM_FAILURE, "the program failed to build (see the build log)");
@@ -323,6 +333,7 @@ void Program::compile(const std::string& options, const std::vector<std::pair<st
   std::lock_guard lock(mutex_);
   kind_ = Kind::Compiled;
   options_ = options;
+  nonUniformWorkGroups_ = allowsNonUniformWorkGroups(options);
   log_ = log;
   status_ = ok ? CL_BUILD_SUCCESS : CL_BUILD_ERROR;
   recipe_.reset();
@@ -368,6 +379,10 @@ std::shared_ptr<Program> Program::link(std::shared_ptr<Context> context, const s
   linked->options_ = options;
   linked->log_ = log;
   linked->status_ = ok ? CL_BUILD_SUCCESS : CL_BUILD_ERROR;
+  // Each object was compiled for uniform work-groups or not; the program allows non-uniform
+  // ones where every object does.
+  linked->nonUniformWorkGroups_ =
+      ok && std::all_of(inputs.begin(), inputs.end(), [](const auto& p) { return p->nonUniformWorkGroups_.load(); });
   if (ok) {
     ProgramBinary recipe{ProgramBinary::Type::Linked, "", options, {}, {}};
     bool known = true;

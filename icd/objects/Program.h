@@ -46,6 +46,9 @@ public:
   // own source is built then, and its kernels run exactly as they would directly.
   bool partitionReadyBuild() const { return partitionReadyBuild_; }
   const std::string& programHash() const { return hash_; }
+  // Whether its kernels may be launched with a local size that does not divide the global size
+  // (built as OpenCL C 2.0 or later without -cl-uniform-work-group-size).
+  bool nonUniformWorkGroups() const { return nonUniformWorkGroups_.load(std::memory_order_relaxed); }
   std::vector<std::string> kernelNames() const;
 
   void attachKernel() { ++kernels_; }
@@ -79,6 +82,7 @@ private:
   bool fromBinary_ = false;                      // made by clCreateProgramWithBinary
   std::map<unsigned, device::RealProgram> real_; // by real platform
   std::atomic<int> kernels_{0};
+  std::atomic<bool> nonUniformWorkGroups_{false};
 };
 
 } // namespace clsplit::icd

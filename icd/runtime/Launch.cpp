@@ -43,6 +43,11 @@ public:
     if (!kernel.partitionReady()) input.unsplittable = "the kernel could not be made partition-ready";
     if (kernel.writesImages())
       input.unsplittable = "the kernel writes an image (kernels that write images run whole on one device)";
+    // Its last work-group partial: the regions assume whole groups (a partial group's
+    // get_local_size differs), so the whole buffers go where the launch runs whole.
+    if (!range.uniform())
+      input.unsplittable = "non-uniform work-groups (a local size that does not divide the global size) run whole "
+                           "on one device";
     input.range = range;
     input.localGiven = localGiven;
     input.devices = queue.context().deviceTraits();

@@ -319,6 +319,40 @@ int main() {
     cl_mem pipe = clCreatePipe(env.context, 0, 4, 16, nullptr, &err);
     expect(pipe == nullptr && err == CL_INVALID_OPERATION, "no pipes: clCreatePipe is CL_INVALID_OPERATION");
   }
+  if (c30) { // non-uniform work-groups, silent too: PoCL 3.1 and rusticl do not offer them
+    const char* source = "kernel void mark(global int* a) {\n"
+                         "  a[get_global_id(0)] = (int)(get_local_size(0) * 1000 + get_group_id(0));\n"
+                         "}\n";
+    const size_t items = 1000, group = 64; // 15 whole groups and one of 40 work-items
+    auto launch = [&](const char* options, std::vector<int>& out) {
+      cl_program p = buildProgram(env, source, options);
+      cl_kernel k = createKernel(p, "mark");
+      cl_mem a = createBuffer(env.context, CL_MEM_READ_WRITE, items * sizeof(int), nullptr);
+      SET_ARG(k, 0, a);
+      cl_int launched = clEnqueueNDRangeKernel(queue, k, 1, nullptr, &items, &group, 0, nullptr, nullptr);
+      out.assign(items, -1);
+      if (launched == CL_SUCCESS)
+        CHECK(clEnqueueReadBuffer(queue, a, CL_TRUE, 0, items * sizeof(int), out.data(), 0, nullptr, nullptr));
+      CHECK(clReleaseMemObject(a));
+      CHECK(clReleaseKernel(k));
+      CHECK(clReleaseProgram(p));
+      return launched;
+    };
+    std::vector<int> expected(items), got;
+    for (size_t i = 0; i < items; ++i)
+      expected[i] = int((i / group == items / group ? items % group : group) * 1000 + i / group);
+    const bool nonUniform = deviceValue<cl_bool>(env.device, CL_DEVICE_NON_UNIFORM_WORK_GROUP_SUPPORT);
+    const cl_int c3 = launch("-cl-std=CL3.0", got);
+    if (nonUniform && (c3 != CL_SUCCESS || got != expected))
+      fail("non-uniform work-groups offered, but a launch with a partial last group returned %d or wrong values", c3);
+    if (!nonUniform && c3 != CL_INVALID_WORK_GROUP_SIZE)
+      fail("no non-uniform work-groups, but a launch with a partial last group returned %d", c3);
+    const cl_int uniform = launch("-cl-std=CL3.0 -cl-uniform-work-group-size", got);
+    if (uniform != CL_INVALID_WORK_GROUP_SIZE)
+      fail("-cl-uniform-work-group-size: a launch with a partial last group returned %d", uniform);
+    const cl_int c12 = launch("-cl-std=CL1.2", got);
+    if (c12 != CL_INVALID_WORK_GROUP_SIZE) fail("OpenCL C 1.2: a launch with a partial last group returned %d", c12);
+  }
   cl_ulong timer = 0;
   CHECK(clGetPlatformInfo(env.platform, CL_PLATFORM_HOST_TIMER_RESOLUTION, sizeof timer, &timer, nullptr));
   cl_ulong host = 0;

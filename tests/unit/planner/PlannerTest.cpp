@@ -610,3 +610,49 @@ TEST_CASE("a launch on remembered buffers gets their request, counted in its own
   CHECK(planner.repeatable(same, range, resolve) == nullptr);
   CHECK(planner.repeatable(swapped, range, resolve) != nullptr);
 }
+
+TEST_CASE("a range whose last work-group is partial: counted, sliced and never repeated across", "[planner]") {
+  analysis::NDRange range;
+  range.global = {1000, 1, 1};
+  range.local = {64, 1, 1};
+  CHECK(range.groups(0) == 16); // 15 whole groups and one of 40 work-items
+  CHECK_FALSE(range.uniform());
+  analysis::NDRange whole = range;
+  whole.global = {1024, 1, 1};
+  CHECK(whole.uniform());
+  whole.local = {0, 0, 0}; // left to the implementation
+  CHECK(whole.uniform());
+
+  std::array<uint64_t, 3> offset{}, global{};
+  range.offset = {8, 0, 0};
+  sliceRange(range, analysis::Slice{0, 0, 10}, offset, global);
+  CHECK(offset[0] == 8);
+  CHECK(global[0] == 640);
+  sliceRange(range, analysis::Slice{0, 10, 16}, offset, global); // ends where the range does
+  CHECK(offset[0] == 8 + 640);
+  CHECK(global[0] == 360);
+  sliceRange(range, analysis::Slice{0, 0, 16}, offset, global);
+  CHECK(global[0] == 1000);
+
+  // Whether a launch may be split depends on its range: a remembered request is not carried
+  // over between uniform and non-uniform ranges (the same range still is).
+  LaunchPlanner planner;
+  LaunchPlanner::Repeatable known;
+  known.buffers = {3};
+  known.appRange = known.range = whole;
+  known.appRange.local = known.range.local = {64, 1, 1};
+  known.splittable = true;
+  known.retarget(known.range, 0);
+  planner.remember(known);
+  auto resolve = [](const analysis::NDRange&) { return std::array<uint64_t, 3>{64, 1, 1}; };
+  const std::vector<uint64_t> buffers{3};
+  CHECK(planner.repeatable(buffers, range, resolve) == nullptr);
+  known.appRange = known.range = range;
+  known.splittable = false;
+  known.retarget(known.range, 0);
+  planner.remember(known);
+  CHECK(planner.repeatable(buffers, range, resolve) != nullptr);
+  analysis::NDRange uniform = range;
+  uniform.global = {1024, 1, 1};
+  CHECK(planner.repeatable(buffers, uniform, resolve) == nullptr);
+}
