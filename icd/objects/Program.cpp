@@ -11,6 +11,7 @@
 #include "support/Log.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -89,7 +90,20 @@ namespace {
 // Device::kernelPrelude), and -cl-std of its OpenCL C version unless the program gives one:
 // without it a compiler uses "the highest OpenCL C 1.x version the device supports" - the real
 // device's, which may be newer than the one clsplit reports (PoCL 3.1 compiles OpenCL C 3.0).
-std::string asReportedOptions(const std::string& options, const Device& device) {
+// -cl-uniform-work-group-size is left out: clsplit enforces it at each launch
+// (clEnqueueNDRangeKernel), and NVIDIA's compiler rejects the option (PoCL 5 warns that it
+// ignores it), so a program that passes it builds wherever it would build without it.
+std::string asReportedOptions(std::string options, const Device& device) {
+  static constexpr std::string_view kUniform = "-cl-uniform-work-group-size";
+  for (size_t at = options.find(kUniform); at != std::string::npos; at = options.find(kUniform, at)) {
+    const size_t end = at + kUniform.size();
+    const bool word = (at == 0 || std::isspace(static_cast<unsigned char>(options[at - 1]))) &&
+                      (end == options.size() || std::isspace(static_cast<unsigned char>(options[end])));
+    if (word)
+      options.erase(at, kUniform.size());
+    else
+      at = end;
+  }
   if (options.find("-cl-std=") != std::string::npos) return options;
   const auto [major, minor] = device.cLanguageVersion();
   return options + (options.empty() ? "" : " ") + "-cl-std=CL" + std::to_string(major) + "." + std::to_string(minor);

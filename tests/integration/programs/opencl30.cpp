@@ -342,6 +342,7 @@ int main() {
     for (size_t i = 0; i < items; ++i)
       expected[i] = int((i / group == items / group ? items % group : group) * 1000 + i / group);
     const bool nonUniform = deviceValue<cl_bool>(env.device, CL_DEVICE_NON_UNIFORM_WORK_GROUP_SUPPORT);
+    std::fprintf(stderr, "non-uniform work-groups %s\n", nonUniform ? "offered" : "not offered"); // not compared
     const cl_int c3 = launch("-cl-std=CL3.0", got);
     if (nonUniform && (c3 != CL_SUCCESS || got != expected))
       fail("non-uniform work-groups offered, but a launch with a partial last group returned %d or wrong values", c3);
