@@ -47,6 +47,18 @@ double CostModel::computeNs(unsigned p, const std::vector<double>& y) const {
   return t;
 }
 
+double CostModel::maxRatio(unsigned k, unsigned d) const {
+  if (d >= memoryBytes.size() || memoryBytes[d] <= 0 || k >= positions.size() || positions[k].bytes <= 0) return 1.0;
+  return std::min(1.0, memoryBytes[d] / positions[k].bytes);
+}
+
+bool CostModel::fitsOn(unsigned k, const std::vector<bool>& active) const {
+  double room = 0;
+  for (unsigned d = 0; d < devices; ++d)
+    if (d < active.size() && active[d]) room += maxRatio(k, d);
+  return room >= 1.0 - 1e-9;
+}
+
 CostModel::Breakdown CostModel::predict(const Ratios& y) const {
   Breakdown b;
   std::vector<bool> active(devices);
@@ -75,8 +87,18 @@ CostModel::Breakdown CostModel::predict(const Ratios& y) const {
       transfer = std::max(transfer, t);
     }
     b.transferNs += transfer;
+    if (!holds(k, y[k])) b.memoryNs += kUnfitNs;
   }
   return b;
+}
+
+bool CostModel::holds(unsigned k, const std::vector<double>& y) const {
+  const auto& pos = positions[k];
+  if (!fitsOn(k, pos.allowed)) return true; // nothing does: evictions decide, not the split
+  const double oneGroup = 1.0 / std::max(1.0, pos.groups);
+  for (unsigned d = 0; d < devices && d < y.size(); ++d)
+    if (y[d] > maxRatio(k, d) + oneGroup + 1e-9) return false;
+  return true;
 }
 
 double CostModel::transitionNs(const Ratios& from, const Ratios& to) const {
@@ -101,7 +123,9 @@ double CostModel::transitionNs(const Ratios& from, const Ratios& to) const {
 }
 
 bool CostModel::sameStructure(const CostModel& o) const {
-  if (devices != o.devices || positions.size() != o.positions.size() || edges.size() != o.edges.size()) return false;
+  if (devices != o.devices || positions.size() != o.positions.size() || edges.size() != o.edges.size() ||
+      memoryBytes != o.memoryBytes)
+    return false;
   for (size_t i = 0; i < edges.size(); ++i)
     if (edges[i].producer != o.edges[i].producer || edges[i].consumer != o.edges[i].consumer) return false;
   for (size_t k = 0; k < positions.size(); ++k)
@@ -115,7 +139,8 @@ bool CostModel::closeTo(const CostModel& o, double tol) const {
   if (!sameStructure(o) || !close(hostOverheadNs, o.hostOverheadNs, tol)) return false;
   for (size_t k = 0; k < positions.size(); ++k) {
     const auto &a = positions[k], &b = o.positions[k];
-    if (!close(a.groups, b.groups, tol) || !close(a.hostBytes, b.hostBytes, tol)) return false;
+    if (!close(a.groups, b.groups, tol) || !close(a.hostBytes, b.hostBytes, tol) || !close(a.bytes, b.bytes, tol))
+      return false;
     for (unsigned d = 0; d < devices; ++d)
       if (!close(a.nsPerGroup[d], b.nsPerGroup[d], tol) || !close(a.launchNs[d], b.launchNs[d], tol)) return false;
   }

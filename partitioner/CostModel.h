@@ -22,6 +22,7 @@ struct CostModel {
                                           // many groups (see shareTimeNs; empty: none)
     std::vector<bool> allowed;            // devices that may run it
     double hostBytes = 0;                 // bytes from the host per unit ratio, every iteration
+    double bytes = 0;                     // of the buffers it uses: a share y needs about y * bytes
     double floorGroups(unsigned d) const { return d < concurrentGroups.size() ? concurrentGroups[d] : 0; }
   };
   struct Edge {
@@ -39,6 +40,20 @@ struct CostModel {
   std::vector<Edge> edges;
   std::vector<std::vector<Link>> deviceLinks; // [from][to]
   std::vector<Link> hostLinks;                // host -> device
+  // Per device, the bytes clsplit's copies may take there (absent or 0: no limit). Where the
+  // allowed devices hold a launch together, a share beyond what its device holds is
+  // constrained out of the LP and predicted to cost kUnfitNs (the runtime would not run it so:
+  // it plans such a launch again, split by the devices' memory alone, ignoring their speeds).
+  std::vector<double> memoryBytes;
+  static constexpr double kUnfitNs = 1e15;
+
+  // The largest share of position k that device d holds (1: no limit).
+  double maxRatio(unsigned k, unsigned d) const;
+  // Whether the shares' bounds of position k leave room for the whole launch on the devices of
+  // `active` (otherwise the LP ignores them for it: no split fits, evictions will decide).
+  bool fitsOn(unsigned k, const std::vector<bool>& active) const;
+  // Whether shares `y` of position k fit their devices (to a work-group), or no split could.
+  bool holds(unsigned k, const std::vector<double>& y) const;
 
   // Cost of receiving dependency bytes on `to` when the sending devices are those of `active`
   // other than `to` (their mean; sources are the neighbouring slices).
@@ -46,7 +61,8 @@ struct CostModel {
 
   struct Breakdown {
     double computeNs = 0, transferNs = 0, hostNs = 0;
-    double total() const { return computeNs + transferNs + hostNs; }
+    double memoryNs = 0; // kUnfitNs per position whose shares do not fit (memoryBytes)
+    double total() const { return computeNs + transferNs + hostNs + memoryNs; }
   };
   Breakdown predict(const Ratios& ratios) const;
   // What the first iteration after changing the plan from `from` to `to` moves on top of what

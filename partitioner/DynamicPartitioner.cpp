@@ -138,6 +138,7 @@ void DynamicPartitioner::LaunchRecord::reset(uint64_t launch) {
   iteration = 0;
   totalGroups = 0;
   otherGroups = 1;
+  bytes = 0;
   splittable = true;
   groups.clear();
   ratios.clear();
@@ -378,8 +379,8 @@ LaunchPlan DynamicPartitioner::plan(const LaunchRequest& request) {
     const auto t0 = std::chrono::steady_clock::now();
     lock.lock();
     ++planLockWaits_;
-    planLockWaitNs_ += uint64_t(
-        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count());
+    planLockWaitNs_ +=
+        uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count());
   }
   const uint64_t id = nextLaunch_++;
   const uint32_t k = intern(request.kernel);
@@ -426,6 +427,12 @@ LaunchPlan DynamicPartitioner::plan(const LaunchRequest& request) {
   rec.kernel = k;
   rec.totalGroups = request.groups;
   rec.otherGroups = std::max<uint64_t>(1, request.otherGroups);
+  for (size_t i = 0; i < request.buffers.size(); ++i) { // two arguments may name one buffer
+    const auto& b = request.buffers[i];
+    bool seen = false;
+    for (size_t j = 0; j < i && !seen; ++j) seen = request.buffers[j].buffer == b.buffer;
+    if (!seen) rec.bytes += b.bytes;
+  }
   rec.splittable = request.splittable;
   for (const auto& b : request.buffers)
     if (b.reads)
@@ -697,6 +704,7 @@ void DynamicPartitioner::startSequence() {
   seq_.kernels = sequence_.sequence();
   const unsigned p = unsigned(seq_.kernels.size());
   seq_.groups.assign(p, 1.0);
+  seq_.bytes.assign(p, 0.0);
   seq_.splittable.assign(p, true);
   seq_.hostInput.assign(p, DependencyVolume(0));
   log().debug("partitioner: kernel sequence of {} launches detected", p);
@@ -726,6 +734,7 @@ void DynamicPartitioner::startSequence() {
 void DynamicPartitioner::attachToSequence(LaunchRecord& rec, bool live) {
   const unsigned pos = *rec.position;
   seq_.groups[pos] = double(std::max<uint64_t>(rec.totalGroups, 1));
+  seq_.bytes[pos] = double(rec.bytes);
   if (!rec.splittable) seq_.splittable[pos] = false;
   for (const auto& p : rec.producers) {
     const LaunchRecord* prod = find(p.launch);
@@ -780,12 +789,14 @@ CostModel DynamicPartitioner::buildCostModel() const {
       pos.allowed[bestSingleDevice(pos.kernel, uint64_t(pos.groups))] = true;
     }
     pos.hostBytes = seq_.hostInput[k].fit().bytesPerMismatch;
+    pos.bytes = seq_.bytes[k];
     model.positions.push_back(std::move(pos));
   }
   for (const auto& [key, volume] : seq_.edges) {
     auto fit = volume.fit();
     model.edges.push_back({key.first, key.second, fit.bytesPerMismatch, fit.haloBytes});
   }
+  for (const auto& d : devices_) model.memoryBytes.push_back(double(d.memoryBytes));
   model.deviceLinks.assign(n_, std::vector<CostModel::Link>(n_));
   model.hostLinks.resize(n_);
   for (unsigned to = 0; to < n_; ++to) {

@@ -110,6 +110,7 @@ private:
     uint64_t iteration = 0;
     uint64_t totalGroups = 0;
     uint64_t otherGroups = 1; // work-groups per group of the split dimension
+    uint64_t bytes = 0;       // of the distinct buffers it uses
     bool splittable = true;
     std::vector<uint64_t> groups;
     std::vector<double> ratios;
@@ -137,6 +138,7 @@ private:
     uint64_t generation = 0;
     std::vector<uint32_t> kernels;
     std::vector<double> groups;
+    std::vector<double> bytes;    // of each position's buffers (its latest launch)
     std::vector<bool> splittable; // false once a launch at that position was not
     std::vector<DependencyVolume> hostInput;
     std::map<EdgeKey, DependencyVolume> edges;
@@ -320,7 +322,7 @@ private:
 
   // Statistics for the report.
   uint64_t solves_ = 0, skippedSolves_ = 0, simplexRuns_ = 0, planChanges_ = 0;
-  uint64_t settledLaunches_ = 0;  // planned by planSettledWhole
+  uint64_t settledLaunches_ = 0; // planned by planSettledWhole
   // plan() calls that found the lock taken (by measurements or a solve being applied), and the
   // time they waited for it: the application's thread waiting on clsplit's other threads.
   uint64_t planLockWaits_ = 0, planLockWaitNs_ = 0;

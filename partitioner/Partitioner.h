@@ -31,6 +31,9 @@ struct DeviceInfo {
   // run at the same time, until split launches measure otherwise. -1: unknown.
   int realDevice = -1;
   bool isCpu = false;
+  // Bytes clsplit's copies of buffers may take on this device (its share of the real device's
+  // memory, or the cap set for it); 0: no limit. The LP's shares respect it (CostModel).
+  uint64_t memoryBytes = 0;
 };
 
 enum class StrategyKind { Single, Uniform, Static, Adaptive, AdaptiveComm };

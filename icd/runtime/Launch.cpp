@@ -198,7 +198,15 @@ bool runsAsIs(Queue& queue, const Kernel& kernel, const LaunchBuffers& buffers, 
   };
   if (allValidThere()) return true;
   if (!mayMove) return false;
-  makeResident(queue, buffers, slot);
+  try {
+    makeResident(queue, buffers, slot);
+  } catch (const Error& e) {
+    // The device cannot hold them whole (its memory for clsplit): the launch is planned instead,
+    // with windows, and split by memory if the partitioner's split does not fit either.
+    if (e.code() != CL_MEM_OBJECT_ALLOCATION_FAILURE) throw;
+    log().info("kernel {}: its buffers are not gathered on device slot {}: {}", kernel.name(), slot, e.what());
+    return false;
+  }
   return allValidThere();
 }
 

@@ -6,6 +6,7 @@
 #include "device/HostExecutor.h"
 #include "device/Submission.h"
 #include "icd/config/DeviceSelection.h"
+#include "icd/objects/MemorySettings.h"
 #include "icd/runtime/HostTime.h"
 #include "icd/runtime/RunReport.h"
 #include "icd/runtime/Trace.h"
@@ -124,6 +125,10 @@ void Runtime::chooseStrategy() {
 partition::Partitioner& Runtime::makePartitioner() {
   std::call_once(partitionerOnce_, [this] {
     std::vector<partition::DeviceInfo> devices;
+    // What the contexts' device memory accounting holds each device to (Context.cpp,
+    // deviceMemoryFor), shared by the slots of one real device: the LP's shares respect it.
+    const MemorySettings& memory = memorySettings(*settings_);
+    const bool accounted = memory.policy != buffer::WindowPolicy::Off && (slots_.size() > 1 || memory.cap);
     for (const auto& s : slots_) {
       // Device types as the selection reads them: a simulator claims GPU and CPU at once.
       const bool everyType = (s.device->type & CL_DEVICE_TYPE_GPU) && (s.device->type & CL_DEVICE_TYPE_CPU);
@@ -137,6 +142,12 @@ partition::Partitioner& Runtime::makePartitioner() {
       info.concurrentGroups = s.device->computeUnits;
       info.realDevice = static_cast<int>(s.device->index);
       info.isCpu = (s.device->type & CL_DEVICE_TYPE_CPU) && !everyType;
+      if (accounted) {
+        const auto sharing =
+            std::count_if(slots_.begin(), slots_.end(), [&](const DeviceSlot& o) { return o.device == s.device; });
+        // A tenth left for what a share needs beyond its bytes (halos, windows' alignment and slack).
+        info.memoryBytes = memory.cap.value_or(s.device->globalMemory) / static_cast<uint64_t>(sharing) / 10 * 9;
+      }
       devices.push_back(info);
     }
     partition::PartitionerOptions options;

@@ -2,7 +2,10 @@
 """Programs larger than one device (docs/limitations.md, "Device memory").
 
 Each case runs a bench workload whose buffers total about 1.7x the memory clsplit may use on one
-device (CLSPLIT_DEVICE_MEMORY), split over PoCL devices (`uniform`):
+device (CLSPLIT_DEVICE_MEMORY), split over PoCL devices (`uniform`), or, for `jacobi2d-lp`, over
+PoCL and rusticl with the default strategy (adaptive-comm), whose LP must keep each device's share
+within its memory once it has solved the kernel sequence (launches the runtime has to plan again by
+memory: fewer than half; before 2026-11-28 that run failed with CL_MEM_OBJECT_ALLOCATION_FAILURE):
   - it must verify (the workload's own check against its host reference) with the same max_err
     as the program run directly on one PoCL device;
   - its run report must show launches split, copies that were windows of their buffers, and no
@@ -20,7 +23,8 @@ import sys
 
 from case_runner import POCL_ICD, run_cases
 
-# name -> (workload, arguments, devices for the split run, bytes of its buffers from RESULT fields).
+# name -> (workload, arguments, devices for the split run, bytes of its buffers from RESULT fields
+# [, vendors of the split run ("pocl" or "pocl+rusticl"), strategy]).
 # A matrix product reads all of B in every slice, so with square matrices no two devices can
 # hold it below 1.5x: it is split over three.
 CASES = {
@@ -29,7 +33,11 @@ CASES = {
     "gemm": ("gemm", ["--size", "384", "--iters", "2"], 3, lambda r: 3 * 384 * 384 * 4),
     "2spmv": ("2spmv", ["--size", "4096", "--iters", "4"], 2,
               lambda r: int(r["nnz"]) * 8 + 2 * 4097 * 4 + 2 * 4096 * 4),
+    "jacobi2d-lp": ("jacobi2d", ["--size", "512", "--iters", "60"], 2, lambda r: 2 * 512 * 512 * 4,
+                    "pocl+rusticl", "adaptive-comm"),
 }
+RUSTICL_LIBRARY = "/usr/lib/x86_64-linux-gnu/libRusticlOpenCL.so.1"
+REPLANNED = "the launch is split by the devices' memory instead"
 RATIO = 1.7
 
 
@@ -55,9 +63,13 @@ def run(command, env):
 
 
 def check_case(args, name):
-    workload, wargs, devices, buffer_bytes = CASES[name]
+    workload, wargs, devices, buffer_bytes = CASES[name][:4]
+    vendors, strategy = CASES[name][4:6] if len(CASES[name]) > 4 else ("pocl", "uniform")
     program = os.path.join(args.build, "bench", "bin", workload)
     failures = []
+    if vendors == "pocl+rusticl" and not os.path.exists(RUSTICL_LIBRARY):
+        print("%s: rusticl is not installed; not run" % name)
+        return []
 
     direct = run([program] + wargs, environment(args, 1, "direct"))
     fields = result_fields(direct.stdout)
@@ -73,13 +85,24 @@ def check_case(args, name):
         env["CLSPLIT_DEVICES"] = "all"
         env["CLSPLIT_CONFIG"] = "/dev/null"
         env["CLSPLIT_CACHE_DIR"] = os.path.join(args.work, "analysis-cache")
-        env["CLSPLIT_STRATEGY"] = "uniform"
+        env["CLSPLIT_STRATEGY"] = strategy
         env["CLSPLIT_DEVICE_MEMORY"] = str(cap)
         return env
 
     report_path = os.path.join(args.work, "larger-%s.json" % name)
     env = clsplit_env(devices, "split")
     env["CLSPLIT_REPORT"] = report_path
+    if vendors == "pocl+rusticl":
+        vendors_dir = os.path.join(args.work, "vendors-pocl-rusticl")
+        os.makedirs(vendors_dir, exist_ok=True)
+        with open(POCL_ICD) as f, open(os.path.join(vendors_dir, "pocl.icd"), "w") as out:
+            out.write(f.read())
+        with open(os.path.join(vendors_dir, "rusticl.icd"), "w") as out:
+            out.write(RUSTICL_LIBRARY + "\n")
+        env["CLSPLIT_VENDORS"] = vendors_dir
+        env["POCL_DEVICES"] = "pthread"
+        env["RUSTICL_ENABLE"] = "llvmpipe"
+        env["CLSPLIT_LOG"] = "info"
     split = run([program] + wargs, env)
     got = result_fields(split.stdout)
     print("%s: buffers %d bytes, cap %d per device, %d devices" % (name, total, cap, devices))
@@ -102,6 +125,13 @@ def check_case(args, name):
             failures.append("%s: no copy was a window of its buffer or evicted" % name)
         if split_launches == 0:
             failures.append("%s: no launch was split" % name)
+        if strategy == "adaptive-comm":
+            launches = sum(k.get("launches", 0) for k in report.get("kernels", {}).values())
+            replanned = split.stderr.count(REPLANNED)
+            print("  launches %d, planned again by memory %d" % (launches, replanned))
+            if replanned * 2 >= launches:
+                failures.append("%s: %d of %d launches were planned again by memory (the LP's shares did not fit)"
+                                % (name, replanned, launches))
 
     alone = run([program] + wargs, clsplit_env(1, "alone"))
     print("  one device: status %d" % alone.returncode)

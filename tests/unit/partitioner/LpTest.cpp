@@ -190,3 +190,45 @@ TEST_CASE("one device and degenerate inputs") {
   CostModel empty;
   CHECK_FALSE(lp.solve(empty, {}).ok);
 }
+
+TEST_CASE("shares respect each device's memory; a launch no split fits is left to evictions") {
+  auto m = model(2);
+  m.positions = {position(1000, {1000, 4000})}; // device 0 four times as fast
+  m.positions[0].bytes = 1000e6;
+  SequenceLp lp;
+  auto free = lp.solve(m, {});
+  REQUIRE(free.ok);
+  CHECK(free.ratios[0][0] == Approx(0.8)); // by speed alone
+
+  // Device 0 holds 40 % of the launch's buffers: it gets that much, the rest goes to device 1
+  // (not the even split of memory alone, and not one device).
+  m.memoryBytes = {400e6, 0};
+  CHECK(m.maxRatio(0, 0) == Approx(0.4));
+  CHECK(m.maxRatio(0, 1) == 1.0);
+  CHECK(m.fitsOn(0, {true, true}));
+  CHECK_FALSE(m.fitsOn(0, {true, false}));
+  auto bounded = lp.solve(m, {});
+  REQUIRE(bounded.ok);
+  CHECK(bounded.ratios[0][0] == Approx(0.4).margin(0.001));
+  CHECK(bounded.ratios[0][1] == Approx(0.6).margin(0.001));
+  CHECK(bounded.predictedNs == Approx(600 * 4000.));
+  // The faster split does not fit: it loses to any that does, and so does device 1 alone.
+  CHECK_FALSE(m.holds(0, free.ratios[0]));
+  CHECK(m.predict(free.ratios).memoryNs == CostModel::kUnfitNs);
+  CHECK(m.holds(0, {0.4 + 1.0 / 1000, 0.6 - 1.0 / 1000})); // rounded to a work-group
+  CHECK(m.holds(0, {0, 1}));
+  m.positions[0].nsPerGroup = {1000, 100'000}; // device 1 far slower: still not device 0 alone
+  auto slow = lp.solve(m, {});
+  REQUIRE(slow.ok);
+  CHECK(slow.ratios[0][0] == Approx(0.4).margin(0.001));
+  m.positions[0].nsPerGroup = {1000, 4000};
+
+  // Neither device holds more than 40 %: no split fits, the LP plans by speed alone (the
+  // runtime splits such a launch by memory and evicts, docs/limitations.md).
+  m.memoryBytes = {400e6, 400e6};
+  CHECK_FALSE(m.fitsOn(0, {true, true}));
+  CHECK(m.holds(0, {0.8, 0.2}));
+  auto none = lp.solve(m, {});
+  REQUIRE(none.ok);
+  CHECK(none.ratios[0][0] == Approx(0.8).margin(0.001));
+}

@@ -929,3 +929,23 @@ TEST_CASE("identical devices that measure alike keep an even split: no rows move
     }
   }
 }
+
+TEST_CASE("Jacobi: the fast device gets what its memory holds, the rest goes to the other") {
+  std::vector<SimDevice> devs{device("a", 1), device("b", 2)};
+  auto seq = jacobi(1024);
+  std::vector<SimBuffer> bufs{{4096, 1024}, {4096, 1024}}; // each kernel uses both: 8 MiB
+  Simulator sim(devs, bufs);
+  auto infos = sim.deviceInfos();
+  infos[0].memoryBytes = uint64_t(0.4 * 8 * 1024 * 1024);
+  auto spec = StrategySpec::parse("adaptive-comm", nullptr);
+  REQUIRE(spec);
+  auto p = makePartitioner(infos, *spec, {});
+  auto r = run(sim, *p, seq, 15);
+  const auto& last = r.ratios.back();
+  INFO("stencil " << last[0][0] << " copy " << last[1][0]);
+  // By speed alone device a would take 2/3 (the test above); its memory holds 40 %.
+  for (const auto& kernel : last) {
+    CHECK(kernel[0] <= 0.4 + 1.0 / 1024);
+    CHECK(kernel[0] >= 0.35);
+  }
+}
