@@ -224,7 +224,12 @@ KernelCosts DynamicPartitioner::kernelCosts(uint32_t kernel, uint64_t groups) co
   c.groups = double(std::max<uint64_t>(groups, 1));
   c.hostOverheadNs = hostOverheadNs_;
   c.allowed.assign(n_, true);
+  const uint64_t bytes = kernels_[kernel].bytes;
   for (unsigned d = 0; d < n_; ++d) {
+    if (bytes && devices_[d].memoryBytes) {
+      c.maxRatio.resize(n_, 1.0);
+      c.maxRatio[d] = std::min(1.0, double(devices_[d].memoryBytes) / double(bytes));
+    }
     c.nsPerGroup.push_back(nsPerGroup(kernel, d));
     c.launchNs.push_back(latency(d));
     c.concurrentGroups.push_back(floorGroups(kernels_[kernel], d));
@@ -432,6 +437,10 @@ LaunchPlan DynamicPartitioner::plan(const LaunchRequest& request) {
     bool seen = false;
     for (size_t j = 0; j < i && !seen; ++j) seen = request.buffers[j].buffer == b.buffer;
     if (!seen) rec.bytes += b.bytes;
+  }
+  if (ks.bytes != rec.bytes) {
+    ks.bytes = rec.bytes;
+    ks.balancedGroups = 0; // its balanced split is recomputed with the new bounds
   }
   rec.splittable = request.splittable;
   for (const auto& b : request.buffers)

@@ -60,6 +60,7 @@ private:
     uint64_t groupSize = 1;
     uint64_t otherGroups = 1; // work-groups of the other dimensions per group of the split one
     uint64_t lastGroups = 0;
+    uint64_t bytes = 0; // of the buffers its latest launch uses (memory bounds its shares)
     std::vector<KernelDeviceTime> devices;
     std::vector<double> ratios; // adaptive: split for the next launch (empty: none chosen yet)
     BroydenSolver broyden;

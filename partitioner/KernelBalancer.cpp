@@ -1,6 +1,7 @@
 // Water-filling with latencies, greedy device-set choice, Broyden iteration.
 #include "partitioner/KernelBalancer.h"
 
+#include "partitioner/CostModel.h"
 #include "partitioner/KernelTimeModel.h"
 
 #include <algorithm>
@@ -49,6 +50,45 @@ std::vector<double> waterFill(const KernelCosts& c, std::vector<bool> set) {
 
 } // namespace
 
+namespace {
+double capOf(const KernelCosts& c, size_t d) { return d < c.maxRatio.size() ? c.maxRatio[d] : 1.0; }
+bool allowedOn(const KernelCosts& c, size_t d) { return d >= c.allowed.size() || c.allowed[d]; }
+// Whether the allowed devices hold the launch together.
+bool anySplitFits(const KernelCosts& c) {
+  double room = 0;
+  for (size_t d = 0; d < c.nsPerGroup.size(); ++d)
+    if (allowedOn(c, d)) room += capOf(c, d);
+  return room >= 1.0 - 1e-9;
+}
+} // namespace
+
+bool sharesFit(const KernelCosts& c, const std::vector<double>& y) {
+  if (c.maxRatio.empty() || !anySplitFits(c)) return true;
+  const double oneGroup = 1.0 / std::max(1.0, c.groups);
+  for (size_t d = 0; d < y.size(); ++d)
+    if (y[d] > capOf(c, d) + oneGroup + 1e-9) return false;
+  return true;
+}
+
+std::vector<double> capShares(const KernelCosts& c, std::vector<double> y) {
+  if (c.maxRatio.empty() || !anySplitFits(c)) return y;
+  for (size_t round = 0; round < y.size(); ++round) {
+    double excess = 0, weight = 0;
+    for (size_t d = 0; d < y.size(); ++d)
+      if (y[d] > capOf(c, d)) {
+        excess += y[d] - capOf(c, d);
+        y[d] = capOf(c, d);
+      }
+    if (excess <= 1e-12) break;
+    std::vector<double> w(y.size(), 0.0);
+    for (size_t d = 0; d < y.size(); ++d)
+      if (allowedOn(c, d) && y[d] < capOf(c, d)) weight += w[d] = 1 / std::max(c.nsPerGroup[d], kMinNsPerGroup);
+    if (weight <= 0) break;
+    for (size_t d = 0; d < y.size(); ++d) y[d] += excess * w[d] / weight;
+  }
+  return y;
+}
+
 double predictKernel(const KernelCosts& c, const std::vector<double>& y) {
   double t = 0;
   unsigned used = 0;
@@ -58,7 +98,7 @@ double predictKernel(const KernelCosts& c, const std::vector<double>& y) {
     const double floor = d < c.concurrentGroups.size() ? c.concurrentGroups[d] : 0;
     t = std::max(t, shareTimeNs(c.launchNs[d], c.nsPerGroup[d], c.groups * y[d], floor));
   }
-  return t + c.hostOverheadNs * used;
+  return t + c.hostOverheadNs * used + (sharesFit(c, y) ? 0.0 : CostModel::kUnfitNs);
 }
 
 std::vector<double> balanceKernel(const KernelCosts& c) {
@@ -67,7 +107,7 @@ std::vector<double> balanceKernel(const KernelCosts& c) {
   for (size_t d = 0; d < n; ++d) set[d] = d < c.allowed.size() ? c.allowed[d] : true;
   if (std::none_of(set.begin(), set.end(), [](bool b) { return b; })) set.assign(n, true);
 
-  std::vector<double> best = waterFill(c, set);
+  std::vector<double> best = capShares(c, waterFill(c, set));
   double bestTime = predictKernel(c, best);
   // Greedy: drop the device whose removal helps most, while it helps.
   while (true) {
@@ -79,7 +119,7 @@ std::vector<double> balanceKernel(const KernelCosts& c) {
       if (!set[d] || std::count(set.begin(), set.end(), true) < 2) continue;
       auto s = set;
       s[d] = false;
-      auto y = waterFill(c, s);
+      auto y = capShares(c, waterFill(c, s));
       double t = predictKernel(c, y);
       if (t < roundTime) {
         roundTime = t;
@@ -97,6 +137,7 @@ std::vector<double> balanceKernel(const KernelCosts& c) {
     if (d < c.allowed.size() && !c.allowed[d]) continue;
     std::vector<double> y(n, 0.0);
     y[d] = 1;
+    y = capShares(c, std::move(y)); // (a split, where that device alone cannot hold the launch)
     double t = predictKernel(c, y);
     if (t < bestTime) {
       bestTime = t;

@@ -14,10 +14,19 @@ struct KernelCosts {
   std::vector<double> launchNs;         // L_d
   std::vector<double> concurrentGroups; // per device, see shareTimeNs (empty: none)
   std::vector<bool> allowed;
-  double hostOverheadNs = 0; // serial cost per sub-launch
+  double hostOverheadNs = 0;    // serial cost per sub-launch
+  std::vector<double> maxRatio; // per device, the largest share its memory holds (empty: no limit)
 };
 
-// max_d (L_d + f_d * groups * y_d) + hostOverhead * (devices used).
+// Whether shares `y` fit the devices' memory (to a work-group), or no split of the allowed
+// devices could (then memory is left to evictions).
+bool sharesFit(const KernelCosts& costs, const std::vector<double>& y);
+// `y` with what exceeds a device's memory moved to the devices with room, in proportion to
+// their speed (unchanged where no split fits).
+std::vector<double> capShares(const KernelCosts& costs, std::vector<double> y);
+
+// max_d (L_d + f_d * groups * y_d) + hostOverhead * (devices used); CostModel::kUnfitNs more
+// when the shares do not fit the devices' memory (sharesFit).
 double predictKernel(const KernelCosts& costs, const std::vector<double>& ratios);
 
 // F(x): equal finish times over the best device subset (greedy removal, best single included).

@@ -3,9 +3,10 @@
 
 Each case runs a bench workload whose buffers total about 1.7x the memory clsplit may use on one
 device (CLSPLIT_DEVICE_MEMORY), split over PoCL devices (`uniform`), or, for `jacobi2d-lp`, over
-PoCL and rusticl with the default strategy (adaptive-comm), whose LP must keep each device's share
-within its memory once it has solved the kernel sequence (launches the runtime has to plan again by
-memory: fewer than half; before 2026-11-28 that run failed with CL_MEM_OBJECT_ALLOCATION_FAILURE):
+PoCL and rusticl with the default strategy (adaptive-comm), whose shares (its LP's and, before the
+LP has a plan, each kernel's balanced split) must fit each device's memory: at most a tenth of
+the launches planned again by memory (before 2026-11-28 that run failed with
+CL_MEM_OBJECT_ALLOCATION_FAILURE);
   - it must verify (the workload's own check against its host reference) with the same max_err
     as the program run directly on one PoCL device;
   - its run report must show launches split, copies that were windows of their buffers, and no
@@ -129,7 +130,7 @@ def check_case(args, name):
             launches = sum(k.get("launches", 0) for k in report.get("kernels", {}).values())
             replanned = split.stderr.count(REPLANNED)
             print("  launches %d, planned again by memory %d" % (launches, replanned))
-            if replanned * 2 >= launches:
+            if replanned * 10 > launches:
                 failures.append("%s: %d of %d launches were planned again by memory (the LP's shares did not fit)"
                                 % (name, replanned, launches))
 

@@ -76,3 +76,30 @@ TEST_CASE("Broyden falls back to the fixed point on a bad step") {
   CHECK(b[1] >= 0);
   CHECK(b[0] + b[1] == Approx(1));
 }
+
+TEST_CASE("shares respect each device's memory before the LP has a plan") {
+  auto c = costs(1000, {1, 2, 4}, {0, 0, 0});
+  auto free = balanceKernel(c);
+  CHECK(free[0] == Approx(4 / 7.));
+  // Device 0 holds 30 % of the launch's buffers: its excess goes to the others by speed.
+  c.maxRatio = {0.3, 1, 1};
+  CHECK_FALSE(sharesFit(c, free));
+  auto capped = balanceKernel(c);
+  CHECK(capped[0] == Approx(0.3));
+  CHECK(capped[1] == Approx(0.7 * 2 / 3.));
+  CHECK(capped[2] == Approx(0.7 / 3.));
+  CHECK(sharesFit(c, capped));
+  CHECK(predictKernel(c, free) > 1e12); // an unfit split loses to any other
+  // One device alone (the best by speed) is no way out when it cannot hold the launch: here
+  // the other one alone is better than a split that pays the host twice.
+  auto d = costs(100, {1, 100}, {0, 0}, /*host=*/50'000);
+  CHECK(balanceKernel(d) == std::vector<double>{1, 0});
+  d.maxRatio = {0.6, 1};
+  CHECK(balanceKernel(d) == std::vector<double>{0, 1});
+  d.hostOverheadNs = 0; // a split costs nothing more: the fast device takes what it holds
+  CHECK(balanceKernel(d)[0] == Approx(0.6));
+  // No split fits at all: memory is left to evictions, the split is by speed.
+  c.maxRatio = {0.3, 0.3, 0.3};
+  CHECK(balanceKernel(c) == free);
+  CHECK(capShares(c, {1, 0, 0}) == std::vector<double>{1, 0, 0});
+}
