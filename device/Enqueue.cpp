@@ -6,6 +6,7 @@
 #include "support/Log.h"
 
 #include <atomic>
+#include <map>
 #include <mutex>
 #include <unordered_map>
 
@@ -238,6 +239,32 @@ void setEventlessCommands(bool allowed) { eventlessAllowed.store(allowed); }
 cl_int flushQueue(cl_command_queue queue) {
   if (auto tail = QueueTail::find(queue)) return tail->flush();
   return call(&cl_icd_dispatch::clFlush, queue);
+}
+
+std::optional<bool> profilingClockIsReal(cl_command_queue queue, cl_device_id device) {
+  static std::mutex mutex;
+  static std::map<cl_device_id, std::optional<bool>> known;
+  std::lock_guard lock(mutex);
+  if (auto it = known.find(device); it != known.end()) return it->second;
+  std::optional<bool> real;
+  cl_event event = nullptr;
+  if (call(&cl_icd_dispatch::clEnqueueMarkerWithWaitList, queue, 0u, static_cast<const cl_event*>(nullptr), &event) ==
+          CL_SUCCESS &&
+      invoke(event, &cl_icd_dispatch::clWaitForEvents, 1u, static_cast<const cl_event*>(&event)) == CL_SUCCESS) {
+    cl_ulong stamps[4] = {};
+    const cl_profiling_info what[4] = {CL_PROFILING_COMMAND_QUEUED, CL_PROFILING_COMMAND_SUBMIT,
+                                       CL_PROFILING_COMMAND_START, CL_PROFILING_COMMAND_END};
+    bool all = true;
+    for (int i = 0; i < 4 && all; ++i)
+      all = call(&cl_icd_dispatch::clGetEventProfilingInfo, event, what[i], sizeof(cl_ulong),
+                 static_cast<void*>(&stamps[i]), static_cast<size_t*>(nullptr)) == CL_SUCCESS;
+    // A clock that read under a microsecond when the command was queued started with it: no
+    // clock at all (a context takes far longer than that to make).
+    if (all) real = stamps[3] >= 1000;
+  }
+  if (event) call(&cl_icd_dispatch::clReleaseEvent, event);
+  known[device] = real;
+  return real;
 }
 
 } // namespace clsplit::device

@@ -4,6 +4,8 @@
 // when something first waits on it, and one marker stands for every such command before it.
 #pragma once
 
+#include <optional>
+
 #include "device/Fence.h"
 #include "support/FunctionRef.h"
 
@@ -31,5 +33,11 @@ void setEventlessCommands(bool allowed);
 // enqueueCommand since the last flush made here: a flush costs microseconds on some drivers
 // (NVIDIA: ~1.5 us), and the waiters of one command often ask for the same queue in turn.
 cl_int flushQueue(cl_command_queue queue);
+
+// Whether the device behind `queue` (made with CL_QUEUE_PROFILING_ENABLE) stamps its commands
+// with a real clock, asked once per device with a marker and a wait: false where the stamps
+// are no times (Mesa 22's rusticl gives every command 0, 1, 2 and 3 ns), nullopt where the
+// marker has no profile to ask (inconclusive).
+std::optional<bool> profilingClockIsReal(cl_command_queue queue, cl_device_id device);
 
 } // namespace clsplit::device

@@ -234,7 +234,27 @@ KernelCosts DynamicPartitioner::kernelCosts(uint32_t kernel, uint64_t groups) co
     c.launchNs.push_back(latency(d));
     c.concurrentGroups.push_back(floorGroups(kernels_[kernel], d));
   }
+  leaveOutUnmeasurable(c.allowed, c.nsPerGroup, double(bytes));
   return c;
+}
+
+void DynamicPartitioner::leaveOutUnmeasurable(std::vector<bool>& allowed, std::vector<double>& nsPerGroup,
+                                              double bytes) const {
+  if (unmeasurable_.empty()) return;
+  double room = 0, slowest = 0;
+  for (unsigned d = 0; d < n_; ++d)
+    if (usable(d) && allowed[d]) {
+      room += bytes > 0 && devices_[d].memoryBytes ? std::min(1.0, double(devices_[d].memoryBytes) / bytes) : 1.0;
+      slowest = std::max(slowest, nsPerGroup[d]);
+    }
+  const bool needed = room < 1.0 - 1e-9; // the others cannot hold the launch together
+  for (unsigned d = 0; d < n_; ++d) {
+    if (usable(d)) continue;
+    if (!needed)
+      allowed[d] = false;
+    else // what the others cannot hold, and nothing more
+      nsPerGroup[d] = 1000 * std::max(slowest, 1.0);
+  }
 }
 
 int DynamicPartitioner::dataDevice(const LaunchRecord& rec, const KernelState& ks,
@@ -296,6 +316,7 @@ unsigned DynamicPartitioner::bestSingleDevice(uint32_t kernel, uint64_t groups) 
   unsigned best = 0;
   double bestTime = INFINITY;
   for (unsigned d = 0; d < n_; ++d) {
+    if (!usable(d)) continue;
     double t = shareNs(kernel, d, double(groups));
     if (t < bestTime) {
       bestTime = t;
@@ -677,7 +698,7 @@ int DynamicPartitioner::maybeProbe(KernelState& ks, uint32_t kernel, std::vector
   ks.spentNs += launchNs;
   if (launchNs < kProbeMinLaunchNs || groups[donor] < 2) return -1;
   for (unsigned d = 0; d < n_; ++d) {
-    if (groups[d] != 0 || ks.launches < ks.nextProbe[d]) continue;
+    if (groups[d] != 0 || ks.launches < ks.nextProbe[d] || !usable(d)) continue;
     // What a probe costs: the group's time and moving its inputs there, as the last probe of
     // this kernel moved them (a kernel reading whole buffers through indirections pulls them
     // whole for one group: sotl over two H100 moved gigabytes that way).
@@ -792,6 +813,7 @@ CostModel DynamicPartitioner::buildCostModel() const {
       pos.launchNs.push_back(latency(d));
       pos.concurrentGroups.push_back(floorGroups(kernels_[pos.kernel], d));
     }
+    leaveOutUnmeasurable(pos.allowed, pos.nsPerGroup, seq_.bytes[k]);
     if (!seq_.splittable[k]) {
       // Runs whole where plan() puts it: the LP only accounts for its time and transfers.
       pos.allowed.assign(n_, false);
@@ -1031,6 +1053,21 @@ void DynamicPartitioner::reportSplitHostTime(unsigned subLaunches, uint64_t nano
     hostOverheadNs_ = measured;
     ++modelVersion_; // balanced splits were computed with the old overhead
   }
+}
+
+void DynamicPartitioner::reportUnmeasurable(unsigned device) {
+  std::lock_guard lock(mutex_);
+  if (device >= n_ || !spec_.adaptive()) return;
+  if (unmeasurable_.empty()) unmeasurable_.assign(n_, false);
+  if (unmeasurable_[device]) return;
+  unmeasurable_[device] = true;
+  log().warn("partitioner: device {} ({}) reports no usable profiling times; {} leaves it out of its splits", device,
+             devices_[device].name, spec_.str());
+  // Every split that gave it work is chosen again.
+  ++modelVersion_;
+  for (auto& ks : kernels_) ks.ratios.clear();
+  seq_.haveSolution = false;
+  seq_.solvedModel.reset();
 }
 
 void DynamicPartitioner::reportKernelTime(uint64_t launchId, unsigned device, uint64_t groups, uint64_t nanoseconds,

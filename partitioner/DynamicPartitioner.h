@@ -44,6 +44,7 @@ public:
                         uint64_t endNs = 0, uint64_t enqueuedNs = 0) override;
   void reportTransfer(unsigned device, Direction direction, uint64_t bytes, uint64_t nanoseconds) override;
   void reportSplitHostTime(unsigned subLaunches, uint64_t nanoseconds) override;
+  void reportUnmeasurable(unsigned device) override;
   void reportDependencyVolume(uint64_t launchId, unsigned device, uint64_t producerLaunchId, uint64_t bytes) override;
   bool saveProfile(const std::string& path) const override;
   bool loadProfile(const std::string& path) override;
@@ -283,6 +284,11 @@ private:
   std::unique_ptr<SequenceLp> lp_;
   TransferModel transfers_;
   std::vector<LaunchLatency> launchLatency_;
+  std::vector<bool> unmeasurable_; // reportUnmeasurable: left out of adaptive splits
+  bool usable(unsigned d) const { return d >= unmeasurable_.size() || !unmeasurable_[d]; }
+  // Devices whose profile is no clock are not `allowed`, unless the others cannot hold a launch
+  // of `bytes` together: they then take what the others cannot (as if far slower than them).
+  void leaveOutUnmeasurable(std::vector<bool>& allowed, std::vector<double>& nsPerGroup, double bytes) const;
   // Per pair of devices: how far their sub-kernels of one launch ran at once, 1 fully (the sum of
   // their times minus the launch's span, over the shorter time), 0 one after the other; an
   // average over split launches whose shorter sub-kernel took long enough to tell.

@@ -173,6 +173,9 @@ public:
   // return: what a split costs the host (planning, moves, vendor calls; ~50-150 us on NVIDIA,
   // more than a short kernel) is then part of the model, so short launches stay whole.
   virtual void reportSplitHostTime(unsigned subLaunches, uint64_t nanoseconds) = 0;
+  // `device`'s profiling times are no measurement (Mesa 22's rusticl stamps every command 0, 1,
+  // 2, 3 ns): adaptive strategies, which would take it for infinitely fast, leave it out.
+  virtual void reportUnmeasurable(unsigned device) = 0;
   // Bytes moved to `device` before launch `launchId` that were produced by `producerLaunchId`.
   virtual void reportDependencyVolume(uint64_t launchId, unsigned device, uint64_t producerLaunchId,
                                       uint64_t bytes) = 0;

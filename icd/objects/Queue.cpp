@@ -46,6 +46,11 @@ cl_command_queue Queue::madeQueue(unsigned s, bool transfer) {
                                          cl_command_queue_properties(timed ? CL_QUEUE_PROFILING_ENABLE : 0), &err);
     device::check(err, "clCreateCommandQueue");
     q = device::RealQueue::adopt(real);
+    // Adaptive strategies split by the devices' profiled times: a device whose profile is no
+    // clock would look infinitely fast to them (asked once per device, before its first launch).
+    if (timed && !transfer && rt.partitioner().usesMeasurements() &&
+        device::profilingClockIsReal(real, sc.device) == false)
+      rt.partitioner().reportUnmeasurable(s);
     madeQueues_[index].store(real, std::memory_order_release);
     // The submission thread's first call into a vendor costs it a one-time set-up (the driver's
     // per-thread state): made now, with the queue, so that the application's next call (which

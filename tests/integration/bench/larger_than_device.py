@@ -6,7 +6,8 @@ device (CLSPLIT_DEVICE_MEMORY), split over PoCL devices (`uniform`), or, for `ja
 PoCL and rusticl with the default strategy (adaptive-comm), whose shares (its LP's and, before the
 LP has a plan, each kernel's balanced split) must fit each device's memory: at most a tenth of
 the launches planned again by memory (before 2026-11-28 that run failed with
-CL_MEM_OBJECT_ALLOCATION_FAILURE);
+CL_MEM_OBJECT_ALLOCATION_FAILURE), and rusticl, whose profile is no clock, takes only what PoCL
+cannot hold (nothing when run again without the cap);
   - it must verify (the workload's own check against its host reference) with the same max_err
     as the program run directly on one PoCL device;
   - its run report must show launches split, copies that were windows of their buffers, and no
@@ -133,6 +134,21 @@ def check_case(args, name):
             if replanned * 10 > launches:
                 failures.append("%s: %d of %d launches were planned again by memory (the LP's shares did not fit)"
                                 % (name, replanned, launches))
+            # Mesa 22's rusticl stamps every command 0-3 ns: with room on PoCL it must run nothing
+            # (it would look infinitely fast to the adaptive strategies), with the cap only the rest.
+            rusticl = [k.get("groups_per_device", [0, 0])[1] for k in report.get("kernels", {}).values()]
+            uncapped = dict(env)
+            del uncapped["CLSPLIT_DEVICE_MEMORY"]
+            uncapped["CLSPLIT_REPORT"] = report_path + ".uncapped.json"
+            free = run([program] + wargs, uncapped)
+            with open(uncapped["CLSPLIT_REPORT"]) as f:
+                groups = [k.get("groups_per_device", [0, 0]) for k in json.load(f).get("kernels", {}).values()]
+            print("  groups on rusticl: %s with the cap, %s without" % (rusticl, [g[1] for g in groups]))
+            if free.returncode != 0 or any(g[1] for g in groups):
+                failures.append("%s: without a cap rusticl ran work (%s) or the run failed (%d)"
+                                % (name, groups, free.returncode))
+            if not all(0 < r < sum(g) * 0.6 for r, g in zip(rusticl, groups)):
+                failures.append("%s: with the cap rusticl ran %s groups (of %s)" % (name, rusticl, groups))
 
     alone = run([program] + wargs, clsplit_env(1, "alone"))
     print("  one device: status %d" % alone.returncode)

@@ -949,3 +949,32 @@ TEST_CASE("Jacobi: the fast device gets what its memory holds, the rest goes to 
     CHECK(kernel[0] >= 0.35);
   }
 }
+
+TEST_CASE("a device whose profile is no clock gets nothing, or only what the others cannot hold") {
+  std::vector<SimDevice> devs{device("a", 4), device("b", 1)}; // b is really the faster one
+  auto seq = jacobi(1024);
+  std::vector<SimBuffer> bufs{{4096, 1024}, {4096, 1024}}; // each kernel uses both: 8 MiB
+  auto spec = StrategySpec::parse("adaptive-comm", nullptr);
+  REQUIRE(spec);
+  {
+    Simulator sim(devs, bufs);
+    auto p = makePartitioner(sim.deviceInfos(), *spec, {});
+    p->reportUnmeasurable(1);
+    auto r = run(sim, *p, seq, 10);
+    for (const auto& iteration : r.ratios)
+      for (const auto& kernel : iteration) CHECK(kernel[1] == 0);
+  }
+  {
+    Simulator sim(devs, bufs);
+    auto infos = sim.deviceInfos();
+    infos[0].memoryBytes = uint64_t(0.6 * 8 * 1024 * 1024); // a holds 60 %: b must take the rest
+    auto p = makePartitioner(infos, *spec, {});
+    p->reportUnmeasurable(1);
+    auto r = run(sim, *p, seq, 10);
+    for (const auto& iteration : r.ratios)
+      for (const auto& kernel : iteration) {
+        CHECK(kernel[1] >= 0.4 - 2.0 / 1024);
+        CHECK(kernel[1] <= 0.4 + 2.0 / 1024);
+      }
+  }
+}
