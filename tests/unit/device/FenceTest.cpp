@@ -107,3 +107,26 @@ TEST_CASE("a queue's progress covers every command at or before the latest known
   progress.completed(9);
   CHECK_FALSE(progress.covers(9));
 }
+
+TEST_CASE("a wait list uses a fence's own event as is, once, without a reference of its own", "[fence]") {
+  // A command fence whose event lives as long as the fence: the list holds the fence, so it
+  // needs no retain (a fake handle here: a retain or release would reach no vendor and crash).
+  struct OwnEvent final : HostFence {
+    OwnEvent(int queue, cl_event event)
+        : queue_(reinterpret_cast<cl_command_queue>(static_cast<uintptr_t>(0x1000 + queue))), event_(event) {}
+    cl_command_queue queue() const override { return queue_; }
+    uint64_t positionInQueue() const override { return 1; }
+    cl_event ownEventIn(cl_context) override { return event_; }
+    cl_command_queue queue_;
+    cl_event event_;
+  };
+  const auto e1 = reinterpret_cast<cl_event>(uintptr_t{0x5001}), e2 = reinterpret_cast<cl_event>(uintptr_t{0x5002});
+  WaitList list(nullptr, reinterpret_cast<cl_command_queue>(uintptr_t{0x2000}));
+  list.add(std::make_shared<OwnEvent>(1, e1));
+  list.add(std::make_shared<OwnEvent>(2, e2));
+  list.add(std::make_shared<OwnEvent>(3, e1)); // the same event through another fence: listed once
+  REQUIRE(list.size() == 2);
+  CHECK(list.data()[0] == e1);
+  CHECK(list.data()[1] == e2);
+  CHECK_FALSE(list.waitsOnUserEvents());
+}
