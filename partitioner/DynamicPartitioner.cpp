@@ -99,7 +99,10 @@ DynamicPartitioner::DynamicPartitioner(std::vector<DeviceInfo> devices, Strategy
     bool allTakeTurns = true;
     for (unsigned a = 0; a < n_; ++a)
       for (unsigned b = 0; b < n_; ++b) allTakeTurns &= a == b || takesTurns(a, b);
-    if (allTakeTurns) {
+    // Devices whose memory the user capped may be needed together for a launch's bytes.
+    const bool capped =
+        std::any_of(devices_.begin(), devices_.end(), [](const DeviceInfo& d) { return d.memoryCapped; });
+    if (allTakeTurns && !capped) {
       unsigned best = 0; // the fastest by the priors (the first of equals)
       for (unsigned d = 1; d < n_; ++d)
         if (priorNsPerWorkItem(devices_[d]) < priorNsPerWorkItem(devices_[best])) best = d;
@@ -1165,6 +1168,8 @@ void DynamicPartitioner::dropSerialized(std::vector<uint64_t>& groups, KernelSta
   // Now and then a kernel is split anyway, so that what the devices do is measured again.
   if (used > 1 && ks.launches % kConcurrencyRecheck == kConcurrencyRecheck - 1) return;
   unsigned main = unsigned(std::max_element(groups.begin(), groups.end()) - groups.begin());
+  // Not onto a device that cannot hold the launch's buffers: the split is for memory then.
+  if (ks.bytes && devices_[main].memoryBytes && ks.bytes > devices_[main].memoryBytes) return;
   // Of devices that take turns, the one holding the launch's data runs it (also when the ratios
   // gave all the work to the other): the other could not run it sooner, and the data would move.
   if (data >= 0 && unsigned(data) != main && takesTurns(main, unsigned(data))) {

@@ -147,6 +147,7 @@ partition::Partitioner& Runtime::makePartitioner() {
             std::count_if(slots_.begin(), slots_.end(), [&](const DeviceSlot& o) { return o.device == s.device; });
         // A tenth left for what a share needs beyond its bytes (halos, windows' alignment and slack).
         info.memoryBytes = memory.cap.value_or(s.device->globalMemory) / static_cast<uint64_t>(sharing) / 10 * 9;
+        info.memoryCapped = memory.cap.has_value();
       }
       devices.push_back(info);
     }

@@ -409,4 +409,19 @@ TEST_CASE("adaptive strategies over devices that are one piece of hardware run e
   auto mixed = cpus;
   mixed.push_back(twice[0]);
   CHECK_FALSE(makePartitioner(mixed, StrategySpec{})->onlyDevice().has_value());
+  // Memory the user capped: one of them may not hold a launch, so they are not collapsed, and a
+  // launch whose buffers one cannot hold stays split while they take turns.
+  auto capped = cpus;
+  for (auto& d : capped) {
+    d.memoryBytes = 1000;
+    d.memoryCapped = true;
+  }
+  auto p = makePartitioner(capped, StrategySpec{});
+  CHECK_FALSE(p->onlyDevice().has_value());
+  req.buffers = {{1, true, false, 900}, {2, false, true, 900}}; // 1800 bytes: neither holds them
+  for (int i = 0; i < 40; ++i) {
+    auto plan = p->plan(req);
+    CHECK(plan.groups[0] > 0);
+    CHECK(plan.groups[1] > 0);
+  }
 }
