@@ -233,10 +233,9 @@ void Runtime::recordLaunch(uint64_t launchId, bool measured,
           uint64_t ns = 0, enqueued = UINT64_MAX;
           for (auto* real : commands) {
             const uint64_t piece = status == CL_COMPLETE ? real->durationNs() : 0;
-            if (status == CL_COMPLETE && piece <= kNoDeviceTimeNs) { // (or a missing profile)
-              p.reportUnmeasurable(slot);
-              return;
-            }
+            // No profile, or none to believe (a device whose stamps are no clock is found when
+            // its queue is made: Queue::madeQueue).
+            if (piece <= kNoDeviceTimeNs) return;
             ns += piece;
             enqueued = std::min(enqueued, real->enqueuedAtNs());
           }
