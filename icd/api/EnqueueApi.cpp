@@ -48,7 +48,14 @@ struct Command {
   void finish(const FenceRef& done, cl_event* event, bool blocking) {
     // A command whose wait list fails is terminated: its event fails then, even where a vendor
     // never finishes the real commands queued behind the failure.
-    FenceRef settled = waits.empty() ? done : device::allOf({done, device::allOf(waits)});
+    FenceRef settled = done;
+    if (!waits.empty()) { // one group of the command and its wait list (allOf flattens it)
+      std::vector<FenceRef> parts;
+      parts.reserve(waits.size() + 1);
+      parts.push_back(done);
+      parts.insert(parts.end(), waits.begin(), waits.end());
+      settled = device::allOf(std::move(parts));
+    }
     queue->recordCommand(settled);
     // In-order semantics: the event, and a blocking call, complete only after every earlier
     // command of the queue (the real work itself only waits for its data): the queue's record,
