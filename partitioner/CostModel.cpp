@@ -1,6 +1,8 @@
 // Evaluating the iteration model for a given split.
 #include "partitioner/CostModel.h"
 
+#include "partitioner/MemoryFit.h"
+
 #include "partitioner/DependencyModel.h"
 #include "partitioner/KernelTimeModel.h"
 
@@ -48,16 +50,17 @@ double CostModel::computeNs(unsigned p, const std::vector<double>& y) const {
 }
 
 double CostModel::maxRatio(unsigned k, unsigned d) const {
-  if (d >= memoryBytes.size() || memoryBytes[d] <= 0 || k >= positions.size() || positions[k].bytes <= 0) return 1.0;
-  return std::min(1.0, memoryBytes[d] / positions[k].bytes);
+  if (d >= memoryBytes.size() || k >= positions.size()) return 1.0;
+  return shareThatFits(memoryBytes[d], positions[k].bytes);
 }
 
-bool CostModel::fitsOn(unsigned k, const std::vector<bool>& active) const {
-  double room = 0;
-  for (unsigned d = 0; d < devices; ++d)
-    if (d < active.size() && active[d]) room += maxRatio(k, d);
-  return room >= 1.0 - 1e-9;
+std::vector<double> CostModel::maxShares(unsigned k) const {
+  std::vector<double> shares(devices);
+  for (unsigned d = 0; d < devices; ++d) shares[d] = maxRatio(k, d);
+  return shares;
 }
+
+bool CostModel::fitsOn(unsigned k, const std::vector<bool>& active) const { return roomForAll(maxShares(k), active); }
 
 CostModel::Breakdown CostModel::predict(const Ratios& y) const {
   Breakdown b;
@@ -93,12 +96,8 @@ CostModel::Breakdown CostModel::predict(const Ratios& y) const {
 }
 
 bool CostModel::holds(unsigned k, const std::vector<double>& y) const {
-  const auto& pos = positions[k];
-  if (!fitsOn(k, pos.allowed)) return true; // nothing does: evictions decide, not the split
-  const double oneGroup = 1.0 / std::max(1.0, pos.groups);
-  for (unsigned d = 0; d < devices && d < y.size(); ++d)
-    if (y[d] > maxRatio(k, d) + oneGroup + 1e-9) return false;
-  return true;
+  if (memoryBytes.empty()) return true;
+  return sharesFit(maxShares(k), positions[k].allowed, y, positions[k].groups);
 }
 
 double CostModel::transitionNs(const Ratios& from, const Ratios& to) const {

@@ -42,13 +42,12 @@ struct CostModel {
   std::vector<Link> hostLinks;                // host -> device
   // Per device, the bytes clsplit's copies may take there (absent or 0: no limit). Where the
   // allowed devices hold a launch together, a share beyond what its device holds is
-  // constrained out of the LP and predicted to cost kUnfitNs (the runtime would not run it so:
-  // it plans such a launch again, split by the devices' memory alone, ignoring their speeds).
+  // constrained out of the LP and predicted to cost kUnfitNs (partitioner/MemoryFit.h).
   std::vector<double> memoryBytes;
-  static constexpr double kUnfitNs = 1e15;
 
-  // The largest share of position k that device d holds (1: no limit).
+  // The largest share of position k that device d holds (1: no limit), and all of them.
   double maxRatio(unsigned k, unsigned d) const;
+  std::vector<double> maxShares(unsigned k) const;
   // Whether the shares' bounds of position k leave room for the whole launch on the devices of
   // `active` (otherwise the LP ignores them for it: no split fits, evictions will decide).
   bool fitsOn(unsigned k, const std::vector<bool>& active) const;
@@ -61,7 +60,7 @@ struct CostModel {
 
   struct Breakdown {
     double computeNs = 0, transferNs = 0, hostNs = 0;
-    double memoryNs = 0; // kUnfitNs per position whose shares do not fit (memoryBytes)
+    double memoryNs = 0; // kUnfitNs (MemoryFit.h) per position whose shares do not fit
     double total() const { return computeNs + transferNs + hostNs + memoryNs; }
   };
   Breakdown predict(const Ratios& ratios) const;

@@ -1,6 +1,8 @@
 // Launch planning and measurement intake for every strategy; the sequence LP for adaptive-comm.
 #include "partitioner/DynamicPartitioner.h"
 
+#include "partitioner/MemoryFit.h"
+
 #include "partitioner/DevicePriors.h"
 #include "partitioner/GroupSplit.h"
 #include "support/Log.h"
@@ -231,7 +233,7 @@ KernelCosts DynamicPartitioner::kernelCosts(uint32_t kernel, uint64_t groups) co
   for (unsigned d = 0; d < n_; ++d) {
     if (bytes && devices_[d].memoryBytes) {
       c.maxRatio.resize(n_, 1.0);
-      c.maxRatio[d] = std::min(1.0, double(devices_[d].memoryBytes) / double(bytes));
+      c.maxRatio[d] = shareThatFits(double(devices_[d].memoryBytes), double(bytes));
     }
     c.nsPerGroup.push_back(nsPerGroup(kernel, d));
     c.launchNs.push_back(latency(d));
@@ -247,7 +249,7 @@ void DynamicPartitioner::leaveOutUnmeasurable(std::vector<bool>& allowed, std::v
   double room = 0, slowest = 0;
   for (unsigned d = 0; d < n_; ++d)
     if (usable(d) && allowed[d]) {
-      room += bytes > 0 && devices_[d].memoryBytes ? std::min(1.0, double(devices_[d].memoryBytes) / bytes) : 1.0;
+      room += shareThatFits(double(devices_[d].memoryBytes), bytes);
       slowest = std::max(slowest, nsPerGroup[d]);
     }
   const bool needed = room < 1.0 - 1e-9; // the others cannot hold the launch together

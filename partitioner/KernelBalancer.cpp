@@ -1,8 +1,8 @@
 // Water-filling with latencies, greedy device-set choice, Broyden iteration.
 #include "partitioner/KernelBalancer.h"
 
-#include "partitioner/CostModel.h"
 #include "partitioner/KernelTimeModel.h"
+#include "partitioner/MemoryFit.h"
 
 #include <algorithm>
 #include <cmath>
@@ -53,25 +53,19 @@ std::vector<double> waterFill(const KernelCosts& c, std::vector<bool> set) {
 namespace {
 double capOf(const KernelCosts& c, size_t d) { return d < c.maxRatio.size() ? c.maxRatio[d] : 1.0; }
 bool allowedOn(const KernelCosts& c, size_t d) { return d >= c.allowed.size() || c.allowed[d]; }
-// Whether the allowed devices hold the launch together.
-bool anySplitFits(const KernelCosts& c) {
-  double room = 0;
-  for (size_t d = 0; d < c.nsPerGroup.size(); ++d)
-    if (allowedOn(c, d)) room += capOf(c, d);
-  return room >= 1.0 - 1e-9;
+std::vector<bool> allowedDevices(const KernelCosts& c) {
+  std::vector<bool> allowed(c.nsPerGroup.size());
+  for (size_t d = 0; d < allowed.size(); ++d) allowed[d] = allowedOn(c, d);
+  return allowed;
 }
 } // namespace
 
 bool sharesFit(const KernelCosts& c, const std::vector<double>& y) {
-  if (c.maxRatio.empty() || !anySplitFits(c)) return true;
-  const double oneGroup = 1.0 / std::max(1.0, c.groups);
-  for (size_t d = 0; d < y.size(); ++d)
-    if (y[d] > capOf(c, d) + oneGroup + 1e-9) return false;
-  return true;
+  return sharesFit(c.maxRatio, allowedDevices(c), y, c.groups);
 }
 
 std::vector<double> capShares(const KernelCosts& c, std::vector<double> y) {
-  if (c.maxRatio.empty() || !anySplitFits(c)) return y;
+  if (c.maxRatio.empty() || !roomForAll(c.maxRatio, allowedDevices(c))) return y;
   for (size_t round = 0; round < y.size(); ++round) {
     double excess = 0, weight = 0;
     for (size_t d = 0; d < y.size(); ++d)
@@ -98,7 +92,7 @@ double predictKernel(const KernelCosts& c, const std::vector<double>& y) {
     const double floor = d < c.concurrentGroups.size() ? c.concurrentGroups[d] : 0;
     t = std::max(t, shareTimeNs(c.launchNs[d], c.nsPerGroup[d], c.groups * y[d], floor));
   }
-  return t + c.hostOverheadNs * used + (sharesFit(c, y) ? 0.0 : CostModel::kUnfitNs);
+  return t + c.hostOverheadNs * used + (sharesFit(c, y) ? 0.0 : kUnfitNs);
 }
 
 std::vector<double> balanceKernel(const KernelCosts& c) {

@@ -25,7 +25,7 @@ bool sharesFit(const KernelCosts& costs, const std::vector<double>& y);
 // their speed (unchanged where no split fits).
 std::vector<double> capShares(const KernelCosts& costs, std::vector<double> y);
 
-// max_d (L_d + f_d * groups * y_d) + hostOverhead * (devices used); CostModel::kUnfitNs more
+// max_d (L_d + f_d * groups * y_d) + hostOverhead * (devices used); kUnfitNs (MemoryFit.h) more
 // when the shares do not fit the devices' memory (sharesFit).
 double predictKernel(const KernelCosts& costs, const std::vector<double>& ratios);
 

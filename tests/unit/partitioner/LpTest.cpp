@@ -3,6 +3,8 @@
 // whether splitting pays, in-place updates.
 #include "partitioner/SequenceLp.h"
 
+#include "partitioner/MemoryFit.h"
+
 #include <catch2/catch.hpp>
 
 #include <limits>
@@ -214,7 +216,7 @@ TEST_CASE("shares respect each device's memory; a launch no split fits is left t
   CHECK(bounded.predictedNs == Approx(600 * 4000.));
   // The faster split does not fit: it loses to any that does, and so does device 1 alone.
   CHECK_FALSE(m.holds(0, free.ratios[0]));
-  CHECK(m.predict(free.ratios).memoryNs == CostModel::kUnfitNs);
+  CHECK(m.predict(free.ratios).memoryNs == kUnfitNs);
   CHECK(m.holds(0, {0.4 + 1.0 / 1000, 0.6 - 1.0 / 1000})); // rounded to a work-group
   CHECK(m.holds(0, {0, 1}));
   m.positions[0].nsPerGroup = {1000, 100'000}; // device 1 far slower: still not device 0 alone
