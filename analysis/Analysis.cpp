@@ -1,29 +1,17 @@
-// analyzeProgram(): cache lookup -> front end (pragma lowering, Clang, IR) with the
-// transformer on its AST -> check that the vendor copy compiles -> analyzer -> cache store.
-// Every failure degrades to "run whole": original (or pragma-free) source, kernels unsplit.
+// The analysis's front door without the analysis (no Clang, no LLVM): the cache around an
+// analyzer, the names of programs and cached results, and the result that runs every kernel
+// whole. The ICD links only this and loads the analyzer itself on a cache miss.
 #include "analysis/Analysis.h"
 
-#include "analysis/analyzer/KernelAnalyzer.h"
 #include "analysis/cache/AnalysisCache.h"
-#include "analysis/frontend/Frontend.h"
 #include "analysis/frontend/Hints.h"
 #include "analysis/frontend/KernelNames.h"
-#include "analysis/frontend/ParsedProgram.h"
-#include "analysis/transformer/Transformer.h"
 #include "support/Log.h"
+#include "support/Sha256.h"
 
 #include "AnalysisBuildId.h"
 
-#include <llvm/IR/LLVMContext.h>
-#include <llvm/IR/Module.h>
-#include <llvm/Support/SHA256.h>
-
-#include <algorithm>
-#include <array>
-#include <cctype>
 #include <chrono>
-#include <map>
-#include <memory>
 
 #ifndef CLSPLIT_VERSION
 #define CLSPLIT_VERSION "unknown"
@@ -37,7 +25,20 @@ namespace {
 // that cached results of an older clsplit are not reused.
 constexpr const char* kAnalysisRevision = "analysis-3"; // 3: __clsplit_gsize.w marks whole launches
 
-ProgramAnalysis wholeProgramFallback(std::string_view source, const std::string& reason) {
+// SHA-256 of the fields, each preceded by its length (so that field boundaries count).
+std::string sha256(std::initializer_list<std::string_view> fields) {
+  Sha256 hash;
+  for (std::string_view bytes : fields) {
+    uint64_t size = bytes.size(); // little-endian on every machine clsplit builds for
+    hash.update(&size, sizeof size);
+    hash.update(bytes);
+  }
+  return hash.finalHex();
+}
+
+} // namespace
+
+ProgramAnalysis runsWhole(std::string_view source, const std::string& reason) {
   ProgramAnalysis result;
   result.vendorSource = std::string(source);
   for (auto& name : frontend::scanKernelNames(source)) {
@@ -49,214 +50,6 @@ ProgramAnalysis wholeProgramFallback(std::string_view source, const std::string&
   result.buildLogNotes = "clsplit: kernels will not be split: " + reason + "\n";
   return result;
 }
-
-std::string firstMessage(const std::vector<Diagnostic>& list) {
-  if (list.empty()) return "unknown error";
-  const Diagnostic& d = list.front();
-  std::string where =
-      d.where.line ? (d.where.file.empty() ? "line " : d.where.file + ":") + std::to_string(d.where.line) + ": " : "";
-  return where + d.message;
-}
-
-// Runs the analyzer (analysis/analyzer/) on the program's IR and merges its per-kernel
-// regions, reasons and imprecisions into `result`; false when the analyzer itself failed.
-bool attachRegions(ProgramAnalysis& result, const llvm::Module& module) {
-  AnalyzerOptions options;
-  std::map<std::string, std::vector<std::string>> names;
-  for (const auto& k : result.kernels)
-    for (const auto& a : k.args) names[k.name].push_back(a.name);
-  options.argumentNames = [&names](const std::string& kernel) {
-    auto it = names.find(kernel);
-    return it == names.end() ? std::vector<std::string>{} : it->second;
-  };
-  // On the heap: if the analyzer dies half-way, its partial state is leaked, not destroyed.
-  auto analysed = std::make_unique<ModuleAnalysis>();
-  std::string why;
-  if (!frontend::runGuarded([&] { *analysed = analyzeModule(module, options); }, &why)) {
-    (void)analysed.release();
-    for (KernelAnalysis& k : result.kernels)
-      if (!k.unsplittableReason) k.unsplittableReason = "the kernel analyzer failed: " + why;
-    result.buildLogNotes += "clsplit: the kernel analyzer failed (" + why + "); kernels run whole\n";
-    return false;
-  }
-  for (KernelAnalysis& k : result.kernels) {
-    auto it = std::find_if(analysed->kernels.begin(), analysed->kernels.end(),
-                           [&](const KernelAnalysis& a) { return a.name == k.name; });
-    if (it == analysed->kernels.end()) {
-      if (!k.unsplittableReason) k.unsplittableReason = "the kernel analyzer did not report it";
-      continue;
-    }
-    k.regions = std::move(it->regions);
-    k.imprecisions = std::move(it->imprecisions);
-    if (!k.unsplittableReason && it->unsplittableReason) k.unsplittableReason = std::move(it->unsplittableReason);
-  }
-  result.errors.insert(result.errors.end(), analysed->errors.begin(), analysed->errors.end());
-  return true;
-}
-
-// Recompiles the analysis copy with the hint pragmas that apply to its kernels placed at the
-// end of their bodies; the vendor copy is unaffected. Returns the IR to analyse instead, or
-// null (with errors or reasons set) when the hints cannot be applied.
-std::unique_ptr<llvm::Module> applyHints(ProgramAnalysis& result, llvm::LLVMContext& context, std::string_view source,
-                                         std::string_view buildOptions, const AnalysisOptions& analysisOptions,
-                                         const std::vector<transformer::TransformedKernel>& kernels) {
-  std::vector<std::string> names;
-  for (const auto& k : kernels) names.push_back(k.name);
-  frontend::ProgramHints hints =
-      frontend::readHints(analysisOptions.hintsDir, programHash(source, buildOptions), names);
-  if (hints.empty()) return nullptr;
-  result.errors.insert(result.errors.end(), hints.errors.begin(), hints.errors.end());
-  frontend::CompileOptions options;
-  options.prelude = analysisOptions.devicePrelude;
-  options.pinnedMacros = analysisOptions.pinnedMacros;
-  for (const auto& k : kernels) {
-    auto it = hints.kernels.find(k.name);
-    if (it == hints.kernels.end()) continue;
-    if (!k.bodyEndOffset) {
-      result.errors.push_back(
-          {{it->second.front().file, it->second.front().line, 1},
-           "hints for kernel '" + k.name + "' cannot be applied: its body is not written in the program's source"});
-      continue;
-    }
-    for (const auto& line : it->second)
-      options.injectedPragmas.push_back({*k.bodyEndOffset, line.text, line.file, line.line});
-  }
-  if (!result.errors.empty()) return nullptr;
-  frontend::CompileResult compiled = frontend::compile(context, source, buildOptions, options);
-  result.errors.insert(result.errors.end(), compiled.pragmaErrors.begin(), compiled.pragmaErrors.end());
-  if (!compiled.ok() && compiled.pragmaErrors.empty())
-    result.errors.push_back({{}, "the program does not compile with its hints: " + firstMessage(compiled.errors)});
-  if (!result.errors.empty()) return nullptr;
-  result.buildLogNotes += "clsplit: applied " + std::to_string(options.injectedPragmas.size()) +
-                          " hint pragma(s) from " + analysisOptions.hintsDir + "\n";
-  return std::move(compiled.module);
-}
-
-ProgramAnalysis analyzeUncached(std::string_view source, std::string_view buildOptions,
-                                const AnalysisOptions& analysisOptions) {
-  llvm::LLVMContext context;
-  transformer::TransformResult transformed;
-  bool transformerRan = false;
-  frontend::CompileOptions options;
-  options.prelude = analysisOptions.devicePrelude;
-  options.pinnedMacros = analysisOptions.pinnedMacros;
-  options.astClient = [&](clang::CompilerInstance& ci, const frontend::ParsedProgram& program) {
-    transformed = transformer::transformProgram(ci, program);
-    transformerRan = true;
-  };
-  frontend::CompileResult compiled = frontend::compile(context, source, buildOptions, options);
-  if (compiled.crashed || !transformerRan)
-    return wholeProgramFallback(source, "clsplit's compiler failed: " + firstMessage(compiled.errors));
-
-  ProgramAnalysis result;
-  for (auto& k : transformed.kernels) {
-    KernelAnalysis ka;
-    ka.name = k.name;
-    ka.args = std::move(k.args);
-    ka.partitionReady = k.partitionReady;
-    ka.unsplittableReason = std::move(k.unsplittableReason);
-    result.kernels.push_back(std::move(ka));
-  }
-  std::string& notes = result.buildLogNotes;
-
-  if (!compiled.pragmaErrors.empty()) {
-    result.errors = compiled.pragmaErrors;
-    result.vendorSource = std::string(source);
-    for (auto& k : result.kernels) {
-      k.partitionReady = false;
-      k.unsplittableReason = "the program has malformed clsplit pragmas";
-    }
-    notes += compiled.log;
-    return result;
-  }
-  if (!compiled.errors.empty()) {
-    // Vendors may accept what Clang 16 refuses (extensions, vendor built-ins): let them try.
-    result.vendorSource = transformed.strippedSource;
-    std::string reason = "clsplit's compiler could not compile the program: " + firstMessage(compiled.errors);
-    for (auto& k : result.kernels) {
-      k.partitionReady = false;
-      k.unsplittableReason = reason;
-    }
-    notes += "clsplit: kernels will not be split: " + reason + "\n";
-    return result;
-  }
-
-  result.vendorSource = transformed.rewritten ? transformed.vendorSource : transformed.strippedSource;
-  if (transformed.rewritten) {
-    // The rewrite must never turn a valid program into one a vendor refuses.
-    llvm::LLVMContext checkContext;
-    frontend::CompileOptions check;
-    check.prelude = analysisOptions.devicePrelude;
-    check.emitIR = false;
-    check.lowerPragmas = false;
-    frontend::CompileResult verified = frontend::compile(checkContext, transformed.vendorSource, buildOptions, check);
-    if (!verified.ok()) {
-      std::string reason = "the partition-ready copy does not compile: " + firstMessage(verified.errors);
-      log().warn("clsplit: {}", reason);
-      result.vendorSource = transformed.strippedSource;
-      for (auto& k : result.kernels) {
-        k.partitionReady = false;
-        k.unsplittableReason = reason;
-      }
-    }
-  } else {
-    notes += "clsplit: the program was not made partition-ready: " + transformed.failure + "\n";
-  }
-
-  std::unique_ptr<llvm::Module> hinted;
-  if (!analysisOptions.hintsDir.empty())
-    hinted = applyHints(result, context, source, buildOptions, analysisOptions, transformed.kernels);
-  const llvm::Module* module = hinted ? hinted.get() : compiled.module.get();
-  if (!result.errors.empty()) {
-    // Malformed hints: the build fails, as for a malformed pragma in the source.
-  } else if (module) {
-    attachRegions(result, *module);
-  } else {
-    for (KernelAnalysis& k : result.kernels)
-      if (!k.unsplittableReason) k.unsplittableReason = "no IR to analyse";
-  }
-  if (!result.errors.empty()) {
-    // Pragma misuse found by the analyzer, or malformed hints: the build fails.
-    result.vendorSource = std::string(source);
-    for (auto& k : result.kernels) {
-      k.partitionReady = false;
-      if (!k.unsplittableReason) k.unsplittableReason = "the program has malformed clsplit pragmas";
-    }
-    for (const auto& e : result.errors)
-      notes += (e.where.line ? "line " + std::to_string(e.where.line) + ": " : std::string()) + e.message + "\n";
-    return result;
-  }
-  for (const auto& k : result.kernels) {
-    if (k.unsplittableReason)
-      notes += "clsplit: kernel '" + k.name + "' will run whole: " + *k.unsplittableReason + "\n";
-    for (const auto& imprecision : k.imprecisions)
-      notes += "clsplit: kernel '" + k.name + "'" +
-               (imprecision.where.line ? " line " + std::to_string(imprecision.where.line) : std::string()) + ": " +
-               imprecision.message + "\n";
-  }
-  return result;
-}
-
-} // namespace
-
-namespace {
-std::string sha256(std::initializer_list<std::string_view> fields) {
-  llvm::SHA256 hash;
-  for (std::string_view bytes : fields) {
-    uint64_t size = bytes.size();
-    hash.update(llvm::ArrayRef<uint8_t>(reinterpret_cast<const uint8_t*>(&size), sizeof size));
-    hash.update(llvm::StringRef(bytes.data(), bytes.size()));
-  }
-  std::array<uint8_t, 32> digest = hash.final();
-  static const char* hex = "0123456789abcdef";
-  std::string out;
-  for (uint8_t b : digest) {
-    out += hex[b >> 4];
-    out += hex[b & 15];
-  }
-  return out;
-}
-} // namespace
 
 // Stable across clsplit versions: users name hint files after it.
 std::string programHash(std::string_view source, std::string_view buildOptions) {
@@ -273,7 +66,10 @@ std::string analysisCacheKey(std::string_view source, std::string_view buildOpti
                  CLSPLIT_ANALYSIS_BUILD_ID});
 }
 
-ProgramAnalysis analyzeProgram(std::string_view source, std::string_view buildOptions, const AnalysisOptions& options) {
+const char* analysisBuildId() { return CLSPLIT_ANALYSIS_BUILD_ID; }
+
+ProgramAnalysis analyzeCached(std::string_view source, std::string_view buildOptions, const AnalysisOptions& options,
+                              UncachedAnalyzer analyzer) {
   try {
     std::string key = analysisCacheKey(source, buildOptions, options);
     if (!options.cacheDir.empty()) {
@@ -285,7 +81,7 @@ ProgramAnalysis analyzeProgram(std::string_view source, std::string_view buildOp
       log().debug("clsplit analysis: cache miss {} ({})", key, why);
     }
     auto start = std::chrono::steady_clock::now();
-    ProgramAnalysis result = analyzeUncached(source, buildOptions, options);
+    ProgramAnalysis result = analyzer(source, buildOptions, options);
     log().debug("clsplit analysis: {} kernel(s) analysed in {:.1f} ms", result.kernels.size(),
                 std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
     if (!options.cacheDir.empty() && result.errors.empty()) {
@@ -295,10 +91,10 @@ ProgramAnalysis analyzeProgram(std::string_view source, std::string_view buildOp
     return result;
   } catch (const std::exception& e) {
     log().error("clsplit analysis: internal error: {}", e.what());
-    return wholeProgramFallback(source, std::string("internal error in clsplit's analysis: ") + e.what());
+    return runsWhole(source, std::string("internal error in clsplit's analysis: ") + e.what());
   } catch (...) {
     log().error("clsplit analysis: unknown internal error");
-    return wholeProgramFallback(source, "internal error in clsplit's analysis");
+    return runsWhole(source, "internal error in clsplit's analysis");
   }
 }
 

@@ -128,13 +128,32 @@ struct AnalysisOptions {
   std::vector<std::string> pinnedMacros;
 };
 
-// Parses, analyses and rewrites one program. Never throws: an internal failure yields a result
-// whose kernels are all unsplittable (with the reason) and whose vendorSource is the original.
+// Parses, analyses and rewrites one program: the analysis proper (front end, transformer,
+// analyzer), without the cache. Clang and LLVM: in clsplit_analysis only (analysis/Analyzer.cpp).
+// The ICD does not link it but loads it as a module on a cache miss (analysis/module/), so that
+// a program whose analyses are cached never loads Clang (~40 ms of every start).
+ProgramAnalysis analyzeUncached(std::string_view source, std::string_view buildOptions, const AnalysisOptions& options);
+using UncachedAnalyzer = ProgramAnalysis (*)(std::string_view source, std::string_view buildOptions,
+                                             const AnalysisOptions& options);
+
+// The cache around `analyzer`: the cached result if there is one, else the analyzer's (stored
+// unless it has errors). Never throws: an internal failure (the analyzer's, or a module that
+// cannot be loaded) yields runsWhole() with the reason, not cached.
+ProgramAnalysis analyzeCached(std::string_view source, std::string_view buildOptions, const AnalysisOptions& options,
+                              UncachedAnalyzer analyzer);
+
+// analyzeCached() with the analyzer linked in (clsplit_analysis): tools and tests.
 ProgramAnalysis analyzeProgram(std::string_view source, std::string_view buildOptions, const AnalysisOptions& options);
+
+// A result that runs every kernel of `source` whole, for `reason`; vendorSource is the source.
+ProgramAnalysis runsWhole(std::string_view source, const std::string& reason);
 
 // Stable hash of (source, options, clsplit version): the cache key and the hint-file name.
 std::string programHash(std::string_view source, std::string_view buildOptions);
 // The analysis cache's key for the program (changes with the hints and the analysis code).
 std::string analysisCacheKey(std::string_view source, std::string_view buildOptions, const AnalysisOptions& options);
+// A hash of the analysis sources this library was built from (part of the cache key; the ICD
+// loads only an analyzer module built from the same sources).
+const char* analysisBuildId();
 
 } // namespace clsplit::analysis

@@ -1,7 +1,7 @@
 # `cmake --install <build> --prefix <dir> [--component C] [--strip]`: the layout the launcher
 # expects (bin/clsplit, lib/libclsplit.so, vendors/clsplit.icd naming it), with $ORIGIN rpaths so
 # the tree can be moved (the launcher then names the library where it is: icd/launcher/Main.cpp).
-#   runtime       the ICD, the launcher and its tools (clsplit-regions, clsplit-plan), the vendors
+#   runtime       the ICD (and the analyzer module it loads), the launcher and its tools (clsplit-regions, clsplit-plan), the vendors
 #                 file and `clsplit report`'s script (installed when no component is named)
 #   bundled-libs  the shared libraries of GLPK, spdlog and fmt (and what they need) that a machine
 #                 without Debian bookworm's packages lacks (the GPU machine: scripts/gpu-bundle.sh)
@@ -10,7 +10,7 @@
 
 set(CMAKE_INSTALL_DEFAULT_COMPONENT_NAME runtime)
 
-install(TARGETS clsplit LIBRARY DESTINATION lib COMPONENT runtime)
+install(TARGETS clsplit clsplit_analyzer_module LIBRARY DESTINATION lib COMPONENT runtime)
 install(TARGETS clsplit_launcher clsplit_regions_cli clsplit_plan_cli RUNTIME DESTINATION bin COMPONENT runtime)
 set_target_properties(clsplit_launcher clsplit_regions_cli clsplit_plan_cli PROPERTIES INSTALL_RPATH "\$ORIGIN/../lib")
 install(FILES ${CMAKE_SOURCE_DIR}/scripts/report.py ${CMAKE_SOURCE_DIR}/scripts/clsplit_report.py

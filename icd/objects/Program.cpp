@@ -4,6 +4,7 @@
 
 #include "analysis/cli/KernelReport.h"
 #include "analysis/frontend/BuildOptions.h"
+#include "analysis/module/AnalyzerModule.h"
 #include "icd/api/InfoQuery.h"
 #include "icd/objects/Device.h"
 #include "icd/runtime/Runtime.h"
@@ -206,7 +207,8 @@ void Program::build(const std::string& requested) {
     analysis::AnalysisOptions ao{defaultCacheDir(rt.settings().value("CLSPLIT_CACHE_DIR")),
                                  rt.settings().value("CLSPLIT_HINTS"), device.kernelPrelude(), device.pinnedMacros()};
     runtime::HostSpan span("analysis");
-    result = std::make_shared<const analysis::ProgramAnalysis>(analysis::analyzeProgram(source_, options, ao));
+    result = std::make_shared<const analysis::ProgramAnalysis>(
+        analysis::analyzeCached(source_, options, ao, analysis::module::loadingAnalyzer()));
     if (!result->errors.empty()) {
       std::string log;
       for (const auto& e : result->errors)

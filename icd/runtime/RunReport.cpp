@@ -1,6 +1,7 @@
 // Run report collection and output.
 #include "icd/runtime/RunReport.h"
 
+#include "analysis/module/AnalyzerModule.h"
 #include "buffer-manager/storage/DeviceMemory.h"
 #include "buffer-manager/storage/PinnedPool.h"
 #include "buffer-manager/storage/StagingRing.h"
@@ -146,6 +147,7 @@ std::string RunReport::json(const std::string& partitionerJson) const {
   out << "  \"strategy\": " << jsonString(rt.strategyName()) << ",\n";
   out << "  \"unmeasured_sub_kernels\": " << inFlight_ << ",\n";
   out << "  \"deferred_launches\": " << device::submission::deferredCount() << ",\n";
+  out << "  \"analyzer_loaded\": " << (analysis::module::loaded() ? "true" : "false") << ",\n";
   out << "  \"devices\": [";
   for (const auto& s : rt.slots()) {
     out << (s.slot ? "," : "") << "\n    {\"slot\": " << s.slot << ", \"index\": " << s.device->index

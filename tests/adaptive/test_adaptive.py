@@ -3,8 +3,10 @@
 history: a simulator hundreds of times slower gets (almost) nothing, two equal devices share the
 work evenly, and the split follows a load that moves during the run; results stay those of a
 direct run. Usage: test_adaptive.py <build dir> <test program dir> <test name>."""
+import atexit
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -17,6 +19,7 @@ BUILD = Path(sys.argv[1]).resolve()
 PROGRAMS = Path(sys.argv[2]).resolve()
 OCLGRIND_LIBRARY = "/usr/lib/oclgrind/liboclgrind-rt-icd.so"
 TMP = Path(tempfile.mkdtemp(prefix="clsplit-adaptive-"))
+atexit.register(shutil.rmtree, TMP, ignore_errors=True)
 BASE = {k: v for k, v in os.environ.items()
         if not k.startswith("CLSPLIT_") and k not in ("OCL_ICD_FILENAMES", "OCL_ICD_VENDORS")}
 

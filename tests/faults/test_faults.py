@@ -2,8 +2,10 @@
 """Device failures injected into real calls (CLSPLIT_TEST_FAULTS) on two PoCL devices: clsplit
 runs the work elsewhere and the results stay right, or the program gets an OpenCL error code -
 never a crash, a hang or a wrong result. Usage: test_faults.py <build dir> <test name>."""
+import atexit
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -18,6 +20,7 @@ ENV = dict(os.environ, POCL_DEVICES="pthread pthread", POCL_MAX_PTHREAD_COUNT="1
 for k in ("CLSPLIT_REPORT", "CLSPLIT_TRACE", "CLSPLIT_SUMMARY", "OCL_ICD_FILENAMES", "CLSPLIT_TEST_FAULTS"):
     ENV.pop(k, None)
 TMP = Path(tempfile.mkdtemp(prefix="clsplit-faults-"))
+atexit.register(shutil.rmtree, TMP, ignore_errors=True)
 
 
 def run(program, args, **extra):

@@ -2,8 +2,10 @@
 """End-to-end checks of what clsplit tells its users, on two PoCL devices: the run report
 (fields, and transfer volumes that prove only missing bytes move), the timeline trace, the summary
 and `clsplit report`. Usage: test_observability.py <build dir> <test name>."""
+import atexit
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -18,6 +20,7 @@ ENV = dict(os.environ, POCL_DEVICES="pthread pthread", POCL_MAX_PTHREAD_COUNT="1
 for k in ("CLSPLIT_STRATEGY", "CLSPLIT_REPORT", "CLSPLIT_TRACE", "CLSPLIT_SUMMARY", "OCL_ICD_FILENAMES"):
     ENV.pop(k, None)
 TMP = Path(tempfile.mkdtemp(prefix="clsplit-obs-"))
+atexit.register(shutil.rmtree, TMP, ignore_errors=True)
 
 
 def run(program, args, **extra):
@@ -215,6 +218,34 @@ def test_images():
     check("writes an image" in (stencil["fallback_reason"] or ""), f"stencilStep's reason: {stencil['fallback_reason']}")
     calls = {d["function"] for d in r["driver_calls"]}
     check({"clCreateImage", "clEnqueueReadImage", "clEnqueueWriteImage"} <= calls, f"image calls: {sorted(calls)}")
+
+
+def test_analyzer_module():
+    """Clang and LLVM (libclsplit-analyzer.so) are loaded only when a program's analysis is not
+    cached; without the module, programs still run right, whole, and nothing wrong is cached."""
+    cache = TMP / "module-cache"
+    args = ["--size", "65536", "--iters", "4"]
+
+    def report(name, **extra):
+        path = TMP / f"{name}.json"
+        p = run("jacobi1d", args, CLSPLIT_STRATEGY="uniform", CLSPLIT_CACHE_DIR=str(cache),
+                CLSPLIT_REPORT=str(path), **extra)
+        return json.loads(path.read_text()), p
+
+    missing, p = report("module-missing", CLSPLIT_ANALYZER_MODULE=str(TMP / "no-such-module.so"))
+    check(missing["analyzer_loaded"] is False, "a module that does not exist was loaded")
+    stencil = missing["kernels"]["jacobi1d_stencil"]
+    check(stencil["split_launches"] == 0, f"split without an analysis: {stencil}")
+    check("analyzer module" in (stencil["fallback_reason"] or ""), f"reason: {stencil['fallback_reason']}")
+    check("could not be loaded" in p.stderr, f"no log line says why:\n{p.stderr}")
+
+    first, _ = report("module-first")
+    check(first["analyzer_loaded"] is True, "a cache miss did not load the analyzer")
+    check(first["kernels"]["jacobi1d_stencil"]["split_launches"] == 4, "the failed analysis was cached")
+
+    again, _ = report("module-cached")
+    check(again["analyzer_loaded"] is False, "a cached analysis still loaded the analyzer")
+    check(again["kernels"]["jacobi1d_stencil"]["split_launches"] == 4, "the cached analysis does not split")
 
 
 if __name__ == "__main__":

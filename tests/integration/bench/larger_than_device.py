@@ -36,6 +36,9 @@ CASES = {
     "gemm": ("gemm", ["--size", "384", "--iters", "2"], 3, lambda r: 3 * 384 * 384 * 4),
     "2spmv": ("2spmv", ["--size", "4096", "--iters", "4"], 2,
               lambda r: int(r["nnz"]) * 8 + 2 * 4097 * 4 + 2 * 4096 * 4),
+    # 64-bit indices, a scalar that changes every launch: what the GPU machine's run beyond one
+    # device's largest allocation uses (docs/benchmarks.md).
+    "axpy": ("axpy", ["--size", "262144", "--iters", "6"], 2, lambda r: 2 * 262144 * 4),
     "jacobi2d-lp": ("jacobi2d", ["--size", "512", "--iters", "60"], 2, lambda r: 2 * 512 * 512 * 4,
                     "pocl+rusticl", "adaptive-comm"),
     # The defaults over two PoCL devices, which take turns (one CPU): split for memory all the same.
