@@ -23,7 +23,7 @@ namespace {
 
 // Bumped whenever the analysis or the rewrite changes what it produces for the same input, so
 // that cached results of an older clsplit are not reused.
-constexpr const char* kAnalysisRevision = "analysis-3"; // 3: __clsplit_gsize.w marks whole launches
+constexpr const char* kAnalysisRevision = "analysis-4"; // 4: get_global_id adds the id base (__clsplit_goffset.w)
 
 // SHA-256 of the fields, each preceded by its length (so that field boundaries count).
 std::string sha256(std::initializer_list<std::string_view> fields) {

@@ -13,10 +13,12 @@
 namespace clsplit::analysis {
 
 // Every partition-ready kernel gets exactly these parameters appended after the user's:
-//   ulong4 __clsplit_goffset   original global work offset (x, y, z; w unused)
-//   ulong4 __clsplit_gsize     original global work size   (x, y, z; w unused)
+//   ulong4 __clsplit_goffset   original global work offset (x, y, z); w: the slice's id base
+//                              on its split dimension, as base * 4 + dimension (0: none)
+//   ulong4 __clsplit_gsize     original global work size   (x, y, z); w = 1: the launch is whole
 // A sub-launch sets its real global offset/size to its slice; the rewritten built-ins compute
-// the original values from these (get_group_id adds (real_offset - orig_offset) / local_size).
+// the original values from these (get_group_id adds (real_offset + id base - orig_offset) /
+// local_size; get_global_id adds the id base, so that no real offset reaches 2^31).
 inline constexpr unsigned kHiddenArgCount = 2;
 inline constexpr const char* kHiddenOffsetName = "__clsplit_goffset";
 inline constexpr const char* kHiddenSizeName = "__clsplit_gsize";

@@ -1,6 +1,7 @@
-// The partition-ready prelude. Work-groups are never split, so a slice launched with real
-// global offset orig_offset[d] + groupBegin*local[d] recovers its original group ids from
-// the difference of the two offsets; sizes come straight from the hidden arguments. A launch
+// The partition-ready prelude. Work-groups are never split, so a slice starting at
+// orig_offset[d] + groupBegin*local[d] recovers its original group ids from the difference of
+// the two offsets; sizes come straight from the hidden arguments. On its split dimension the
+// slice's start is an id base (hidden) plus its real global offset. A launch
 // that runs whole says so in the size's last lane (gs.w = 1): the built-ins' own values are
 // then the launch's, and the hidden values need no update when its range changes.
 #include "analysis/transformer/Prelude.h"
@@ -8,7 +9,8 @@
 namespace clsplit::analysis::transformer {
 
 std::vector<std::string_view> rewrittenBuiltins(unsigned clVersion) {
-  std::vector<std::string_view> names = {"get_global_size", "get_global_offset", "get_num_groups", "get_group_id"};
+  std::vector<std::string_view> names = {"get_global_id", "get_global_size", "get_global_offset", "get_num_groups",
+                                         "get_group_id"};
   if (clVersion >= 200) names.push_back("get_global_linear_id");
   return names;
 }
@@ -26,6 +28,11 @@ std::string prelude(unsigned clVersion) {
        "   and size, from which the built-ins below recompute the values of the whole launch\n"
        "   (__clsplit_gsize.w = 1: the launch is whole, the built-ins' own values are right). */\n";
   p += fn + "__clsplit_pick(ulong4 v, uint d) { return (size_t)(d == 0 ? v.x : d == 1 ? v.y : v.z); }\n";
+  // A slice's ids start at its real offset plus an id base (go.w = base * 4 + dimension): a
+  // slice far into a large NDRange runs at a small real offset, since NVIDIA's OpenCL fails
+  // launches whose global offset is 2^31 or more (ids beyond it are fine).
+  p += fn + "__clsplit_id_base(uint d, ulong4 go) { return (go.w & 3) == d ? (size_t)(go.w >> 2) : 0; }\n";
+  p += fn + "__clsplit_global_id(uint d, ulong4 go) { return get_global_id(d) + __clsplit_id_base(d, go); }\n";
   p += fn + "__clsplit_global_size(uint d, ulong4 go, ulong4 gs) { return d < get_work_dim() && !gs.w ? "
             "__clsplit_pick(gs, d) : get_global_size(d); }\n";
   p += fn + "__clsplit_global_offset(uint d, ulong4 go, ulong4 gs) { return d < get_work_dim() && !gs.w ? "
@@ -36,18 +43,20 @@ std::string prelude(unsigned clVersion) {
        local + "(d) - 1) / " + local + "(d) : get_num_groups(d); }\n";
   p += fn +
        "__clsplit_group_id(uint d, ulong4 go, ulong4 gs) { return d < get_work_dim() && !gs.w ? "
-       "get_group_id(d) + (get_global_offset(d) - __clsplit_pick(go, d)) / " +
+       "get_group_id(d) + (get_global_offset(d) + __clsplit_id_base(d, go) - __clsplit_pick(go, d)) / " +
        local + "(d) : get_group_id(d); }\n";
   if (clVersion >= 200) {
-    p += fn + "__clsplit_global_linear_id(ulong4 go, ulong4 gs) { return "
-              "(get_global_id(2) - __clsplit_global_offset(2, go, gs)) * __clsplit_global_size(1, go, gs) * "
-              "__clsplit_global_size(0, go, gs) + (get_global_id(1) - __clsplit_global_offset(1, go, gs)) * "
-              "__clsplit_global_size(0, go, gs) + (get_global_id(0) - __clsplit_global_offset(0, go, gs)); }\n";
+    p += fn +
+         "__clsplit_global_linear_id(ulong4 go, ulong4 gs) { return "
+         "(__clsplit_global_id(2, go) - __clsplit_global_offset(2, go, gs)) * __clsplit_global_size(1, go, gs) * "
+         "__clsplit_global_size(0, go, gs) + (__clsplit_global_id(1, go) - __clsplit_global_offset(1, go, gs)) * "
+         "__clsplit_global_size(0, go, gs) + (__clsplit_global_id(0, go) - __clsplit_global_offset(0, go, gs)); }\n";
   }
   p += vecFn + "__clsplit_launch_offset(void) { return (ulong4)(get_global_offset(0), "
                "get_global_offset(1), get_global_offset(2), 0); }\n";
   p += vecFn + "__clsplit_launch_size(void) { return (ulong4)(get_global_size(0), "
                "get_global_size(1), get_global_size(2), 0); }\n";
+  p += "#define get_global_id(d) __clsplit_global_id((d), __clsplit_goffset)\n";
   p += "#define get_global_size(d) __clsplit_global_size((d), __clsplit_goffset, __clsplit_gsize)\n";
   p += "#define get_global_offset(d) __clsplit_global_offset((d), __clsplit_goffset, __clsplit_gsize)\n";
   p += "#define get_num_groups(d) __clsplit_num_groups((d), __clsplit_goffset, __clsplit_gsize)\n";

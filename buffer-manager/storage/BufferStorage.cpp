@@ -192,6 +192,11 @@ void BufferStorage::reserve(unsigned slot, ByteRange need, Room mode, QueueProvi
       resize(slot, w, queues, log);
       return;
     }
+  if (exact.size() > memory_->maxAlloc(dev))
+    throw Error(CL_MEM_OBJECT_ALLOCATION_FAILURE,
+                "clsplit: device slot " + std::to_string(slot) + " needs " + std::to_string(exact.size()) +
+                    " bytes of a " + std::to_string(size_) + "-byte buffer, more than its largest allocation (" +
+                    std::to_string(memory_->maxAlloc(dev)) + " bytes, CL_DEVICE_MAX_MEM_ALLOC_SIZE)");
   throw Error(CL_MEM_OBJECT_ALLOCATION_FAILURE,
               "clsplit: device slot " + std::to_string(slot) + " needs " + std::to_string(exact.size()) +
                   " bytes of a " + std::to_string(size_) + "-byte buffer, and the device's memory for clsplit (" +

@@ -169,6 +169,12 @@ private:
     const auto& range = launch_.input.range;
     cl_command_queue real = queue.realQueue(device);
     cl_kernel k = kernel.realKernel(device, launch_.args);
+    // A slice's start on its split dimension goes to the kernel as its id base, and its real
+    // launches start at 0 there (the prelude's __clsplit_id_base): NVIDIA's OpenCL fails (or,
+    // between 2^31 and 2^32, silently miscomputes) launches at a global offset of 2^31 or more,
+    // which the later slices of a large 1-D NDRange would have.
+    const unsigned baseDim = sk.slice.dim;
+    uint64_t idBase = 0;
     if (kernel.partitionReady()) {
       if (!plan_.split() && sk.groups() == range.groups(sk.slice.dim)) {
         kernel.setHiddenWhole(device);
@@ -177,6 +183,12 @@ private:
         for (unsigned d = 0; d < range.dims; ++d) {
           hiddenOffset[d] = range.offset[d];
           hiddenSize[d] = range.global[d];
+        }
+        uint64_t start = baseDim < 3 ? sk.offset[baseDim] : 0;
+        for (const auto& piece : sk.pieces) start = std::min(start, piece.offset[baseDim]);
+        if (baseDim < 3 && start < (uint64_t(1) << 62)) {
+          idBase = start;
+          hiddenOffset[3] = idBase * 4 + baseDim;
         }
         kernel.setHiddenArgs(device, hiddenOffset, hiddenSize);
       }
@@ -193,7 +205,7 @@ private:
       addHazards(wl);
       size_t offset[3], global[3], local[3];
       for (unsigned d = 0; d < 3; ++d) {
-        offset[d] = at[d];
+        offset[d] = d == baseDim ? at[d] - idBase : at[d];
         global[d] = size[d];
         local[d] = range.local[d];
       }

@@ -49,6 +49,14 @@ kernel void simpleIds(global int* gid, global int* sizes, global int* offsets, g
                   get_num_groups(0) * get_local_size(0) == get_global_size(0) &&
                   get_num_groups(1) * get_local_size(1) == get_global_size(1) && get_work_dim() <= 2;
 }
+/* Ids at offsets beyond 2^31: their high and low words, and group ids (which count from 0 at any
+   offset). (Not get_global_offset(0) >> 31: PoCL 3.1 folds it to 0.) */
+kernel void wideIds(global uint* words) {
+  size_t i = get_global_id(0) - get_global_offset(0);
+  size_t g = get_global_id(0);
+  words[2 * i] = (uint)(g >> 31);
+  words[2 * i + 1] = (uint)g ^ ((uint)get_group_id(0) << 20);
+}
 __attribute__((reqd_work_group_size(8, 2, 1)))
 kernel void fixedGroups(global int* out) {
   size_t i = get_global_id(1) * get_global_size(0) + get_global_id(0);
@@ -135,6 +143,28 @@ int main() {
       for (auto m : outs) CHECK(clReleaseMemObject(m));
     }
     CHECK(clReleaseKernel(simple));
+  }
+
+  // Ranges far from 0. NVIDIA's OpenCL fails (beyond 2^32) or miscomputes (between 2^31 and
+  // 2^32) launches at such global offsets, so clsplit's slices start at 0 there and carry their
+  // start as an id base: the words below differ wherever an id or offset lost its high bits.
+  {
+    cl_kernel wide = createKernel(program, "wideIds");
+    const size_t offsets[] = {2500000000ull, 5000000000ull};
+    for (size_t offset : offsets) {
+      const size_t global = 4096, local = 64;
+      cl_mem words = createBuffer(env.context, CL_MEM_READ_WRITE, 2 * global * sizeof(cl_uint));
+      SET_ARG(wide, 0, words);
+      CHECK(clEnqueueNDRangeKernel(env.queue, wide, 1, &offset, &global, &local, 0, nullptr, nullptr));
+      std::vector<int> v(2 * global);
+      CHECK(clEnqueueReadBuffer(env.queue, words, CL_TRUE, 0, v.size() * sizeof(int), v.data(), 0, nullptr, nullptr));
+      std::printf("wide ids at offset %zu:\n", offset);
+      printChecksum("  words", v);
+      printInts("  first", v.data(), 4);
+      printInts("  last", v.data() + v.size() - 4, 4);
+      CHECK(clReleaseMemObject(words));
+    }
+    CHECK(clReleaseKernel(wide));
   }
 
   // reqd_work_group_size: a NULL local size is an error (OpenCL 1.2, clEnqueueNDRangeKernel);
