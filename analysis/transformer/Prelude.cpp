@@ -56,7 +56,9 @@ std::string prelude(unsigned clVersion) {
                "get_global_offset(1), get_global_offset(2), 0); }\n";
   p += vecFn + "__clsplit_launch_size(void) { return (ulong4)(get_global_size(0), "
                "get_global_size(1), get_global_size(2), 0); }\n";
-  p += "#define get_global_id(d) __clsplit_global_id((d), __clsplit_goffset)\n";
+  // Only where launches may be split (the runtime defines __CLSPLIT_SPLITS for contexts of
+  // several devices): on one device the built-in stays as the vendor compiles it.
+  p += "#ifdef __CLSPLIT_SPLITS\n#define get_global_id(d) __clsplit_global_id((d), __clsplit_goffset)\n#endif\n";
   p += "#define get_global_size(d) __clsplit_global_size((d), __clsplit_goffset, __clsplit_gsize)\n";
   p += "#define get_global_offset(d) __clsplit_global_offset((d), __clsplit_goffset, __clsplit_gsize)\n";
   p += "#define get_num_groups(d) __clsplit_num_groups((d), __clsplit_goffset, __clsplit_gsize)\n";

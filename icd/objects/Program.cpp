@@ -127,8 +127,11 @@ void Program::buildOn(unsigned platform, const std::string& programSource, const
                       cl_int& status) {
   cl_context ctx = platformContext(*context_, platform);
   auto devices = platformDevices(*context_, platform);
-  // Kernels move their buffer pointers by the window shifts only where windows may exist.
-  const std::string source = (context_->deviceMemory() ? "#define __CLSPLIT_WINDOWS 1\n" : "") +
+  // Kernels move their buffer pointers by the window shifts only where windows may exist, and
+  // add slices' id bases only where launches may be split (analysis/transformer/Prelude.cpp):
+  // neither costs a kernel on one device anything.
+  const std::string source = std::string(context_->deviceMemory() ? "#define __CLSPLIT_WINDOWS 1\n" : "") +
+                             (context_->slots().size() > 1 ? "#define __CLSPLIT_SPLITS 1\n" : "") +
                              asReportedDevice(programSource, context_->device());
   const char* text = source.c_str();
   size_t length = source.size();
