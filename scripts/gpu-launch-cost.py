@@ -28,6 +28,7 @@ ROOT = Path.cwd()
 NEW = ROOT / ".device"
 OLD = ROOT / ".device-old"
 OUT = Path(os.environ.get("OUT", "/tmp/out"))
+GPU_VENDORS = Path("/tmp/vendors-nvidia-only")  # a vendors directory naming the GPU's vendor alone
 # Sizes where each pattern's kernels take a few microseconds on an H200.
 SIZES = {"plane": 64, "kloop": 64, "tiny": 16384, "alternate": 64, "markers": 16384, "large": 512, "readback": 16384}
 
@@ -41,6 +42,8 @@ def setup():
     real = Path("/tmp/vendors-real")
     real.mkdir(exist_ok=True)
     (real / "nvidia.icd").write_text("libnvidia-opencl.so.1\n")
+    GPU_VENDORS.mkdir(exist_ok=True)
+    (GPU_VENDORS / "nvidia.icd").write_text("libnvidia-opencl.so.1\n")
     for d in (NEW, OLD):
         if (d / "lib/libclsplit.so").exists():
             (d / "vendors").mkdir(exist_ok=True)
@@ -63,7 +66,12 @@ def env_for(kind):
     for k in ("CLSPLIT_REPORT", "CLSPLIT_TRACE", "CLSPLIT_SUMMARY"):
         e.pop(k, None)
     if kind == "direct":
-        e["OCL_ICD_FILENAMES"] = "libnvidia-opencl.so.1"  # the GPU's vendor alone
+        # The GPU's vendor alone, under either loader: the Khronos loader (CUDA's, first in the
+        # library path on the GPU machine) reads OCL_ICD_FILENAMES, Debian's ocl-icd (first after
+        # `source scripts/gpu-vendors.sh`) OCL_ICD_VENDORS; with one of them only, direct runs
+        # once ran on PoCL's CPU.
+        e["OCL_ICD_FILENAMES"] = "libnvidia-opencl.so.1"
+        e["OCL_ICD_VENDORS"] = str(GPU_VENDORS)
     return e
 
 

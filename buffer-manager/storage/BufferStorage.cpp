@@ -6,6 +6,7 @@
 #include "device/Clock.h"
 #include "device/Enqueue.h"
 #include "device/HostExecutor.h"
+#include "support/BulkCopy.h"
 #include "support/Log.h"
 
 #include <algorithm>
@@ -40,7 +41,7 @@ BufferStorage::BufferStorage(std::vector<StorageSlot> slots, uint64_t size, cons
     directory_.setOnly(all, kHost, Version{nullptr, HostBlock::wrap(useHostPtr, size), 0, 0});
   } else if (initial) {
     auto block = allocateHost(size);
-    std::memcpy(block->data(), initial, size);
+    bulkCopy(block->data(), initial, size);
     directory_.setOnly(all, kHost, Version{nullptr, block, 0, 0});
   } else {
     // Undefined contents are valid everywhere: nothing ever needs moving for them.
@@ -640,7 +641,7 @@ void BufferStorage::publishHostBlock(const RangeSet& ranges, std::shared_ptr<Hos
 
 void BufferStorage::writeFromHost(ByteRange range, const void* src, const FenceRef& ready) {
   auto block = allocateHost(range.size());
-  std::memcpy(block->data(), src, range.size());
+  bulkCopy(block->data(), src, range.size());
   publishHostBlock(RangeSet{range}, std::move(block), range.lo, ready);
 }
 
@@ -707,8 +708,7 @@ FenceRef BufferStorage::readPieces(const std::vector<PlannedMove>& planned, Byte
       if (source == target) continue; // the application's own memory already holds them
       size_t n = piece.range.size();
       auto block = piece.block;
-      done.push_back(
-          device::runAfter(std::move(waits), [block, source, target, n] { std::memcpy(target, source, n); }));
+      done.push_back(device::runAfter(std::move(waits), [block, source, target, n] { bulkCopy(target, source, n); }));
       continue;
     }
     unsigned slot = static_cast<unsigned>(piece.from);

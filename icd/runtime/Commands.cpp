@@ -13,6 +13,7 @@
 #include "icd/runtime/Transfers.h"
 #include "partitioner/Partitioner.h"
 #include "planner/CommandPlans.h"
+#include "support/BulkCopy.h"
 #include "support/Log.h"
 
 #include <algorithm>
@@ -47,7 +48,7 @@ RangeSet rectRows(const Rect& rect, const std::array<size_t, 3>& region) {
 void PinnedReadBack::finish() {
   if (!block_) return;
   cl_int status = deviceRead_->wait();
-  if (status >= 0) std::memcpy(dst_, block_->data(), size_);
+  if (status >= 0) bulkCopy(dst_, block_->data(), size_);
   block_.reset();
   done_->complete(status < 0 ? status : CL_COMPLETE);
 }
@@ -167,7 +168,7 @@ FenceRef writeBuffer(Queue& q, Mem& mem, size_t offset, size_t size, const void*
   // An earlier command still writes this host memory: copy once it has.
   auto block = mem.storage().allocateHost(size);
   append(waits, hazards);
-  FenceRef done = device::runAfter(waits, [block, ptr, size] { std::memcpy(block->data(), ptr, size); });
+  FenceRef done = device::runAfter(waits, [block, ptr, size] { bulkCopy(block->data(), ptr, size); });
   mem.storage().publishHostBlock(RangeSet{range}, block, range.lo, done);
   q.noteHostAccess(ptr, size, false, done);
   uploadEagerly(q, mem, range, plan);
