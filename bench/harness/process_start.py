@@ -64,7 +64,8 @@ def main() -> None:
     direct_vendors = root / "direct"
     direct_vendors.mkdir()
     for icd in args.vendors.split(":"):
-        (direct_vendors / Path(icd).name).write_text(Path(icd).read_text() if icd.endswith(".icd") else f"{icd}\n")
+        name = Path(icd).name if icd.endswith(".icd") else Path(icd).name + ".icd"
+        (direct_vendors / name).write_text(Path(icd).read_text() if icd.endswith(".icd") else f"{icd}\n")
     kinds = {"direct": dict(base, OCL_ICD_VENDORS=str(direct_vendors))}
     libraries = {"clsplit": args.build / "lib" / "libclsplit.so"}
     if args.old:
@@ -73,6 +74,8 @@ def main() -> None:
         kinds[kind] = dict(base, OCL_ICD_VENDORS=str(vendors_dir(root, kind, library)), CLSPLIT_VENDORS=args.vendors,
                            CLSPLIT_CONFIG="/dev/null", CLSPLIT_CACHE_DIR=str(cache / kind))
     bench = args.build / "bench" / "bin"
+    if not bench.is_dir():
+        bench = args.build / "bench"  # an installed tree (cmake --install, component experiments)
     print(f"{'program':18} " + " ".join(f"{k + ' ms':>12}" for k in kinds) +
           "".join(f" {'direct/' + k:>16}" for k in kinds if k != "direct"))
     for name, argv in PROGRAMS.items():
