@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <stdexcept>
 #include <string>
+#include <system_error>
 #include <vector>
 
 namespace clsplit::analysis::module {
@@ -44,7 +45,8 @@ Loaded load() {
   Loaded result;
   std::string tried;
   for (const std::string& path : candidates()) {
-    if (!std::filesystem::exists(path)) {
+    std::error_code unreadable; // a directory we may not search counts as absent, never throws
+    if (!std::filesystem::exists(path, unreadable)) {
       tried += (tried.empty() ? "" : ", ") + path + " (absent)";
       continue;
     }
