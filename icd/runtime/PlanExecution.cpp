@@ -184,11 +184,13 @@ private:
           hiddenOffset[d] = range.offset[d];
           hiddenSize[d] = range.global[d];
         }
-        uint64_t start = baseDim < 3 ? sk.offset[baseDim] : 0;
-        for (const auto& piece : sk.pieces) start = std::min(start, piece.offset[baseDim]);
-        if (baseDim < 3 && start < (uint64_t(1) << 62)) {
-          idBase = start;
-          hiddenOffset[3] = idBase * 4 + baseDim;
+        if (baseDim < 3) {
+          uint64_t start = sk.offset[baseDim];
+          for (const auto& piece : sk.pieces) start = std::min(start, piece.offset[baseDim]);
+          if (start < (uint64_t(1) << 62)) {
+            idBase = start;
+            hiddenOffset[3] = idBase * 4 + baseDim;
+          }
         }
         kernel.setHiddenArgs(device, hiddenOffset, hiddenSize);
       }
