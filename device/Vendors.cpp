@@ -148,6 +148,7 @@ void Vendors::addLibrary(const std::string& library) {
       d.type = deviceValue<cl_device_type>(ids[i], CL_DEVICE_TYPE);
       d.computeUnits = deviceValue<cl_uint>(ids[i], CL_DEVICE_MAX_COMPUTE_UNITS);
       d.globalMemory = deviceValue<cl_ulong>(ids[i], CL_DEVICE_GLOBAL_MEM_SIZE);
+      d.maxAlloc = deviceValue<cl_ulong>(ids[i], CL_DEVICE_MAX_MEM_ALLOC_SIZE);
       d.addressBits = deviceValue<cl_uint>(ids[i], CL_DEVICE_ADDRESS_BITS);
       p.devices.push_back(d.index);
       devices_.push_back(std::move(d));

@@ -29,6 +29,7 @@ struct RealDevice {
   cl_device_type type = 0;
   cl_uint computeUnits = 0;
   cl_ulong globalMemory = 0;
+  cl_ulong maxAlloc = 0; // CL_DEVICE_MAX_MEM_ALLOC_SIZE
   cl_uint addressBits = 0;
 };
 

@@ -51,7 +51,8 @@ double CostModel::computeNs(unsigned p, const std::vector<double>& y) const {
 
 double CostModel::maxRatio(unsigned k, unsigned d) const {
   if (d >= memoryBytes.size() || k >= positions.size()) return 1.0;
-  return shareThatFits(memoryBytes[d], positions[k].bytes);
+  return shareThatFits(memoryBytes[d], positions[k].bytes, d < maxAllocBytes.size() ? maxAllocBytes[d] : 0.0,
+                       positions[k].largest);
 }
 
 std::vector<double> CostModel::maxShares(unsigned k) const {
@@ -123,7 +124,7 @@ double CostModel::transitionNs(const Ratios& from, const Ratios& to) const {
 
 bool CostModel::sameStructure(const CostModel& o) const {
   if (devices != o.devices || positions.size() != o.positions.size() || edges.size() != o.edges.size() ||
-      memoryBytes != o.memoryBytes)
+      memoryBytes != o.memoryBytes || maxAllocBytes != o.maxAllocBytes)
     return false;
   for (size_t i = 0; i < edges.size(); ++i)
     if (edges[i].producer != o.edges[i].producer || edges[i].consumer != o.edges[i].consumer) return false;

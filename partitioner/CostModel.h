@@ -23,6 +23,7 @@ struct CostModel {
     std::vector<bool> allowed;            // devices that may run it
     double hostBytes = 0;                 // bytes from the host per unit ratio, every iteration
     double bytes = 0;                     // of the buffers it uses: a share y needs about y * bytes
+    double largest = 0;                   // of its largest buffer (y * largest in one allocation)
     double floorGroups(unsigned d) const { return d < concurrentGroups.size() ? concurrentGroups[d] : 0; }
   };
   struct Edge {
@@ -44,6 +45,7 @@ struct CostModel {
   // allowed devices hold a launch together, a share beyond what its device holds is
   // constrained out of the LP and predicted to cost kUnfitNs (partitioner/MemoryFit.h).
   std::vector<double> memoryBytes;
+  std::vector<double> maxAllocBytes; // per device, its largest one allocation (absent or 0: no limit)
 
   // The largest share of position k that device d holds (1: no limit), and all of them.
   double maxRatio(unsigned k, unsigned d) const;

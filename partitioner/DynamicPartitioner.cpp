@@ -144,6 +144,7 @@ void DynamicPartitioner::LaunchRecord::reset(uint64_t launch) {
   totalGroups = 0;
   otherGroups = 1;
   bytes = 0;
+  largest = 0;
   splittable = true;
   groups.clear();
   ratios.clear();
@@ -230,26 +231,31 @@ KernelCosts DynamicPartitioner::kernelCosts(uint32_t kernel, uint64_t groups) co
   c.hostOverheadNs = hostOverheadNs_;
   c.allowed.assign(n_, true);
   const uint64_t bytes = kernels_[kernel].bytes;
+  const uint64_t largest = kernels_[kernel].largest;
   for (unsigned d = 0; d < n_; ++d) {
     if (bytes && devices_[d].memoryBytes) {
       c.maxRatio.resize(n_, 1.0);
-      c.maxRatio[d] = shareThatFits(double(devices_[d].memoryBytes), double(bytes));
+      c.maxRatio[d] = shareThatFitsOn(d, double(bytes), double(largest));
     }
     c.nsPerGroup.push_back(nsPerGroup(kernel, d));
     c.launchNs.push_back(latency(d));
     c.concurrentGroups.push_back(floorGroups(kernels_[kernel], d));
   }
-  leaveOutUnmeasurable(c.allowed, c.nsPerGroup, double(bytes));
+  leaveOutUnmeasurable(c.allowed, c.nsPerGroup, double(bytes), double(largest));
   return c;
 }
 
+double DynamicPartitioner::shareThatFitsOn(unsigned d, double bytes, double largest) const {
+  return shareThatFits(double(devices_[d].memoryBytes), bytes, double(devices_[d].maxAllocBytes), largest);
+}
+
 void DynamicPartitioner::leaveOutUnmeasurable(std::vector<bool>& allowed, std::vector<double>& nsPerGroup,
-                                              double bytes) const {
+                                              double bytes, double largest) const {
   if (unmeasurable_.empty()) return;
   double room = 0, slowest = 0;
   for (unsigned d = 0; d < n_; ++d)
     if (usable(d) && allowed[d]) {
-      room += shareThatFits(double(devices_[d].memoryBytes), bytes);
+      room += shareThatFitsOn(d, bytes, largest);
       slowest = std::max(slowest, nsPerGroup[d]);
     }
   const bool needed = room < 1.0 - 1e-9; // the others cannot hold the launch together
@@ -463,9 +469,11 @@ LaunchPlan DynamicPartitioner::plan(const LaunchRequest& request) {
     bool seen = false;
     for (size_t j = 0; j < i && !seen; ++j) seen = request.buffers[j].buffer == b.buffer;
     if (!seen) rec.bytes += b.bytes;
+    rec.largest = std::max(rec.largest, b.bytes);
   }
-  if (ks.bytes != rec.bytes) {
+  if (ks.bytes != rec.bytes || ks.largest != rec.largest) {
     ks.bytes = rec.bytes;
+    ks.largest = rec.largest;
     ks.balancedGroups = 0; // its balanced split is recomputed with the new bounds
   }
   rec.splittable = request.splittable;
@@ -740,6 +748,7 @@ void DynamicPartitioner::startSequence() {
   const unsigned p = unsigned(seq_.kernels.size());
   seq_.groups.assign(p, 1.0);
   seq_.bytes.assign(p, 0.0);
+  seq_.largest.assign(p, 0.0);
   seq_.splittable.assign(p, true);
   seq_.hostInput.assign(p, DependencyVolume(0));
   log().debug("partitioner: kernel sequence of {} launches detected", p);
@@ -770,6 +779,7 @@ void DynamicPartitioner::attachToSequence(LaunchRecord& rec, bool live) {
   const unsigned pos = *rec.position;
   seq_.groups[pos] = double(std::max<uint64_t>(rec.totalGroups, 1));
   seq_.bytes[pos] = double(rec.bytes);
+  seq_.largest[pos] = double(rec.largest);
   if (!rec.splittable) seq_.splittable[pos] = false;
   for (const auto& p : rec.producers) {
     const LaunchRecord* prod = find(p.launch);
@@ -818,7 +828,7 @@ CostModel DynamicPartitioner::buildCostModel() const {
       pos.launchNs.push_back(latency(d));
       pos.concurrentGroups.push_back(floorGroups(kernels_[pos.kernel], d));
     }
-    leaveOutUnmeasurable(pos.allowed, pos.nsPerGroup, seq_.bytes[k]);
+    leaveOutUnmeasurable(pos.allowed, pos.nsPerGroup, seq_.bytes[k], seq_.largest[k]);
     if (!seq_.splittable[k]) {
       // Runs whole where plan() puts it: the LP only accounts for its time and transfers.
       pos.allowed.assign(n_, false);
@@ -826,13 +836,17 @@ CostModel DynamicPartitioner::buildCostModel() const {
     }
     pos.hostBytes = seq_.hostInput[k].fit().bytesPerMismatch;
     pos.bytes = seq_.bytes[k];
+    pos.largest = seq_.largest[k];
     model.positions.push_back(std::move(pos));
   }
   for (const auto& [key, volume] : seq_.edges) {
     auto fit = volume.fit();
     model.edges.push_back({key.first, key.second, fit.bytesPerMismatch, fit.haloBytes});
   }
-  for (const auto& d : devices_) model.memoryBytes.push_back(double(d.memoryBytes));
+  for (const auto& d : devices_) {
+    model.memoryBytes.push_back(double(d.memoryBytes));
+    model.maxAllocBytes.push_back(double(d.maxAllocBytes));
+  }
   model.deviceLinks.assign(n_, std::vector<CostModel::Link>(n_));
   model.hostLinks.resize(n_);
   for (unsigned to = 0; to < n_; ++to) {
@@ -1171,7 +1185,8 @@ void DynamicPartitioner::dropSerialized(std::vector<uint64_t>& groups, KernelSta
   if (used > 1 && ks.launches % kConcurrencyRecheck == kConcurrencyRecheck - 1) return;
   unsigned main = unsigned(std::max_element(groups.begin(), groups.end()) - groups.begin());
   // Not onto a device that cannot hold the launch's buffers: the split is for memory then.
-  if (ks.bytes && devices_[main].memoryBytes && ks.bytes > devices_[main].memoryBytes) return;
+  if (ks.bytes && devices_[main].memoryBytes && shareThatFitsOn(main, double(ks.bytes), double(ks.largest)) < 1.0)
+    return;
   // Of devices that take turns, the one holding the launch's data runs it (also when the ratios
   // gave all the work to the other): the other could not run it sooner, and the data would move.
   if (data >= 0 && unsigned(data) != main && takesTurns(main, unsigned(data))) {

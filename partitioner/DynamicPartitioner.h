@@ -61,7 +61,8 @@ private:
     uint64_t groupSize = 1;
     uint64_t otherGroups = 1; // work-groups of the other dimensions per group of the split one
     uint64_t lastGroups = 0;
-    uint64_t bytes = 0; // of the buffers its latest launch uses (memory bounds its shares)
+    uint64_t bytes = 0;   // of the buffers its latest launch uses (memory bounds its shares)
+    uint64_t largest = 0; // of the largest of them (one allocation bounds its shares)
     std::vector<KernelDeviceTime> devices;
     std::vector<double> ratios; // adaptive: split for the next launch (empty: none chosen yet)
     BroydenSolver broyden;
@@ -113,6 +114,7 @@ private:
     uint64_t totalGroups = 0;
     uint64_t otherGroups = 1; // work-groups per group of the split dimension
     uint64_t bytes = 0;       // of the distinct buffers it uses
+    uint64_t largest = 0;     // of the largest of them
     bool splittable = true;
     std::vector<uint64_t> groups;
     std::vector<double> ratios;
@@ -141,6 +143,7 @@ private:
     std::vector<uint32_t> kernels;
     std::vector<double> groups;
     std::vector<double> bytes;    // of each position's buffers (its latest launch)
+    std::vector<double> largest;  // of each position's largest buffer
     std::vector<bool> splittable; // false once a launch at that position was not
     std::vector<DependencyVolume> hostInput;
     std::map<EdgeKey, DependencyVolume> edges;
@@ -288,7 +291,10 @@ private:
   bool usable(unsigned d) const { return d >= unmeasurable_.size() || !unmeasurable_[d]; }
   // Devices whose profile is no clock are not `allowed`, unless the others cannot hold a launch
   // of `bytes` together: they then take what the others cannot (as if far slower than them).
-  void leaveOutUnmeasurable(std::vector<bool>& allowed, std::vector<double>& nsPerGroup, double bytes) const;
+  void leaveOutUnmeasurable(std::vector<bool>& allowed, std::vector<double>& nsPerGroup, double bytes,
+                            double largest) const;
+  // The largest share of a launch using `bytes` (its largest buffer `largest`) device d holds.
+  double shareThatFitsOn(unsigned d, double bytes, double largest) const;
   // Per pair of devices: how far their sub-kernels of one launch ran at once, 1 fully (the sum of
   // their times minus the launch's span, over the shorter time), 0 one after the other; an
   // average over split launches whose shorter sub-kernel took long enough to tell.

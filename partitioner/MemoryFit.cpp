@@ -14,6 +14,11 @@ double shareThatFits(double memoryBytes, double launchBytes) {
   return std::min(1.0, memoryBytes / launchBytes);
 }
 
+double shareThatFits(double memoryBytes, double launchBytes, double maxAlloc, double largestBuffer) {
+  // A window is aligned and may carry halos: a 32nd of the allocation left for them.
+  return std::min(shareThatFits(memoryBytes, launchBytes), shareThatFits(maxAlloc - maxAlloc / 32, largestBuffer));
+}
+
 bool roomForAll(const std::vector<double>& maxShare, const std::vector<bool>& allowed) {
   double room = 0;
   for (size_t d = 0; d < allowed.size(); ++d)

@@ -13,6 +13,10 @@ inline constexpr double kUnfitNs = 1e15;
 
 // The largest share of a launch of `launchBytes` that `memoryBytes` hold (1: no limit, either 0).
 double shareThatFits(double memoryBytes, double launchBytes);
+// The same, and within `maxAlloc` for the window of the launch's largest buffer (`largestBuffer`
+// bytes), which is one allocation (CL_DEVICE_MAX_MEM_ALLOC_SIZE; 0: no limit). A share is taken
+// to need that share of each buffer: a buffer every slice reads whole is over-counted.
+double shareThatFits(double memoryBytes, double launchBytes, double maxAlloc, double largestBuffer);
 // Whether the devices of `allowed` hold a launch together, each at most `maxShare[d]` (absent: 1).
 bool roomForAll(const std::vector<double>& maxShare, const std::vector<bool>& allowed);
 // Whether shares `y` of a launch of `groups` work-groups are each within `maxShare` (to a

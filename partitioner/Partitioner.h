@@ -34,6 +34,9 @@ struct DeviceInfo {
   // Bytes clsplit's copies of buffers may take on this device (its share of the real device's
   // memory, or the cap set for it); 0: no limit. The LP's shares respect it (CostModel).
   uint64_t memoryBytes = 0;
+  // The largest one allocation (CL_DEVICE_MAX_MEM_ALLOC_SIZE) where memoryBytes is set; 0: no
+  // limit. A share's window of a buffer is one allocation (MemoryFit.h).
+  uint64_t maxAllocBytes = 0;
   // memoryBytes is a cap the user set (CLSPLIT_DEVICE_MEMORY): devices that take turns are
   // then still split when one of them cannot hold a launch (no collapse onto one of them).
   bool memoryCapped = false;

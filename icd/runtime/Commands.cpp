@@ -87,6 +87,17 @@ FenceRef readBuffer(Queue& q, Mem& mem, size_t offset, size_t size, void* ptr, s
   return done;
 }
 
+// An eager copy of written bytes that a device cannot hold (a buffer beyond its memory or its
+// largest allocation) is expected, not a problem: the device fetches what its slices use.
+namespace {
+void logCopyNotMade(const Error& e, const std::string& what) {
+  if (e.code() == CL_MEM_OBJECT_ALLOCATION_FAILURE)
+    clsplit::log().info("{} ({}); the device fetches the bytes its work uses", what, e.what());
+  else
+    clsplit::log().warn("{} ({})", what, e.what());
+}
+} // namespace
+
 // Write-update rather than write-invalidate (planner::planWrite): new host bytes go at once to
 // the devices that held the bytes they replace (they are likely to read them again), or, for
 // data no device held, to the partitioner's home device. Waiting for the first kernel that reads
@@ -102,7 +113,7 @@ void uploadEagerly(Queue& q, Mem& mem, ByteRange range, const planner::WritePlan
       acquire(mem.storage(), bytes, slot, q, &log);
       append(uploads, mem.storage().validAfter(slot));
     } catch (const Error& e) {
-      clsplit::log().warn("uploading written bytes to device slot {} failed ({}): kept on the host", slot, e.what());
+      logCopyNotMade(e, "uploading written bytes to device slot " + std::to_string(slot) + " failed: kept on the host");
     }
   };
   for (const auto& [slot, bytes] : plan.uploads) upload(bytes, slot);
@@ -144,7 +155,8 @@ FenceRef writeBuffer(Queue& q, Mem& mem, size_t offset, size_t size, const void*
         try {
           writes.push_back(mem.storage().writeToDevice(range, ptr, slot, waits, q, &log, /*alone=*/false));
         } catch (const Error& e) {
-          clsplit::log().warn("copying {} written bytes to device slot {} failed ({})", size, slot, e.what());
+          logCopyNotMade(e, "copying " + std::to_string(size) + " written bytes to device slot " +
+                                std::to_string(slot) + " failed");
         }
       }
       FenceRef done = device::allOf(std::move(writes));
@@ -154,8 +166,8 @@ FenceRef writeBuffer(Queue& q, Mem& mem, size_t offset, size_t size, const void*
     } catch (const Error& e) {
       if (input.onlyDevice) throw; // nowhere else to keep them
       // Kept on the host instead; no upload (the device just failed one).
-      clsplit::log().warn("writing {} bytes to device slot {} failed ({}): kept on the host", size, *plan.direct,
-                          e.what());
+      logCopyNotMade(e, "writing " + std::to_string(size) + " bytes to device slot " + std::to_string(*plan.direct) +
+                            " failed: kept on the host");
       plan = planner::WritePlan{};
     }
   }

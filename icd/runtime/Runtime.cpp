@@ -148,6 +148,7 @@ partition::Partitioner& Runtime::makePartitioner() {
         // A tenth left for what a share needs beyond its bytes (halos, windows' alignment and slack).
         info.memoryBytes = memory.cap.value_or(s.device->globalMemory) / static_cast<uint64_t>(sharing) / 10 * 9;
         info.memoryCapped = memory.cap.has_value();
+        info.maxAllocBytes = s.device->maxAlloc;
       }
       devices.push_back(info);
     }

@@ -1,4 +1,5 @@
-"""The command line shared by the scripted bench tests (larger_than_device.py, staging_ring.py):
+"""The command line shared by the scripted bench tests (larger_than_device.py, beyond_one_allocation.py,
+staging_ring.py):
 `--build BUILD --work DIR [CASE ...]`, skipped (77) without clsplit's vendors file or PoCL, each
 case's failures printed, 1 if any."""
 import argparse

@@ -39,6 +39,9 @@ CASES = {
     # 64-bit indices, a scalar that changes every launch: what the GPU machine's run beyond one
     # device's largest allocation uses (docs/benchmarks.md).
     "axpy": ("axpy", ["--size", "262144", "--iters", "6"], 2, lambda r: 2 * 262144 * 4),
+    # One vector beyond the cap, its coefficients a small table every slice reads whole.
+    "axpy-periodic": ("axpy", ["--size", "262144", "--iters", "6", "--x-period", "1024"], 2,
+                      lambda r: 262144 * 4 + 1024 * 4),
     "jacobi2d-lp": ("jacobi2d", ["--size", "512", "--iters", "60"], 2, lambda r: 2 * 512 * 512 * 4,
                     "pocl+rusticl", "adaptive-comm"),
     # The defaults over two PoCL devices, which take turns (one CPU): split for memory all the same.

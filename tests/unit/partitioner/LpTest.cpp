@@ -234,3 +234,28 @@ TEST_CASE("shares respect each device's memory; a launch no split fits is left t
   REQUIRE(none.ok);
   CHECK(none.ratios[0][0] == Approx(0.8).margin(0.001));
 }
+
+TEST_CASE("a share's window of the largest buffer fits the device's largest allocation") {
+  auto m = model(2);
+  m.positions = {position(1000, {1000, 4000})}; // device 0 four times as fast: 0.8 by speed
+  m.positions[0].bytes = 1000e6;
+  m.positions[0].largest = 500e6;
+  // Plenty of memory on both, but device 0 allocates at most 320 MB at once (a 32nd left for
+  // halos and alignment: 310 MB, 62 % of the largest buffer).
+  m.memoryBytes = {4000e6, 4000e6};
+  m.maxAllocBytes = {320e6, 0};
+  CHECK(m.maxRatio(0, 0) == Approx(0.62));
+  CHECK(m.maxRatio(0, 1) == 1.0);
+  SequenceLp lp;
+  auto bounded = lp.solve(m, {});
+  REQUIRE(bounded.ok);
+  CHECK(bounded.ratios[0][0] == Approx(0.62).margin(0.001));
+  CHECK(bounded.ratios[0][1] == Approx(0.38).margin(0.001));
+  // Memory is the tighter bound where it is: the smaller of the two.
+  m.memoryBytes = {400e6, 4000e6};
+  CHECK(m.maxRatio(0, 0) == Approx(0.4));
+  // A largest allocation that holds the whole buffer bounds nothing.
+  m.memoryBytes = {4000e6, 4000e6};
+  m.maxAllocBytes = {600e6, 600e6};
+  CHECK(m.maxRatio(0, 0) == 1.0);
+}

@@ -950,6 +950,28 @@ TEST_CASE("Jacobi: the fast device gets what its memory holds, the rest goes to 
   }
 }
 
+TEST_CASE("the fast device's share stays within its largest allocation (one buffer beyond it)") {
+  std::vector<SimDevice> devs{device("a", 1), device("b", 4)}; // a four times as fast
+  auto seq = jacobi(1024);
+  std::vector<SimBuffer> bufs{{4096, 1024}, {4096, 1024}}; // 4 MiB each
+  for (const char* strategy : {"adaptive-comm", "adaptive"}) {
+    Simulator sim(devs, bufs);
+    auto infos = sim.deviceInfos();
+    for (auto& info : infos) info.memoryBytes = 64u << 20; // memory is no bound here
+    // a allocates at most 2.5 MiB at once: 2.5 * 31/32 / 4 = 60.5 % of a buffer (MemoryFit.h).
+    infos[0].maxAllocBytes = 5u << 19;
+    auto spec = StrategySpec::parse(strategy, nullptr);
+    REQUIRE(spec);
+    auto p = makePartitioner(infos, *spec, {});
+    auto r = run(sim, *p, seq, 15);
+    INFO(strategy << ": stencil " << r.ratios.back()[0][0] << ", copy " << r.ratios.back()[1][0]);
+    // (Without the bound: 0.8 for both under adaptive-comm, the stencil under adaptive, whose
+    // copy kernel stays even.)
+    for (const auto& kernel : r.ratios.back()) CHECK(kernel[0] <= 0.605 + 1.0 / 1024);
+    CHECK(r.ratios.back()[0][0] >= 0.55);
+  }
+}
+
 TEST_CASE("a device whose profile is no clock gets nothing, or only what the others cannot hold") {
   std::vector<SimDevice> devs{device("a", 4), device("b", 1)}; // b is really the faster one
   auto seq = jacobi(1024);
