@@ -48,7 +48,7 @@ WritePlan planWrite(const WriteInput& input, ByteRange range) {
   WritePlan plan;
   const bool noDeviceHeld =
       std::all_of(input.heldBefore.begin(), input.heldBefore.end(), [](const RangeSet& h) { return h.empty(); });
-  const bool direct = !input.hostMemoryPending && !input.useHostPtr && input.eagerUploads;
+  const bool direct = !input.hostMemoryPending && !input.useHostPtr && input.eagerUploads && !input.windowsOnly;
   // One device runs everything: the bytes go where they will be used.
   if (direct && input.onlyDevice) {
     plan.direct = input.onlyDevice;
@@ -71,7 +71,7 @@ WritePlan planWrite(const WriteInput& input, ByteRange range) {
   if (!input.eagerUploads) return plan;
   for (unsigned d = 0; d < input.heldBefore.size(); ++d)
     if (!input.heldBefore[d].empty()) plan.uploads.emplace_back(d, input.heldBefore[d]);
-  plan.uploadHome = noDeviceHeld && input.homeDevice < input.devices;
+  plan.uploadHome = noDeviceHeld && input.homeDevice < input.devices && !input.windowsOnly;
   (void)range;
   return plan;
 }

@@ -37,6 +37,9 @@ struct WriteInput {
   bool eagerUploads = true;           // CLSPLIT_EAGER_UPLOAD
   bool hostMemoryPending = false;     // an earlier command still writes the application's memory
   bool useHostPtr = false;            // the buffer is the application's memory (CL_MEM_USE_HOST_PTR)
+  // CLSPLIT_WINDOWS=always: devices hold only what their slices use, so bytes no device held
+  // stay in a host version until a slice fetches its part (no whole copy on the home device).
+  bool windowsOnly = false;
   // The devices (for routes between them) and whether the strategy may run work on each; empty:
   // data no device holds goes to the home device alone.
   std::vector<DeviceTraits> traits;

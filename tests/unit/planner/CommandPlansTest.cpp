@@ -92,6 +92,19 @@ TEST_CASE("a host write goes to the one device, to the home device, or to a host
     CHECK_FALSE(plan.direct);
     CHECK(plan.uploadHome);
   }
+  SECTION("windows only: bytes no device held stay on the host; those devices held are updated") {
+    in.windowsOnly = true;
+    auto plan = planWrite(in, {0, 64});
+    CHECK_FALSE(plan.direct);
+    CHECK(plan.uploads.empty());
+    CHECK_FALSE(plan.uploadHome);
+    in.heldBefore = {RangeSet::of(0, 16), RangeSet{}};
+    plan = planWrite(in, {0, 64});
+    CHECK_FALSE(plan.direct);
+    REQUIRE(plan.uploads.size() == 1);
+    CHECK(plan.uploads[0] == std::make_pair(0u, RangeSet::of(0, 16)));
+    CHECK_FALSE(plan.uploadHome);
+  }
   SECTION("eager uploads off: a host version only") {
     in.eagerUploads = false;
     auto plan = planWrite(in, {0, 64});
