@@ -249,8 +249,8 @@ double DynamicPartitioner::shareThatFitsOn(unsigned d, double bytes, double larg
   return shareThatFits(double(devices_[d].memoryBytes), bytes, double(devices_[d].maxAllocBytes), largest);
 }
 
-void DynamicPartitioner::leaveOutUnmeasurable(std::vector<bool>& allowed, std::vector<double>& nsPerGroup,
-                                              double bytes, double largest) const {
+void DynamicPartitioner::leaveOutUnmeasurable(std::vector<bool>& allowed, std::vector<double>& nsPerGroup, double bytes,
+                                              double largest) const {
   if (unmeasurable_.empty()) return;
   double room = 0, slowest = 0;
   for (unsigned d = 0; d < n_; ++d)

@@ -137,7 +137,8 @@ FenceRef writeBuffer(Queue& q, Mem& mem, size_t offset, size_t size, const void*
   input.eagerUploads = rt.settings().value("CLSPLIT_EAGER_UPLOAD") != "0";
   input.hostMemoryPending = !hazards.empty();
   input.useHostPtr = mem.storage().useHostPtr() != nullptr;
-  input.windowsOnly = q.context().deviceMemory() && q.context().deviceMemory()->policy() == buffer::WindowPolicy::Always;
+  input.windowsOnly =
+      q.context().deviceMemory() && q.context().deviceMemory()->policy() == buffer::WindowPolicy::Always;
   if (!input.onlyDevice) {
     input.traits = q.context().deviceTraits();
     for (unsigned s = 0; s < input.devices; ++s) input.mayRun.push_back(rt.mayRunOn(s));

@@ -36,9 +36,9 @@ float expected(uint64_t seed, size_t i, size_t mask, int iterations) {
 int run(int argc, char** argv) {
   ArgParser args(argc, argv, "y = s*y + x iterated (one launch per step); size = elements per vector");
   CommonOptions options = parseCommonOptions(args, 1 << 24, 1, 1L << 36, 10);
-  const std::optional<long> period =
-      args.optionalInteger("--x-period", 1, 1L << 36, "x as a table of this many elements (a power of two) read at "
-                                                     "i mod period (default: x as long as y)");
+  const std::optional<long> period = args.optionalInteger("--x-period", 1, 1L << 36,
+                                                          "x as a table of this many elements (a power of two) read at "
+                                                          "i mod period (default: x as long as y)");
   args.finish();
   const size_t n = static_cast<size_t>(options.Size);
   const uint64_t seed = options.Seed;

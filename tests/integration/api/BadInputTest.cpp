@@ -4,7 +4,7 @@
 // names the error code the OpenCL 1.2 specification gives for its case; no row may crash, and
 // a call that returns a handle must return NULL. A coverage check makes sure every
 // implemented entry point of icd/api/ApiTable.def has a row.
-#include "tests/integration/api/IcdModule.h"
+#include "tests/integration/api/IcdCore.h"
 
 #include "device/Error.h"
 
@@ -21,7 +21,7 @@
 
 namespace {
 
-using clsplit::test::icdModule;
+using clsplit::test::icdCore;
 
 const cl_icd_dispatch* D = nullptr;
 
@@ -130,7 +130,7 @@ const char* kBroken = "kernel void broken(global int* a) { a[0] = nope; }";
 } // namespace
 
 TEST_CASE("every entry point rejects bad input with the specified error", "[bad_input]") {
-  D = icdModule().dispatch;
+  D = icdCore().dispatch;
   REQUIRE(D != nullptr);
 
   // --- Valid objects ---------------------------------------------------------------------------
@@ -1025,7 +1025,7 @@ TEST_CASE("every entry point rejects bad input with the specified error", "[bad_
 }
 
 TEST_CASE("entry points clsplit does not offer return their error code", "[bad_input]") {
-  D = icdModule().dispatch;
+  D = icdCore().dispatch;
   cl_platform_id platform = nullptr;
   cl_device_id device = nullptr;
   REQUIRE(D->clGetPlatformIDs(1, &platform, nullptr) == CL_SUCCESS);

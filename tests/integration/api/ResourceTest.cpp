@@ -1,7 +1,7 @@
 // Handle accounting: after a program releases everything it created, no clsplit handle is
 // left (clsplit::icd::liveHandleCount(), through the ICD core module), whatever the order of
 // the releases and whatever the objects were used for; a released handle is invalid at once.
-#include "tests/integration/api/IcdModule.h"
+#include "tests/integration/api/IcdCore.h"
 
 #include <catch2/catch.hpp>
 
@@ -18,7 +18,7 @@ kernel void withLocal(global int* a, local int* l) { l[get_local_id(0)] = a[get_
 )CLC";
 
 struct Fixture {
-  const cl_icd_dispatch* D = clsplit::test::icdModule().dispatch;
+  const cl_icd_dispatch* D = clsplit::test::icdCore().dispatch;
   cl_platform_id platform = nullptr;
   cl_device_id device = nullptr;
   size_t baseline = 0;
@@ -32,9 +32,9 @@ struct Fixture {
     realBaseline = real();
     hostBaseline = hostBytes();
   }
-  size_t live() const { return clsplit::test::icdModule().liveHandles(); }
-  long real() const { return clsplit::test::icdModule().liveRealReferences(); }
-  size_t hostBytes() const { return clsplit::test::icdModule().liveHostBytes(); }
+  size_t live() const { return clsplit::test::icdCore().liveHandles(); }
+  long real() const { return clsplit::test::icdCore().liveRealReferences(); }
+  size_t hostBytes() const { return clsplit::test::icdCore().liveHostBytes(); }
   // Nothing clsplit created for the program is left: handles, vendor objects, host memory.
   // (Device time measurements complete asynchronously: they are given a moment to drain.)
   void checkNothingLeft() const {

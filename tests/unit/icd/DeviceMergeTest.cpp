@@ -2,7 +2,9 @@
 // every merge rule is recomputed here from the real devices' own answers, and the merged
 // answers must still satisfy the OpenCL 1.2 minimums and agree with each other; the OpenCL 3.0
 // queries offer only what every device has.
-#include "tests/unit/icd/DeviceMergeModule.h"
+#include "device/Error.h"
+#include "device/Vendors.h"
+#include "icd/objects/Device.h"
 
 #include <catch2/catch.hpp>
 
@@ -15,35 +17,28 @@ using clsplit::device::Vendors;
 
 namespace {
 
-// A clsplit::icd::Device (in the private module) merged from real devices.
+// A clsplit::icd::Device merged from real devices; an Error its info() throws becomes its code.
 class Device {
 public:
   explicit Device(const std::vector<const RealDevice*>& devices, cl_device_type override = 0, int openclVersion = 300)
-      : handle_(clsplit::test::deviceMergeModule().create(devices.data(), devices.size(), override, openclVersion)) {}
-  std::string kernelPrelude() const { return clsplit::test::deviceMergeModule().kernelPrelude(handle_); }
-  ~Device() { clsplit::test::deviceMergeModule().destroy(handle_); }
-  Device(const Device&) = delete;
-  Device& operator=(const Device&) = delete;
+      : device_(devices, override, openclVersion) {}
 
+  std::string kernelPrelude() const { return device_.kernelPrelude(); }
   cl_int info(cl_device_info param, size_t size, void* value, size_t* sizeRet) const {
-    return clsplit::test::deviceMergeModule().info(handle_, param, size, value, sizeRet);
+    try {
+      return device_.info(param, size, value, sizeRet);
+    } catch (const clsplit::Error& e) {
+      return e.code();
+    }
   }
-  clsplit::test::MergedLimits limits() const {
-    clsplit::test::MergedLimits l{};
-    clsplit::test::deviceMergeModule().limits(handle_, &l);
-    return l;
-  }
-  cl_device_type type() const { return limits().type; }
-  size_t maxWorkGroupSize() const { return limits().maxWorkGroupSize; }
-  cl_uint memBaseAddrAlign() const { return limits().memBaseAddrAlign; }
-  cl_ulong maxMemAllocSize() const { return limits().maxMemAllocSize; }
-  std::vector<size_t> maxWorkItemSizes() const {
-    auto l = limits();
-    return {l.maxWorkItemSizes, l.maxWorkItemSizes + l.workItemDimensions};
-  }
+  cl_device_type type() const { return device_.type(); }
+  size_t maxWorkGroupSize() const { return device_.maxWorkGroupSize(); }
+  cl_uint memBaseAddrAlign() const { return device_.memBaseAddrAlign(); }
+  cl_ulong maxMemAllocSize() const { return device_.maxMemAllocSize(); }
+  std::vector<size_t> maxWorkItemSizes() const { return device_.maxWorkItemSizes(); }
 
 private:
-  void* handle_;
+  clsplit::icd::Device device_;
 };
 
 const char* kPoclIcd = "/etc/OpenCL/vendors/pocl.icd";
@@ -390,7 +385,7 @@ TEST_CASE("CLSPLIT_OPENCL_VERSION=1.2: an OpenCL 1.2 device, and kernels see 1.2
 }
 
 TEST_CASE("CLSPLIT_DEVICE_TYPE overrides the reported type", "[device_merge]") {
-  auto parseDeviceType = clsplit::test::deviceMergeModule().parseDeviceType;
+  auto parseDeviceType = clsplit::icd::parseDeviceType;
   CHECK(parseDeviceType("gpu") == CL_DEVICE_TYPE_GPU);
   CHECK(parseDeviceType("GPU") == CL_DEVICE_TYPE_GPU);
   CHECK(parseDeviceType("cpu|accelerator") == (CL_DEVICE_TYPE_CPU | CL_DEVICE_TYPE_ACCELERATOR));

@@ -14,14 +14,12 @@
 // the partition-ready vendor source with a real global offset and the hidden arguments
 // (original offset and size); a kernel the transformer left alone runs the original source
 // with NDRange-dependent built-ins redefined as macros over the original NDRange.
-#include "CorpusAnalysisModule.h"
-
-#include "analysis/analyzer/KernelAnalyzer.h"
+#include "analysis/Analysis.h"
+#include "analysis/module/AnalyzerModule.h"
 #include "analysis/region/Instantiate.h"
 
 #include <CL/cl.h>
 #include <catch2/catch.hpp>
-#include <dlfcn.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -33,9 +31,6 @@
 
 #ifndef CLSPLIT_CORPUS_DIR
 #error "CLSPLIT_CORPUS_DIR must point at tests/corpus"
-#endif
-#ifndef CLSPLIT_CORPUS_ANALYSIS_MODULE
-#error "CLSPLIT_CORPUS_ANALYSIS_MODULE must name the analysis module"
 #endif
 
 using namespace clsplit;
@@ -50,48 +45,16 @@ std::string readFile(const std::string& path) {
   return s.str();
 }
 
-struct Analysed {
-  ModuleAnalysis analysis;
-  std::string vendorSource;
-  std::map<std::string, bool> partitionReady;
-};
-
-// The analysis, loaded privately; regions come back through their serialised form.
-Analysed analyze(const std::string& source, const std::string& options) {
-  static testing::AnalyzeCorpusSource fn = [] {
-    void* handle = dlopen(CLSPLIT_CORPUS_ANALYSIS_MODULE, RTLD_NOW | RTLD_LOCAL);
-    if (!handle) FAIL("cannot load the analysis module: " << dlerror());
-    auto f = reinterpret_cast<testing::AnalyzeCorpusSource>(dlsym(handle, testing::kAnalyzeCorpusSymbol));
-    if (!f) FAIL("analysis module without entry point");
-    return f;
-  }();
-  testing::CorpusAnalysis raw;
-  fn(source, options, raw);
-  Analysed result;
-  result.vendorSource = raw.vendorSource;
-  ModuleAnalysis& out = result.analysis;
-  for (const auto& e : raw.errors) out.errors.push_back({{}, e});
-  for (const auto& c : raw.kernels) {
-    KernelAnalysis k;
-    k.name = c.name;
-    for (size_t i = 0; i < c.argNames.size(); ++i)
-      k.args.push_back({c.argNames[i], static_cast<ArgKind>(c.argKinds[i]), static_cast<ScalarType>(c.argTypes[i])});
-    k.unsplittableReason = c.unsplittableReason;
-    for (const auto& d : c.imprecisions) k.imprecisions.push_back({{}, d});
-    std::string error;
-    auto regions = deserialize(c.regions, &error);
-    if (!regions) FAIL("serialised regions of " << c.name << " do not decode: " << error);
-    k.regions = std::move(*regions);
-    k.partitionReady = c.partitionReady;
-    result.partitionReady[c.name] = c.partitionReady;
-    out.kernels.push_back(std::move(k));
-  }
-  return result;
+// The analysis as the ICD gets it: from libclsplit-analyzer.so, loaded privately (RTLD_LOCAL),
+// because PoCL 3.1 loads Clang 15 into this process and libclang-cpp's unversioned symbols
+// would clash with Clang 16's in the global scope.
+ProgramAnalysis analyze(const std::string& source, const std::string& options) {
+  return module::loadingAnalyzer()(source, options, AnalysisOptions{});
 }
 
 // Parameter names of `kernel` as written in the source.
 std::vector<std::string> parameterNames(const std::string& source, const std::string& kernel,
-                                        const ModuleAnalysis& analysis) {
+                                        const ProgramAnalysis& analysis) {
   for (const auto& k : analysis.kernels)
     if (k.name == kernel) {
       std::vector<std::string> names;
@@ -595,8 +558,7 @@ void runTest(const TestSpec& t, Counters& counters) {
   INFO("corpus test " << t.name);
   std::string source = readFile(std::string(CLSPLIT_CORPUS_DIR) + "/" + t.file);
   REQUIRE_FALSE(source.empty());
-  Analysed analysed = analyze(source, t.options);
-  const ModuleAnalysis& analysis = analysed.analysis;
+  const ProgramAnalysis analysis = analyze(source, t.options);
   for (const auto& e : analysis.errors) FAIL_CHECK("analysis error: " << e.message);
   const KernelAnalysis* kernel = nullptr;
   for (const auto& k : analysis.kernels)
@@ -628,11 +590,11 @@ void runTest(const TestSpec& t, Counters& counters) {
   };
   const std::vector<Bytes> sentinelA = withSentinel(0xA5), sentinelB = withSentinel(0x5A);
 
-  const bool partitionReady = analysed.partitionReady[t.kernel];
+  const bool partitionReady = kernel->partitionReady;
   // Every splittable corpus kernel is rewritable (the runtime never splits the others).
   if (!t.unsplittable) CHECK(partitionReady);
   INFO((partitionReady ? "partition-ready vendor source" : "original source with NDRange macros"));
-  Runner runner(spec, partitionReady ? analysed.vendorSource : source, partitionReady);
+  Runner runner(spec, partitionReady ? analysis.vendorSource : source, partitionReady);
   InitialValues values(spec, initial);
   const std::vector<Bytes> whole = runner.run(initial, 0, 0, spec.range.groups(0));
 

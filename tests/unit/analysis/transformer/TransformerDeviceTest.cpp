@@ -1,22 +1,21 @@
 // The proof that the partition-ready rewrite keeps semantics: each kernel runs whole from its
 // original source, then from clsplit's vendor copy as 2, 3 and 4 slices along every dimension
 // (hidden arguments set as the runtime sets them). All buffers must be byte-identical.
-#include "DeviceTestAnalysis.h"
 #include "SliceHarness.h"
+#include "analysis/module/AnalyzerModule.h"
 
 #include <catch2/catch.hpp>
 
-#include <dlfcn.h>
 #include <filesystem>
 #include <fstream>
 #include <unistd.h>
 
+using clsplit::analysis::ProgramAnalysis;
 using clsplit::test::Device;
 using clsplit::test::floatPattern;
 using clsplit::test::KernelArgSpec;
 using clsplit::test::Launch;
 using clsplit::test::pattern;
-using clsplit::test::TestAnalysis;
 
 namespace {
 
@@ -34,18 +33,12 @@ Device& device() {
   return d;
 }
 
-TestAnalysis analyzeProgram(const std::string& source, const std::string& options) {
-  static clsplit::test::AnalyzeForTest analyze = [] {
-    const char* override = std::getenv("CLSPLIT_TEST_ANALYSIS_MODULE");
-    void* module = dlopen(override && *override ? override : CLSPLIT_TEST_ANALYSIS_MODULE, RTLD_NOW | RTLD_LOCAL);
-    if (!module) throw std::runtime_error(std::string("dlopen: ") + dlerror());
-    auto fn = reinterpret_cast<clsplit::test::AnalyzeForTest>(dlsym(module, clsplit::test::kAnalyzeForTestSymbol));
-    if (!fn) throw std::runtime_error("analysis module lacks its entry point");
-    return fn;
-  }();
-  TestAnalysis out;
-  analyze(source, options, out);
-  return out;
+// The analysis as the ICD gets it: from libclsplit-analyzer.so, loaded privately (RTLD_LOCAL).
+// PoCL 3.1 loads Clang 15 into this process and libclang-cpp exports unversioned symbols: with
+// Clang 16 in the global scope too, PoCL's compiler binds to Clang 16's functions and crashes.
+// CLSPLIT_ANALYZER_MODULE names another module.
+ProgramAnalysis analyzeProgram(const std::string& source, const std::string& options) {
+  return clsplit::analysis::module::loadingAnalyzer()(source, options, {});
 }
 
 // Splits `groups` work-groups into `parts` uneven, non-empty slices.
@@ -59,15 +52,15 @@ std::vector<size_t> bounds(size_t groups, size_t parts) {
 
 void checkSemantics(const DeviceCase& c) {
   INFO("case " << c.name << " on " << device().name());
-  TestAnalysis analysis = analyzeProgram(c.source, c.options);
+  ProgramAnalysis analysis = analyzeProgram(c.source, c.options);
   INFO("vendor source:\n" << analysis.vendorSource << "\nnotes:\n" << analysis.buildLogNotes);
   REQUIRE(analysis.errors.empty());
-  const clsplit::test::TestKernel* k = analysis.find(c.kernel);
+  const clsplit::analysis::KernelAnalysis* k = analysis.find(c.kernel);
   REQUIRE(k);
   REQUIRE(k->partitionReady);
   // No reason from the rewrite itself (the analyzer may still have its own).
   if (k->unsplittableReason) CHECK(k->unsplittableReason->find("cannot receive") == std::string::npos);
-  CHECK(k->argCount == c.args.size());
+  CHECK(k->args.size() == c.args.size());
 
   cl_program original = nullptr;
   try {
@@ -290,7 +283,7 @@ TEST_CASE("helpers in included files are rewritten in the vendor copy", "[transf
   std::string options = "-I " + dir.string();
   checkSemantics({"include", src, options, "k", launch1(32, 4, 0), {KernelArgSpec::buffer(pattern(128, 12))}});
   // The vendor copy no longer needs the include path to find what was rewritten.
-  TestAnalysis analysis = analyzeProgram(src, options);
+  ProgramAnalysis analysis = analyzeProgram(src, options);
   cl_program noIncludePath = device().build(analysis.vendorSource, "");
   clReleaseProgram(noIncludePath);
   std::filesystem::remove_all(dir);
