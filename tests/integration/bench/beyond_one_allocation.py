@@ -16,34 +16,17 @@ usage: beyond_one_allocation.py --build BUILD --work DIR [CASE ...]
 import json
 import os
 import re
-import subprocess
 import sys
 
-from case_runner import POCL_ICD, run_cases
+from case_runner import (POCL_ICD, REPLANNED, RUSTICL_LIBRARY, pocl_environment, pocl_rusticl_vendors, result_fields,
+                         run, run_cases, split_run_verdict)
 
-RUSTICL_LIBRARY = "/usr/lib/x86_64-linux-gnu/libRusticlOpenCL.so.1"
-REPLANNED = "the launch is split by the devices' memory instead"
 ELEMENTS = 272 << 18  # 272 MiB of floats: beyond 256 MiB, within what two devices hold
 CASES = {"axpy": ["--size", str(ELEMENTS), "--x-period", "1024", "--iters", "4"]}
 
 
-def result_fields(stdout):
-    for line in stdout.splitlines():
-        if line.startswith("RESULT "):
-            return dict(item.split("=", 1) for item in line.split()[1:] if "=" in item)
-    return None
-
-
-def run(command, env):
-    return subprocess.run(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                          timeout=600)
-
-
 def environment(args, cache, limited):
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("CLSPLIT_", "OCL_ICD_", "POCL_", "RUSTICL_"))}
-    env["POCL_DEVICES"] = "pthread"
-    env["POCL_MAX_PTHREAD_COUNT"] = "1"
-    env["POCL_CACHE_DIR"] = os.path.join(args.work, "pocl-cache", cache)
+    env = pocl_environment(args, 1, cache)
     if limited:
         env["POCL_MEMORY_LIMIT"] = "1"
     return env
@@ -61,12 +44,7 @@ def check_case(args, name):
     if direct.returncode != 0 or not fields or fields.get("verified") != "1":
         return ["%s: the direct run failed (status %d): %s" % (name, direct.returncode, direct.stderr[-2000:])]
 
-    vendors_dir = os.path.join(args.work, "vendors-pocl-rusticl")
-    os.makedirs(vendors_dir, exist_ok=True)
-    with open(POCL_ICD) as f, open(os.path.join(vendors_dir, "pocl.icd"), "w") as out:
-        out.write(f.read())
-    with open(os.path.join(vendors_dir, "rusticl.icd"), "w") as out:
-        out.write(RUSTICL_LIBRARY + "\n")
+    vendors_dir = pocl_rusticl_vendors(args)
 
     def clsplit_env(vendors, cache):
         env = environment(args, cache, limited=True)
@@ -83,13 +61,9 @@ def check_case(args, name):
     env = clsplit_env(vendors_dir, "split")
     env["CLSPLIT_REPORT"] = report_path
     split = run([program] + wargs, env)
-    got = result_fields(split.stdout)
-    if split.returncode != 0 or not got or got.get("verified") != "1":
-        failures.append("%s: the split run did not verify (status %d): %s%s"
-                        % (name, split.returncode, split.stdout[-1000:], split.stderr[-3000:]))
-    else:
-        if got.get("max_err") != fields.get("max_err"):
-            failures.append("%s: max_err %s split, %s direct" % (name, got.get("max_err"), fields.get("max_err")))
+    verified, problems = split_run_verdict(name, split, fields)
+    failures += problems
+    if verified:
         with open(report_path) as f:
             report = json.load(f)
         kernels = report.get("kernels", {})

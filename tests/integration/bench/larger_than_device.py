@@ -21,10 +21,10 @@ usage: larger_than_device.py --build BUILD --work DIR [CASE ...]
 import json
 import os
 import re
-import subprocess
 import sys
 
-from case_runner import POCL_ICD, run_cases
+from case_runner import (POCL_ICD, REPLANNED, RUSTICL_LIBRARY, pocl_environment, pocl_rusticl_vendors, result_fields,
+                         run, run_cases, split_run_verdict)
 
 # name -> (workload, arguments, devices for the split run, bytes of its buffers from RESULT fields
 # [, vendors of the split run ("pocl" or "pocl+rusticl"), strategy]).
@@ -48,30 +48,7 @@ CASES = {
     "jacobi2d-defaults": ("jacobi2d", ["--size", "512", "--iters", "30"], 2, lambda r: 2 * 512 * 512 * 4,
                           "pocl", "adaptive-comm"),
 }
-RUSTICL_LIBRARY = "/usr/lib/x86_64-linux-gnu/libRusticlOpenCL.so.1"
-REPLANNED = "the launch is split by the devices' memory instead"
 RATIO = 1.7
-
-
-def result_fields(stdout):
-    for line in stdout.splitlines():
-        if line.startswith("RESULT "):
-            return dict(item.split("=", 1) for item in line.split()[1:] if "=" in item)
-    return None
-
-
-def environment(args, devices, cache):
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("CLSPLIT_", "OCL_ICD_", "POCL_"))}
-    env["POCL_DEVICES"] = " ".join(["pthread"] * devices)
-    env["POCL_MAX_PTHREAD_COUNT"] = "1"
-    env["POCL_CACHE_DIR"] = os.path.join(args.work, "pocl-cache", cache)
-    return env
-
-
-def run(command, env):
-    return subprocess.run(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                          timeout=600)
 
 
 def check_case(args, name):
@@ -83,7 +60,7 @@ def check_case(args, name):
         print("%s: rusticl is not installed; not run" % name)
         return []
 
-    direct = run([program] + wargs, environment(args, 1, "direct"))
+    direct = run([program] + wargs, pocl_environment(args, 1, "direct"))
     fields = result_fields(direct.stdout)
     if direct.returncode != 0 or not fields or fields.get("verified") != "1":
         return ["%s: the direct run failed (status %d): %s" % (name, direct.returncode, direct.stderr[-2000:])]
@@ -91,7 +68,7 @@ def check_case(args, name):
     cap = int(total / RATIO)
 
     def clsplit_env(n, cache):
-        env = environment(args, n, cache)
+        env = pocl_environment(args, n, cache)
         env["OCL_ICD_VENDORS"] = os.path.join(args.build, "vendors")
         env["CLSPLIT_VENDORS"] = POCL_ICD
         env["CLSPLIT_DEVICES"] = "all"
@@ -105,26 +82,16 @@ def check_case(args, name):
     env = clsplit_env(devices, "split")
     env["CLSPLIT_REPORT"] = report_path
     if vendors == "pocl+rusticl":
-        vendors_dir = os.path.join(args.work, "vendors-pocl-rusticl")
-        os.makedirs(vendors_dir, exist_ok=True)
-        with open(POCL_ICD) as f, open(os.path.join(vendors_dir, "pocl.icd"), "w") as out:
-            out.write(f.read())
-        with open(os.path.join(vendors_dir, "rusticl.icd"), "w") as out:
-            out.write(RUSTICL_LIBRARY + "\n")
-        env["CLSPLIT_VENDORS"] = vendors_dir
+        env["CLSPLIT_VENDORS"] = pocl_rusticl_vendors(args)
         env["POCL_DEVICES"] = "pthread"
         env["RUSTICL_ENABLE"] = "llvmpipe"
     if strategy == "adaptive-comm":
         env["CLSPLIT_LOG"] = "info"  # names each launch planned again by memory
     split = run([program] + wargs, env)
-    got = result_fields(split.stdout)
     print("%s: buffers %d bytes, cap %d per device, %d devices" % (name, total, cap, devices))
-    if split.returncode != 0 or not got or got.get("verified") != "1":
-        failures.append("%s: the split run did not verify (status %d): %s%s"
-                        % (name, split.returncode, split.stdout[-1000:], split.stderr[-3000:]))
-    else:
-        if got.get("max_err") != fields.get("max_err"):
-            failures.append("%s: max_err %s split, %s direct" % (name, got.get("max_err"), fields.get("max_err")))
+    verified, problems = split_run_verdict(name, split, fields)
+    failures += problems
+    if verified:
         with open(report_path) as f:
             report = json.load(f)
         memory = report.get("device_memory", {})
