@@ -122,12 +122,9 @@ int run(int argc, char** argv) {
   r.Size = options.Size;
   r.Iterations = iterations;
   r.Check = all ? "full" : "sampled";
-  r.Device = session.deviceName();
-  r.Platform = session.platformName();
   record(r, tmpCheck);
   record(r, dCheck);
-  printResult(r);
-  return r.Verified ? 0 : 1;
+  return finishRun(r, session);
 }
 
 } // namespace

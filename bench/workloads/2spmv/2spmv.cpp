@@ -101,10 +101,7 @@ int run(int argc, char** argv) {
   r.Iterations = iterations;
   r.Check = trajectory ? "full" : "last-step";
   r.Extra = {{"nnz", std::to_string(a1.nonZeros() + a2.nonZeros())}};
-  r.Device = session.deviceName();
-  r.Platform = session.platformName();
-  printResult(r);
-  return r.Verified ? 0 : 1;
+  return finishRun(r, session);
 }
 
 } // namespace

@@ -212,4 +212,11 @@ void Session::run(const Kernel& kernel, const std::vector<size_t>& global, const
         "clEnqueueNDRangeKernel");
 }
 
+int finishRun(RunResult& result, const Session& session) {
+  result.Device = session.deviceName();
+  result.Platform = session.platformName();
+  printResult(result);
+  return result.Verified ? 0 : 1;
+}
+
 } // namespace clsplit::bench

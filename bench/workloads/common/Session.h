@@ -6,6 +6,7 @@
 #include "bench/workloads/common/Args.h"
 #include "bench/workloads/common/ClError.h"
 #include "bench/workloads/common/ClHandle.h"
+#include "bench/workloads/common/Result.h"
 
 #include <optional>
 #include <string>
@@ -107,5 +108,9 @@ void setArgs(const Kernel& kernel, const Args&... args) {
 
 /// Smallest multiple of \p multiple that is >= \p value (global sizes with an explicit local size).
 inline size_t roundUp(size_t value, size_t multiple) { return (value + multiple - 1) / multiple * multiple; }
+
+/// What every workload's run ends with: the session's device and platform into \p result, its
+/// RESULT line printed, and the exit status returned (0: verified, 1: not).
+int finishRun(RunResult& result, const Session& session);
 
 } // namespace clsplit::bench

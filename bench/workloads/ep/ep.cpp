@@ -150,11 +150,8 @@ int run(int argc, char** argv) {
              {"accepted", std::to_string(accepted)},
              {"sx", std::to_string(sx)},
              {"sy", std::to_string(sy)}};
-  r.Device = session.deviceName();
-  r.Platform = session.platformName();
   record(r, check);
-  printResult(r);
-  return r.Verified ? 0 : 1;
+  return finishRun(r, session);
 }
 
 } // namespace

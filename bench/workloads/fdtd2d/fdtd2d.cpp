@@ -122,10 +122,7 @@ int run(int argc, char** argv) {
   r.Size = options.Size;
   r.Iterations = steps;
   r.Check = "full";
-  r.Device = session.deviceName();
-  r.Platform = session.platformName();
-  printResult(r);
-  return r.Verified ? 0 : 1;
+  return finishRun(r, session);
 }
 
 } // namespace

@@ -82,11 +82,8 @@ int run(int argc, char** argv) {
   r.Size = options.Size;
   r.Iterations = options.Iterations;
   r.Check = "full";
-  r.Device = session.deviceName();
-  r.Platform = session.platformName();
   record(r, check);
-  printResult(r);
-  return r.Verified ? 0 : 1;
+  return finishRun(r, session);
 }
 
 } // namespace

@@ -398,13 +398,10 @@ int run(int argc, char** argv) {
   r.Size = size;
   r.Iterations = static_cast<int>(std::min<long>(made, 1L << 30));
   r.Check = "full";
-  r.Device = session.deviceName();
-  r.Platform = session.platformName();
   r.Extra = {{"launches", std::to_string(made)},
              {"us_per_launch", std::to_string(r.Seconds * 1e6 / static_cast<double>(made))}};
   record(r, verify);
-  printResult(r);
-  return r.Verified ? 0 : 1;
+  return finishRun(r, session);
 }
 
 } // namespace

@@ -448,10 +448,7 @@ int run(int argc, char** argv) {
   r.Iterations = steps;
   r.Check = replay ? "full" : "last-step";
   r.Extra = {{"cells", std::to_string(ncells)}};
-  r.Device = session.deviceName();
-  r.Platform = session.platformName();
-  printResult(r);
-  return r.Verified ? 0 : 1;
+  return finishRun(r, session);
 }
 
 } // namespace
