@@ -2,7 +2,7 @@
 // ApiTable.def with the exact signatures of the OpenCL headers (a mismatch fails to compile).
 #pragma once
 
-#include "icd/api/Handles.h"
+#include "icd/objects/Handles.h"
 
 namespace clsplit::icd::api {
 

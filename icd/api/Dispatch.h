@@ -1,11 +1,10 @@
-// The one dispatch table every clsplit handle points to.
+// The entry points by name; the one dispatch table every clsplit handle points to
+// (dispatchTable()) is declared with the handles (icd/objects/Handles.h).
 #pragma once
 
-#include "icd/api/Handles.h"
+#include "icd/objects/Handles.h"
 
 namespace clsplit::icd {
-
-const cl_icd_dispatch* dispatchTable();
 
 // Address of an entry point or extension function by name (clGetExtensionFunctionAddress).
 void* entryPointAddress(const char* name);

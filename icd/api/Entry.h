@@ -5,7 +5,7 @@
 
 #include "device/Error.h"
 #include "device/Submission.h"
-#include "icd/api/Handles.h"
+#include "icd/objects/Handles.h"
 #include "icd/runtime/HostTime.h"
 #include "support/Log.h"
 

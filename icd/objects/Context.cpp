@@ -1,7 +1,7 @@
 // Virtual contexts: creation of the real per-platform contexts and context queries.
 #include "icd/objects/Context.h"
 
-#include "icd/api/InfoQuery.h"
+#include "icd/objects/InfoQuery.h"
 #include "icd/objects/Device.h"
 #include "icd/objects/MemorySettings.h"
 #include "icd/runtime/Runtime.h"

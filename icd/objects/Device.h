@@ -3,7 +3,7 @@
 // OpenCL 3.0 device with the optional features all of them have and clsplit supports (or 1.2).
 #pragma once
 
-#include "icd/api/InfoQuery.h"
+#include "icd/objects/InfoQuery.h"
 #include "icd/objects/Object.h"
 
 #include <map>

@@ -2,7 +2,7 @@
 #include "icd/objects/Event.h"
 
 #include "device/Clock.h"
-#include "icd/api/InfoQuery.h"
+#include "icd/objects/InfoQuery.h"
 #include "icd/objects/Queue.h"
 
 namespace clsplit::icd {

@@ -2,7 +2,7 @@
 #include "icd/objects/Mem.h"
 
 #include "device/HostExecutor.h"
-#include "icd/api/InfoQuery.h"
+#include "icd/objects/InfoQuery.h"
 
 #include <atomic>
 #include <cstring>

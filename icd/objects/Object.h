@@ -4,8 +4,7 @@
 #pragma once
 
 #include "device/Error.h"
-#include "icd/api/Dispatch.h"
-#include "icd/api/Handles.h"
+#include "icd/objects/Handles.h"
 
 #include <atomic>
 #include <memory>

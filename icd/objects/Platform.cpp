@@ -1,7 +1,7 @@
 // Platform queries: a fixed OpenCL 3.0 (or 1.2) platform that advertises cl_khr_icd.
 #include "icd/objects/Platform.h"
 
-#include "icd/api/InfoQuery.h"
+#include "icd/objects/InfoQuery.h"
 #include "icd/config/Settings.h"
 #include "icd/runtime/Runtime.h"
 #include "support/Log.h"

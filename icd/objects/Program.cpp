@@ -5,7 +5,7 @@
 #include "analysis/cli/KernelReport.h"
 #include "analysis/frontend/BuildOptions.h"
 #include "analysis/module/AnalyzerModule.h"
-#include "icd/api/InfoQuery.h"
+#include "icd/objects/InfoQuery.h"
 #include "icd/objects/Device.h"
 #include "icd/runtime/Runtime.h"
 #include "icd/runtime/Trace.h"

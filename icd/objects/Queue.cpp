@@ -3,7 +3,7 @@
 
 #include "device/Enqueue.h"
 #include "device/Submission.h"
-#include "icd/api/InfoQuery.h"
+#include "icd/objects/InfoQuery.h"
 #include "icd/objects/Device.h"
 #include "icd/runtime/Runtime.h"
 #include "icd/runtime/Trace.h"

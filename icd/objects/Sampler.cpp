@@ -1,7 +1,7 @@
 // Samplers: real samplers per real context, queries.
 #include "icd/objects/Sampler.h"
 
-#include "icd/api/InfoQuery.h"
+#include "icd/objects/InfoQuery.h"
 
 namespace clsplit::icd {
 

@@ -3,7 +3,7 @@
 #pragma once
 
 #include "device/Error.h"
-#include "icd/api/Handles.h"
+#include "icd/objects/Handles.h"
 
 #include <cstddef>
 #include <cstring>

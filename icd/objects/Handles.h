@@ -23,3 +23,9 @@ CLSPLIT_HANDLE(cl_kernel)
 CLSPLIT_HANDLE(cl_event)
 CLSPLIT_HANDLE(cl_sampler)
 #undef CLSPLIT_HANDLE
+
+namespace clsplit::icd {
+// The one dispatch table every handle points to: the entry points of icd/api/, which defines it
+// (objects name it here so that they need not include the layer above them).
+const cl_icd_dispatch* dispatchTable();
+} // namespace clsplit::icd
