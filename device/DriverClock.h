@@ -22,6 +22,9 @@ struct DriverClock {
   static constexpr size_t kSlots = sizeof(cl_icd_dispatch) / sizeof(void*);
   static inline std::atomic<uint64_t> callsBySlot[kSlots]{};
   static inline std::atomic<uint64_t> nsBySlot[kSlots]{};
+  // The OpenCL function of each slot, for the report: named by whoever builds a dispatch table
+  // from the list of slots (icd/api/Dispatch.cpp), so that this layer need not include it.
+  static inline const char* slotNames[kSlots]{};
   template <class Slot>
   static size_t slotIndex(Slot cl_icd_dispatch::*slot) {
     static const cl_icd_dispatch probe{};

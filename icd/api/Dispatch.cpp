@@ -2,6 +2,7 @@
 // through Unsupported. Nothing here is written by hand per entry point.
 #include "icd/api/Dispatch.h"
 
+#include "device/DriverClock.h"
 #include "icd/api/Api.h"
 #include "icd/api/Entry.h"
 
@@ -35,6 +36,12 @@ void assign(Slot& slot, Fn fn) {
 cl_icd_dispatch makeTable() {
   cl_icd_dispatch table;
   std::memset(&table, 0, sizeof table);
+  // The slots' names, for the run report's count of vendor calls (device/DriverClock.h).
+#define CLSPLIT_API(fn) device::DriverClock::slotNames[device::DriverClock::slotIndex(&cl_icd_dispatch::fn)] = #fn;
+#define CLSPLIT_UNSUPPORTED(fn, code) CLSPLIT_API(fn)
+#include "icd/api/ApiTable.def"
+#undef CLSPLIT_API
+#undef CLSPLIT_UNSUPPORTED
 #define CLSPLIT_API(fn) assign(table.fn, &Entry<&api::fn, tags::fn>::call);
 #define CLSPLIT_UNSUPPORTED(fn, code)                                                                                  \
   assign(table.fn, &Unsupported<decltype(cl_icd_dispatch::fn), code, tags::fn>::call);

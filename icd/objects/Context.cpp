@@ -1,10 +1,10 @@
 // Virtual contexts: creation of the real per-platform contexts and context queries.
 #include "icd/objects/Context.h"
 
-#include "icd/objects/InfoQuery.h"
 #include "icd/objects/Device.h"
+#include "icd/objects/Environment.h"
+#include "icd/objects/InfoQuery.h"
 #include "icd/objects/MemorySettings.h"
-#include "icd/runtime/Runtime.h"
 #include "support/Log.h"
 
 #include <algorithm>
@@ -47,22 +47,22 @@ std::shared_ptr<buffer::DeviceMemory> deviceMemoryFor(const std::vector<SlotCont
 Context::Context(std::vector<cl_context_properties> properties, ContextNotify notify, void* userData)
     : properties_(std::move(properties)), notify_(notify), userData_(userData), device_(Device::instance()) {
   require(device_ != nullptr, CL_DEVICE_NOT_AVAILABLE, "no real device is selected");
-  auto& rt = runtime::Runtime::get();
-  const bool forceStaging = !rt.settings().value("CLSPLIT_TEST_FORCE_STAGING").empty();
-  for (unsigned platform : rt.platformsInUse()) {
+  auto& env = environment();
+  const bool forceStaging = !env.settings().value("CLSPLIT_TEST_FORCE_STAGING").empty();
+  for (unsigned platform : env.platformsInUse()) {
     std::vector<cl_device_id> devices;
-    for (const auto& s : rt.slots()) // a device selected twice is in the real context once
+    for (const auto& s : env.slots()) // a device selected twice is in the real context once
       if (s.platform == platform && std::find(devices.begin(), devices.end(), s.device->handle) == devices.end())
         devices.push_back(s.device->handle);
     cl_context_properties props[] = {
-        CL_CONTEXT_PLATFORM, reinterpret_cast<cl_context_properties>(rt.vendors().platforms()[platform].handle), 0};
+        CL_CONTEXT_PLATFORM, reinterpret_cast<cl_context_properties>(env.vendors().platforms()[platform].handle), 0};
     cl_int err = CL_SUCCESS;
     cl_context real =
         device::invoke(devices.front(), &cl_icd_dispatch::clCreateContext, props, static_cast<cl_uint>(devices.size()),
                        devices.data(), &forwardNotify, static_cast<void*>(this), &err);
     device::check(err, "clCreateContext");
     realContexts_.push_back(device::RealContext::adopt(real));
-    for (const auto& s : rt.slots())
+    for (const auto& s : env.slots())
       if (s.platform == platform)
         slots_.push_back({s.slot, s.device->handle, real, platform,
                           forceStaging
@@ -70,15 +70,15 @@ Context::Context(std::vector<cl_context_properties> properties, ContextNotify no
                               : device::deviceValue<cl_bool>(s.device->handle, CL_DEVICE_HOST_UNIFIED_MEMORY) != 0});
   }
   std::sort(slots_.begin(), slots_.end(), [](auto& a, auto& b) { return a.slot < b.slot; });
-  for (const auto& s : slots_) deviceTraits_.push_back({s.platform, s.hostUnified, rt.slots()[s.slot].device->index});
+  for (const auto& s : slots_) deviceTraits_.push_back({s.platform, s.hostUnified, env.slots()[s.slot].device->index});
   // Pinned through the first discrete device: its DMA gains most; other vendors read the same
   // memory as any host memory. A simulator (Oclgrind, which claims every device type at once)
   // is not one, and its runtime is not thread-safe: the pool's pinning thread corrupted its heap.
-  const uint64_t pinnedBytes = mebibytes("CLSPLIT_PINNED_MB", rt.settings().value("CLSPLIT_PINNED_MB"), 1024);
+  const uint64_t pinnedBytes = mebibytes("CLSPLIT_PINNED_MB", env.settings().value("CLSPLIT_PINNED_MB"), 1024);
   const uint64_t stagingBytes =
-      mebibytes("CLSPLIT_PINNED_STAGING_MB", rt.settings().value("CLSPLIT_PINNED_STAGING_MB"), 8);
+      mebibytes("CLSPLIT_PINNED_STAGING_MB", env.settings().value("CLSPLIT_PINNED_STAGING_MB"), 8);
   auto discrete = [&](const SlotContext& s) {
-    const cl_device_type type = rt.slots()[s.slot].device->type;
+    const cl_device_type type = env.slots()[s.slot].device->type;
     return !s.hostUnified && (forceStaging || !(type & CL_DEVICE_TYPE_CPU)); // tests stage as GPUs do
   };
   for (const auto& s : slots_)
@@ -89,10 +89,10 @@ Context::Context(std::vector<cl_context_properties> properties, ContextNotify no
       if (slots_.size() > 1) pinnedPool_->reserveRing();
       break;
     }
-  deviceMemory_ = deviceMemoryFor(slots_, rt.settings());
+  deviceMemory_ = deviceMemoryFor(slots_, env.settings());
   // Halos overlap the interior where a device has copy engines of its own (a discrete GPU);
   // devices sharing the host's memory copy with the same cores that compute.
-  const std::string& overlap = rt.settings().value("CLSPLIT_OVERLAP");
+  const std::string& overlap = env.settings().value("CLSPLIT_OVERLAP");
   if (overlap != "auto" && overlap != "on" && overlap != "off")
     log().warn("CLSPLIT_OVERLAP={} is not auto, on or off; using auto", overlap);
   if (slots_.size() > 1 && overlap == "on")

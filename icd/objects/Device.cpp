@@ -4,9 +4,9 @@
 #include "icd/objects/MemorySettings.h"
 
 #include "device/Vendors.h"
+#include "icd/objects/Environment.h"
 #include "icd/objects/LanguageFeatures.h"
 #include "icd/objects/Platform.h"
-#include "icd/runtime/Runtime.h"
 #include "support/Log.h"
 
 #include <algorithm>
@@ -171,16 +171,16 @@ cl_device_type parseDeviceType(const std::string& text) {
 
 Device* Device::instance() {
   static Device* device = []() -> Device* {
-    auto& rt = runtime::Runtime::get();
-    if (rt.slots().empty()) return nullptr;
+    auto& env = environment();
+    if (env.slots().empty()) return nullptr;
     std::vector<const device::RealDevice*> devices;
-    for (const auto& s : rt.slots()) devices.push_back(s.device);
-    const std::string& override = rt.settings().value("CLSPLIT_DEVICE_TYPE");
+    for (const auto& s : env.slots()) devices.push_back(s.device);
+    const std::string& override = env.settings().value("CLSPLIT_DEVICE_TYPE");
     cl_device_type type = parseDeviceType(override);
     if (!override.empty() && !type)
       log().warn("CLSPLIT_DEVICE_TYPE={} is not a device type; using the devices' types", override);
     auto d =
-        std::make_shared<Device>(devices, type, reportedOpenCLVersion(rt.settings()), &memorySettings(rt.settings()));
+        std::make_shared<Device>(devices, type, reportedOpenCLVersion(env.settings()), &memorySettings(env.settings()));
     d->publishHandle();
     static std::shared_ptr<Device> keep = d; // root devices are never released
     return d.get();

@@ -3,8 +3,8 @@
 
 #include "device/Submission.h"
 
-#include "icd/objects/InfoQuery.h"
 #include "icd/objects/Device.h"
+#include "icd/objects/InfoQuery.h"
 
 #include <atomic>
 #include <cstring>

@@ -1,9 +1,9 @@
 // Platform queries: a fixed OpenCL 3.0 (or 1.2) platform that advertises cl_khr_icd.
 #include "icd/objects/Platform.h"
 
-#include "icd/objects/InfoQuery.h"
 #include "icd/config/Settings.h"
-#include "icd/runtime/Runtime.h"
+#include "icd/objects/Environment.h"
+#include "icd/objects/InfoQuery.h"
 #include "support/Log.h"
 
 #ifndef CLSPLIT_VERSION
@@ -35,7 +35,7 @@ Platform& platformOrDefault(cl_platform_id platform) {
 }
 
 cl_int Platform::info(cl_platform_info param, size_t size, void* value, size_t* sizeRet) const {
-  static const bool v30 = reportedOpenCLVersion(runtime::Runtime::get().settings()) >= 300;
+  static const bool v30 = reportedOpenCLVersion(environment().settings()) >= 300;
   static const InfoEntry<Platform> table[] = {
       {CL_PLATFORM_PROFILE, [](const Platform&) { return InfoValue::string("FULL_PROFILE"); }},
       {CL_PLATFORM_VERSION,

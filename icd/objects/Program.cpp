@@ -5,10 +5,9 @@
 #include "analysis/cli/KernelReport.h"
 #include "analysis/frontend/BuildOptions.h"
 #include "analysis/module/AnalyzerModule.h"
-#include "icd/objects/InfoQuery.h"
 #include "icd/objects/Device.h"
-#include "icd/runtime/Runtime.h"
-#include "icd/runtime/Trace.h"
+#include "icd/objects/Environment.h"
+#include "icd/objects/InfoQuery.h"
 #include "support/Log.h"
 
 #include <algorithm>
@@ -149,12 +148,12 @@ void Program::buildOn(unsigned platform, const std::string& programSource, const
              static_cast<void*>(nullptr));
   status = err;
   const bool ok = err == CL_SUCCESS;
-  const auto& rt = runtime::Runtime::get();
+  const auto& env = environment();
   for (cl_device_id d : devices) {
     std::string deviceLog = realBuildLog(real, d);
     if (deviceLog.empty()) continue;
     std::string name;
-    for (const auto& s : rt.slots())
+    for (const auto& s : env.slots())
       if (s.device->handle == d) name = s.device->name;
     log += (log.empty() ? "" : "\n") + std::string("--- ") + name + " ---\n" + deviceLog;
   }
@@ -200,16 +199,16 @@ void Program::build(const std::string& requested) {
     real_.clear();
     analysis_.reset();
   }
-  auto& rt = runtime::Runtime::get();
+  auto& env = environment();
   std::shared_ptr<const analysis::ProgramAnalysis> result;
   std::string notes;
   // Analysed even when nothing will be split (strategy single, one device): the argument
   // descriptions and precise regions still serve validation and transfers. (Cached on disk.)
   {
     const Device& device = context_->device();
-    analysis::AnalysisOptions ao{defaultCacheDir(rt.settings().value("CLSPLIT_CACHE_DIR")),
-                                 rt.settings().value("CLSPLIT_HINTS"), device.kernelPrelude(), device.pinnedMacros()};
-    runtime::HostSpan span("analysis");
+    analysis::AnalysisOptions ao{defaultCacheDir(env.settings().value("CLSPLIT_CACHE_DIR")),
+                                 env.settings().value("CLSPLIT_HINTS"), device.kernelPrelude(), device.pinnedMacros()};
+    EnvironmentSpan span("analysis");
     result = std::make_shared<const analysis::ProgramAnalysis>(
         analysis::analyzeCached(source_, options, ao, analysis::module::loadingAnalyzer()));
     if (!result->errors.empty()) {
@@ -227,7 +226,7 @@ void Program::build(const std::string& requested) {
     notes = result->buildLogNotes;
   }
   hash_ = analysis::programHash(source_, options);
-  if (const auto& dir = rt.settings().value("CLSPLIT_HINTS_DUMP"); !dir.empty())
+  if (const auto& dir = env.settings().value("CLSPLIT_HINTS_DUMP"); !dir.empty())
     dumpForHints(dir, source_, *result, hash_, options);
 
   // Builds every platform at once; returns the first vendor error (CL_SUCCESS if none).
@@ -258,11 +257,11 @@ void Program::build(const std::string& requested) {
   };
 
   std::string buildLog;
-  runtime::HostSpan buildSpan("vendor builds");
+  EnvironmentSpan buildSpan("vendor builds");
   // One device runs every launch (one selected, or `single`): nothing is ever sliced, so the
   // vendors build the application's source. The rewrite's hidden arguments cost PoCL 0.2-0.5 us
   // per launch, and its index arithmetic runs in every work-item.
-  bool partitionReady = result && !rt.partitioner().onlyDevice();
+  bool partitionReady = result && !env.partitioner().onlyDevice();
   cl_int status = compileAll(partitionReady ? result->vendorSource : source_, buildLog);
   bool ok = status == CL_SUCCESS;
   // Invalid options are the application's error whatever the source: report them as such.
@@ -292,7 +291,7 @@ void Program::build(const std::string& requested) {
   // Notes (over-approximated accesses, kernels that will not split, applied hints) are for
   // whoever tunes the split; programs that warn on any compiler output (pyopencl) get none.
   if (!notes.empty() && ok) {
-    if (rt.settings().value("CLSPLIT_BUILD_NOTES") == "1")
+    if (env.settings().value("CLSPLIT_BUILD_NOTES") == "1")
       log_ += (log_.empty() ? "" : "\n") + notes;
     else
       clsplit::log().info("analysis notes of a program:\n{}", notes);

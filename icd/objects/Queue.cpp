@@ -3,10 +3,9 @@
 
 #include "device/Enqueue.h"
 #include "device/Submission.h"
-#include "icd/objects/InfoQuery.h"
 #include "icd/objects/Device.h"
-#include "icd/runtime/Runtime.h"
-#include "icd/runtime/Trace.h"
+#include "icd/objects/Environment.h"
+#include "icd/objects/InfoQuery.h"
 
 namespace clsplit::icd {
 
@@ -38,9 +37,9 @@ cl_command_queue Queue::madeQueue(unsigned s, bool transfer) {
     // Device times are read where the partitioner measures kernels (several devices), where
     // the application profiles, and for the run report's timings. Otherwise the real queue does
     // without: NVIDIA's OpenCL took ~5 us more per evented command (markers) on a profiling queue.
-    auto& rt = runtime::Runtime::get();
+    auto& env = environment();
     const bool timed =
-        (properties_ & CL_QUEUE_PROFILING_ENABLE) || !rt.partitioner().onlyDevice() || rt.commandsTimed();
+        (properties_ & CL_QUEUE_PROFILING_ENABLE) || !env.partitioner().onlyDevice() || env.commandsTimed();
     cl_int err = CL_SUCCESS;
     cl_command_queue real = device::call(&cl_icd_dispatch::clCreateCommandQueue, sc.context, sc.device,
                                          cl_command_queue_properties(timed ? CL_QUEUE_PROFILING_ENABLE : 0), &err);
@@ -48,9 +47,9 @@ cl_command_queue Queue::madeQueue(unsigned s, bool transfer) {
     q = device::RealQueue::adopt(real);
     // Adaptive strategies split by the devices' profiled times: a device whose profile is no
     // clock would look infinitely fast to them (asked once per device, before its first launch).
-    if (timed && !transfer && rt.partitioner().usesMeasurements() &&
+    if (timed && !transfer && env.partitioner().usesMeasurements() &&
         device::profilingClockIsReal(real, sc.device) == false)
-      rt.partitioner().reportUnmeasurable(s);
+      env.partitioner().reportUnmeasurable(s);
     madeQueues_[index].store(real, std::memory_order_release);
     // The submission thread's first call into a vendor costs it a one-time set-up (the driver's
     // per-thread state): made now, with the queue, so that the application's next call (which
@@ -61,9 +60,7 @@ cl_command_queue Queue::madeQueue(unsigned s, bool transfer) {
   return q.get();
 }
 
-bool Queue::timesCommands() {
-  return timedCommand_.load(std::memory_order_relaxed) || runtime::Runtime::get().commandsTimed();
-}
+bool Queue::timesCommands() { return timedCommand_.load(std::memory_order_relaxed) || environment().commandsTimed(); }
 
 void Queue::recordCommand(const device::FenceRef& done) {
   std::lock_guard lock(mutex_);
@@ -161,7 +158,7 @@ void Queue::finish() {
   flush();
   cl_int status = CL_COMPLETE;
   {
-    runtime::HostSpan span("finish: commands");
+    EnvironmentSpan span("finish: commands");
     status = allRecorded()->wait();
   }
   if (status < 0) {
@@ -175,7 +172,7 @@ void Queue::finish() {
     std::lock_guard lock(mutex_);
     background.swap(background_);
   }
-  runtime::HostSpan span("finish: eager uploads");
+  EnvironmentSpan span("finish: eager uploads");
   device::allOf(std::move(background))->wait();
   // Let go of what has completed (a completed group still holds its parts' events).
   std::lock_guard lock(mutex_);

@@ -201,20 +201,16 @@ std::string RunReport::json(const std::string& partitionerJson) const {
   out << "\n  ],\n";
   // Vendor calls by function, all threads (callbacks and the solver included), most first.
   struct SlotCalls {
-    const char* name;
+    std::string name;
     uint64_t calls, ns;
   };
   std::vector<SlotCalls> bySlot;
-#define CLSPLIT_API(name) addSlot(#name, offsetof(cl_icd_dispatch, name));
-#define CLSPLIT_UNSUPPORTED(name, code) addSlot(#name, offsetof(cl_icd_dispatch, name));
-  auto addSlot = [&](const char* name, size_t offset) {
-    const size_t i = offset / sizeof(void*);
-    if (uint64_t n = device::DriverClock::callsBySlot[i].load())
-      bySlot.push_back({name, n, device::DriverClock::nsBySlot[i].load()});
-  };
-#include "icd/api/ApiTable.def"
-#undef CLSPLIT_API
-#undef CLSPLIT_UNSUPPORTED
+  for (size_t i = 0; i < device::DriverClock::kSlots; ++i)
+    if (uint64_t n = device::DriverClock::callsBySlot[i].load()) {
+      const char* name = device::DriverClock::slotNames[i];
+      bySlot.push_back({name ? std::string(name) : "dispatch slot " + std::to_string(i), n,
+                        device::DriverClock::nsBySlot[i].load()});
+    }
   std::sort(bySlot.begin(), bySlot.end(), [](const SlotCalls& a, const SlotCalls& b) { return a.calls > b.calls; });
   out << "  \"driver_calls\": [";
   for (size_t i = 0; i < bySlot.size(); ++i)

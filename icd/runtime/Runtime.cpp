@@ -29,6 +29,18 @@ Runtime& Runtime::get() {
   return *runtime;
 }
 
+namespace {
+// The objects reach the runtime through their Environment, set when the library loads.
+Environment& runtimeEnvironment() { return Runtime::get(); }
+[[maybe_unused]] const bool environmentSet = (setEnvironmentSource(&runtimeEnvironment), true);
+} // namespace
+
+bool Runtime::tracing() const { return Trace::active() != nullptr; }
+
+void Runtime::hostSpan(const char* name, uint64_t startNs, uint64_t endNs) {
+  if (auto* trace = Trace::active()) trace->hostSpan(name, startNs, endNs);
+}
+
 Runtime::Runtime() : settings_(&Settings::process()) {
   setLogLevel(settings_->value("CLSPLIT_LOG"));
   for (const auto& w : settings_->warnings()) log().warn("{}", w);

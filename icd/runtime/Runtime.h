@@ -6,6 +6,7 @@
 #include "device/Fence.h"
 #include "device/Vendors.h"
 #include "icd/config/Settings.h"
+#include "icd/objects/Environment.h"
 #include "partitioner/Partitioner.h"
 
 #include <atomic>
@@ -24,21 +25,17 @@ namespace clsplit::icd::runtime {
 
 class RunReport;
 
-// One selected real device. Slots are numbered 0..n-1 in selection order.
-struct DeviceSlot {
-  unsigned slot = 0;
-  const device::RealDevice* device = nullptr;
-  unsigned platform = 0; // real platform index (devices of one platform share a real context)
-};
+using icd::DeviceSlot;
 
-class Runtime {
+// Also the objects' Environment (icd/objects/Environment.h): they reach the runtime only so.
+class Runtime final : public Environment {
 public:
   // Initialises on first use: settings, logging level, vendors, device selection.
   static Runtime& get();
 
-  const Settings& settings() const { return *settings_; }
-  const device::Vendors& vendors() const { return vendors_; }
-  const std::vector<DeviceSlot>& slots() const { return slots_; }
+  const Settings& settings() const override { return *settings_; }
+  const device::Vendors& vendors() const override { return vendors_; }
+  const std::vector<DeviceSlot>& slots() const override { return slots_; }
   // The slot that runs kernels whole (strategy `single`, unsplittable kernels).
   unsigned singleSlot() const { return singleSlot_; }
   // CLSPLIT_STRATEGY is `single` or `single:N`: nothing is analysed for splitting.
@@ -49,9 +46,9 @@ public:
   // The strategy in effect, as the user wrote it (adaptive-comm where the setting was unusable).
   const std::string& strategyName() const { return strategyName_; }
   // Real platforms that have at least one selected device.
-  std::vector<unsigned> platformsInUse() const;
+  std::vector<unsigned> platformsInUse() const override;
 
-  partition::Partitioner& partitioner() { // every launch asks: one atomic load once made
+  partition::Partitioner& partitioner() override { // every launch asks: one atomic load once made
     if (auto* made = partitionerMade_.load(std::memory_order_acquire)) return *made;
     return makePartitioner();
   }
@@ -63,7 +60,9 @@ public:
   // Whether every real command needs an event of its own for clsplit's sake (the run report's
   // device times, the trace); otherwise commands may go without one (device/Enqueue.h), except
   // those of launches the partitioner measures (LaunchPlan::measure).
-  bool commandsTimed();
+  bool commandsTimed() override;
+  bool tracing() const override;
+  void hostSpan(const char* name, uint64_t startNs, uint64_t endNs) override;
 
   // Feeds the partitioner's models from one launch: device times and transfer times once their
   // fences are found complete (harvestMeasurements), dependency volumes now.
