@@ -19,6 +19,34 @@ double shareThatFits(double memoryBytes, double launchBytes, double maxAlloc, do
   return std::min(shareThatFits(memoryBytes, launchBytes), shareThatFits(maxAlloc - maxAlloc / 32, largestBuffer));
 }
 
+std::vector<double> withinShares(std::vector<double> ratios, const std::vector<double>& maxShare) {
+  double room = 0;
+  for (size_t d = 0; d < ratios.size(); ++d) room += shareOf(maxShare, d);
+  if (room < 1.0 - 1e-9) return ratios;
+  std::vector<bool> capped(ratios.size(), false);
+  for (size_t round = 0; round < ratios.size(); ++round) { // each round caps one device at least
+    double excess = 0, free = 0;
+    for (size_t d = 0; d < ratios.size(); ++d)
+      if (!capped[d] && ratios[d] > shareOf(maxShare, d)) {
+        excess += ratios[d] - shareOf(maxShare, d);
+        ratios[d] = shareOf(maxShare, d);
+        capped[d] = true;
+      }
+    if (excess <= 0) break;
+    for (size_t d = 0; d < ratios.size(); ++d)
+      if (!capped[d]) free += ratios[d];
+    for (size_t d = 0; d < ratios.size(); ++d)
+      if (!capped[d]) ratios[d] += free > 0 ? excess * ratios[d] / free : 0;
+    if (free <= 0) { // the devices left had no share: the excess goes to those with room, evenly
+      size_t open = 0;
+      for (size_t d = 0; d < ratios.size(); ++d) open += !capped[d];
+      for (size_t d = 0; d < ratios.size(); ++d)
+        if (!capped[d]) ratios[d] += excess / double(open);
+    }
+  }
+  return ratios;
+}
+
 bool roomForAll(const std::vector<double>& maxShare, const std::vector<bool>& allowed) {
   double room = 0;
   for (size_t d = 0; d < allowed.size(); ++d)

@@ -17,6 +17,10 @@ double shareThatFits(double memoryBytes, double launchBytes);
 // bytes), which is one allocation (CL_DEVICE_MAX_MEM_ALLOC_SIZE; 0: no limit). A share is taken
 // to need that share of each buffer: a buffer every slice reads whole is over-counted.
 double shareThatFits(double memoryBytes, double launchBytes, double maxAlloc, double largestBuffer);
+// `ratios` (summing to 1) with each device held to `maxShare[d]` and what exceeds it moved to
+// the devices with room, in proportion to their ratios; unchanged where the bounds sum below 1
+// (no split fits them).
+std::vector<double> withinShares(std::vector<double> ratios, const std::vector<double>& maxShare);
 // Whether the devices of `allowed` hold a launch together, each at most `maxShare[d]` (absent: 1).
 bool roomForAll(const std::vector<double>& maxShare, const std::vector<bool>& allowed);
 // Whether shares `y` of a launch of `groups` work-groups are each within `maxShare` (to a

@@ -18,6 +18,7 @@
 #include "icd/runtime/Trace.h"
 #include "icd/runtime/Transfers.h"
 #include "partitioner/GroupSplit.h"
+#include "partitioner/MemoryFit.h"
 #include "partitioner/Partitioner.h"
 #include "planner/PlanPrinter.h"
 #include "support/Log.h"
@@ -212,20 +213,23 @@ bool runsAsIs(Queue& queue, const Kernel& kernel, const LaunchBuffers& buffers, 
 
 // Work-groups per slot in proportion to the memory each slot's device has for clsplit's copies
 // (a device selected twice shares its memory between its slots).
-std::vector<uint64_t> groupsByMemory(const Context& context, uint64_t groups) {
+std::vector<uint64_t> groupsByMemory(const Context& context, uint64_t groups, uint64_t largestBuffer) {
   const auto& memory = context.deviceMemory();
   const auto& slots = context.slots();
-  std::vector<double> ratios(slots.size(), 1.0);
+  std::vector<double> ratios(slots.size(), 1.0), maxShare(slots.size(), 1.0);
   if (memory)
     for (size_t s = 0; s < slots.size(); ++s) {
       const auto sharing =
           std::count_if(slots.begin(), slots.end(), [&](const SlotContext& o) { return o.device == slots[s].device; });
       ratios[s] = static_cast<double>(memory->cap(slots[s].device)) / static_cast<double>(sharing);
+      // A share's window of the largest buffer is one allocation (MemoryFit.h).
+      maxShare[s] = partition::shareThatFits(0, 0, static_cast<double>(memory->maxAlloc(slots[s].device)),
+                                             static_cast<double>(largestBuffer));
     }
   double total = 0;
   for (double r : ratios) total += r;
   for (double& r : ratios) r /= total;
-  return partition::ratiosToGroups(ratios, groups);
+  return partition::ratiosToGroups(partition::withinShares(std::move(ratios), maxShare), groups);
 }
 
 void logUnsplitOnce(const Kernel& kernel, const std::string& reason) {
@@ -415,7 +419,10 @@ FenceRef launchKernel(Queue& queue, Kernel& kernel, const NDRange& appRange, std
       // once, with shares in proportion to the memory each device has for clsplit.
       if (e.code() != CL_MEM_OBJECT_ALLOCATION_FAILURE || byMemory || !splittable) throw;
       byMemory = true;
-      groups = groupsByMemory(context.queue.context(), range.groups(launchPlan.dim));
+      uint64_t largest = 0;
+      for (const auto* storage : bound.storages())
+        if (storage) largest = std::max(largest, storage->size());
+      groups = groupsByMemory(context.queue.context(), range.groups(launchPlan.dim), largest);
       log().info("kernel {}: {}; the launch is split by the devices' memory instead", kernel.name(), e.what());
       fallback = "the partitioner's split did not fit the devices' memory; split by memory";
       continue;

@@ -1,5 +1,6 @@
 // ADAPTIVE w/o COMM for one kernel: equal finish times, fixed costs, fixed point and Broyden.
 #include "partitioner/KernelBalancer.h"
+#include "partitioner/MemoryFit.h"
 
 #include <catch2/catch.hpp>
 
@@ -102,4 +103,23 @@ TEST_CASE("shares respect each device's memory before the LP has a plan") {
   c.maxRatio = {0.3, 0.3, 0.3};
   CHECK(balanceKernel(c) == free);
   CHECK(capShares(c, {1, 0, 0}) == std::vector<double>{1, 0, 0});
+}
+
+TEST_CASE("shares held to each device's bound, the excess moved to the devices with room") {
+  // By memory 0.5 / 0.3 / 0.2; device 0's largest allocation holds 40 % of the buffer.
+  auto r = withinShares({0.5, 0.3, 0.2}, {0.4, 1, 1});
+  CHECK(r[0] == Approx(0.4));
+  CHECK(r[1] == Approx(0.3 + 0.1 * 0.6));
+  CHECK(r[2] == Approx(0.2 + 0.1 * 0.4));
+  // Moving the excess may put another device over its bound: capped in turn.
+  r = withinShares({0.5, 0.3, 0.2}, {0.4, 0.32, 1});
+  CHECK(r[0] == Approx(0.4));
+  CHECK(r[1] == Approx(0.32));
+  CHECK(r[2] == Approx(0.28));
+  // The devices with room had no share: they take the excess evenly.
+  r = withinShares({1, 0, 0}, {0.5, 1, 1});
+  CHECK(r == std::vector<double>{0.5, 0.25, 0.25});
+  // Within bounds: unchanged; bounds that cannot hold the launch together: unchanged.
+  CHECK(withinShares({0.5, 0.5}, {0.6, 0.6}) == std::vector<double>{0.5, 0.5});
+  CHECK(withinShares({0.5, 0.5}, {0.3, 0.3}) == std::vector<double>{0.5, 0.5});
 }
