@@ -48,12 +48,13 @@ WritePlan planWrite(const WriteInput& input, ByteRange range) {
   WritePlan plan;
   const bool noDeviceHeld =
       std::all_of(input.heldBefore.begin(), input.heldBefore.end(), [](const RangeSet& h) { return h.empty(); });
-  const bool direct = !input.hostMemoryPending && !input.useHostPtr && input.eagerUploads && !input.windowsOnly;
+  bool direct = !input.hostMemoryPending && !input.useHostPtr && input.eagerUploads;
   // One device runs everything: the bytes go where they will be used.
   if (direct && input.onlyDevice) {
     plan.direct = input.onlyDevice;
     return plan;
   }
+  direct = direct && !input.windowsOnly;
   // Bytes no device holds yet (a program's initial data) go to the home device, as on a single
   // device: a host version would cost a copy of every byte before the upload (on the H200
   // machine two 16 MiB writes took 12-13 ms that way against 4.5-5 ms direct), and a device that

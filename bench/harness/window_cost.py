@@ -44,9 +44,12 @@ def result_seconds(stdout: str) -> float:
 
 def measure(command: list[str], env: dict[str, str], report: Path) -> dict:
     env = dict(env, CLSPLIT_REPORT=str(report))
+    report.unlink(missing_ok=True)  # a run that writes none must not be read as the last one's
     p = subprocess.run(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=600)
     if p.returncode != 0:
         sys.exit(f"failed ({p.returncode}): {' '.join(command)}\n{p.stdout[-1000:]}\n{p.stderr[-2000:]}")
+    if not report.exists():
+        sys.exit(f"no run report (was clsplit loaded?): {' '.join(command)}")
     r = json.loads(report.read_text())
     transfers = r.get("transfers", {})
     launch = next((t for t in r.get("host_time", []) if t["entry"] == "clEnqueueNDRangeKernel"), None)

@@ -88,7 +88,8 @@ FenceRef readBuffer(Queue& q, Mem& mem, size_t offset, size_t size, void* ptr, s
 }
 
 // An eager copy of written bytes that a device cannot hold (a buffer beyond its memory or its
-// largest allocation) is expected, not a problem: the device fetches what its slices use.
+// largest allocation, or a driver out of memory) is not the program's problem: the bytes stay
+// on the host and the device fetches what its slices use. Said at info level, with the reason.
 namespace {
 void logCopyNotMade(const Error& e, const std::string& what) {
   if (e.code() == CL_MEM_OBJECT_ALLOCATION_FAILURE)

@@ -1,5 +1,5 @@
 // Handle accounting: after a program releases everything it created, no clsplit handle is
-// left (clsplit::icd::liveHandleCount(), through the ICD core module), whatever the order of
+// left (clsplit::icd::liveHandleCount(), of the ICD core linked in), whatever the order of
 // the releases and whatever the objects were used for; a released handle is invalid at once.
 #include "tests/integration/api/IcdCore.h"
 

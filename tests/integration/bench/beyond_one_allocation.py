@@ -35,7 +35,7 @@ def environment(args, cache, limited):
 def check_case(args, name):
     if not os.path.exists(RUSTICL_LIBRARY):
         print("%s: rusticl is not installed; not run" % name)
-        return []
+        return None
     program = os.path.join(args.build, "bench", "bin", "axpy")
     wargs = CASES[name]
     failures = []

@@ -58,7 +58,7 @@ def check_case(args, name):
     failures = []
     if vendors == "pocl+rusticl" and not os.path.exists(RUSTICL_LIBRARY):
         print("%s: rusticl is not installed; not run" % name)
-        return []
+        return None
 
     direct = run([program] + wargs, pocl_environment(args, 1, "direct"))
     fields = result_fields(direct.stdout)

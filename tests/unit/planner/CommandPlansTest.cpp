@@ -104,6 +104,9 @@ TEST_CASE("a host write goes to the one device, to the home device, or to a host
     REQUIRE(plan.uploads.size() == 1);
     CHECK(plan.uploads[0] == std::make_pair(0u, RangeSet::of(0, 16)));
     CHECK_FALSE(plan.uploadHome);
+    // One device runs everything: its window is where every slice is, the write goes there.
+    in.onlyDevice = 1u;
+    CHECK(planWrite(in, {0, 64}).direct == 1u);
   }
   SECTION("eager uploads off: a host version only") {
     in.eagerUploads = false;
