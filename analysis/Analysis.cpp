@@ -61,7 +61,9 @@ std::string programHash(std::string_view source, std::string_view buildOptions) 
 std::string analysisCacheKey(std::string_view source, std::string_view buildOptions, const AnalysisOptions& options) {
   std::string pinned;
   for (const auto& name : options.pinnedMacros) pinned += name + " ";
-  return sha256({"clsplit analysis", programHash(source, buildOptions), options.devicePrelude, pinned,
+  std::string unit = options.compiledUnit ? "compiled unit" : "program";
+  for (const auto& [name, text] : options.headers) unit += "\n" + sha256({name, text});
+  return sha256({"clsplit analysis", programHash(source, buildOptions), options.devicePrelude, pinned, unit,
                  frontend::hintsDigest(options.hintsDir), CLSPLIT_VERSION, kAnalysisRevision,
                  CLSPLIT_ANALYSIS_BUILD_ID});
 }

@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace clsplit::analysis {
@@ -109,6 +110,9 @@ struct ProgramAnalysis {
   std::vector<KernelAnalysis> kernels;
   std::vector<Diagnostic> errors; // non-empty: the build must fail (e.g. a malformed pragma)
   std::string buildLogNotes;      // human notes appended to the program's build log
+  // Functions the program calls but does not define (a unit of clCompileProgram calling into
+  // another): clLinkProgram checks that none of them is a kernel given hidden arguments.
+  std::vector<std::string> externalCalls;
 
   const KernelAnalysis* find(std::string_view kernel) const {
     for (const auto& k : kernels)
@@ -128,6 +132,14 @@ struct AnalysisOptions {
   // The predefined macros that text makes the same for every vendor and here
   // (frontend::CompileOptions::pinnedMacros): branches on them do not stop the split.
   std::vector<std::string> pinnedMacros;
+  // clCompileProgram: the program is one unit of a program linked later. Functions another
+  // unit may call (external linkage) keep their signatures, so a kernel reaching one that uses
+  // NDRange built-ins runs whole; kernels still take the hidden arguments (clLinkProgram checks
+  // that no other unit calls them as functions).
+  bool compiledUnit = false;
+  // clCompileProgram's embedded headers: (name as the program #includes it, text). They are
+  // found before files of that name on disk and inlined into the vendor copy.
+  std::vector<std::pair<std::string, std::string>> headers;
 };
 
 // Parses, analyses and rewrites one program: the analysis proper (front end, transformer,

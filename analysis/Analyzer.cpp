@@ -86,6 +86,8 @@ std::unique_ptr<llvm::Module> applyHints(ProgramAnalysis& result, llvm::LLVMCont
   frontend::CompileOptions options;
   options.prelude = analysisOptions.devicePrelude;
   options.pinnedMacros = analysisOptions.pinnedMacros;
+  options.compiledUnit = analysisOptions.compiledUnit;
+  options.headers = analysisOptions.headers;
   for (const auto& k : kernels) {
     auto it = hints.kernels.find(k.name);
     if (it == hints.kernels.end()) continue;
@@ -119,6 +121,8 @@ ProgramAnalysis analyzeUncached(std::string_view source, std::string_view buildO
   frontend::CompileOptions options;
   options.prelude = analysisOptions.devicePrelude;
   options.pinnedMacros = analysisOptions.pinnedMacros;
+  options.compiledUnit = analysisOptions.compiledUnit;
+  options.headers = analysisOptions.headers;
   options.astClient = [&](clang::CompilerInstance& ci, const frontend::ParsedProgram& program) {
     transformed = transformer::transformProgram(ci, program);
     transformerRan = true;
@@ -128,6 +132,7 @@ ProgramAnalysis analyzeUncached(std::string_view source, std::string_view buildO
     return runsWhole(source, "clsplit's compiler failed: " + firstMessage(compiled.errors));
 
   ProgramAnalysis result;
+  result.externalCalls = transformed.externalCalls;
   for (auto& k : transformed.kernels) {
     KernelAnalysis ka;
     ka.name = k.name;

@@ -138,6 +138,8 @@ std::string encode(const ProgramAnalysis& analysis, std::string_view key) {
   w.str(analysis.vendorSource);
   w.str(analysis.buildLogNotes);
   w.diagnostics(analysis.errors);
+  w.u32(static_cast<uint32_t>(analysis.externalCalls.size()));
+  for (const std::string& name : analysis.externalCalls) w.str(name);
   w.u32(static_cast<uint32_t>(analysis.kernels.size()));
   for (const KernelAnalysis& k : analysis.kernels) {
     w.str(k.name);
@@ -176,6 +178,8 @@ std::optional<ProgramAnalysis> decode(std::string_view bytes, std::string_view k
   a.vendorSource = r.str();
   a.buildLogNotes = r.str();
   a.errors = r.diagnostics();
+  a.externalCalls.resize(r.count(8));
+  for (std::string& name : a.externalCalls) name = r.str();
   a.kernels.resize(r.count(16));
   for (KernelAnalysis& k : a.kernels) {
     k.name = r.str();

@@ -11,7 +11,7 @@
 namespace clsplit::analysis::cache {
 
 // Bumped whenever the encoding below changes; files of another version are ignored.
-inline constexpr uint32_t kCacheFormatVersion = 3; // 2: image arguments' access; 3: window shifts
+inline constexpr uint32_t kCacheFormatVersion = 4; // 2: image arguments' access; 3: window shifts; 4: external calls
 
 // $XDG_CACHE_HOME/clsplit, else $HOME/.cache/clsplit, else "" (no cache).
 std::string defaultCacheDirectory();

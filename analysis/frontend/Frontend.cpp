@@ -175,8 +175,10 @@ public:
 class PreprocessorRecorder final : public clang::PPCallbacks {
 public:
   PreprocessorRecorder(clang::SourceManager& sm, clang::FileManager& fm, ParsedProgram& program,
-                       const LoweringFileSystem& fs, std::shared_ptr<const LoweredFile> mainLowered)
-      : sm_(sm), fm_(fm), program_(program), fs_(fs), mainLowered_(std::move(mainLowered)) {}
+                       const LoweringFileSystem& fs, std::shared_ptr<const LoweredFile> mainLowered,
+                       std::set<llvm::sys::fs::UniqueID> embedded)
+      : sm_(sm), fm_(fm), program_(program), fs_(fs), mainLowered_(std::move(mainLowered)),
+        embedded_(std::move(embedded)) {}
 
   void FileChanged(clang::SourceLocation loc, FileChangeReason reason, clang::SrcMgr::CharacteristicKind,
                    clang::FileID) override {
@@ -189,8 +191,10 @@ public:
     } else if (pending_) {
       program_.includes[*pending_].included = fid;
       program_.userFiles.push_back(fid);
-      if (auto entry = sm_.getFileEntryRefForID(fid))
+      if (auto entry = sm_.getFileEntryRefForID(fid)) {
         if (auto lowered = fs_.find(entry->getUniqueID())) program_.lowered[fid] = lowered;
+        if (embedded_.count(entry->getUniqueID())) program_.embeddedFiles.insert(fid);
+      }
     }
     pending_.reset();
   }
@@ -238,6 +242,7 @@ private:
   ParsedProgram& program_;
   const LoweringFileSystem& fs_;
   std::shared_ptr<const LoweredFile> mainLowered_;
+  std::set<llvm::sys::fs::UniqueID> embedded_; // clCompileProgram's embedded headers
   std::optional<size_t> pending_;
 };
 
@@ -368,14 +373,15 @@ class AnalysisAction final : public clang::ASTFrontendAction {
 public:
   AnalysisAction(llvm::LLVMContext& context, const CompileOptions& options, ParsedProgram& program,
                  const LoweringFileSystem& fs, std::shared_ptr<const LoweredFile> mainLowered,
-                 std::unique_ptr<llvm::Module>& module, MonotoneArgs& monotone, std::vector<PragmaError>& errors,
-                 DiagnosticCollector& diagnostics)
+                 std::set<llvm::sys::fs::UniqueID> embedded, std::unique_ptr<llvm::Module>& module,
+                 MonotoneArgs& monotone, std::vector<PragmaError>& errors, DiagnosticCollector& diagnostics)
       : context_(context), options_(options), program_(program), fs_(fs), mainLowered_(std::move(mainLowered)),
-        module_(module), monotone_(monotone), errors_(errors), diagnostics_(diagnostics) {}
+        embedded_(std::move(embedded)), module_(module), monotone_(monotone), errors_(errors),
+        diagnostics_(diagnostics) {}
 
   std::unique_ptr<clang::ASTConsumer> CreateASTConsumer(clang::CompilerInstance& ci, llvm::StringRef) override {
     ci.getPreprocessor().addPPCallbacks(std::make_unique<PreprocessorRecorder>(
-        ci.getSourceManager(), ci.getFileManager(), program_, fs_, mainLowered_));
+        ci.getSourceManager(), ci.getFileManager(), program_, fs_, mainLowered_, embedded_));
     // Pinned values depend on the OpenCL C version (features exist in 3.0 only): where this
     // compile does not take the program's -cl-std, it is not the vendors' version, and nothing
     // is pinned.
@@ -402,6 +408,7 @@ private:
   ParsedProgram& program_;
   const LoweringFileSystem& fs_;
   std::shared_ptr<const LoweredFile> mainLowered_;
+  std::set<llvm::sys::fs::UniqueID> embedded_;
   std::unique_ptr<llvm::Module>& module_;
   MonotoneArgs& monotone_;
   std::vector<PragmaError>& errors_;
@@ -540,9 +547,29 @@ void runClang(llvm::LLVMContext& context, std::string_view source, std::string_v
   llvm::SmallString<256> mainPath(cwd);
   llvm::sys::path::append(mainPath, kMainFileName);
 
-  auto lowering = llvm::makeIntrusiveRefCnt<LoweringFileSystem>(llvm::vfs::getRealFileSystem());
+  // clCompileProgram's embedded headers lie over the disk, named as the program includes them
+  // (relative to the main file's folder, where a quoted #include looks first), and have their
+  // pragmas lowered like files on disk.
+  auto disk = llvm::makeIntrusiveRefCnt<llvm::vfs::OverlayFileSystem>(llvm::vfs::getRealFileSystem());
+  std::vector<std::string> embeddedPaths;
+  if (!options.headers.empty()) {
+    auto embedded = llvm::makeIntrusiveRefCnt<llvm::vfs::InMemoryFileSystem>();
+    for (const auto& [name, text] : options.headers) {
+      llvm::SmallString<256> path(cwd);
+      if (llvm::sys::path::is_absolute(name))
+        path = name;
+      else
+        llvm::sys::path::append(path, name);
+      llvm::sys::path::remove_dots(path, /*remove_dot_dot=*/true);
+      if (embedded->addFile(path, 0, llvm::MemoryBuffer::getMemBufferCopy(text, path)))
+        embeddedPaths.push_back(path.str().str());
+    }
+    disk->pushOverlay(embedded);
+  }
+  auto lowering = llvm::makeIntrusiveRefCnt<LoweringFileSystem>(disk);
   llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> realView =
-      options.lowerPragmas ? llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem>(lowering) : llvm::vfs::getRealFileSystem();
+      options.lowerPragmas ? llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem>(lowering)
+                           : llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem>(disk);
   auto memory = llvm::makeIntrusiveRefCnt<llvm::vfs::InMemoryFileSystem>();
   memory->addFile(std::string(kVirtualInclude) + "/opencl-c-base.h", 0,
                   llvm::MemoryBuffer::getMemBuffer(kOpenCLBaseHeader, "opencl-c-base.h", false));
@@ -596,11 +623,17 @@ void runClang(llvm::LLVMContext& context, std::string_view source, std::string_v
 
   ParsedProgram program;
   program.options = build;
+  program.compiledUnit = options.compiledUnit;
+  std::set<llvm::sys::fs::UniqueID> embeddedIds;
+  for (const std::string& path : embeddedPaths)
+    if (auto status = ci.getFileManager().getVirtualFileSystem().status(path))
+      embeddedIds.insert(status->getUniqueID());
   MonotoneArgs monotone;
   std::vector<PragmaError> pragmaErrors;
   std::unique_ptr<llvm::Module> module;
   {
-    AnalysisAction action(context, options, program, *lowering, mainLowered, module, monotone, pragmaErrors, collector);
+    AnalysisAction action(context, options, program, *lowering, mainLowered, std::move(embeddedIds), module, monotone,
+                          pragmaErrors, collector);
     if (action.BeginSourceFile(ci, input)) {
       if (llvm::Error e = action.Execute()) {
         result.errors.push_back({{}, llvm::toString(std::move(e))});

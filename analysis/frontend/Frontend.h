@@ -67,6 +67,10 @@ struct CompileOptions {
   // Text included after Clang's default header and before the program (the reported device's
   // macros: analysis::AnalysisOptions::devicePrelude).
   std::string prelude;
+  // A unit of clCompileProgram (ParsedProgram::compiledUnit) and its embedded headers
+  // (analysis::AnalysisOptions::headers).
+  bool compiledUnit = false;
+  std::vector<std::pair<std::string, std::string>> headers;
 };
 
 struct CompileResult {

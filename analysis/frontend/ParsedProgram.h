@@ -10,6 +10,7 @@
 
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -50,6 +51,11 @@ struct ParsedProgram {
   // Every conditional chain closed in a user file, per file (inner chains before outer ones).
   std::map<clang::FileID, std::vector<ConditionalChain>> conditionals;
   bool hasErrors = false; // Clang reported errors: the AST may be incomplete
+  // One unit of clCompileProgram: other units may call its functions of external linkage.
+  bool compiledUnit = false;
+  // Entries of the embedded headers clCompileProgram was given (in userFiles): no vendor finds
+  // them on disk, so the vendor copy inlines them.
+  std::set<clang::FileID> embeddedFiles;
 
   bool isUserFile(clang::FileID id) const {
     for (auto f : userFiles)

@@ -21,6 +21,7 @@
 #include <clang/Lex/Lexer.h>
 #include <clang/Rewrite/Core/Rewriter.h>
 
+#include <algorithm>
 #include <cctype>
 #include <map>
 #include <set>
@@ -141,6 +142,10 @@ public:
     TransformResult result;
     collectFunctions();
     describeKernels(result);
+    for (const clang::FunctionDecl* canonical : order_)
+      for (const std::string& name : functions_[canonical].externalCallees)
+        if (std::find(result.externalCalls.begin(), result.externalCalls.end(), name) == result.externalCalls.end())
+          result.externalCalls.push_back(name);
 
     clang::Rewriter stripped(sm_, ci_.getLangOpts());
     std::set<clang::FileID> strippedEdits;
@@ -257,6 +262,10 @@ private:
     // A block runs as its own launch (enqueue_kernel): the built-ins inside it describe that
     // launch, not the one whose values the hidden arguments carry.
     if (usesBlocks_) return "it uses blocks (device-side enqueue)";
+    // The prelude's helpers must stay private to each unit, and OpenCL C 1.0/1.1 has no
+    // `static` functions: every unit would define them, and the link would fail.
+    if (program_.compiledUnit && version_ < 120)
+      return "a unit compiled as OpenCL C 1.0 or 1.1 cannot keep clsplit's helpers private";
     for (const clang::FunctionDecl* canonical : order_) {
       const FunctionInfo& info = functions_.at(canonical);
       if (builtins_.count(info.name) && info.definition) return "it defines its own function named '" + info.name + "'";
@@ -349,7 +358,11 @@ private:
         if (at.isValid()) calleesAt[at.getRawEncoding()].insert(info.callees[i]);
       }
     for (auto& [canonical, info] : functions_) {
+      // Another unit of the linked program may call it with the signature it has here.
+      if (program_.compiledUnit && !info.isKernel && canonical->isExternallyVisible())
+        info.signatureProblem = "another compiled unit may call it (it is not static)";
       for (const clang::FunctionDecl* redecl : canonical->redecls()) {
+        if (!info.signatureProblem.empty()) break;
         if (redecl->isImplicit()) continue;
         std::string problem = signatureProblem(redecl);
         if (!problem.empty()) {
@@ -468,7 +481,9 @@ private:
       work.pop_back();
       if (!seen.insert(f.canonical).second) continue;
       if (!f.externalCallees.empty())
-        return "it calls '" + f.externalCallees.front() + "', which this program does not define";
+        return "it calls '" + f.externalCallees.front() + "', which " +
+               (program_.compiledUnit ? "another compiled unit defines (each unit is analysed alone)"
+                                      : "this program does not define");
       if (f.needsValues && !f.takesParams && f.canonical != kernel.canonical) {
         std::string why = !f.signatureProblem.empty() ? f.signatureProblem : f.callSiteProblem;
         return "it calls '" + f.name + "', which uses NDRange built-ins but cannot receive the original NDRange (" +
@@ -607,7 +622,7 @@ private:
     std::set<std::string> inlinedPaths;
     for (auto it = program_.userFiles.rbegin(); it != program_.userFiles.rend(); ++it) {
       if (*it == program_.mainFile) continue;
-      bool must = edits.count(*it) > 0;
+      bool must = edits.count(*it) > 0 || program_.embeddedFiles.count(*it) > 0;
       for (const auto& r : program_.includes)
         if (r.includer == *it && r.included.isValid() && inlined.count(r.included)) must = true;
       if (!must) continue;

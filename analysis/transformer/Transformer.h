@@ -43,6 +43,7 @@ struct TransformResult {
   bool rewritten = false;
   std::string failure; // why the program could not be rewritten at all (rewritten == false)
   std::vector<TransformedKernel> kernels;
+  std::vector<std::string> externalCalls; // functions called, declared, defined nowhere here
 };
 
 // Never throws. When the program had errors (ParsedProgram::hasErrors) it only lists kernels.

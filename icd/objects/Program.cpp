@@ -122,16 +122,78 @@ bool allowsNonUniformWorkGroups(const std::string& options) {
 }
 } // namespace
 
+namespace {
+// What a vendor compiles for `programSource`. Kernels move their buffer pointers by the window
+// shifts only where windows may exist, and add slices' id bases only where launches may be
+// split (analysis/transformer/Prelude.cpp): neither costs a kernel on one device anything.
+std::string vendorText(const Context& context, const std::string& programSource) {
+  return std::string(context.deviceMemory() ? "#define __CLSPLIT_WINDOWS 1\n" : "") +
+         (context.slots().size() > 1 ? "#define __CLSPLIT_SPLITS 1\n" : "") +
+         asReportedDevice(programSource, context.device());
+}
+
+// One platform's clCompileProgram of `programSource` with the embedded headers: the real
+// object, or nothing (the vendor's log in `log` either way).
+std::optional<device::RealProgram> compileUnitOn(const Context& context, unsigned platform,
+                                                 const std::string& programSource, const std::string& options,
+                                                 const ProgramHeaders& headers, std::string& log) {
+  cl_context ctx = platformContext(context, platform);
+  auto devices = platformDevices(context, platform);
+  std::vector<device::RealProgram> headerPrograms;
+  std::vector<cl_program> headerHandles;
+  std::vector<const char*> headerNames;
+  for (const auto& [name, text] : headers) {
+    const char* chars = text.c_str();
+    size_t length = text.size();
+    cl_int err = CL_SUCCESS;
+    cl_program h = call(&cl_icd_dispatch::clCreateProgramWithSource, ctx, 1u, &chars, &length, &err);
+    device::check(err, "clCreateProgramWithSource (header)");
+    headerPrograms.push_back(device::RealProgram::adopt(h));
+    headerHandles.push_back(h);
+    headerNames.push_back(name.c_str());
+  }
+  const std::string source = vendorText(context, programSource);
+  const char* text = source.c_str();
+  size_t length = source.size();
+  cl_int err = CL_SUCCESS;
+  cl_program real = call(&cl_icd_dispatch::clCreateProgramWithSource, ctx, 1u, &text, &length, &err);
+  device::check(err, "clCreateProgramWithSource");
+  auto program = device::RealProgram::adopt(real);
+  const std::string realOptions = asReportedOptions(options, context.device());
+  err = call(&cl_icd_dispatch::clCompileProgram, real, static_cast<cl_uint>(devices.size()), devices.data(),
+             realOptions.c_str(), static_cast<cl_uint>(headerHandles.size()),
+             headerHandles.empty() ? nullptr : headerHandles.data(), headerNames.empty() ? nullptr : headerNames.data(),
+             static_cast<void(CL_CALLBACK*)(cl_program, void*)>(nullptr), static_cast<void*>(nullptr));
+  for (cl_device_id d : devices) {
+    std::string l = realBuildLog(real, d);
+    if (!l.empty()) log += (log.empty() ? "" : "\n") + l;
+  }
+  if (err != CL_SUCCESS) return std::nullopt;
+  return program;
+}
+
+// The objects of `recipe` compiled for `platform` from the application's own sources (no
+// rewrite), libraries expanded into their objects: the inputs of a link that must not be
+// partition-ready. False when one does not compile.
+bool ownObjectsOn(const Context& context, unsigned platform, const ProgramBinary& recipe,
+                  std::vector<device::RealProgram>& objects, std::string& log) {
+  if (recipe.type == ProgramBinary::Type::Linked) {
+    for (const ProgramBinary& input : recipe.inputs)
+      if (!ownObjectsOn(context, platform, input, objects, log)) return false;
+    return true;
+  }
+  auto object = compileUnitOn(context, platform, recipe.source, recipe.options, recipe.headers, log);
+  if (!object) return false;
+  objects.push_back(std::move(*object));
+  return true;
+}
+} // namespace
+
 void Program::buildOn(unsigned platform, const std::string& programSource, const std::string& options, std::string& log,
                       cl_int& status) {
   cl_context ctx = platformContext(*context_, platform);
   auto devices = platformDevices(*context_, platform);
-  // Kernels move their buffer pointers by the window shifts only where windows may exist, and
-  // add slices' id bases only where launches may be split (analysis/transformer/Prelude.cpp):
-  // neither costs a kernel on one device anything.
-  const std::string source = std::string(context_->deviceMemory() ? "#define __CLSPLIT_WINDOWS 1\n" : "") +
-                             (context_->slots().size() > 1 ? "#define __CLSPLIT_SPLITS 1\n" : "") +
-                             asReportedDevice(programSource, context_->device());
+  const std::string source = vendorText(*context_, programSource);
   const char* text = source.c_str();
   size_t length = source.size();
   cl_int err = CL_SUCCESS;
@@ -182,6 +244,44 @@ void dumpForHints(const std::string& dir, const std::string& programSource, cons
 }
 } // namespace
 
+std::shared_ptr<const analysis::ProgramAnalysis> Program::analyse(const std::string& options,
+                                                                  const ProgramHeaders& headers) {
+  // Analysed even when nothing will be split (strategy single, one device): the argument
+  // descriptions and precise regions still serve validation and transfers. (Cached on disk.)
+  const auto& env = environment();
+  const Device& device = context_->device();
+  analysis::AnalysisOptions ao{defaultCacheDir(env.settings().value("CLSPLIT_CACHE_DIR")),
+                               env.settings().value("CLSPLIT_HINTS"), device.kernelPrelude(), device.pinnedMacros()};
+  ao.compiledUnit = kind_ == Kind::Compiled;
+  ao.headers = headers;
+  EnvironmentSpan span("analysis");
+  auto result = std::make_shared<const analysis::ProgramAnalysis>(
+      analysis::analyzeCached(source_, options, ao, analysis::module::loadingAnalyzer()));
+  if (result->errors.empty()) return result;
+  std::string log;
+  for (const auto& e : result->errors)
+    log += (e.where.file.empty() ? "<source>" : e.where.file) + ":" + std::to_string(e.where.line) +
+           ": error: " + e.message + "\n";
+  const bool unit = kind_ == Kind::Compiled;
+  // Logged too: a closed program may never show its build log.
+  clsplit::log().error("{} fails on clsplit pragmas or hint files:\n{}", unit ? "clCompileProgram" : "clBuildProgram",
+                       log);
+  std::lock_guard lock(mutex_);
+  log_ = log;
+  status_ = CL_BUILD_ERROR;
+  throw Error(unit ? CL_COMPILE_PROGRAM_FAILURE : CL_BUILD_PROGRAM_FAILURE, "clsplit pragma error (see the build log)");
+}
+
+void Program::addNotes(const std::string& notes) {
+  // Notes (over-approximated accesses, kernels that will not split, applied hints) are for
+  // whoever tunes the split; programs that warn on any compiler output (pyopencl) get none.
+  if (notes.empty()) return;
+  if (environment().settings().value("CLSPLIT_BUILD_NOTES") == "1")
+    log_ += (log_.empty() ? "" : "\n") + notes;
+  else
+    clsplit::log().info("analysis notes of a program:\n{}", notes);
+}
+
 void Program::build(const std::string& requested) {
   // A clsplit binary carries the options it was built with; they come first.
   const std::string options = binaryOptions_.empty() ? requested : binaryOptions_ + " " + requested;
@@ -200,31 +300,8 @@ void Program::build(const std::string& requested) {
     analysis_.reset();
   }
   auto& env = environment();
-  std::shared_ptr<const analysis::ProgramAnalysis> result;
-  std::string notes;
-  // Analysed even when nothing will be split (strategy single, one device): the argument
-  // descriptions and precise regions still serve validation and transfers. (Cached on disk.)
-  {
-    const Device& device = context_->device();
-    analysis::AnalysisOptions ao{defaultCacheDir(env.settings().value("CLSPLIT_CACHE_DIR")),
-                                 env.settings().value("CLSPLIT_HINTS"), device.kernelPrelude(), device.pinnedMacros()};
-    EnvironmentSpan span("analysis");
-    result = std::make_shared<const analysis::ProgramAnalysis>(
-        analysis::analyzeCached(source_, options, ao, analysis::module::loadingAnalyzer()));
-    if (!result->errors.empty()) {
-      std::string log;
-      for (const auto& e : result->errors)
-        log += (e.where.file.empty() ? "<source>" : e.where.file) + ":" + std::to_string(e.where.line) +
-               ": error: " + e.message + "\n";
-      // Logged too: a closed program may never show its build log.
-      clsplit::log().error("clBuildProgram fails on clsplit pragmas or hint files:\n{}", log);
-      std::lock_guard lock(mutex_);
-      log_ = log;
-      status_ = CL_BUILD_ERROR;
-      throw Error(CL_BUILD_PROGRAM_FAILURE, "clsplit pragma error (see the build log)");
-    }
-    notes = result->buildLogNotes;
-  }
+  std::shared_ptr<const analysis::ProgramAnalysis> result = analyse(options, {});
+  const std::string notes = result->buildLogNotes;
   hash_ = analysis::programHash(source_, options);
   if (const auto& dir = env.settings().value("CLSPLIT_HINTS_DUMP"); !dir.empty())
     dumpForHints(dir, source_, *result, hash_, options);
@@ -288,94 +365,148 @@ void Program::build(const std::string& requested) {
   partitionReadyBuild_ = ok && partitionReady;
   if (ok) recipe_ = ProgramBinary{ProgramBinary::Type::Executable, source_, options, {}, {}};
   log_ = buildLog;
-  // Notes (over-approximated accesses, kernels that will not split, applied hints) are for
-  // whoever tunes the split; programs that warn on any compiler output (pyopencl) get none.
-  if (!notes.empty() && ok) {
-    if (env.settings().value("CLSPLIT_BUILD_NOTES") == "1")
-      log_ += (log_.empty() ? "" : "\n") + notes;
-    else
-      clsplit::log().info("analysis notes of a program:\n{}", notes);
-  }
+  if (ok) addNotes(notes);
   nonUniformWorkGroups_ = ok && allowsNonUniformWorkGroups(options_);
   status_ = ok ? CL_BUILD_SUCCESS : CL_BUILD_ERROR;
   if (status == CL_INVALID_BUILD_OPTIONS) throw Error(status, "the build options are invalid");
   if (!ok) throw Error(CL_BUILD_PROGRAM_FAILURE, "the program failed to build (see the build log)");
 }
 
-void Program::compile(const std::string& options, const std::vector<std::pair<std::string, Program*>>& headers) {
+void Program::compile(const std::string& options, const std::vector<std::pair<std::string, Program*>>& headerPrograms) {
   require(kernels_.load() == 0, CL_INVALID_OPERATION, "kernel objects are attached to the program");
   require(kind_ == Kind::Source || kind_ == Kind::Compiled, CL_INVALID_OPERATION,
           "program was not created from source");
+  ProgramHeaders headers;
+  for (const auto& [name, header] : headerPrograms) headers.emplace_back(name, header->source());
+  {
+    std::lock_guard lock(mutex_);
+    kind_ = Kind::Compiled;
+    status_ = CL_BUILD_IN_PROGRESS;
+    options_ = options;
+    log_.clear();
+    real_.clear();
+    analysis_.reset();
+    recipe_.reset();
+  }
+  // A unit is analysed and rewritten like a whole program, except that functions other units
+  // may call keep their signatures (analysis::AnalysisOptions::compiledUnit).
+  std::shared_ptr<const analysis::ProgramAnalysis> result = analyse(options, headers);
+  hash_ = analysis::programHash(source_, options);
+  std::map<unsigned, device::RealProgram> objects;
+  auto compileAll = [&](const std::string& source, std::string& log) {
+    objects.clear();
+    log.clear();
+    bool ok = true;
+    for (unsigned platform : platformsOf(*context_)) {
+      auto object = compileUnitOn(*context_, platform, source, options, headers, log);
+      if (object)
+        objects.emplace(platform, std::move(*object));
+      else
+        ok = false;
+    }
+    return ok;
+  };
   std::string log;
-  bool ok = true;
-  for (unsigned platform : platformsOf(*context_)) {
-    cl_context ctx = platformContext(*context_, platform);
-    auto devices = platformDevices(*context_, platform);
-    std::vector<device::RealProgram> headerPrograms;
-    std::vector<cl_program> headerHandles;
-    std::vector<const char*> headerNames;
-    for (const auto& [name, header] : headers) {
-      const char* text = header->source().c_str();
-      size_t length = header->source().size();
-      cl_int err = CL_SUCCESS;
-      cl_program h = call(&cl_icd_dispatch::clCreateProgramWithSource, ctx, 1u, &text, &length, &err);
-      device::check(err, "clCreateProgramWithSource (header)");
-      headerPrograms.push_back(device::RealProgram::adopt(h));
-      headerHandles.push_back(h);
-      headerNames.push_back(name.c_str());
+  bool partitionReady = !environment().partitioner().onlyDevice();
+  bool ok = compileAll(partitionReady ? result->vendorSource : source_, log);
+  if (!ok && partitionReady && result->vendorSource != source_) {
+    const std::string rewriteLog = log;
+    ok = compileAll(source_, log);
+    if (ok) {
+      clsplit::log().warn("the partition-ready source of a compiled program failed to compile; its kernels run "
+                          "unsplit. Vendor log:\n{}",
+                          rewriteLog);
+      result.reset();
     }
-    const std::string source = asReportedDevice(source_, context_->device());
-    const char* text = source.c_str();
-    size_t length = source.size();
-    cl_int err = CL_SUCCESS;
-    cl_program real = call(&cl_icd_dispatch::clCreateProgramWithSource, ctx, 1u, &text, &length, &err);
-    device::check(err, "clCreateProgramWithSource");
-    auto program = device::RealProgram::adopt(real);
-    const std::string realOptions = asReportedOptions(options, context_->device());
-    err =
-        call(&cl_icd_dispatch::clCompileProgram, real, static_cast<cl_uint>(devices.size()), devices.data(),
-             realOptions.c_str(), static_cast<cl_uint>(headerHandles.size()),
-             headerHandles.empty() ? nullptr : headerHandles.data(), headerNames.empty() ? nullptr : headerNames.data(),
-             static_cast<void(CL_CALLBACK*)(cl_program, void*)>(nullptr), static_cast<void*>(nullptr));
-    for (cl_device_id d : devices) {
-      std::string l = realBuildLog(real, d);
-      if (!l.empty()) log += (log.empty() ? "" : "\n") + l;
-    }
-    if (err != CL_SUCCESS)
-      ok = false;
-    else {
-      std::lock_guard lock(mutex_);
-      real_[platform] = std::move(program);
-    }
+    partitionReady = false;
   }
   std::lock_guard lock(mutex_);
-  kind_ = Kind::Compiled;
-  options_ = options;
+  real_ = std::move(objects);
+  analysis_ = result;
+  partitionReadyBuild_ = ok && partitionReady;
   nonUniformWorkGroups_ = allowsNonUniformWorkGroups(options);
   log_ = log;
   status_ = ok ? CL_BUILD_SUCCESS : CL_BUILD_ERROR;
-  recipe_.reset();
   if (ok) {
-    recipe_ = ProgramBinary{ProgramBinary::Type::Object, source_, options, {}, {}};
-    for (const auto& [name, header] : headers) recipe_->headers.emplace_back(name, header->source());
+    recipe_ = ProgramBinary{ProgramBinary::Type::Object, source_, options, headers, {}};
+    if (result) addNotes(result->buildLogNotes);
   }
   if (!ok) throw Error(CL_COMPILE_PROGRAM_FAILURE, "the program failed to compile (see the build log)");
 }
 
+namespace {
+// The analyses of a link's inputs as one program: each kernel as its unit left it, not
+// partition-ready where its unit was compiled from the application's own source.
+std::shared_ptr<analysis::ProgramAnalysis>
+linkedAnalysis(const std::vector<std::pair<std::shared_ptr<const analysis::ProgramAnalysis>, bool>>& units) {
+  auto linked = std::make_shared<analysis::ProgramAnalysis>();
+  for (const auto& [unit, partitionReady] : units) {
+    if (!unit) continue;
+    for (analysis::KernelAnalysis kernel : unit->kernels) {
+      if (!partitionReady && kernel.partitionReady) {
+        kernel.partitionReady = false;
+        if (!kernel.unsplittableReason) kernel.unsplittableReason = "its unit was compiled from its own source";
+      }
+      linked->kernels.push_back(std::move(kernel));
+    }
+    for (const std::string& name : unit->externalCalls)
+      if (std::find(linked->externalCalls.begin(), linked->externalCalls.end(), name) == linked->externalCalls.end())
+        linked->externalCalls.push_back(name);
+  }
+  return linked;
+}
+} // namespace
+
 std::shared_ptr<Program> Program::link(std::shared_ptr<Context> context, const std::string& options,
                                        const std::vector<std::shared_ptr<Program>>& inputs) {
   auto linked = std::make_shared<Program>(context, "", Kind::Linked);
+  std::vector<std::pair<std::shared_ptr<const analysis::ProgramAnalysis>, bool>> units;
+  ProgramBinary recipe{ProgramBinary::Type::Linked, "", options, {}, {}};
+  bool known = true;
+  std::string hashes;
+  bool partitionReady = false;
+  for (const auto& p : inputs) {
+    std::lock_guard lock(p->mutex_);
+    units.emplace_back(p->analysis_, p->partitionReadyBuild_);
+    partitionReady |= p->partitionReadyBuild_;
+    hashes += p->hash_ + "\n";
+    if (p->recipe_)
+      recipe.inputs.push_back(*p->recipe_);
+    else
+      known = false;
+  }
+  auto analysis = linkedAnalysis(units);
+  // A unit that calls another's kernel as a function passes the user's arguments only, while a
+  // partition-ready kernel also takes the hidden ones: such a program is linked from the
+  // application's own sources, and runs unsplit.
+  std::string calledKernel;
+  for (const std::string& name : analysis->externalCalls)
+    if (const auto* k = analysis->find(name); k && k->partitionReady && partitionReady) calledKernel = name;
+  if (!calledKernel.empty()) {
+    clsplit::log().warn("a compiled unit calls kernel '{}' of another unit as a function: the program is linked from "
+                        "its own sources and its kernels run unsplit",
+                        calledKernel);
+    require(known, CL_LINK_PROGRAM_FAILURE, "an input program cannot be compiled again from its source");
+  }
   std::string log;
   bool ok = true;
   for (unsigned platform : platformsOf(*context)) {
     cl_context ctx = platformContext(*context, platform);
     auto devices = platformDevices(*context, platform);
     std::vector<cl_program> parts;
-    for (const auto& p : inputs) {
-      cl_program real = p->realProgram(platform);
-      require(real != nullptr, CL_INVALID_OPERATION, "an input program is not compiled");
-      parts.push_back(real);
+    std::vector<device::RealProgram> ownObjects;
+    if (calledKernel.empty()) {
+      for (const auto& p : inputs) {
+        cl_program real = p->realProgram(platform);
+        require(real != nullptr, CL_INVALID_OPERATION, "an input program is not compiled");
+        parts.push_back(real);
+      }
+    } else {
+      for (const ProgramBinary& input : recipe.inputs)
+        if (!ownObjectsOn(*context, platform, input, ownObjects, log)) ok = false;
+      for (const auto& object : ownObjects) parts.push_back(object.get());
     }
+    if (!ok) break;
     cl_int err = CL_SUCCESS;
     cl_program real =
         invoke(ctx, &cl_icd_dispatch::clLinkProgram, ctx, static_cast<cl_uint>(devices.size()), devices.data(),
@@ -397,22 +528,25 @@ std::shared_ptr<Program> Program::link(std::shared_ptr<Context> context, const s
   linked->options_ = options;
   linked->log_ = log;
   linked->status_ = ok ? CL_BUILD_SUCCESS : CL_BUILD_ERROR;
+  linked->hash_ = analysis::programHash(hashes, options);
+  if (ok && !calledKernel.empty()) {
+    for (auto& kernel : analysis->kernels) {
+      kernel.partitionReady = false;
+      kernel.unsplittableReason = "kernel '" + calledKernel +
+                                  "' of this program is called as a function from another compiled unit: the "
+                                  "program was linked from its own sources";
+    }
+    partitionReady = false;
+  }
+  if (ok) {
+    linked->analysis_ = std::move(analysis);
+    linked->partitionReadyBuild_ = partitionReady;
+  }
   // Each object was compiled for uniform work-groups or not; the program allows non-uniform
   // ones where every object does.
   linked->nonUniformWorkGroups_ =
       ok && std::all_of(inputs.begin(), inputs.end(), [](const auto& p) { return p->nonUniformWorkGroups_.load(); });
-  if (ok) {
-    ProgramBinary recipe{ProgramBinary::Type::Linked, "", options, {}, {}};
-    bool known = true;
-    for (const auto& p : inputs) {
-      std::lock_guard lock(p->mutex_);
-      if (p->recipe_)
-        recipe.inputs.push_back(*p->recipe_);
-      else
-        known = false;
-    }
-    if (known) linked->recipe_ = std::move(recipe);
-  }
+  if (ok && known) linked->recipe_ = std::move(recipe);
   if (!ok) throw Error(CL_LINK_PROGRAM_FAILURE, "the program failed to link: " + log);
   return linked;
 }

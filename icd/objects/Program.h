@@ -30,7 +30,9 @@ public:
 
   // clBuildProgram: analysis, rewrite, real builds on every platform in use.
   void build(const std::string& options);
-  // clCompileProgram / clLinkProgram (separate compilation: kernels run unsplit).
+  // clCompileProgram / clLinkProgram: each unit analysed and made partition-ready on its own
+  // (a kernel reaching a function of another unit runs whole); the linked program's kernels
+  // are split like those of a built one.
   void compile(const std::string& options, const std::vector<std::pair<std::string, Program*>>& headers);
   static std::shared_ptr<Program> link(std::shared_ptr<Context> context, const std::string& options,
                                        const std::vector<std::shared_ptr<Program>>& inputs);
@@ -64,6 +66,10 @@ public:
   std::string binary() const;
 
 private:
+  // The analysis of the program's source (a unit of clCompileProgram with its embedded
+  // headers); throws the build's or compile's failure on malformed pragmas or hints.
+  std::shared_ptr<const analysis::ProgramAnalysis> analyse(const std::string& options, const ProgramHeaders& headers);
+  void addNotes(const std::string& notes); // under mutex_
   void buildOn(unsigned platform, const std::string& source, const std::string& options, std::string& log,
                cl_int& status);
 

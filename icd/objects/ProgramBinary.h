@@ -11,13 +11,16 @@
 
 namespace clsplit::icd {
 
+// clCompileProgram's embedded headers: (name as the program includes it, source).
+using ProgramHeaders = std::vector<std::pair<std::string, std::string>>;
+
 struct ProgramBinary {
   enum class Type { Executable, Object, Linked };
   Type type = Type::Executable;
-  std::string source;                                       // Executable, Object
-  std::string options;                                      // build, compile or link options
-  std::vector<std::pair<std::string, std::string>> headers; // Object: include name, source
-  std::vector<ProgramBinary> inputs;                        // Linked: objects and libraries
+  std::string source;                // Executable, Object
+  std::string options;               // build, compile or link options
+  ProgramHeaders headers;            // Object: include name, source
+  std::vector<ProgramBinary> inputs; // Linked: objects and libraries
 
   // A library (linked with -create-library) rather than an executable.
   bool library() const;

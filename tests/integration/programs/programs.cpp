@@ -1,7 +1,7 @@
 // Programs: build options (-D), rebuilds, build failures and their logs, separate compilation
-// with an embedded header (clCompileProgram/clLinkProgram), program binaries round-tripped
-// through clCreateProgramWithBinary, kernel argument info, clCreateKernelsInProgram, program
-// queries.
+// with an embedded header (clCompileProgram/clLinkProgram; units whose own kernels split),
+// program binaries round-tripped through clCreateProgramWithBinary, kernel argument info,
+// clCreateKernelsInProgram, program queries.
 #include "itest.h"
 
 #include <algorithm>
@@ -32,6 +32,48 @@ static const char* kMain = R"CLC(
 kernel void useHelper(global int* out) {
   int i = (int)get_global_id(0);
   out[i] = helper(i) + SCALE;
+}
+)CLC";
+
+// Two units whose kernels split though compiled apart (the runner checks that split_* kernels
+// split and whole_* ones do not under uniform): a static helper of a unit and of an embedded
+// header receive the original NDRange; kernels reaching a function of another unit, or one
+// other units may call that uses work-item built-ins, run whole.
+static const char* kTileHeader = "#define TILE 3\n"
+                                 "static int tileOf(int i) { return i / TILE; }\n"
+                                 "static int groupTag(void) { return (int)get_group_id(0) * 1000; }\n"
+                                 "int scaled(int x);\n"
+                                 "int launchIndex(void);\n";
+static const char* kUnitA = R"CLC(
+#include "tile.h"
+static int indexOf(void) { return (int)get_global_id(0); }
+kernel void split_unitA(global int* out) {
+  int i = indexOf();
+  out[i] = tileOf(i) * 5 + (int)get_global_size(0) + groupTag();
+}
+int scaled(int x) { return x * 2 + 1; }
+int launchIndex(void) { return (int)get_global_id(0); }
+kernel void whole_localIndex(global int* out) { out[get_global_id(0)] = launchIndex() * 7; }
+)CLC";
+static const char* kUnitB = R"CLC(
+#include "tile.h"
+kernel void split_unitB(global int* out) {
+  size_t i = get_global_id(0);
+  out[i] = (int)(get_group_id(0) * 100 + get_num_groups(0) + i) + tileOf((int)i);
+}
+kernel void whole_callsOther(global int* out) { out[get_global_id(0)] = scaled(launchIndex()); }
+)CLC";
+
+// A unit calling another unit's kernel as a function (OpenCL C allows it): that call passes
+// the user's arguments only, so the program is linked from the units' own sources, unsplit.
+static const char* kCalledKernelUnit = R"CLC(
+kernel void whole_target(global int* out) { out[get_global_id(0)] = (int)get_global_id(0) * 3; }
+)CLC";
+static const char* kCallingUnit = R"CLC(
+kernel void whole_target(global int* out);
+kernel void whole_caller(global int* out) {
+  whole_target(out);
+  out[get_global_id(0)] += 1;
 }
 )CLC";
 
@@ -81,7 +123,10 @@ kernel void described(global const float* restrict input, local int* scratch, co
 
 constexpr size_t n = 512;
 
-static void run(const Env& env, cl_program program, const char* name, const char* label) {
+// `local`: the work-group size, or nullptr (the implementation's choice: results must not
+// depend on group ids then).
+static void run(const Env& env, cl_program program, const char* name, const char* label,
+                const size_t* local = nullptr) {
   cl_int err = CL_SUCCESS;
   cl_kernel k = clCreateKernel(program, name, &err);
   if (!k) { // reported, and the program goes on with its other checks
@@ -90,7 +135,7 @@ static void run(const Env& env, cl_program program, const char* name, const char
   }
   cl_mem out = createBuffer(env.context, CL_MEM_READ_WRITE, n * sizeof(int));
   SET_ARG(k, 0, out);
-  CHECK(clEnqueueNDRangeKernel(env.queue, k, 1, nullptr, &n, nullptr, 0, nullptr, nullptr));
+  CHECK(clEnqueueNDRangeKernel(env.queue, k, 1, nullptr, &n, local, 0, nullptr, nullptr));
   std::vector<int> r(n);
   CHECK(clEnqueueReadBuffer(env.queue, out, CL_TRUE, 0, n * sizeof(int), r.data(), 0, nullptr, nullptr));
   printChecksum(label, r);
@@ -429,6 +474,60 @@ int main() {
     std::printf("build log of a clean program: %s\n",
                 log.find_first_not_of(" \t\r\n") == std::string::npos ? "empty" : "not empty");
     CHECK(clReleaseProgram(p));
+  }
+
+  // 10. Separately compiled units whose own kernels split (kTileHeader, kUnitA, kUnitB): linked
+  //     as two objects, through a library, and loaded back from the linked program's binary.
+  {
+    cl_program header = source(env, kTileHeader), unitA = source(env, kUnitA), unitB = source(env, kUnitB);
+    const char* headerName = "tile.h";
+    CHECK(clCompileProgram(unitA, 0, nullptr, "", 1, &header, &headerName, nullptr, nullptr));
+    CHECK(clCompileProgram(unitB, 0, nullptr, "", 1, &header, &headerName, nullptr, nullptr));
+    cl_int err = CL_SUCCESS;
+    const size_t local = 16;
+    cl_program inputs[2] = {unitA, unitB};
+    cl_program linked = clLinkProgram(env.context, 0, nullptr, "", 2, inputs, nullptr, nullptr, &err);
+    CHECK(err);
+    if (linked) {
+      for (const char* kernel : {"split_unitA", "split_unitB", "whole_localIndex", "whole_callsOther"})
+        run(env, linked, kernel, (std::string("units linked: ") + kernel).c_str(), &local);
+      if (cl_program back = reloaded(env, linked, "executable binary of linked units")) {
+        CHECK(clBuildProgram(back, 0, nullptr, nullptr, nullptr, nullptr));
+        run(env, back, "split_unitB", "linked units reloaded from their binary", &local);
+        CHECK(clReleaseProgram(back));
+      }
+      CHECK(clReleaseProgram(linked));
+    }
+    cl_program library = clLinkProgram(env.context, 0, nullptr, "-create-library", 1, &unitA, nullptr, nullptr, &err);
+    CHECK(err);
+    if (library) {
+      cl_program withLibrary[2] = {unitB, library};
+      cl_program exe = clLinkProgram(env.context, 0, nullptr, "", 2, withLibrary, nullptr, nullptr, &err);
+      CHECK(err);
+      if (exe) {
+        run(env, exe, "split_unitA", "a unit linked through a library", &local);
+        CHECK(clReleaseProgram(exe));
+      }
+      CHECK(clReleaseProgram(library));
+    }
+    for (cl_program p : {header, unitA, unitB}) CHECK(clReleaseProgram(p));
+  }
+
+  // 11. A kernel called as a function from another unit (kCalledKernelUnit, kCallingUnit).
+  {
+    cl_program called = source(env, kCalledKernelUnit), calling = source(env, kCallingUnit);
+    CHECK(clCompileProgram(called, 0, nullptr, "", 0, nullptr, nullptr, nullptr, nullptr));
+    CHECK(clCompileProgram(calling, 0, nullptr, "", 0, nullptr, nullptr, nullptr, nullptr));
+    cl_program inputs[2] = {calling, called};
+    cl_int err = CL_SUCCESS;
+    cl_program linked = clLinkProgram(env.context, 0, nullptr, "", 2, inputs, nullptr, nullptr, &err);
+    CHECK(err);
+    if (linked) {
+      run(env, linked, "whole_caller", "a kernel calling another unit's kernel");
+      run(env, linked, "whole_target", "a kernel another unit calls");
+      CHECK(clReleaseProgram(linked));
+    }
+    for (cl_program p : {called, calling}) CHECK(clReleaseProgram(p));
   }
 
   env.release();

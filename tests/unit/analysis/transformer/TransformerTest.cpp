@@ -391,3 +391,77 @@ TEST_CASE("kernels move their buffer pointers back by the window shifts", "[tran
         std::string::npos);
   CHECK(std::count(user.begin(), user.end(), '\n') == std::count(src.begin(), src.end(), '\n'));
 }
+
+// clCompileProgram's units: functions other units may call keep their signatures, embedded
+// headers are found before disk files and inlined into the vendor copy, calls into other units
+// are listed for clLinkProgram's check.
+TEST_CASE("a compiled unit keeps the signatures other units may call", "[transformer][unit]") {
+  const std::string src = "#include \"shared.h\"\n"
+                          "static size_t privateIndex(void) { return get_global_id(0); }\n"
+                          "size_t publicIndex(void) { return get_global_id(0); }\n"
+                          "int publicPlain(int x) { return x * SCALE; }\n"
+                          "__kernel void own(__global int* A) { A[privateIndex()] = tagOf(1); }\n"
+                          "__kernel void usesPublic(__global int* A) { A[publicIndex()] = 1; }\n"
+                          "__kernel void usesPlain(__global int* A) { A[get_global_id(0)] = publicPlain(2); }\n"
+                          "__kernel void usesOther(__global int* A) { A[get_global_id(0)] = elsewhere(3); }\n";
+  AnalysisOptions options;
+  options.compiledUnit = true;
+  options.headers = {{"shared.h", "#pragma once\n#define SCALE 5\n"
+                                  "static int tagOf(int x) { return x + (int)get_group_id(0); }\n"
+                                  "int elsewhere(int x);\n"}};
+  ProgramAnalysis a = analyzeProgram(src, "", options);
+  REQUIRE(a.errors.empty());
+  auto kernel = [&](const char* name) {
+    const KernelAnalysis* k = a.find(name);
+    REQUIRE(k);
+    return *k;
+  };
+  CHECK(kernel("own").partitionReady);
+  CHECK_FALSE(kernel("own").unsplittableReason);
+  CHECK(kernel("usesPlain").partitionReady);
+  CHECK_FALSE(kernel("usesPlain").unsplittableReason);
+  REQUIRE(kernel("usesPublic").unsplittableReason);
+  CHECK(kernel("usesPublic").unsplittableReason->find("another compiled unit may call it") != std::string::npos);
+  REQUIRE(kernel("usesOther").unsplittableReason);
+  CHECK(kernel("usesOther").unsplittableReason->find("another compiled unit defines") != std::string::npos);
+  CHECK(a.externalCalls == std::vector<std::string>{"elsewhere"});
+
+  const std::string vendor = userPart(a.vendorSource);
+  // The header is inlined (no vendor could find it on disk), its static helper rewritten.
+  CHECK(vendor.find("#include") == std::string::npos);
+  CHECK(vendor.find("#pragma once") == std::string::npos);
+  CHECK(std::regex_search(vendor, std::regex(R"(tagOf\(int x, ulong4 __clsplit_goffset)")));
+  CHECK(std::regex_search(vendor, std::regex(R"(privateIndex\(ulong4 __clsplit_goffset)")));
+  // Public functions keep the signatures other units call them with.
+  CHECK(vendor.find("size_t publicIndex(void)") != std::string::npos);
+  CHECK(vendor.find("int publicPlain(int x)") != std::string::npos);
+  CHECK(compiles(a.vendorSource));
+
+  // As a whole program the same public helper takes the hidden arguments.
+  AnalysisOptions whole;
+  whole.headers = options.headers;
+  ProgramAnalysis w = analyzeProgram(src, "", whole);
+  REQUIRE(w.find("usesPublic"));
+  CHECK_FALSE(w.find("usesPublic")->unsplittableReason);
+  CHECK(std::regex_search(userPart(w.vendorSource), std::regex(R"(publicIndex\(ulong4 __clsplit_goffset)")));
+}
+
+TEST_CASE("embedded headers and the unit flag are part of the analysis cache key", "[transformer][unit]") {
+  const std::string src = "#include \"h.h\"\n__kernel void k(__global int* A) { A[get_global_id(0)] = V; }\n";
+  AnalysisOptions one, other, unit;
+  one.headers = {{"h.h", "#define V 1\n"}};
+  other.headers = {{"h.h", "#define V 2\n"}};
+  unit = one;
+  unit.compiledUnit = true;
+  CHECK(analysisCacheKey(src, "", one) != analysisCacheKey(src, "", other));
+  CHECK(analysisCacheKey(src, "", one) != analysisCacheKey(src, "", unit));
+}
+
+TEST_CASE("a unit compiled as OpenCL C 1.1 is not rewritten", "[transformer][unit]") {
+  AnalysisOptions options;
+  options.compiledUnit = true;
+  ProgramAnalysis a =
+      analyzeProgram("__kernel void k(__global int* A) { A[get_global_id(0)] = 1; }\n", "-cl-std=CL1.1", options);
+  REQUIRE(a.find("k"));
+  CHECK_FALSE(a.find("k")->partitionReady);
+}
