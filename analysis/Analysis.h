@@ -105,14 +105,22 @@ struct KernelAnalysis {
   KernelRegions regions; // parametric regions; use instantiate() (Instantiate.h)
 };
 
+// A function a program calls but does not define: a unit of clCompileProgram calling into
+// another. Calls of a kernel declared there pass the hidden arguments where the unit was made
+// partition-ready (its definition takes them in its own unit); clLinkProgram checks both agree.
+struct ExternalCall {
+  std::string name;
+  bool hiddenArguments = false;
+  bool operator==(const ExternalCall&) const = default;
+};
+
 struct ProgramAnalysis {
   std::string vendorSource; // partition-ready source: what each vendor compiles
   std::vector<KernelAnalysis> kernels;
   std::vector<Diagnostic> errors; // non-empty: the build must fail (e.g. a malformed pragma)
   std::string buildLogNotes;      // human notes appended to the program's build log
-  // Functions the program calls but does not define (a unit of clCompileProgram calling into
-  // another): clLinkProgram checks that none of them is a kernel given hidden arguments.
-  std::vector<std::string> externalCalls;
+  std::vector<ExternalCall> externalCalls;
+  bool externalCallsKnown = false; // externalCalls lists every such call (the program parsed)
 
   const KernelAnalysis* find(std::string_view kernel) const {
     for (const auto& k : kernels)

@@ -133,6 +133,7 @@ ProgramAnalysis analyzeUncached(std::string_view source, std::string_view buildO
 
   ProgramAnalysis result;
   result.externalCalls = transformed.externalCalls;
+  result.externalCallsKnown = transformed.externalCallsKnown;
   for (auto& k : transformed.kernels) {
     KernelAnalysis ka;
     ka.name = k.name;
@@ -161,6 +162,7 @@ ProgramAnalysis analyzeUncached(std::string_view source, std::string_view buildO
       k.partitionReady = false;
       k.unsplittableReason = reason;
     }
+    for (ExternalCall& call : result.externalCalls) call.hiddenArguments = false;
     notes += "clsplit: kernels will not be split: " + reason + "\n";
     return result;
   }
@@ -182,6 +184,7 @@ ProgramAnalysis analyzeUncached(std::string_view source, std::string_view buildO
         k.partitionReady = false;
         k.unsplittableReason = reason;
       }
+      for (ExternalCall& call : result.externalCalls) call.hiddenArguments = false;
     }
   } else {
     notes += "clsplit: the program was not made partition-ready: " + transformed.failure + "\n";

@@ -138,8 +138,12 @@ std::string encode(const ProgramAnalysis& analysis, std::string_view key) {
   w.str(analysis.vendorSource);
   w.str(analysis.buildLogNotes);
   w.diagnostics(analysis.errors);
+  w.u8(analysis.externalCallsKnown ? 1 : 0);
   w.u32(static_cast<uint32_t>(analysis.externalCalls.size()));
-  for (const std::string& name : analysis.externalCalls) w.str(name);
+  for (const ExternalCall& call : analysis.externalCalls) {
+    w.str(call.name);
+    w.u8(call.hiddenArguments ? 1 : 0);
+  }
   w.u32(static_cast<uint32_t>(analysis.kernels.size()));
   for (const KernelAnalysis& k : analysis.kernels) {
     w.str(k.name);
@@ -178,8 +182,12 @@ std::optional<ProgramAnalysis> decode(std::string_view bytes, std::string_view k
   a.vendorSource = r.str();
   a.buildLogNotes = r.str();
   a.errors = r.diagnostics();
-  a.externalCalls.resize(r.count(8));
-  for (std::string& name : a.externalCalls) name = r.str();
+  a.externalCallsKnown = r.u8() != 0;
+  a.externalCalls.resize(r.count(9));
+  for (ExternalCall& call : a.externalCalls) {
+    call.name = r.str();
+    call.hiddenArguments = r.u8() != 0;
+  }
   a.kernels.resize(r.count(16));
   for (KernelAnalysis& k : a.kernels) {
     k.name = r.str();

@@ -142,10 +142,6 @@ public:
     TransformResult result;
     collectFunctions();
     describeKernels(result);
-    for (const clang::FunctionDecl* canonical : order_)
-      for (const std::string& name : functions_[canonical].externalCallees)
-        if (std::find(result.externalCalls.begin(), result.externalCalls.end(), name) == result.externalCalls.end())
-          result.externalCalls.push_back(name);
 
     clang::Rewriter stripped(sm_, ci_.getLangOpts());
     std::set<clang::FileID> strippedEdits;
@@ -159,6 +155,7 @@ public:
       }
       result.failure = "the program did not compile with clsplit's front end";
       result.vendorSource = result.strippedSource;
+      result.externalCallsKnown = false; // the AST may lack some
       return result;
     }
 
@@ -172,6 +169,7 @@ public:
         k.partitionReady = false;
         k.unsplittableReason = "the program cannot be made partition-ready: " + failure;
       }
+      listExternalCalls(result, false);
       return result;
     }
     result.rewritten = true;
@@ -226,7 +224,9 @@ private:
           if (it == functions_.end()) continue;
           if (!it->second.definition) {
             info.externalCallees.push_back(it->second.name);
-            continue;
+            // Another unit's kernel (clCompileProgram) takes the hidden arguments there: the
+            // call passes them like a call to a kernel of this program.
+            if (!(program_.compiledUnit && it->second.isKernel)) continue;
           }
           info.calls.push_back(call);
           info.callees.push_back(it->first);
@@ -385,7 +385,8 @@ private:
     }
     // Least fixed point of: a helper takes the hidden parameters when it needs the values and
     // can; a function needs them when it uses a rewritten built-in or calls one that takes them.
-    for (auto& [canonical, info] : functions_) info.takesParams = info.isKernel && info.definition && eligible(info);
+    for (auto& [canonical, info] : functions_)
+      info.takesParams = info.isKernel && (info.definition || program_.compiledUnit) && eligible(info);
     bool changed = true;
     while (changed) {
       changed = false;
@@ -573,7 +574,22 @@ private:
       }
     }
     result.vendorSource = finalize(rw, edits);
+    listExternalCalls(result, true);
     return {};
+  }
+
+  // The functions the program calls and another unit defines, and whether the calls pass the
+  // hidden arguments (`rewritten`: the vendor copy is the partition-ready one).
+  void listExternalCalls(TransformResult& result, bool rewritten) const {
+    result.externalCalls.clear();
+    for (const clang::FunctionDecl* canonical : order_) {
+      const FunctionInfo& info = functions_.at(canonical);
+      if (info.definition) continue;
+      bool called = false;
+      for (const auto& [other, f] : functions_)
+        called |= std::find(f.externalCallees.begin(), f.externalCallees.end(), info.name) != f.externalCallees.end();
+      if (called) result.externalCalls.push_back({info.name, rewritten && info.takesParams});
+    }
   }
 
   void blankPragmas(clang::Rewriter& rw, std::set<clang::FileID>& edits) {

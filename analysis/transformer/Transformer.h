@@ -43,7 +43,8 @@ struct TransformResult {
   bool rewritten = false;
   std::string failure; // why the program could not be rewritten at all (rewritten == false)
   std::vector<TransformedKernel> kernels;
-  std::vector<std::string> externalCalls; // functions called, declared, defined nowhere here
+  std::vector<ExternalCall> externalCalls; // functions called, declared, defined nowhere here
+  bool externalCallsKnown = true;          // false when the program had errors
 };
 
 // Never throws. When the program had errors (ParsedProgram::hasErrors) it only lists kernels.

@@ -172,6 +172,18 @@ std::optional<device::RealProgram> compileUnitOn(const Context& context, unsigne
   return program;
 }
 
+// `analysis` as of a unit its vendors compiled from the application's own source.
+std::shared_ptr<const analysis::ProgramAnalysis> asOwnSource(const analysis::ProgramAnalysis& analysis,
+                                                             const std::string& reason) {
+  auto own = std::make_shared<analysis::ProgramAnalysis>(analysis);
+  for (auto& kernel : own->kernels) {
+    if (kernel.partitionReady && !kernel.unsplittableReason) kernel.unsplittableReason = reason;
+    kernel.partitionReady = false;
+  }
+  for (auto& call : own->externalCalls) call.hiddenArguments = false;
+  return own;
+}
+
 // The objects of `recipe` compiled for `platform` from the application's own sources (no
 // rewrite), libraries expanded into their objects: the inputs of a link that must not be
 // partition-ready. False when one does not compile.
@@ -250,8 +262,11 @@ std::shared_ptr<const analysis::ProgramAnalysis> Program::analyse(const std::str
   // descriptions and precise regions still serve validation and transfers. (Cached on disk.)
   const auto& env = environment();
   const Device& device = context_->device();
-  analysis::AnalysisOptions ao{defaultCacheDir(env.settings().value("CLSPLIT_CACHE_DIR")),
-                               env.settings().value("CLSPLIT_HINTS"), device.kernelPrelude(), device.pinnedMacros()};
+  analysis::AnalysisOptions ao;
+  ao.cacheDir = defaultCacheDir(env.settings().value("CLSPLIT_CACHE_DIR"));
+  ao.hintsDir = env.settings().value("CLSPLIT_HINTS");
+  ao.devicePrelude = device.kernelPrelude();
+  ao.pinnedMacros = device.pinnedMacros();
   ao.compiledUnit = kind_ == Kind::Compiled;
   ao.headers = headers;
   EnvironmentSpan span("analysis");
@@ -412,14 +427,15 @@ void Program::compile(const std::string& options, const std::vector<std::pair<st
   if (!ok && partitionReady && result->vendorSource != source_) {
     const std::string rewriteLog = log;
     ok = compileAll(source_, log);
-    if (ok) {
+    if (ok)
       clsplit::log().warn("the partition-ready source of a compiled program failed to compile; its kernels run "
                           "unsplit. Vendor log:\n{}",
                           rewriteLog);
-      result.reset();
-    }
     partitionReady = false;
   }
+  // What the link checks is what the vendors compiled: from the unit's own source, no kernel
+  // takes the hidden arguments and no call passes them.
+  if (!partitionReady) result = asOwnSource(*result, "its unit was compiled from its own source");
   std::lock_guard lock(mutex_);
   real_ = std::move(objects);
   analysis_ = result;
@@ -435,39 +451,49 @@ void Program::compile(const std::string& options, const std::vector<std::pair<st
 }
 
 namespace {
-// The analyses of a link's inputs as one program: each kernel as its unit left it, not
-// partition-ready where its unit was compiled from the application's own source.
+// The analyses of a link's inputs as one program (each as its vendors compiled it).
 std::shared_ptr<analysis::ProgramAnalysis>
-linkedAnalysis(const std::vector<std::pair<std::shared_ptr<const analysis::ProgramAnalysis>, bool>>& units) {
+linkedAnalysis(const std::vector<std::shared_ptr<const analysis::ProgramAnalysis>>& units) {
   auto linked = std::make_shared<analysis::ProgramAnalysis>();
-  for (const auto& [unit, partitionReady] : units) {
-    if (!unit) continue;
-    for (analysis::KernelAnalysis kernel : unit->kernels) {
-      if (!partitionReady && kernel.partitionReady) {
-        kernel.partitionReady = false;
-        if (!kernel.unsplittableReason) kernel.unsplittableReason = "its unit was compiled from its own source";
-      }
-      linked->kernels.push_back(std::move(kernel));
-    }
-    for (const std::string& name : unit->externalCalls)
-      if (std::find(linked->externalCalls.begin(), linked->externalCalls.end(), name) == linked->externalCalls.end())
-        linked->externalCalls.push_back(name);
+  linked->externalCallsKnown = true;
+  for (const auto& unit : units) {
+    linked->kernels.insert(linked->kernels.end(), unit->kernels.begin(), unit->kernels.end());
+    for (const analysis::ExternalCall& call : unit->externalCalls)
+      if (std::find(linked->externalCalls.begin(), linked->externalCalls.end(), call) == linked->externalCalls.end())
+        linked->externalCalls.push_back(call);
+    linked->externalCallsKnown &= unit->externalCallsKnown;
   }
   return linked;
+}
+
+// Why the linked units disagree on a kernel's signature, or "": a unit calls another unit's
+// kernel with the hidden arguments where that kernel does not take them, or the other way
+// round (one of the two units compiled from its own source), or a unit whose calls are unknown
+// (clsplit could not parse it) may call a kernel that takes them.
+std::string signatureMismatch(const analysis::ProgramAnalysis& linked) {
+  for (const analysis::ExternalCall& call : linked.externalCalls)
+    if (const auto* kernel = linked.find(call.name); kernel && kernel->partitionReady != call.hiddenArguments)
+      return "kernel '" + call.name + "' is called from another compiled unit " +
+             (call.hiddenArguments ? "with" : "without") + " the hidden arguments it " +
+             (kernel->partitionReady ? "takes" : "does not take");
+  if (!linked.externalCallsKnown)
+    for (const auto& kernel : linked.kernels)
+      if (kernel.partitionReady) return "a compiled unit clsplit could not parse may call kernel '" + kernel.name + "'";
+  return {};
 }
 } // namespace
 
 std::shared_ptr<Program> Program::link(std::shared_ptr<Context> context, const std::string& options,
                                        const std::vector<std::shared_ptr<Program>>& inputs) {
   auto linked = std::make_shared<Program>(context, "", Kind::Linked);
-  std::vector<std::pair<std::shared_ptr<const analysis::ProgramAnalysis>, bool>> units;
+  std::vector<std::shared_ptr<const analysis::ProgramAnalysis>> units;
   ProgramBinary recipe{ProgramBinary::Type::Linked, "", options, {}, {}};
   bool known = true;
   std::string hashes;
   bool partitionReady = false;
   for (const auto& p : inputs) {
     std::lock_guard lock(p->mutex_);
-    units.emplace_back(p->analysis_, p->partitionReadyBuild_);
+    if (p->analysis_) units.push_back(p->analysis_);
     partitionReady |= p->partitionReadyBuild_;
     hashes += p->hash_ + "\n";
     if (p->recipe_)
@@ -476,16 +502,12 @@ std::shared_ptr<Program> Program::link(std::shared_ptr<Context> context, const s
       known = false;
   }
   auto analysis = linkedAnalysis(units);
-  // A unit that calls another's kernel as a function passes the user's arguments only, while a
-  // partition-ready kernel also takes the hidden ones: such a program is linked from the
-  // application's own sources, and runs unsplit.
-  std::string calledKernel;
-  for (const std::string& name : analysis->externalCalls)
-    if (const auto* k = analysis->find(name); k && k->partitionReady && partitionReady) calledKernel = name;
-  if (!calledKernel.empty()) {
-    clsplit::log().warn("a compiled unit calls kernel '{}' of another unit as a function: the program is linked from "
-                        "its own sources and its kernels run unsplit",
-                        calledKernel);
+  // Units that disagree on a kernel's signature would call it with the wrong arguments: such a
+  // program is linked from objects compiled from the application's own sources, and runs
+  // unsplit.
+  const std::string mismatch = signatureMismatch(*analysis);
+  if (!mismatch.empty()) {
+    clsplit::log().warn("{}: the program is linked from its units' own sources and its kernels run unsplit", mismatch);
     require(known, CL_LINK_PROGRAM_FAILURE, "an input program cannot be compiled again from its source");
   }
   std::string log;
@@ -495,7 +517,7 @@ std::shared_ptr<Program> Program::link(std::shared_ptr<Context> context, const s
     auto devices = platformDevices(*context, platform);
     std::vector<cl_program> parts;
     std::vector<device::RealProgram> ownObjects;
-    if (calledKernel.empty()) {
+    if (mismatch.empty()) {
       for (const auto& p : inputs) {
         cl_program real = p->realProgram(platform);
         require(real != nullptr, CL_INVALID_OPERATION, "an input program is not compiled");
@@ -529,18 +551,10 @@ std::shared_ptr<Program> Program::link(std::shared_ptr<Context> context, const s
   linked->log_ = log;
   linked->status_ = ok ? CL_BUILD_SUCCESS : CL_BUILD_ERROR;
   linked->hash_ = analysis::programHash(hashes, options);
-  if (ok && !calledKernel.empty()) {
-    for (auto& kernel : analysis->kernels) {
-      kernel.partitionReady = false;
-      kernel.unsplittableReason = "kernel '" + calledKernel +
-                                  "' of this program is called as a function from another compiled unit: the "
-                                  "program was linked from its own sources";
-    }
-    partitionReady = false;
-  }
   if (ok) {
-    linked->analysis_ = std::move(analysis);
-    linked->partitionReadyBuild_ = partitionReady;
+    linked->analysis_ = mismatch.empty() ? std::shared_ptr<const analysis::ProgramAnalysis>(std::move(analysis))
+                                         : asOwnSource(*analysis, mismatch + ": linked from the units' own sources");
+    linked->partitionReadyBuild_ = partitionReady && mismatch.empty();
   }
   // Each object was compiled for uniform work-groups or not; the program allows non-uniform
   // ones where every object does.

@@ -64,16 +64,28 @@ kernel void split_unitB(global int* out) {
 kernel void whole_callsOther(global int* out) { out[get_global_id(0)] = scaled(launchIndex()); }
 )CLC";
 
-// A unit calling another unit's kernel as a function (OpenCL C allows it): that call passes
-// the user's arguments only, so the program is linked from the units' own sources, unsplit.
+// A unit calling another unit's kernel as a function (OpenCL C allows it): the call passes the
+// hidden arguments the kernel takes in its own unit, and the caller runs whole. Where one of
+// the two units is not made partition-ready (OpenCL C 1.1 here), the program is linked from
+// the units' own sources instead, unsplit.
 static const char* kCalledKernelUnit = R"CLC(
-kernel void whole_target(global int* out) { out[get_global_id(0)] = (int)get_global_id(0) * 3; }
+kernel void split_target(global int* out) { out[get_global_id(0)] = (int)get_global_id(0) * 3; }
 )CLC";
 static const char* kCallingUnit = R"CLC(
-kernel void whole_target(global int* out);
+kernel void split_target(global int* out);
 kernel void whole_caller(global int* out) {
-  whole_target(out);
+  split_target(out);
   out[get_global_id(0)] += 1;
+}
+)CLC";
+static const char* kCalledKernelUnit2 = R"CLC(
+kernel void whole_target2(global int* out) { out[get_global_id(0)] = (int)get_global_id(0) * 5; }
+)CLC";
+static const char* kCallingUnit2 = R"CLC(
+kernel void whole_target2(global int* out);
+kernel void whole_caller2(global int* out) {
+  whole_target2(out);
+  out[get_global_id(0)] -= 2;
 }
 )CLC";
 
@@ -513,18 +525,20 @@ int main() {
     for (cl_program p : {header, unitA, unitB}) CHECK(clReleaseProgram(p));
   }
 
-  // 11. A kernel called as a function from another unit (kCalledKernelUnit, kCallingUnit).
-  {
-    cl_program called = source(env, kCalledKernelUnit), calling = source(env, kCallingUnit);
+  // 11. A kernel called as a function from another unit (kCalledKernelUnit, kCallingUnit), and
+  //     the same where the calling unit is compiled as OpenCL C 1.1 (kCallingUnit2).
+  for (int round = 0; round < 2; ++round) {
+    cl_program called = source(env, round ? kCalledKernelUnit2 : kCalledKernelUnit);
+    cl_program calling = source(env, round ? kCallingUnit2 : kCallingUnit);
     CHECK(clCompileProgram(called, 0, nullptr, "", 0, nullptr, nullptr, nullptr, nullptr));
-    CHECK(clCompileProgram(calling, 0, nullptr, "", 0, nullptr, nullptr, nullptr, nullptr));
+    CHECK(clCompileProgram(calling, 0, nullptr, round ? "-cl-std=CL1.1" : "", 0, nullptr, nullptr, nullptr, nullptr));
     cl_program inputs[2] = {calling, called};
     cl_int err = CL_SUCCESS;
     cl_program linked = clLinkProgram(env.context, 0, nullptr, "", 2, inputs, nullptr, nullptr, &err);
     CHECK(err);
     if (linked) {
-      run(env, linked, "whole_caller", "a kernel calling another unit's kernel");
-      run(env, linked, "whole_target", "a kernel another unit calls");
+      run(env, linked, round ? "whole_caller2" : "whole_caller", "a kernel calling another unit's kernel");
+      run(env, linked, round ? "whole_target2" : "split_target", "a kernel another unit calls");
       CHECK(clReleaseProgram(linked));
     }
     for (cl_program p : {called, calling}) CHECK(clReleaseProgram(p));

@@ -28,7 +28,8 @@ ProgramAnalysis sample() {
   ProgramAnalysis a;
   a.vendorSource = "__kernel void k(__global float* A, int n, ulong4 g, ulong4 s) {}\n";
   a.buildLogNotes = "note\n";
-  a.externalCalls = {"helper", "other"};
+  a.externalCalls = {{"helper", false}, {"other", true}};
+  a.externalCallsKnown = true;
   KernelAnalysis k;
   k.name = "k";
   k.args = {{"A", ArgKind::GlobalBuffer, ScalarType::F32}, {"n", ArgKind::Scalar, ScalarType::I32}};
@@ -56,6 +57,7 @@ void checkEqual(const ProgramAnalysis& x, const ProgramAnalysis& y) {
   CHECK(x.vendorSource == y.vendorSource);
   CHECK(x.buildLogNotes == y.buildLogNotes);
   CHECK(x.externalCalls == y.externalCalls);
+  CHECK(x.externalCallsKnown == y.externalCallsKnown);
   REQUIRE(x.errors.size() == y.errors.size());
   REQUIRE(x.kernels.size() == y.kernels.size());
   for (size_t i = 0; i < x.kernels.size(); ++i) {

@@ -424,7 +424,8 @@ TEST_CASE("a compiled unit keeps the signatures other units may call", "[transfo
   CHECK(kernel("usesPublic").unsplittableReason->find("another compiled unit may call it") != std::string::npos);
   REQUIRE(kernel("usesOther").unsplittableReason);
   CHECK(kernel("usesOther").unsplittableReason->find("another compiled unit defines") != std::string::npos);
-  CHECK(a.externalCalls == std::vector<std::string>{"elsewhere"});
+  CHECK(a.externalCalls == std::vector<ExternalCall>{{"elsewhere", false}});
+  CHECK(a.externalCallsKnown);
 
   const std::string vendor = userPart(a.vendorSource);
   // The header is inlined (no vendor could find it on disk), its static helper rewritten.
@@ -444,6 +445,34 @@ TEST_CASE("a compiled unit keeps the signatures other units may call", "[transfo
   REQUIRE(w.find("usesPublic"));
   CHECK_FALSE(w.find("usesPublic")->unsplittableReason);
   CHECK(std::regex_search(userPart(w.vendorSource), std::regex(R"(publicIndex\(ulong4 __clsplit_goffset)")));
+}
+
+TEST_CASE("a compiled unit passes the hidden arguments to another unit's kernel", "[transformer][unit]") {
+  const std::string src = "kernel void target(global int* A, int k);\n"
+                          "kernel void caller(global int* A) {\n"
+                          "  target(A, 2);\n"
+                          "  A[get_global_id(0)] += 1;\n"
+                          "}\n";
+  AnalysisOptions options;
+  options.compiledUnit = true;
+  ProgramAnalysis a = analyzeProgram(src, "", options);
+  REQUIRE(a.errors.empty());
+  // The kernel takes them in its own unit (with a window shift per buffer, 0 from a caller).
+  CHECK(a.externalCalls == std::vector<ExternalCall>{{"target", true}});
+  const std::string vendor = userPart(a.vendorSource);
+  CHECK(std::regex_search(vendor, std::regex(R"(target\(global int\* A, int k, ulong4 __clsplit_goffset, ulong4 )"
+                                             R"(__clsplit_gsize, long __clsplit_shift0\);)")));
+  CHECK(std::regex_search(vendor, std::regex(R"(target\(A, 2, __clsplit_goffset, __clsplit_gsize, 0L\))")));
+  CHECK(compiles(a.vendorSource));
+  // Its body is elsewhere: the caller runs whole.
+  REQUIRE(a.find("caller"));
+  CHECK(a.find("caller")->partitionReady);
+  REQUIRE(a.find("caller")->unsplittableReason);
+  CHECK(a.find("caller")->unsplittableReason->find("another compiled unit defines") != std::string::npos);
+
+  // A unit that is not rewritten passes none.
+  ProgramAnalysis old = analyzeProgram(src, "-cl-std=CL1.1", options);
+  CHECK(old.externalCalls == std::vector<ExternalCall>{{"target", false}});
 }
 
 TEST_CASE("embedded headers and the unit flag are part of the analysis cache key", "[transformer][unit]") {
