@@ -50,15 +50,27 @@ double CostModel::computeNs(unsigned p, const std::vector<double>& y) const {
 }
 
 double CostModel::maxRatio(unsigned k, unsigned d) const {
-  if (d >= memoryBytes.size() || k >= positions.size()) return 1.0;
-  return shareThatFits(memoryBytes[d], positions[k].bytes, d < maxAllocBytes.size() ? maxAllocBytes[d] : 0.0,
-                       positions[k].largest);
+  if (k >= positions.size()) return 1.0;
+  const double memory = d < memoryBytes.size() ? shareThatFits(memoryBytes[d], positions[k].bytes) : 1.0;
+  return std::min(memory, allocRatio(k, d));
+}
+
+double CostModel::allocRatio(unsigned k, unsigned d) const {
+  if (d >= maxAllocBytes.size() || k >= positions.size()) return 1.0;
+  return allocationShare(maxAllocBytes[d], positions[k].largest);
 }
 
 std::vector<double> CostModel::maxShares(unsigned k) const {
   std::vector<double> shares(devices);
   for (unsigned d = 0; d < devices; ++d) shares[d] = maxRatio(k, d);
   return shares;
+}
+
+std::vector<double> CostModel::shareBounds(unsigned k, const std::vector<bool>& active) const {
+  if (memoryBytes.empty() && maxAllocBytes.empty()) return {};
+  std::vector<double> alloc(devices);
+  for (unsigned d = 0; d < devices; ++d) alloc[d] = allocRatio(k, d);
+  return boundsThatHold(maxShares(k), alloc, active);
 }
 
 bool CostModel::fitsOn(unsigned k, const std::vector<bool>& active) const { return roomForAll(maxShares(k), active); }
@@ -97,8 +109,8 @@ CostModel::Breakdown CostModel::predict(const Ratios& y) const {
 }
 
 bool CostModel::holds(unsigned k, const std::vector<double>& y) const {
-  if (memoryBytes.empty()) return true;
-  return sharesFit(maxShares(k), positions[k].allowed, y, positions[k].groups);
+  if (memoryBytes.empty() && maxAllocBytes.empty()) return true;
+  return sharesFit(shareBounds(k, positions[k].allowed), positions[k].allowed, y, positions[k].groups);
 }
 
 double CostModel::transitionNs(const Ratios& from, const Ratios& to) const {
@@ -139,7 +151,8 @@ bool CostModel::closeTo(const CostModel& o, double tol) const {
   if (!sameStructure(o) || !close(hostOverheadNs, o.hostOverheadNs, tol)) return false;
   for (size_t k = 0; k < positions.size(); ++k) {
     const auto &a = positions[k], &b = o.positions[k];
-    if (!close(a.groups, b.groups, tol) || !close(a.hostBytes, b.hostBytes, tol) || !close(a.bytes, b.bytes, tol))
+    if (!close(a.groups, b.groups, tol) || !close(a.hostBytes, b.hostBytes, tol) || !close(a.bytes, b.bytes, tol) ||
+        !close(a.largest, b.largest, tol))
       return false;
     for (unsigned d = 0; d < devices; ++d)
       if (!close(a.nsPerGroup[d], b.nsPerGroup[d], tol) || !close(a.launchNs[d], b.launchNs[d], tol)) return false;

@@ -41,19 +41,27 @@ struct CostModel {
   std::vector<Edge> edges;
   std::vector<std::vector<Link>> deviceLinks; // [from][to]
   std::vector<Link> hostLinks;                // host -> device
-  // Per device, the bytes clsplit's copies may take there (absent or 0: no limit). Where the
-  // allowed devices hold a launch together, a share beyond what its device holds is
-  // constrained out of the LP and predicted to cost kUnfitNs (partitioner/MemoryFit.h).
+  // Per device, the bytes clsplit's copies may take there (absent or 0: no limit), and its
+  // largest one allocation (absent or 0: no limit; it bounds a share's window of the position's
+  // largest buffer). Where the allowed devices hold a launch together, a share beyond what its
+  // device holds is constrained out of the LP and predicted to cost kUnfitNs; where their memory
+  // cannot (left to evictions) the allocation bounds alone still are, where those hold it
+  // together (partitioner/MemoryFit.h, boundsThatHold).
   std::vector<double> memoryBytes;
-  std::vector<double> maxAllocBytes; // per device, its largest one allocation (absent or 0: no limit)
+  std::vector<double> maxAllocBytes;
 
-  // The largest share of position k that device d holds (1: no limit), and all of them.
+  // The largest share of position k that device d holds, by memory and largest allocation (1:
+  // no limit), and all of them.
   double maxRatio(unsigned k, unsigned d) const;
   std::vector<double> maxShares(unsigned k) const;
-  // Whether the shares' bounds of position k leave room for the whole launch on the devices of
-  // `active` (otherwise the LP ignores them for it: no split fits, evictions will decide).
+  // The same by its largest allocation alone.
+  double allocRatio(unsigned k, unsigned d) const;
+  // The bounds the shares of position k are held to on the devices of `active` (boundsThatHold:
+  // empty where no split fits, and evictions will decide).
+  std::vector<double> shareBounds(unsigned k, const std::vector<bool>& active) const;
+  // Whether both bounds of position k leave room for the whole launch on the devices of `active`.
   bool fitsOn(unsigned k, const std::vector<bool>& active) const;
-  // Whether shares `y` of position k fit their devices (to a work-group), or no split could.
+  // Whether shares `y` of position k fit their bounds (to a work-group), or no split could.
   bool holds(unsigned k, const std::vector<double>& y) const;
 
   // Cost of receiving dependency bytes on `to` when the sending devices are those of `active`

@@ -236,6 +236,8 @@ KernelCosts DynamicPartitioner::kernelCosts(uint32_t kernel, uint64_t groups) co
     if (bytes && devices_[d].memoryBytes) {
       c.maxRatio.resize(n_, 1.0);
       c.maxRatio[d] = shareThatFitsOn(d, double(bytes), double(largest));
+      c.allocRatio.resize(n_, 1.0); // kept where the memory bounds are left to evictions
+      c.allocRatio[d] = allocationShare(double(devices_[d].maxAllocBytes), double(largest));
     }
     c.nsPerGroup.push_back(nsPerGroup(kernel, d));
     c.launchNs.push_back(latency(d));
@@ -651,7 +653,8 @@ std::vector<uint64_t> DynamicPartitioner::fixedGroups(const LaunchRequest& reque
   // everything whole; a fixed strategy splits as it says and runs what it cannot split on its
   // device, or (uniform) on the device the models find fastest for the kernel.
   if (request.splittable && !oneHardware_ && n_ > 1)
-    if (auto fixed = spec_.fixedRatios(n_)) return ratiosToGroups(*fixed, request.groups);
+    if (auto fixed = spec_.fixedRatios(n_))
+      return ratiosToGroups(withinLargestAllocation(std::move(*fixed), request), request.groups);
   std::vector<uint64_t> groups(n_, 0);
   unsigned d = 0;
   if (oneHardware_)
@@ -662,6 +665,25 @@ std::vector<uint64_t> DynamicPartitioner::fixedGroups(const LaunchRequest& reque
     d = bestSingleDevice(kernel, request.groups);
   groups[d] = request.groups;
   return groups;
+}
+
+std::vector<double> DynamicPartitioner::withinLargestAllocation(std::vector<double> ratios,
+                                                                const LaunchRequest& request) const {
+  if (spec_.kind == StrategyKind::Single) return ratios; // whole on its device, as asked
+  uint64_t largest = 0;
+  for (const auto& b : request.buffers) largest = std::max(largest, b.bytes);
+  double sum = 0; // (static's ratios are normalised on use)
+  for (double r : ratios) sum += r;
+  bool bounded = false;
+  for (unsigned d = 0; d < n_ && !bounded && sum > 0; ++d)
+    bounded = ratios[d] / sum > allocationShare(double(devices_[d].maxAllocBytes), double(largest));
+  if (!bounded) return ratios; // (the enqueue path: nothing allocated where nothing is bounded)
+  std::vector<double> bounds(n_);
+  for (unsigned d = 0; d < n_; ++d) {
+    ratios[d] /= sum;
+    bounds[d] = allocationShare(double(devices_[d].maxAllocBytes), double(largest));
+  }
+  return withinShares(std::move(ratios), bounds);
 }
 
 uint64_t DynamicPartitioner::noteWholeStreak(KernelState& ks, const std::vector<uint64_t>& groups) {
@@ -1222,6 +1244,9 @@ void DynamicPartitioner::onLaunchMeasured(uint64_t id, LaunchRecord& rec) {
     // Broyden step or a relaxed fixed-point step.
     if (ks.ratios.empty() || predictKernel(costs, fx) < predictKernel(costs, rec.ratios) * (1 - threshold)) {
       std::vector<double> next = spec_.broyden ? ks.broyden.next(rec.ratios, fx) : ks.relaxation.step(rec.ratios, fx);
+      // A secant step (or one from a launch split before its bounds were known) may leave a
+      // device's memory or largest allocation behind: held to them.
+      if (!sharesFit(costs, next)) next = capShares(costs, std::move(next));
       ks.ratios = groupsToRatios(ratiosToGroups(next, rec.totalGroups));
     }
   }

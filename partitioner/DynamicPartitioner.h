@@ -262,6 +262,11 @@ private:
                      uint64_t iteration);
   // The split of a fixed strategy (single, uniform, static).
   std::vector<uint64_t> fixedGroups(const LaunchRequest& request, uint32_t kernel) const;
+  // A fixed strategy's `ratios` with each device's share of the launch's largest buffer within
+  // its largest allocation (a window is one allocation: a share beyond it fails to allocate
+  // whatever is evicted), the excess moved to the devices with room in proportion to their
+  // ratios (withinShares); unchanged where the allocations cannot hold the buffer together.
+  std::vector<double> withinLargestAllocation(std::vector<double> ratios, const LaunchRequest& request) const;
   // Notes a launch's split (the home device follows recent launches).
   void noteGroups(KernelState& kernel, const std::vector<uint64_t>& groups, uint64_t total);
   // Counts the kernel's launches in a row whole on one device (returned) and the launches since

@@ -51,7 +51,7 @@ std::vector<double> waterFill(const KernelCosts& c, std::vector<bool> set) {
 } // namespace
 
 namespace {
-double capOf(const KernelCosts& c, size_t d) { return d < c.maxRatio.size() ? c.maxRatio[d] : 1.0; }
+double capOf(const std::vector<double>& bounds, size_t d) { return d < bounds.size() ? bounds[d] : 1.0; }
 bool allowedOn(const KernelCosts& c, size_t d) { return d >= c.allowed.size() || c.allowed[d]; }
 std::vector<bool> allowedDevices(const KernelCosts& c) {
   std::vector<bool> allowed(c.nsPerGroup.size());
@@ -60,23 +60,30 @@ std::vector<bool> allowedDevices(const KernelCosts& c) {
 }
 } // namespace
 
+std::vector<double> shareBounds(const KernelCosts& c) {
+  if (c.maxRatio.empty() && c.allocRatio.empty()) return {};
+  return boundsThatHold(c.maxRatio, c.allocRatio, allowedDevices(c));
+}
+
 bool sharesFit(const KernelCosts& c, const std::vector<double>& y) {
-  return sharesFit(c.maxRatio, allowedDevices(c), y, c.groups);
+  if (c.maxRatio.empty() && c.allocRatio.empty()) return true;
+  return sharesFit(shareBounds(c), allowedDevices(c), y, c.groups);
 }
 
 std::vector<double> capShares(const KernelCosts& c, std::vector<double> y) {
-  if (c.maxRatio.empty() || !roomForAll(c.maxRatio, allowedDevices(c))) return y;
+  const std::vector<double> bounds = shareBounds(c);
+  if (bounds.empty()) return y;
   for (size_t round = 0; round < y.size(); ++round) {
     double excess = 0, weight = 0;
     for (size_t d = 0; d < y.size(); ++d)
-      if (y[d] > capOf(c, d)) {
-        excess += y[d] - capOf(c, d);
-        y[d] = capOf(c, d);
+      if (y[d] > capOf(bounds, d)) {
+        excess += y[d] - capOf(bounds, d);
+        y[d] = capOf(bounds, d);
       }
     if (excess <= 1e-12) break;
     std::vector<double> w(y.size(), 0.0);
     for (size_t d = 0; d < y.size(); ++d)
-      if (allowedOn(c, d) && y[d] < capOf(c, d)) weight += w[d] = 1 / std::max(c.nsPerGroup[d], kMinNsPerGroup);
+      if (allowedOn(c, d) && y[d] < capOf(bounds, d)) weight += w[d] = 1 / std::max(c.nsPerGroup[d], kMinNsPerGroup);
     if (weight <= 0) break;
     for (size_t d = 0; d < y.size(); ++d) y[d] += excess * w[d] / weight;
   }

@@ -14,19 +14,26 @@ struct KernelCosts {
   std::vector<double> launchNs;         // L_d
   std::vector<double> concurrentGroups; // per device, see shareTimeNs (empty: none)
   std::vector<bool> allowed;
-  double hostOverheadNs = 0;    // serial cost per sub-launch
-  std::vector<double> maxRatio; // per device, the largest share its memory holds (empty: no limit)
+  double hostOverheadNs = 0; // serial cost per sub-launch
+  // Per device (empty: no limit), the largest share its memory and its largest allocation hold,
+  std::vector<double> maxRatio;
+  // and the largest share its largest allocation alone holds (a share's window of the launch's
+  // largest buffer is one allocation): where the devices' memory cannot hold the launch together
+  // (left to evictions) this bound stays (MemoryFit.h, boundsThatHold).
+  std::vector<double> allocRatio;
 };
 
-// Whether shares `y` fit the devices' memory (to a work-group), or no split of the allowed
-// devices could (then memory is left to evictions).
+// The bounds the shares are held to (boundsThatHold; empty: none).
+std::vector<double> shareBounds(const KernelCosts& costs);
+// Whether shares `y` fit those bounds (to a work-group), or no split of the allowed devices
+// could (then memory is left to evictions).
 bool sharesFit(const KernelCosts& costs, const std::vector<double>& y);
-// `y` with what exceeds a device's memory moved to the devices with room, in proportion to
+// `y` with what exceeds a device's bound moved to the devices with room, in proportion to
 // their speed (unchanged where no split fits).
 std::vector<double> capShares(const KernelCosts& costs, std::vector<double> y);
 
 // max_d (L_d + f_d * groups * y_d) + hostOverhead * (devices used); kUnfitNs (MemoryFit.h) more
-// when the shares do not fit the devices' memory (sharesFit).
+// when the shares do not fit their bounds (sharesFit).
 double predictKernel(const KernelCosts& costs, const std::vector<double>& ratios);
 
 // F(x): equal finish times over the best device subset (greedy removal, best single included).

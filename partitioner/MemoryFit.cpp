@@ -14,9 +14,23 @@ double shareThatFits(double memoryBytes, double launchBytes) {
   return std::min(1.0, memoryBytes / launchBytes);
 }
 
-double shareThatFits(double memoryBytes, double launchBytes, double maxAlloc, double largestBuffer) {
+double allocationShare(double maxAlloc, double largestBuffer) {
   // A window is aligned and may carry halos: a 32nd of the allocation left for them.
-  return std::min(shareThatFits(memoryBytes, launchBytes), shareThatFits(maxAlloc - maxAlloc / 32, largestBuffer));
+  return shareThatFits(maxAlloc - maxAlloc / 32, largestBuffer);
+}
+
+double shareThatFits(double memoryBytes, double launchBytes, double maxAlloc, double largestBuffer) {
+  return std::min(shareThatFits(memoryBytes, launchBytes), allocationShare(maxAlloc, largestBuffer));
+}
+
+std::vector<double> boundsThatHold(const std::vector<double>& maxShare, const std::vector<double>& allocShare,
+                                   const std::vector<bool>& allowed) {
+  if (maxShare.empty() && allocShare.empty()) return {};
+  std::vector<double> both(std::max(maxShare.size(), allocShare.size()));
+  for (size_t d = 0; d < both.size(); ++d) both[d] = std::min(shareOf(maxShare, d), shareOf(allocShare, d));
+  if (roomForAll(both, allowed)) return both;
+  if (!allocShare.empty() && roomForAll(allocShare, allowed)) return allocShare;
+  return {};
 }
 
 std::vector<double> withinShares(std::vector<double> ratios, const std::vector<double>& maxShare) {

@@ -139,12 +139,13 @@ void SequenceLp::load(const CostModel& model, const ActiveSet& active) {
         floorNs = std::max(floorNs, shareTimeNs(pos.launchNs[d], pos.nsPerGroup[d], 0, pos.floorGroups(d)));
     setColBounds(tCol(k), GLP_LO, finite(floorNs * kUs), 0.0);
 
-    // A device's share is at most what its memory holds, where the active devices hold the
-    // whole launch together (else the bounds would make the LP infeasible: predict() charges
-    // the evictions instead).
-    const bool bounded = model.fitsOn(k, act);
+    // A device's share is at most what its memory and its largest allocation hold, where the
+    // active devices hold the whole launch together; where their memory cannot (evictions will
+    // make room), at most what its largest allocation holds, which no eviction changes; where
+    // even those cannot, unbounded (bounds no split fits would make the LP infeasible).
+    const std::vector<double> bounds = model.shareBounds(k, act);
     for (unsigned d = 0; d < n_; ++d) {
-      const double most = bounded ? model.maxRatio(k, d) : 1.0;
+      const double most = d < bounds.size() ? bounds[d] : 1.0;
       setColBounds(yCol(k, d), act[d] ? GLP_DB : GLP_FX, 0.0, act[d] ? most : 0.0);
 
       // Compute: T_k >= L_d + f_d * groups * y_kd, for active pairs.

@@ -223,8 +223,8 @@ std::vector<uint64_t> groupsByMemory(const Context& context, uint64_t groups, ui
           std::count_if(slots.begin(), slots.end(), [&](const SlotContext& o) { return o.device == slots[s].device; });
       ratios[s] = static_cast<double>(memory->cap(slots[s].device)) / static_cast<double>(sharing);
       // A share's window of the largest buffer is one allocation (MemoryFit.h).
-      maxShare[s] = partition::shareThatFits(0, 0, static_cast<double>(memory->maxAlloc(slots[s].device)),
-                                             static_cast<double>(largestBuffer));
+      maxShare[s] = partition::allocationShare(static_cast<double>(memory->maxAlloc(slots[s].device)),
+                                               static_cast<double>(largestBuffer));
     }
   double total = 0;
   for (double r : ratios) total += r;

@@ -123,3 +123,44 @@ TEST_CASE("shares held to each device's bound, the excess moved to the devices w
   CHECK(withinShares({0.5, 0.5}, {0.6, 0.6}) == std::vector<double>{0.5, 0.5});
   CHECK(withinShares({0.5, 0.5}, {0.3, 0.3}) == std::vector<double>{0.5, 0.5});
 }
+
+TEST_CASE("the largest allocation still bounds a share where memory is left to evictions") {
+  auto c = costs(1000, {1, 2, 4}, {0, 0, 0});
+  auto free = balanceKernel(c);
+  // No device holds more than 30 % of the launch's buffers: together they cannot hold it, and
+  // memory is left to evictions. Device 0's largest allocation holds 40 % of the largest
+  // buffer's window, whatever is evicted: that bound stays, its excess goes to the others.
+  c.maxRatio = {0.3, 0.3, 0.3};
+  c.allocRatio = {0.4, 1, 1};
+  CHECK(shareBounds(c) == std::vector<double>{0.4, 1, 1});
+  CHECK_FALSE(sharesFit(c, free));
+  auto y = balanceKernel(c);
+  CHECK(y[0] == Approx(0.4));
+  CHECK(y[1] == Approx(0.6 * 2 / 3.));
+  CHECK(y[2] == Approx(0.6 / 3.));
+  CHECK(sharesFit(c, y));
+  CHECK(predictKernel(c, free) > 1e12);
+  CHECK(capShares(c, {1, 0, 0})[0] == Approx(0.4));
+  // Where the memory bounds hold the launch, both apply (the smaller of the two).
+  c.maxRatio = {0.5, 1, 1};
+  c.allocRatio = {0.4, 1, 1};
+  CHECK(shareBounds(c) == std::vector<double>{0.4, 1, 1});
+  // Allocations that cannot hold the largest buffer together either: by speed, as without bounds.
+  c.maxRatio = {0.3, 0.3, 0.3};
+  c.allocRatio = {0.3, 0.3, 0.3};
+  CHECK(shareBounds(c).empty());
+  CHECK(balanceKernel(c) == free);
+}
+
+TEST_CASE("the bounds shares are held to: both, else the allocations', else none") {
+  const std::vector<bool> both{true, true};
+  CHECK(boundsThatHold({}, {}, both).empty());
+  CHECK(boundsThatHold({0.6, 0.7}, {}, both) == std::vector<double>{0.6, 0.7});
+  CHECK(boundsThatHold({}, {0.6, 0.7}, both) == std::vector<double>{0.6, 0.7});
+  CHECK(boundsThatHold({0.6, 0.6}, {0.5, 1}, both) == std::vector<double>{0.5, 0.6});
+  // Memory cannot hold the launch (0.3 + 0.3): the allocation bounds alone, which can.
+  CHECK(boundsThatHold({0.3, 0.3}, {0.5, 1}, both) == std::vector<double>{0.5, 1});
+  // Only the allowed devices count: device 1 left out, device 0 alone cannot hold it.
+  CHECK(boundsThatHold({0.3, 0.3}, {0.5, 1}, {true, false}).empty());
+  CHECK(boundsThatHold({0.3, 0.3}, {0.3, 0.3}, both).empty());
+}

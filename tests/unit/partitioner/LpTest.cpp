@@ -259,3 +259,32 @@ TEST_CASE("a share's window of the largest buffer fits the device's largest allo
   m.maxAllocBytes = {600e6, 600e6};
   CHECK(m.maxRatio(0, 0) == 1.0);
 }
+
+TEST_CASE("the allocation bound stays where the devices' memory cannot hold the launch together") {
+  auto m = model(2);
+  m.positions = {position(1000, {1000, 4000})}; // device 0 four times as fast: 0.8 by speed
+  m.positions[0].bytes = 1000e6;
+  m.positions[0].largest = 500e6;
+  // Each device holds 40 % of the launch: together they cannot, and the memory bounds are left
+  // to evictions. Device 0's largest allocation still holds only 62 % of the largest buffer's
+  // window, and no eviction changes that.
+  m.memoryBytes = {400e6, 400e6};
+  m.maxAllocBytes = {320e6, 0};
+  CHECK_FALSE(m.fitsOn(0, {true, true}));
+  SequenceLp lp;
+  auto r = lp.solve(m, {});
+  REQUIRE(r.ok);
+  CHECK(r.ratios[0][0] == Approx(0.62).margin(0.001));
+  CHECK(r.ratios[0][1] == Approx(0.38).margin(0.001));
+  CHECK_FALSE(m.holds(0, {0.8, 0.2}));
+  CHECK(m.predict({{0.8, 0.2}}).memoryNs == kUnfitNs);
+  CHECK(m.holds(0, {0.62, 0.38}));
+  CHECK(m.holds(0, {0.3, 0.7})); // beyond device 1's memory: left to evictions
+  // Allocations that cannot hold the largest buffer together either (31 % each): no split fits,
+  // the LP plans by speed alone, as for memory.
+  m.maxAllocBytes = {160e6, 160e6};
+  auto none = lp.solve(m, {});
+  REQUIRE(none.ok);
+  CHECK(none.ratios[0][0] == Approx(0.8).margin(0.001));
+  CHECK(m.holds(0, {0.8, 0.2}));
+}

@@ -972,6 +972,71 @@ TEST_CASE("the fast device's share stays within its largest allocation (one buff
   }
 }
 
+TEST_CASE("the largest allocation still bounds a share where the devices' memory cannot hold the launch") {
+  std::vector<SimDevice> devs{device("a", 1), device("b", 4)}; // a four times as fast
+  auto seq = jacobi(1024);
+  std::vector<SimBuffer> bufs{{4096, 1024}, {4096, 1024}}; // 4 MiB each, 8 MiB a launch
+  for (const char* strategy : {"adaptive-comm", "adaptive"}) {
+    Simulator sim(devs, bufs);
+    auto infos = sim.deviceInfos();
+    // Each device holds 3 MiB, 37.5 % of a launch: together they cannot hold it, and the memory
+    // bounds are left to evictions. No eviction makes a window larger than an allocation fit:
+    // a's 2.5 MiB still bound its share to 60.5 % of a buffer.
+    for (auto& info : infos) info.memoryBytes = 3u << 20;
+    infos[0].maxAllocBytes = 5u << 19;
+    auto spec = StrategySpec::parse(strategy, nullptr);
+    REQUIRE(spec);
+    auto p = makePartitioner(infos, *spec, {});
+    auto r = run(sim, *p, seq, 15);
+    INFO(strategy << ": stencil " << r.ratios.back()[0][0] << ", copy " << r.ratios.back()[1][0]);
+    // (Before the two bounds were kept apart: 0.8 by speed, the allocation bound dropped too.)
+    for (const auto& iteration : r.ratios)
+      for (const auto& kernel : iteration) CHECK(kernel[0] <= 0.605 + 1.0 / 1024);
+    CHECK(r.ratios.back()[0][0] >= 0.55);
+  }
+}
+
+TEST_CASE("uniform and static keep each share within its device's largest allocation") {
+  auto seq = jacobi(1024);
+  std::vector<SimBuffer> bufs{{4096, 1024}, {4096, 1024}}; // 4 MiB each
+  auto shares = [&](std::vector<SimDevice> devs, const char* strategy, std::vector<uint64_t> maxAlloc) {
+    Simulator sim(std::move(devs), bufs);
+    auto infos = sim.deviceInfos();
+    for (size_t d = 0; d < infos.size(); ++d) {
+      infos[d].memoryBytes = 64u << 20;
+      infos[d].maxAllocBytes = maxAlloc[d];
+    }
+    auto spec = StrategySpec::parse(strategy, nullptr);
+    REQUIRE(spec);
+    auto p = makePartitioner(infos, *spec, {});
+    auto r = run(sim, *p, seq, 3);
+    for (const auto& iteration : r.ratios) // a fixed split: every launch alike
+      for (const auto& kernel : iteration) CHECK(kernel == r.ratios.front().front());
+    return r.ratios.back().front();
+  };
+  // Device 0 allocates at most 1 MiB at once: 1 * 31/32 / 4 = 24.2 % of a buffer (MemoryFit.h),
+  // below its even third. Its excess goes to the others, evenly as their shares are.
+  std::vector<SimDevice> three{device("a", 1), device("b", 1), device("c", 1)};
+  auto u = shares(three, "uniform", {1u << 20, 0, 0});
+  CHECK(u[0] <= 0.2421875 + 1.0 / 1024);
+  CHECK(u[0] >= 0.2421875 - 1.0 / 1024);
+  CHECK(u[1] == Approx(u[2]).margin(1.0 / 1024));
+  // static: device 0's 75 % held to what 2.5 MiB hold (60.5 %), the rest to device 1; where a
+  // device's ratio is 0 and the others are at their bounds, it takes the excess.
+  std::vector<SimDevice> two{device("a", 1), device("b", 1)};
+  auto s = shares(two, "static:3,1", {5u << 19, 0});
+  CHECK(s[0] <= 0.60546875 + 1.0 / 1024);
+  CHECK(s[0] >= 0.60546875 - 1.0 / 1024);
+  s = shares(two, "static:1,0", {5u << 19, 0});
+  CHECK(s[0] <= 0.60546875 + 1.0 / 1024);
+  CHECK(s[1] >= 0.39453125 - 1.0 / 1024);
+  // Allocations that cannot hold the launch's largest buffer together: the split is as asked
+  // (the runtime plans such a launch again by memory when a window fails, docs/limitations.md).
+  CHECK(shares(two, "uniform", {1u << 20, 1u << 20}) == std::vector<double>{0.5, 0.5});
+  // Allocations that hold an even share: nothing changes.
+  CHECK(shares(two, "uniform", {3u << 20, 3u << 20}) == std::vector<double>{0.5, 0.5});
+}
+
 TEST_CASE("a device whose profile is no clock gets nothing, or only what the others cannot hold") {
   std::vector<SimDevice> devs{device("a", 4), device("b", 1)}; // b is really the faster one
   auto seq = jacobi(1024);
