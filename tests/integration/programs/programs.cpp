@@ -483,8 +483,9 @@ int main() {
                        "}\n";
     cl_program p = buildProgram(env, scan);
     const std::string log = buildLog(p, env.device).c_str(); // without the terminating NUL
-    std::printf("build log of a clean program: %s\n",
-                log.find_first_not_of(" \t\r\n") == std::string::npos ? "empty" : "not empty");
+    const bool empty = log.find_first_not_of(" \t\r\n") == std::string::npos;
+    std::printf("build log of a clean program: %s\n", empty ? "empty" : "not empty");
+    if (!empty) std::fprintf(stderr, "build log of a clean program:\n%s\n", log.c_str());
     CHECK(clReleaseProgram(p));
   }
 
