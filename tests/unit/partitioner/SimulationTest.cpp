@@ -206,7 +206,7 @@ TEST_CASE("a drifting load is tracked") {
 
 TEST_CASE("an abrupt move of the load is followed") {
   // Expensive groups in the front half, then, from iteration 20, in the back half (30:1), on
-  // two equal devices (tests/adaptive runs the same on PoCL).
+  // two equal devices (tests/end-to-end/adaptive runs the same on PoCL).
   std::vector<SimDevice> devs{device("a", 1), device("b", 1)};
   SimKernel k = computeKernel("prog:moving", 128, 0);
   k.work = [](uint64_t g, uint64_t it) {

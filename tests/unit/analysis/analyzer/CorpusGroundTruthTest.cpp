@@ -1,5 +1,5 @@
 // Ground truth for the analysis on a real OpenCL device (PoCL, linked directly): for every
-// corpus kernel (tests/corpus/manifest.txt) and a fixed-seed batch of slices,
+// corpus kernel (tests/unit/analysis/corpus/manifest.txt) and a fixed-seed batch of slices,
 //  - soundness of writes: every byte the slice changes lies in its write or atomic region
 //    (two runs with different sentinels in written-only buffers, so no write hides);
 //  - soundness of reads: poisoning every byte outside the read (and atomic) regions changes
@@ -30,7 +30,7 @@
 #include <sstream>
 
 #ifndef CLSPLIT_CORPUS_DIR
-#error "CLSPLIT_CORPUS_DIR must point at tests/corpus"
+#error "CLSPLIT_CORPUS_DIR must point at tests/unit/analysis/corpus"
 #endif
 
 using namespace clsplit;

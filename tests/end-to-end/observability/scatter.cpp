@@ -1,6 +1,6 @@
 // A closed-binary stand-in for the hint-file test: a scatter through a sorted index array, which
 // clsplit splits only when told (by pragma or hint file) that the index array is increasing.
-#include "../integration/programs/itest.h"
+#include "../../integration/programs/itest.h"
 
 using namespace itest;
 

@@ -1,5 +1,5 @@
-// Host driver of the differential fuzzer: runs one generated program description (tests/fuzz/
-// generate.py writes them; the format is in tests/fuzz/README.md) on the first OpenCL device it
+// Host driver of the differential fuzzer: runs one generated program description (tests/end-to-end/
+// fuzz/generate.py writes them; the format is in tests/end-to-end/fuzz/README.md) on the first OpenCL device it
 // sees and prints an FNV-1a hash of every buffer. Run directly on PoCL it gives the reference;
 // run through clsplit it must print the same lines, byte for byte.
 //

@@ -1,6 +1,6 @@
-"""Helpers shared by the end-to-end test scripts (tests/faults, tests/adaptive,
-tests/observability): failing with a message, a private OpenCL vendors directory, and running one
-named test function of a script. Standard library only."""
+"""Helpers shared by the end-to-end test scripts (tests/end-to-end/faults, adaptive and
+observability): failing with a message, a private OpenCL vendors directory, and running one named
+test function of a script. Standard library only."""
 import sys
 from pathlib import Path
 
