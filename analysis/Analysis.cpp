@@ -12,6 +12,9 @@
 #include "AnalysisBuildId.h"
 
 #include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 
 #ifndef CLSPLIT_VERSION
 #define CLSPLIT_VERSION "unknown"
@@ -63,9 +66,21 @@ std::string analysisCacheKey(std::string_view source, std::string_view buildOpti
   for (const auto& name : options.pinnedMacros) pinned += name + " ";
   std::string unit = options.compiledUnit ? "compiled unit" : "program";
   for (const auto& [name, text] : options.headers) unit += "\n" + sha256({name, text});
+  // Quoted includes and relative -I folders resolve against the current folder.
+  if (source.find("#include") != std::string_view::npos || buildOptions.find("-I") != std::string_view::npos) {
+    std::error_code ec;
+    unit += "\nin " + std::filesystem::current_path(ec).string();
+  }
   return sha256({"clsplit analysis", programHash(source, buildOptions), options.devicePrelude, pinned, unit,
                  frontend::hintsDigest(options.hintsDir), CLSPLIT_VERSION, kAnalysisRevision,
                  CLSPLIT_ANALYSIS_BUILD_ID});
+}
+
+std::string fileDigest(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return {};
+  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return sha256({"clsplit file", bytes});
 }
 
 const char* analysisBuildId() { return CLSPLIT_ANALYSIS_BUILD_ID; }
@@ -76,7 +91,16 @@ ProgramAnalysis analyzeCached(std::string_view source, std::string_view buildOpt
     std::string key = analysisCacheKey(source, buildOptions, options);
     if (!options.cacheDir.empty()) {
       std::string why;
-      if (auto cached = cache::load(options.cacheDir, key, &why)) {
+      auto cached = cache::load(options.cacheDir, key, &why);
+      // A file the program included may have changed since (its regions with it).
+      if (cached)
+        for (const auto& [path, digest] : cached->includedFiles)
+          if (fileDigest(path) != digest) {
+            why = "the included file " + path + " changed";
+            cached.reset();
+            break;
+          }
+      if (cached) {
         log().debug("clsplit analysis: cache hit {}", key);
         return std::move(*cached);
       }

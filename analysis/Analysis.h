@@ -121,6 +121,9 @@ struct ProgramAnalysis {
   std::string buildLogNotes;      // human notes appended to the program's build log
   std::vector<ExternalCall> externalCalls;
   bool externalCallsKnown = false; // externalCalls lists every such call (the program parsed)
+  // The files on disk the program included (absolute path, fileDigest): a cached analysis is
+  // used only while each still has the same contents.
+  std::vector<std::pair<std::string, std::string>> includedFiles;
 
   const KernelAnalysis* find(std::string_view kernel) const {
     for (const auto& k : kernels)
@@ -174,6 +177,8 @@ ProgramAnalysis runsWhole(std::string_view source, const std::string& reason);
 std::string programHash(std::string_view source, std::string_view buildOptions);
 // The analysis cache's key for the program (changes with the hints and the analysis code).
 std::string analysisCacheKey(std::string_view source, std::string_view buildOptions, const AnalysisOptions& options);
+// A digest of the file's contents ("" when it cannot be read).
+std::string fileDigest(const std::string& path);
 // A hash of the analysis sources this library was built from (part of the cache key; the ICD
 // loads only an analyzer module built from the same sources).
 const char* analysisBuildId();

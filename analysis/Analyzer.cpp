@@ -134,6 +134,7 @@ ProgramAnalysis analyzeUncached(std::string_view source, std::string_view buildO
   ProgramAnalysis result;
   result.externalCalls = transformed.externalCalls;
   result.externalCallsKnown = transformed.externalCallsKnown;
+  for (const std::string& path : transformed.includedFiles) result.includedFiles.emplace_back(path, fileDigest(path));
   for (auto& k : transformed.kernels) {
     KernelAnalysis ka;
     ka.name = k.name;

@@ -16,7 +16,7 @@ constexpr unsigned kMostThreads = 8;
 } // namespace
 
 void bulkCopy(void* dst, const void* src, size_t size) {
-  // Small copies first: hardware_concurrency() reads /sys (glibc's get_nprocs), ~3 us a call,
+  // Small copies first: hardware_concurrency() reads /sys (glibc's get_nprocs), 9 us a call here,
   // which a blocking read of a few bytes per launch paid on the H200 machine.
   if (size < kParallelFrom) {
     std::memcpy(dst, src, size);

@@ -139,6 +139,11 @@ std::string encode(const ProgramAnalysis& analysis, std::string_view key) {
   w.str(analysis.buildLogNotes);
   w.diagnostics(analysis.errors);
   w.u8(analysis.externalCallsKnown ? 1 : 0);
+  w.u32(static_cast<uint32_t>(analysis.includedFiles.size()));
+  for (const auto& [path, digest] : analysis.includedFiles) {
+    w.str(path);
+    w.str(digest);
+  }
   w.u32(static_cast<uint32_t>(analysis.externalCalls.size()));
   for (const ExternalCall& call : analysis.externalCalls) {
     w.str(call.name);
@@ -183,6 +188,11 @@ std::optional<ProgramAnalysis> decode(std::string_view bytes, std::string_view k
   a.buildLogNotes = r.str();
   a.errors = r.diagnostics();
   a.externalCallsKnown = r.u8() != 0;
+  a.includedFiles.resize(r.count(16));
+  for (auto& [path, digest] : a.includedFiles) {
+    path = r.str();
+    digest = r.str();
+  }
   a.externalCalls.resize(r.count(9));
   for (ExternalCall& call : a.externalCalls) {
     call.name = r.str();

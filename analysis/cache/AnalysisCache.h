@@ -11,7 +11,8 @@
 namespace clsplit::analysis::cache {
 
 // Bumped whenever the encoding below changes; files of another version are ignored.
-inline constexpr uint32_t kCacheFormatVersion = 4; // 2: image arguments' access; 3: window shifts; 4: external calls
+inline constexpr uint32_t kCacheFormatVersion =
+    5; // 2: image arguments' access; 3: window shifts; 4: external calls; 5: included files
 
 // $XDG_CACHE_HOME/clsplit, else $HOME/.cache/clsplit, else "" (no cache).
 std::string defaultCacheDirectory();

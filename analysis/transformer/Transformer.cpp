@@ -142,6 +142,14 @@ public:
     TransformResult result;
     collectFunctions();
     describeKernels(result);
+    std::set<std::string> embedded;
+    for (const auto& r : program_.includes)
+      if (r.included.isValid() && program_.embeddedFiles.count(r.included)) embedded.insert(r.resolvedPath);
+    for (const auto& r : program_.includes)
+      if (!r.resolvedPath.empty() && !embedded.count(r.resolvedPath) &&
+          std::find(result.includedFiles.begin(), result.includedFiles.end(), r.resolvedPath) ==
+              result.includedFiles.end())
+        result.includedFiles.push_back(r.resolvedPath);
 
     clang::Rewriter stripped(sm_, ci_.getLangOpts());
     std::set<clang::FileID> strippedEdits;
@@ -638,7 +646,10 @@ private:
     std::set<std::string> inlinedPaths;
     for (auto it = program_.userFiles.rbegin(); it != program_.userFiles.rend(); ++it) {
       if (*it == program_.mainFile) continue;
-      bool must = edits.count(*it) > 0 || program_.embeddedFiles.count(*it) > 0;
+      // Where embedded headers are used, every file is inlined: a file on disk that includes
+      // one by name (a second time, skipped by its guard here) would find a file on disk of
+      // that name when the vendor compiled it at its own path.
+      bool must = edits.count(*it) > 0 || !program_.embeddedFiles.empty();
       for (const auto& r : program_.includes)
         if (r.includer == *it && r.included.isValid() && inlined.count(r.included)) must = true;
       if (!must) continue;

@@ -45,6 +45,7 @@ struct TransformResult {
   std::vector<TransformedKernel> kernels;
   std::vector<ExternalCall> externalCalls; // functions called, declared, defined nowhere here
   bool externalCallsKnown = true;          // false when the program had errors
+  std::vector<std::string> includedFiles;  // files on disk it included (absolute paths)
 };
 
 // Never throws. When the program had errors (ParsedProgram::hasErrors) it only lists kernels.

@@ -16,6 +16,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -136,7 +137,7 @@ std::string vendorText(const Context& context, const std::string& programSource)
 // object, or nothing (the vendor's log in `log` either way).
 std::optional<device::RealProgram> compileUnitOn(const Context& context, unsigned platform,
                                                  const std::string& programSource, const std::string& options,
-                                                 const ProgramHeaders& headers, std::string& log) {
+                                                 const ProgramHeaders& headers, std::string& log, cl_int& status) {
   cl_context ctx = platformContext(context, platform);
   auto devices = platformDevices(context, platform);
   std::vector<device::RealProgram> headerPrograms;
@@ -168,8 +169,39 @@ std::optional<device::RealProgram> compileUnitOn(const Context& context, unsigne
     std::string l = realBuildLog(real, d);
     if (!l.empty()) log += (log.empty() ? "" : "\n") + l;
   }
+  status = err;
   if (err != CL_SUCCESS) return std::nullopt;
   return program;
+}
+
+// A unit clsplit could not parse (its external calls unknown): every identifier of its text
+// and embedded headers counts as a call that passes no hidden arguments, so that the link
+// falls back only where it may call a kernel of another unit that takes them.
+std::shared_ptr<const analysis::ProgramAnalysis>
+withCallsFromText(const analysis::ProgramAnalysis& analysis, const std::string& source, const ProgramHeaders& headers) {
+  auto known = std::make_shared<analysis::ProgramAnalysis>(analysis);
+  std::set<std::string> names;
+  auto scan = [&](const std::string& text) {
+    for (size_t i = 0; i < text.size();) {
+      const auto c = static_cast<unsigned char>(text[i]);
+      if (std::isalpha(c) || c == '_') {
+        size_t end = i;
+        while (end < text.size() && (std::isalnum(static_cast<unsigned char>(text[end])) || text[end] == '_')) ++end;
+        names.insert(text.substr(i, end - i));
+        i = end;
+      } else if (std::isdigit(c)) {
+        while (i < text.size() && (std::isalnum(static_cast<unsigned char>(text[i])) || text[i] == '_')) ++i;
+      } else {
+        ++i;
+      }
+    }
+  };
+  scan(source);
+  for (const auto& [name, text] : headers) scan(text);
+  known->externalCalls.clear();
+  for (const std::string& name : names) known->externalCalls.push_back({name, false});
+  known->externalCallsKnown = true;
+  return known;
 }
 
 // `analysis` as of a unit its vendors compiled from the application's own source.
@@ -194,7 +226,8 @@ bool ownObjectsOn(const Context& context, unsigned platform, const ProgramBinary
       if (!ownObjectsOn(context, platform, input, objects, log)) return false;
     return true;
   }
-  auto object = compileUnitOn(context, platform, recipe.source, recipe.options, recipe.headers, log);
+  cl_int status = CL_SUCCESS;
+  auto object = compileUnitOn(context, platform, recipe.source, recipe.options, recipe.headers, log, status);
   if (!object) return false;
   objects.push_back(std::move(*object));
   return true;
@@ -403,17 +436,30 @@ void Program::compile(const std::string& options, const std::vector<std::pair<st
     analysis_.reset();
     recipe_.reset();
   }
+  try {
+    compileUnit(options, headers);
+  } catch (...) {
+    std::lock_guard lock(mutex_);
+    if (status_ == CL_BUILD_IN_PROGRESS) status_ = CL_BUILD_ERROR;
+    throw;
+  }
+}
+
+void Program::compileUnit(const std::string& options, const ProgramHeaders& headers) {
   // A unit is analysed and rewritten like a whole program, except that functions other units
   // may call keep their signatures (analysis::AnalysisOptions::compiledUnit).
   std::shared_ptr<const analysis::ProgramAnalysis> result = analyse(options, headers);
-  hash_ = analysis::programHash(source_, options);
+  if (!result->externalCallsKnown) result = withCallsFromText(*result, source_, headers);
   std::map<unsigned, device::RealProgram> objects;
+  bool invalidOptions = false;
   auto compileAll = [&](const std::string& source, std::string& log) {
     objects.clear();
     log.clear();
     bool ok = true;
     for (unsigned platform : platformsOf(*context_)) {
-      auto object = compileUnitOn(*context_, platform, source, options, headers, log);
+      cl_int status = CL_SUCCESS;
+      auto object = compileUnitOn(*context_, platform, source, options, headers, log, status);
+      invalidOptions |= status == CL_INVALID_COMPILER_OPTIONS;
       if (object)
         objects.emplace(platform, std::move(*object));
       else
@@ -424,7 +470,8 @@ void Program::compile(const std::string& options, const std::vector<std::pair<st
   std::string log;
   bool partitionReady = !environment().partitioner().onlyDevice();
   bool ok = compileAll(partitionReady ? result->vendorSource : source_, log);
-  if (!ok && partitionReady && result->vendorSource != source_) {
+  // Invalid options are the application's error whatever the source.
+  if (!ok && !invalidOptions && partitionReady && result->vendorSource != source_) {
     const std::string rewriteLog = log;
     ok = compileAll(source_, log);
     if (ok)
@@ -437,6 +484,7 @@ void Program::compile(const std::string& options, const std::vector<std::pair<st
   // takes the hidden arguments and no call passes them.
   if (!partitionReady) result = asOwnSource(*result, "its unit was compiled from its own source");
   std::lock_guard lock(mutex_);
+  hash_ = analysis::programHash(source_, options);
   real_ = std::move(objects);
   analysis_ = result;
   partitionReadyBuild_ = ok && partitionReady;
@@ -447,6 +495,7 @@ void Program::compile(const std::string& options, const std::vector<std::pair<st
     recipe_ = ProgramBinary{ProgramBinary::Type::Object, source_, options, headers, {}};
     if (result) addNotes(result->buildLogNotes);
   }
+  if (invalidOptions) throw Error(CL_INVALID_COMPILER_OPTIONS, "the compile options are invalid");
   if (!ok) throw Error(CL_COMPILE_PROGRAM_FAILURE, "the program failed to compile (see the build log)");
 }
 
@@ -493,6 +542,7 @@ std::shared_ptr<Program> Program::link(std::shared_ptr<Context> context, const s
   bool partitionReady = false;
   for (const auto& p : inputs) {
     std::lock_guard lock(p->mutex_);
+    require(p->status_ == CL_BUILD_SUCCESS, CL_INVALID_OPERATION, "an input program is not compiled");
     if (p->analysis_) units.push_back(p->analysis_);
     partitionReady |= p->partitionReadyBuild_;
     hashes += p->hash_ + "\n";
@@ -512,6 +562,7 @@ std::shared_ptr<Program> Program::link(std::shared_ptr<Context> context, const s
   }
   std::string log;
   bool ok = true;
+  bool invalidOptions = false;
   for (unsigned platform : platformsOf(*context)) {
     cl_context ctx = platformContext(*context, platform);
     auto devices = platformDevices(*context, platform);
@@ -540,6 +591,7 @@ std::shared_ptr<Program> Program::link(std::shared_ptr<Context> context, const s
         if (!l.empty()) log += (log.empty() ? "" : "\n") + l;
       }
     }
+    invalidOptions |= err == CL_INVALID_LINKER_OPTIONS;
     if (err != CL_SUCCESS || !real) {
       ok = false;
       if (real) call(&cl_icd_dispatch::clReleaseProgram, real);
@@ -561,6 +613,7 @@ std::shared_ptr<Program> Program::link(std::shared_ptr<Context> context, const s
   linked->nonUniformWorkGroups_ =
       ok && std::all_of(inputs.begin(), inputs.end(), [](const auto& p) { return p->nonUniformWorkGroups_.load(); });
   if (ok && known) linked->recipe_ = std::move(recipe);
+  if (invalidOptions) throw Error(CL_INVALID_LINKER_OPTIONS, "the link options are invalid: " + log);
   if (!ok) throw Error(CL_LINK_PROGRAM_FAILURE, "the program failed to link: " + log);
   return linked;
 }

@@ -69,7 +69,8 @@ private:
   // The analysis of the program's source (a unit of clCompileProgram with its embedded
   // headers); throws the build's or compile's failure on malformed pragmas or hints.
   std::shared_ptr<const analysis::ProgramAnalysis> analyse(const std::string& options, const ProgramHeaders& headers);
-  void addNotes(const std::string& notes); // under mutex_
+  void addNotes(const std::string& notes);                                     // under mutex_
+  void compileUnit(const std::string& options, const ProgramHeaders& headers); // compile()'s work
   void buildOn(unsigned platform, const std::string& source, const std::string& options, std::string& log,
                cl_int& status);
 

@@ -523,7 +523,15 @@ int main() {
       }
       CHECK(clReleaseProgram(library));
     }
-    for (cl_program p : {header, unitA, unitB}) CHECK(clReleaseProgram(p));
+    // Invalid options are the application's error, with the specification's codes.
+    cl_program bad = source(env, kUnitB);
+    expectCode(clCompileProgram(bad, 0, nullptr, "-cl-no-such-option", 1, &header, &headerName, nullptr, nullptr),
+               CL_INVALID_COMPILER_OPTIONS, "an invalid compile option");
+    cl_program badLink =
+        clLinkProgram(env.context, 0, nullptr, "-cl-no-such-option", 1, &unitA, nullptr, nullptr, &err);
+    expectCode(err, CL_INVALID_LINKER_OPTIONS, "an invalid link option");
+    if (badLink) CHECK(clReleaseProgram(badLink));
+    for (cl_program p : {header, unitA, unitB, bad}) CHECK(clReleaseProgram(p));
   }
 
   // 11. A kernel called as a function from another unit (kCalledKernelUnit, kCallingUnit), and

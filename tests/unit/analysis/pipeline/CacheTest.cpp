@@ -30,6 +30,7 @@ ProgramAnalysis sample() {
   a.buildLogNotes = "note\n";
   a.externalCalls = {{"helper", false}, {"other", true}};
   a.externalCallsKnown = true;
+  a.includedFiles = {{"/a/b.h", "digest"}};
   KernelAnalysis k;
   k.name = "k";
   k.args = {{"A", ArgKind::GlobalBuffer, ScalarType::F32}, {"n", ArgKind::Scalar, ScalarType::I32}};
@@ -58,6 +59,7 @@ void checkEqual(const ProgramAnalysis& x, const ProgramAnalysis& y) {
   CHECK(x.buildLogNotes == y.buildLogNotes);
   CHECK(x.externalCalls == y.externalCalls);
   CHECK(x.externalCallsKnown == y.externalCallsKnown);
+  CHECK(x.includedFiles == y.includedFiles);
   REQUIRE(x.errors.size() == y.errors.size());
   REQUIRE(x.kernels.size() == y.kernels.size());
   for (size_t i = 0; i < x.kernels.size(); ++i) {
@@ -142,6 +144,28 @@ TEST_CASE("a cached program is answered without any Clang work", "[cache][pipeli
   // Other options are another program.
   analyzeProgram(kProgram, "-DX=2", options);
   CHECK(frontend::clangInvocationCount() > afterFirst);
+}
+
+TEST_CASE("a cached analysis is not used once a file the program included changed", "[cache][pipeline]") {
+  TempDir dir;
+  AnalysisOptions options;
+  options.cacheDir = (dir.path / "cache").string();
+  const fs::path header = dir.path / "stride.h";
+  auto writeHeader = [&](int stride) { std::ofstream(header) << "#define STRIDE " << stride << "\n"; };
+  writeHeader(1);
+  const std::string src =
+      "#include \"" + header.string() + "\"\n__kernel void k(__global int* A) { A[get_global_id(0) * STRIDE] = 1; }\n";
+  const ProgramAnalysis first = analyzeProgram(src, "", options);
+  REQUIRE(first.includedFiles.size() == 1);
+  CHECK(first.includedFiles[0].first == header.string());
+  const uint64_t afterFirst = frontend::clangInvocationCount();
+  analyzeProgram(src, "", options);
+  CHECK(frontend::clangInvocationCount() == afterFirst); // unchanged: cached
+  writeHeader(2);
+  const ProgramAnalysis second = analyzeProgram(src, "", options);
+  CHECK(frontend::clangInvocationCount() > afterFirst); // changed: analysed again
+  REQUIRE(second.find("k"));
+  CHECK(toString(second.find("k")->regions) != toString(first.find("k")->regions));
 }
 
 TEST_CASE("a corrupt cache file is ignored and replaced", "[cache][pipeline]") {

@@ -8,7 +8,11 @@
 #include <llvm/IR/LLVMContext.h>
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
 #include <regex>
+
+#include <stdlib.h> // mkdtemp
 
 using namespace clsplit::analysis;
 
@@ -493,4 +497,29 @@ TEST_CASE("a unit compiled as OpenCL C 1.1 is not rewritten", "[transformer][uni
       analyzeProgram("__kernel void k(__global int* A) { A[get_global_id(0)] = 1; }\n", "-cl-std=CL1.1", options);
   REQUIRE(a.find("k"));
   CHECK_FALSE(a.find("k")->partitionReady);
+}
+
+TEST_CASE("with embedded headers every included file is inlined into the vendor copy", "[transformer][unit]") {
+  // On disk, next to the program: util.h includes "cfg.h", and a cfg.h that the embedded one
+  // shadows. The analysis skips util.h's include (the embedded cfg.h's guard); a vendor
+  // compiling util.h at its own path would find the cfg.h on disk.
+  char tmpl[] = "/tmp/clsplit-embedded-XXXXXX";
+  const std::string dir = mkdtemp(tmpl);
+  std::ofstream(dir + "/util.h") << "#include \"cfg.h\"\n";
+  std::ofstream(dir + "/cfg.h") << "#undef STRIDE\n#define STRIDE 2\n";
+  const auto cwd = std::filesystem::current_path();
+  std::filesystem::current_path(dir);
+  AnalysisOptions options;
+  options.compiledUnit = true;
+  options.headers = {{"cfg.h", "#ifndef CFG_H\n#define CFG_H\n#define STRIDE 1\n#endif\n"}};
+  const ProgramAnalysis a = analyzeProgram("#include \"cfg.h\"\n#include \"util.h\"\n"
+                                           "__kernel void k(__global int* A) { A[get_global_id(0) * STRIDE] = 7; }\n",
+                                           "", options);
+  std::filesystem::current_path(cwd);
+  std::filesystem::remove_all(dir);
+  REQUIRE(a.errors.empty());
+  const std::string vendor = userPart(a.vendorSource);
+  CHECK(vendor.find("#include") == std::string::npos);
+  CHECK(vendor.find("STRIDE 2") == std::string::npos);
+  CHECK(vendor.find("STRIDE 1") != std::string::npos);
 }
