@@ -5,6 +5,7 @@
 #include "device/DriverClock.h"
 #include "icd/api/Api.h"
 #include "icd/api/Entry.h"
+#include "icd/api/PassThrough.h"
 
 #include <cstring>
 
@@ -60,6 +61,11 @@ const cl_icd_dispatch* dispatchTable() {
 
 void* entryPointAddress(const char* name) {
   if (!name) return nullptr;
+  if (const DeviceSlot* direct = passthrough::target()) {
+    bool own = false;
+    void* vendors = passthrough::entryPoint(*direct, name, &own);
+    if (!own) return vendors;
+  }
   // cl_khr_icd's own function, and the core entry points by name: ICD loaders look some of
   // them up this way (ocl-icd asks for clGetPlatformInfo before using the dispatch table).
   if (std::strcmp(name, "clIcdGetPlatformIDsKHR") == 0) return reinterpret_cast<void*>(&clIcdGetPlatformIDsKHR);

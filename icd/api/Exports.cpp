@@ -1,6 +1,7 @@
 // The only symbols libclsplit.so exports: what ICD loaders (ocl-icd, the Khronos loader) look
 // up by name. Every other entry point is reached through the dispatch table.
 #include "icd/api/Dispatch.h"
+#include "icd/api/PassThrough.h"
 #include "icd/objects/Platform.h"
 #include "icd/runtime/Runtime.h"
 
@@ -11,7 +12,12 @@ CLSPLIT_EXPORT cl_int CL_API_CALL clIcdGetPlatformIDsKHR(cl_uint num_entries, cl
   if ((num_entries == 0 && platforms) || (!platforms && !num_platforms)) return CL_INVALID_VALUE;
   try {
     clsplit::icd::runtime::Runtime::get(); // settings, logging and vendors, once
-    if (platforms && num_entries > 0) platforms[0] = clsplit::icd::Platform::instance().handle();
+    cl_platform_id platform = nullptr;
+    if (const auto* direct = clsplit::icd::passthrough::target())
+      platform = clsplit::icd::passthrough::platform(*direct); // clsplit steps aside
+    else
+      platform = clsplit::icd::Platform::instance().handle();
+    if (platforms && num_entries > 0) platforms[0] = platform;
     if (num_platforms) *num_platforms = 1;
     return CL_SUCCESS;
   } catch (...) {

@@ -37,6 +37,14 @@ const std::vector<SettingSpec>& settingSpecs() {
        "CL_DEVICE_TYPE the virtual device reports: gpu, cpu, accelerator, or a comma-separated "
        "union (gpu,cpu). Empty: the union of the selected devices' types.",
        "gpu"},
+      {"CLSPLIT_PASSTHROUGH", "auto",
+       "auto: when one real device runs every kernel (one device selected, or the single strategy) "
+       "and no setting asks for clsplit's own work (a report, trace, summary, profile, device type, "
+       "OpenCL version, memory limit, submission thread, test or debug setting), the program gets "
+       "that device's own OpenCL objects and every call after clCreateContext goes straight to its "
+       "vendor: it runs as directly, at no cost (no report, trace or host-pointer coherence of "
+       "clsplit's). off: clsplit keeps its layer on one device too.",
+       "off"},
       {"CLSPLIT_LOG", "warn", "Log level on stderr: off, error, warn, info, debug, trace.", "info"},
       {"CLSPLIT_REPORT", "", "Write a JSON run report to this path at exit.", "run.json"},
       {"CLSPLIT_REPORT_LAUNCHES", "1",

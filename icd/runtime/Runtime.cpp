@@ -6,6 +6,7 @@
 #include "device/HostExecutor.h"
 #include "device/Submission.h"
 #include "icd/config/DeviceSelection.h"
+#include "icd/config/PassThrough.h"
 #include "icd/objects/MemorySettings.h"
 #include "icd/runtime/HostTime.h"
 #include "icd/runtime/RunReport.h"
@@ -100,6 +101,22 @@ Runtime::Runtime() : settings_(&Settings::process()) {
     if (!found) log().warn("CLSPLIT_SINGLE_DEVICE={} is not a selected device; using slot 0", single);
   }
   chooseStrategy();
+  choosePassThroughDevice();
+}
+
+void Runtime::choosePassThroughDevice() {
+  const size_t running = singleStrategy() ? std::min<size_t>(slots_.size(), 1) : slots_.size();
+  const DeviceSlot* target = running == 1 ? &slots_[singleStrategy() ? singleSlot_ : 0] : nullptr;
+  const PassThroughChoice choice =
+      choosePassThrough(*settings_, running, target ? vendors_.platforms()[target->platform].devices.size() : 0);
+  if (!choice.passThrough) {
+    if (target) log().info("one device runs every kernel; clsplit keeps its layer: {}", choice.reason);
+    return;
+  }
+  passThrough_ = target;
+  log().info("{}: the program gets the platform {} of [{}] {} itself, and its calls go straight to the vendor "
+             "(CLSPLIT_PASSTHROUGH=off keeps clsplit's layer)",
+             choice.reason, vendors_.platforms()[target->platform].name, target->device->index, target->device->name);
 }
 
 void Runtime::chooseStrategy() {

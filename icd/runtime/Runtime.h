@@ -38,6 +38,9 @@ public:
   const std::vector<DeviceSlot>& slots() const override { return slots_; }
   // The slot that runs kernels whole (strategy `single`, unsplittable kernels).
   unsigned singleSlot() const { return singleSlot_; }
+  // The one real device the program is handed directly (config/PassThrough.h), or null when
+  // clsplit keeps its layer.
+  const DeviceSlot* passThroughSlot() const { return passThrough_; }
   // CLSPLIT_STRATEGY is `single` or `single:N`: nothing is analysed for splitting.
   bool singleStrategy() const { return strategy_.kind == partition::StrategyKind::Single; }
   // Whether the strategy may give `slot` work-groups (false: a static share of 0, or `single`
@@ -101,10 +104,12 @@ private:
   void measureWhenDone(const device::FenceRef& fence, std::function<void(uint64_t)> report, bool polled);
   Runtime();
   void chooseStrategy(); // from CLSPLIT_STRATEGY and the selected devices (logs what is unusable)
+  void choosePassThroughDevice(); // after chooseStrategy: whether one device runs everything, unwrapped
   const Settings* settings_;
   device::Vendors vendors_;
   std::vector<DeviceSlot> slots_;
   unsigned singleSlot_ = 0;
+  const DeviceSlot* passThrough_ = nullptr;
   partition::StrategySpec strategy_; // the device of `single` as a slot
   std::string strategyName_;
   std::once_flag partitionerOnce_, reportOnce_, timedOnce_;

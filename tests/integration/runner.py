@@ -68,6 +68,7 @@ CONFIGS = {
     "d2-single1-submit": ("pocl", "pthread pthread", "single", "1"),
     "d2-windows-static-3-7": ("pocl", "pthread pthread", "static:0.3,0.7", None),
     "d3-windows-capped": ("pocl", "pthread pthread pthread", "uniform", None),
+    "d1-passthrough": ("pocl", "pthread", None, None),
 }
 # Settings of some configurations beyond the above.
 EXTRA_ENVIRONMENT = {
@@ -99,7 +100,15 @@ EXTRA_ENVIRONMENT = {
     "d2-windows-static-3-7": {"CLSPLIT_WINDOWS": "always", "CLSPLIT_TEST_FORCE_STAGING": "1",
                               "CLSPLIT_HOST_PTR_SYNC": "2"},
     "d3-windows-capped": {"CLSPLIT_DEVICE_MEMORY": "1M", "CLSPLIT_HOST_PTR_SYNC": "2"},
+    # One device runs everything: clsplit's layer on it (d1), and clsplit stepping aside, the
+    # program handed PoCL's own platform (no run report: one would keep the layer).
+    "d1": {"CLSPLIT_PASSTHROUGH": "off"},
+    "d1-passthrough": {"CLSPLIT_LOG": "info"},
 }
+# Configurations where clsplit steps aside (icd/config/PassThrough.h): what stderr must say, and
+# the real platform clinfo must show instead of clsplit's.
+PASSTHROUGH = {"d1-passthrough": "its calls go straight to the vendor"}
+PASSTHROUGH_PLATFORM = "Portable Computing Language"
 # Devices that do not share the host's memory (Oclgrind, forced staging) follow the program's
 # own writes into CL_MEM_USE_HOST_PTR memory only when asked (buffers.cpp case 7 needs it).
 for _name in ("oclgrind-uniform", "oclgrind-pocl-twice", "oclgrind-single0", "oclgrind-static-1-3"):
@@ -293,7 +302,8 @@ def cmd_compare(a):
     os.makedirs(os.path.dirname(report_file), exist_ok=True)
     if os.path.exists(report_file):
         os.remove(report_file)
-    if not a.no_report:
+    no_report = a.no_report or a.config in PASSTHROUGH
+    if not no_report:
         env["CLSPLIT_REPORT"] = report_file
     rc, out, err = run(a.program, env)
     with open(ref) as f:
@@ -308,7 +318,9 @@ def cmd_compare(a):
     if rc != 0:
         failed = True
         print("FAIL: exit status %s through clsplit" % rc)
-    problems, notes = check_report(a.config, report_file) if rc == 0 and not a.no_report else ([], [])
+    problems, notes = check_report(a.config, report_file) if rc == 0 and not no_report else ([], [])
+    if a.config in PASSTHROUGH and PASSTHROUGH[a.config] not in err:
+        problems.append("clsplit did not step aside: stderr does not say '%s'" % PASSTHROUGH[a.config])
     for p in problems:
         failed = True
         print("FAIL: run report: " + p)
@@ -442,16 +454,22 @@ def cmd_clinfo(a):
             continue
         lines = out.splitlines()
         devices_expected = 0 if a.config == "nodevice" else 1
+        # clsplit's platform and device, or (stepping aside) the real ones without clsplit's name.
+        platform_name = PASSTHROUGH_PLATFORM if a.config in PASSTHROUGH else "clsplit"
+        device_mark = "pthread-" if a.config in PASSTHROUGH else "clsplit ("
+        if a.config in PASSTHROUGH and "clsplit" in out:
+            failed = True
+            print("FAIL: %s shows clsplit although it should step aside" % what)
         if args == ["-l"]:
             platforms = [l for l in lines if l.startswith("Platform #")]
             devices = [l for l in lines if "Device #" in l]
-            ok = (len(platforms) == 1 and "clsplit" in platforms[0] and len(devices) == devices_expected
-                  and all("clsplit (" in d for d in devices))
+            ok = (len(platforms) == 1 and platform_name in platforms[0] and len(devices) == devices_expected
+                  and all(device_mark in d for d in devices))
             print(out, end="")
         else:
             counts = [l.split()[-1] for l in lines if l.startswith("Number of devices")]
-            ok = ("Number of platforms" in out and "Platform Name" in out and "clsplit" in out
-                  and counts == [str(devices_expected)] and (devices_expected == 0 or "clsplit (" in out))
+            ok = ("Number of platforms" in out and "Platform Name" in out and platform_name in out
+                  and counts == [str(devices_expected)] and (devices_expected == 0 or device_mark in out))
             if a.config == "d2-as-gpu":
                 types = [l for l in lines if l.strip().startswith("Device Type")]
                 ok = ok and len(types) == 1 and types[0].split()[-1] == "GPU"
@@ -461,8 +479,8 @@ def cmd_clinfo(a):
                     print("  " + line.strip())
         if not ok:
             failed = True
-            print("FAIL: %s does not show exactly one clsplit platform with %d clsplit device(s)%s" % (
-                what, devices_expected, " of type GPU" if a.config == "d2-as-gpu" else ""))
+            print("FAIL: %s does not show exactly one %s platform with %d device(s)%s" % (
+                what, platform_name, devices_expected, " of type GPU" if a.config == "d2-as-gpu" else ""))
         if "error" in err.lower() or "critical" in err.lower():
             failed = True
             print("FAIL: %s logged errors:\n%s" % (what, tail(err)))

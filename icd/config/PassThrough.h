@@ -1,0 +1,24 @@
+// When clsplit steps aside: with one real device running every kernel there is nothing to split,
+// so the program is handed that device's own platform and runs exactly as directly.
+#pragma once
+
+#include "icd/config/Settings.h"
+
+#include <cstddef>
+#include <string>
+
+namespace clsplit::icd {
+
+struct PassThroughChoice {
+  bool passThrough = false;
+  std::string reason; // why (not): for the log
+};
+
+// `runningDevices`: how many selected devices may run kernels (1 under the single strategy);
+// `devicesOfItsPlatform`: how many devices that one's real platform has (the program is handed
+// the platform, so it would see them all). Passes through when both are one,
+// CLSPLIT_PASSTHROUGH is auto, and no setting asks for work of clsplit's own (a report, a
+// trace, a device type, a memory limit, a test setting...).
+PassThroughChoice choosePassThrough(const Settings& settings, size_t runningDevices, size_t devicesOfItsPlatform);
+
+} // namespace clsplit::icd

@@ -1,0 +1,62 @@
+// The pass-through decision (icd/config/PassThrough.h): one device running everything and no
+// setting asking for clsplit's own work hands the program the real platform; anything else
+// keeps clsplit's layer, and the reason names what kept it.
+#include "icd/config/PassThrough.h"
+
+#include <catch2/catch.hpp>
+
+using clsplit::icd::choosePassThrough;
+using clsplit::icd::Settings;
+
+namespace {
+
+Settings with(std::map<std::string, std::string> environment) { return Settings::from(environment, ""); }
+
+} // namespace
+
+TEST_CASE("one device and default settings pass through", "[passthrough]") {
+  auto choice = choosePassThrough(with({}), 1, 1);
+  CHECK(choice.passThrough);
+  CHECK(choice.reason == "one device runs every kernel");
+}
+
+TEST_CASE("several devices, none, or a platform with more devices keep the layer", "[passthrough]") {
+  CHECK_FALSE(choosePassThrough(with({}), 2, 1).passThrough);
+  CHECK(choosePassThrough(with({}), 2, 1).reason == "2 devices run kernels");
+  CHECK_FALSE(choosePassThrough(with({}), 0, 0).passThrough);
+  auto shared = choosePassThrough(with({}), 1, 2);
+  CHECK_FALSE(shared.passThrough);
+  CHECK(shared.reason == "its platform has 2 devices, which the program would see");
+}
+
+TEST_CASE("settings that shape splitting do not matter on one device", "[passthrough]") {
+  auto choice = choosePassThrough(with({{"CLSPLIT_STRATEGY", "single"},
+                                        {"CLSPLIT_DEVICES", "0"},
+                                        {"CLSPLIT_LOG", "info"},
+                                        {"CLSPLIT_WINDOWS", "always"},
+                                        {"CLSPLIT_CACHE_DIR", "off"}}),
+                                  1, 1);
+  CHECK(choice.passThrough);
+}
+
+TEST_CASE("settings asking for clsplit's own work keep the layer, named", "[passthrough]") {
+  for (const char* name : {"CLSPLIT_REPORT", "CLSPLIT_TRACE", "CLSPLIT_PROFILE", "CLSPLIT_HINTS_DUMP",
+                           "CLSPLIT_TEST_FAULTS"}) {
+    auto choice = choosePassThrough(with({{name, "x"}}), 1, 1);
+    CHECK_FALSE(choice.passThrough);
+    CHECK(choice.reason == std::string(name) + " is set");
+  }
+  CHECK_FALSE(choosePassThrough(with({{"CLSPLIT_SUMMARY", "1"}}), 1, 1).passThrough);
+  CHECK_FALSE(choosePassThrough(with({{"CLSPLIT_DEVICE_TYPE", "gpu"}}), 1, 1).passThrough);
+  CHECK_FALSE(choosePassThrough(with({{"CLSPLIT_OPENCL_VERSION", "1.2"}}), 1, 1).passThrough);
+  CHECK_FALSE(choosePassThrough(with({{"CLSPLIT_SUBMIT_THREAD", "on"}}), 1, 1).passThrough);
+  CHECK_FALSE(choosePassThrough(with({{"CLSPLIT_HOST_PTR_SYNC", "2"}}), 1, 1).passThrough);
+  // A setting given its default value asks for nothing.
+  CHECK(choosePassThrough(with({{"CLSPLIT_SUMMARY", "0"}}), 1, 1).passThrough);
+}
+
+TEST_CASE("CLSPLIT_PASSTHROUGH=off keeps the layer on one device", "[passthrough]") {
+  auto choice = choosePassThrough(with({{"CLSPLIT_PASSTHROUGH", "off"}}), 1, 1);
+  CHECK_FALSE(choice.passThrough);
+  CHECK(choice.reason == "CLSPLIT_PASSTHROUGH=off");
+}
