@@ -5,8 +5,9 @@
 #                 file and `clsplit report`'s script (installed when no component is named)
 #   bundled-libs  the shared libraries of GLPK, spdlog and fmt (and what they need) that a machine
 #                 without Debian bookworm's packages lacks (the GPU machine: scripts/gpu-bundle.sh)
-#   experiments   the benchmark workloads, the integration programs and the bench harness, to run
-#                 the GPU experiments (scripts/gpu-*.sh) on a machine without a build
+#   experiments   the benchmark workloads, the integration programs and the bench harness with its
+#                 named experiments (share/clsplit/harness/experiment.py; the run-report reader
+#                 comes with runtime), to run them on a machine without a build
 
 set(CMAKE_INSTALL_DEFAULT_COMPONENT_NAME runtime)
 
@@ -36,7 +37,7 @@ install(CODE "
 " COMPONENT bundled-libs EXCLUDE_FROM_ALL)
 
 # The experiments: the workloads and the integration programs (plain OpenCL programs) and the
-# bench harness.
+# bench harness (run.py, experiment.py and experiments/, machine.py).
 get_property(workloads GLOBAL PROPERTY BENCH_WORKLOAD_TARGETS)
 get_property(programs GLOBAL PROPERTY CLSPLIT_ITEST_TARGETS)
 foreach(t IN LISTS workloads ITEMS bench_list_devices call-costs transfer-costs busy-device split-read)

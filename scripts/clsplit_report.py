@@ -6,10 +6,12 @@ Content (icd/runtime/RunReport.cpp): `devices` [{slot, index, name, platform, ty
 `transfers` {count, host_to_device_bytes, device_to_host_bytes, device_to_device_bytes: per-device
 lists}, and `partitioner` (partitioner/DecisionReport.cpp): `kernels` [{kernel, launches, history:
 [{launch, iteration, ratios}]}], `iterations` [{iteration, predictedNs, measuredKernelNs, ...}],
-`sequence` {kernels, convergedAtIteration, ...}, and `host_time` [{entry, calls, total_ns, driver_ns}]
-(host time per API entry point on the application's threads, and the part spent in vendor calls). The reader is lenient about spelling and nesting
-(kernels as a list or a name-keyed object, a history inside the kernel entry or in the partitioner
-section) and records what it could not find instead of failing the run.
+`sequence` {kernels, convergedAtIteration, ...}, `host_time` [{entry, calls, total_ns, driver_ns,
+driver_calls}] (host time per API entry point on the application's threads, and the part spent in
+vendor calls), `driver_calls` [{function, calls, ns}] and `device_memory` {peak_bytes, windows}.
+Also read by the named experiments (bench/harness/experiments/). The reader is lenient about
+spelling and nesting (kernels as a list or a name-keyed object, a history inside the kernel entry
+or in the partitioner section) and records what it could not find instead of failing the run.
 """
 
 from __future__ import annotations
@@ -55,6 +57,15 @@ class ReportSummary:
     # the time inside vendor calls).
     launch_host_us: float | None = None
     launch_own_us: float | None = None
+    # ...and its calls, the time inside vendor calls per call (us) and vendor calls per call.
+    launch_calls: int | None = None
+    launch_driver_us: float | None = None
+    launch_driver_calls: float | None = None
+    # Vendor calls by function, all threads, most first ({function, calls, ns}).
+    vendor_calls: list[dict] = field(default_factory=list)
+    # The most bytes a device held (not counted with windows off) and the windows made.
+    peak_device_bytes: float | None = None
+    windows: int | None = None
     # The first launches one by one ({kernel, groups, time_ns, bytes_in: per device}), and the
     # first kernel of the application's time step as the partitioner detected it (or None).
     launches: list[dict] = field(default_factory=list)
@@ -224,6 +235,14 @@ def summarize(raw: dict) -> ReportSummary:
             total, driver = float(entry.get("total_ns", 0)), float(entry.get("driver_ns", 0))
             summary.launch_host_us = total / calls / 1e3
             summary.launch_own_us = max(0.0, total - driver) / calls / 1e3
+            summary.launch_calls = int(entry["calls"])
+            summary.launch_driver_us = driver / calls / 1e3
+            summary.launch_driver_calls = float(entry.get("driver_calls", 0)) / calls
+    summary.vendor_calls = [d for d in raw.get("driver_calls") or [] if isinstance(d, dict) and "function" in d]
+    memory = raw.get("device_memory")
+    if isinstance(memory, dict):
+        summary.peak_device_bytes = memory.get("peak_bytes")
+        summary.windows = memory.get("windows")
     return summary
 
 

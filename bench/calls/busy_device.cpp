@@ -1,6 +1,6 @@
 // busy-device: keeps the first device of the first platform busy with compute-bound kernels for
-// a while. Two uses in the slowed-device experiment (scripts/gpu-slowed-device.sh): the
-// competing load (another process sharing a device), and, with few work-items (--items), the
+// a while. Two uses in the slowed-device experiment (bench/harness/experiments/slowed_device.py):
+// the competing load (another process sharing a device), and, with few work-items (--items), the
 // application itself, on which a GPU and a CPU are comparable (long dependent chains per item:
 // latency-bound on the GPU), run through clsplit. Every kernel's output is verified.
 #include "SingleDevice.h"

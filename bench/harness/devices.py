@@ -99,7 +99,7 @@ def clsplit_vendor_spec(env: dict[str, str]) -> str:
     return env.get("CLSPLIT_VENDORS") or env.get("OCL_ICD_VENDORS") or "/etc/OpenCL/vendors"
 
 
-def _libraries_of(spec: str) -> list[str]:
+def libraries_of(spec: str) -> list[str]:
     """device/Vendors.cpp's librariesOf: a vendors directory (its .icd files sorted by name), .icd
     files, or library names, ':'-separated."""
     libraries = []
@@ -156,7 +156,7 @@ def list_devices_per_library(binaries: Path, env: dict[str, str], own: str) -> t
     spec = clsplit_vendor_spec(env)
     devices: list[Device] = []
     platform_base = 0
-    for library in _libraries_of(spec):
+    for library in libraries_of(spec):
         name = Path(library).name
         if name.startswith("libOpenCL") or library == own or name.startswith("libclsplit"):
             continue

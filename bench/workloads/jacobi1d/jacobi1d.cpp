@@ -56,7 +56,8 @@ int run(int argc, char** argv) {
   session.finish();
   Stopwatch timed;
   // The enqueue loop alone, with this thread's scheduler statistics: how much of its wall-clock
-  // time the thread ran, and how long it was runnable but preempted (scripts/gpu-host-costs.sh).
+  // time the thread ran, and how long it was runnable but preempted (the host-costs experiment,
+  // bench/harness/experiments/host_costs.py).
   const ThreadSchedStat before = ThreadSchedStat::now();
   for (int t = 0; t < options.Iterations; ++t) {
     session.run(stencil, {n});
