@@ -1,7 +1,9 @@
 """call-costs: the host cost of a launch (bench/calls/call_costs.cpp: back-to-back
 clEnqueueNDRangeKernel without and with an event), directly on the GPU and through clsplit: the GPU
-alone with eventless commands on and off (CLSPLIT_EVENTLESS), the GPU and the CPU with
-adaptive-comm (launches stay whole), and split launches (`uniform`, fewer launches: --split-count).
+alone (where clsplit steps aside: the vendor's calls only), the GPU alone through clsplit's layer
+(CLSPLIT_PASSTHROUGH=off) with eventless commands on and off (CLSPLIT_EVENTLESS), the GPU and the
+CPU with adaptive-comm (launches stay whole), and split launches (`uniform`, fewer launches:
+--split-count).
 Each configuration --repeat times; prints the program's first two rows per run as
 `LABEL | ROW` (us per call) and writes them to OUT/call-costs.log.
 
@@ -30,8 +32,11 @@ def run(ctx: Context) -> int:
     gpu = str(m.gpu.index)
     configs = [
         ("direct GPU", m.direct_env(), a.count),
-        ("clsplit GPU single, eventless", m.clsplit_env(gpu, CLSPLIT_EVENTLESS="1"), a.count),
-        ("clsplit GPU single, events", m.clsplit_env(gpu, CLSPLIT_EVENTLESS="0"), a.count),
+        ("clsplit GPU alone (steps aside)", m.clsplit_env(gpu), a.count),
+        ("clsplit GPU alone, layer, eventless", m.clsplit_env(gpu, CLSPLIT_PASSTHROUGH="off", CLSPLIT_EVENTLESS="1"),
+         a.count),
+        ("clsplit GPU alone, layer, events", m.clsplit_env(gpu, CLSPLIT_PASSTHROUGH="off", CLSPLIT_EVENTLESS="0"),
+         a.count),
         ("clsplit GPU+CPU adaptive-comm", m.clsplit_env(m.gpu_and_cpu, "adaptive-comm"), a.count),
         ("clsplit GPU+CPU uniform (split)", m.clsplit_env(m.gpu_and_cpu, "uniform"), a.split_count),
     ]

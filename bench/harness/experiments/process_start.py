@@ -57,15 +57,16 @@ def wall(command: list[str], env: dict[str, str]) -> float:
 def run(ctx: Context) -> int:
     m, a = ctx.machine, ctx.args
     cache = ctx.scratch / "cache"
-    # Direct runs see the real vendors' directory, clsplit runs a directory naming clsplit alone
-    # (ocl-icd's OCL_ICD_VENDORS, as when these numbers were first taken).
-    kinds = {"direct": m.env(OCL_ICD_VENDORS=str(m.real))}
+    # Direct runs see the real vendors, clsplit runs clsplit alone, under either loader (ocl-icd
+    # reads OCL_ICD_VENDORS, the Khronos loader first on the GPU machine OCL_ICD_FILENAMES).
+    kinds = {"direct": m.direct_env(m.real)}
     libraries = {"clsplit": m.library}
     if a.old:
         libraries["old"] = a.old
     for kind, library in libraries.items():
         kinds[kind] = m.env(OCL_ICD_VENDORS=str(vendors_dir(ctx.scratch, kind, library)),
-                            CLSPLIT_CONFIG="/dev/null", CLSPLIT_CACHE_DIR=str(cache / kind))
+                            OCL_ICD_FILENAMES=str(Path(library).resolve()), CLSPLIT_CONFIG="/dev/null",
+                            CLSPLIT_CACHE_DIR=str(cache / kind))
     print(f"{'program':18} " + " ".join(f"{k + ' ms':>12}" for k in kinds) +
           "".join(f" {'direct/' + k:>16}" for k in kinds if k != "direct"), flush=True)
     for name, argv in PROGRAMS.items():
