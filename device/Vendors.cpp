@@ -87,10 +87,8 @@ void Vendors::addLibrary(const std::string& library) {
     return;
   }
   auto getPlatforms = reinterpret_cast<IcdGetPlatformIDs>(dlsym(lib, "clIcdGetPlatformIDsKHR"));
-  if (!getPlatforms) {
-    auto gefa = reinterpret_cast<GetExtensionFunctionAddress>(dlsym(lib, "clGetExtensionFunctionAddress"));
-    if (gefa) getPlatforms = reinterpret_cast<IcdGetPlatformIDs>(gefa("clIcdGetPlatformIDsKHR"));
-  }
+  auto gefa = reinterpret_cast<GetExtensionFunctionAddress>(dlsym(lib, "clGetExtensionFunctionAddress"));
+  if (!getPlatforms && gefa) getPlatforms = reinterpret_cast<IcdGetPlatformIDs>(gefa("clIcdGetPlatformIDsKHR"));
   if (!getPlatforms) {
     log().warn("skipping {}: not an OpenCL ICD (no clIcdGetPlatformIDsKHR)", library);
     return;
@@ -115,6 +113,7 @@ void Vendors::addLibrary(const std::string& library) {
     p.index = static_cast<unsigned>(platforms_.size());
     p.handle = handle;
     p.library = resolved;
+    p.exportedLookup = gefa;
     p.name = platformString(handle, CL_PLATFORM_NAME);
     p.vendor = platformString(handle, CL_PLATFORM_VENDOR);
     p.version = platformString(handle, CL_PLATFORM_VERSION);

@@ -16,6 +16,9 @@ struct RealPlatform {
   unsigned index = 0;
   cl_platform_id handle = nullptr;
   std::string library; // the ICD library it came from
+  // The library's exported clGetExtensionFunctionAddress (null if it has none): what a loader
+  // that loaded the library itself would ask for names (clsplit's pass-through answers so).
+  void* (*exportedLookup)(const char*) = nullptr;
   std::string name, vendor, version;
   std::vector<unsigned> devices; // global device indices
 };

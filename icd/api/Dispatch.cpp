@@ -59,13 +59,25 @@ const cl_icd_dispatch* dispatchTable() {
   return &table;
 }
 
+void* loaderEntryPoint(const char* name) noexcept {
+  if (!name) return nullptr;
+  // Loaders ask for this one before calling it: no start-up yet (a start-up failure is then
+  // answered by clIcdGetPlatformIDsKHR, which catches it).
+  if (std::strcmp(name, "clIcdGetPlatformIDsKHR") == 0) return reinterpret_cast<void*>(&clIcdGetPlatformIDsKHR);
+  try {
+    if (const DeviceSlot* direct = passthrough::target()) {
+      bool own = false;
+      void* vendors = passthrough::entryPoint(*direct, name, &own);
+      if (!own) return vendors;
+    }
+    return entryPointAddress(name);
+  } catch (...) {
+    return nullptr; // clsplit could not start: the loader then finds nothing of it
+  }
+}
+
 void* entryPointAddress(const char* name) {
   if (!name) return nullptr;
-  if (const DeviceSlot* direct = passthrough::target()) {
-    bool own = false;
-    void* vendors = passthrough::entryPoint(*direct, name, &own);
-    if (!own) return vendors;
-  }
   // cl_khr_icd's own function, and the core entry points by name: ICD loaders look some of
   // them up this way (ocl-icd asks for clGetPlatformInfo before using the dispatch table).
   if (std::strcmp(name, "clIcdGetPlatformIDsKHR") == 0) return reinterpret_cast<void*>(&clIcdGetPlatformIDsKHR);

@@ -6,7 +6,10 @@
 
 namespace clsplit::icd {
 
-// Address of an entry point or extension function by name (clGetExtensionFunctionAddress).
+// Address of one of clsplit's entry points by name (its clGetExtensionFunctionAddress).
 void* entryPointAddress(const char* name);
+// What the exported clGetExtensionFunctionAddress answers the loader: clsplit's entry points, or
+// the vendor's where clsplit steps aside (icd/api/PassThrough.h). Never throws; null on failure.
+void* loaderEntryPoint(const char* name) noexcept;
 
 } // namespace clsplit::icd

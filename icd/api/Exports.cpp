@@ -26,5 +26,5 @@ CLSPLIT_EXPORT cl_int CL_API_CALL clIcdGetPlatformIDsKHR(cl_uint num_entries, cl
 }
 
 CLSPLIT_EXPORT void* CL_API_CALL clGetExtensionFunctionAddress(const char* name) {
-  return clsplit::icd::entryPointAddress(name);
+  return clsplit::icd::loaderEntryPoint(name);
 }

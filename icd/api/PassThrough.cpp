@@ -5,6 +5,7 @@
 #include "device/RealCall.h"
 #include "icd/runtime/Runtime.h"
 
+#include <cstdio>
 #include <cstring>
 
 namespace clsplit::icd::passthrough {
@@ -41,15 +42,24 @@ cl_platform_id platform(const DeviceSlot& target) {
 }
 
 void* entryPoint(const DeviceSlot& target, const char* name, bool* ownEntryPoint) {
-  *ownEntryPoint = std::strcmp(name, "clIcdGetPlatformIDsKHR") == 0;
+  *ownEntryPoint = !name || std::strcmp(name, "clIcdGetPlatformIDsKHR") == 0;
   if (*ownEntryPoint) return nullptr;
-  cl_platform_id real = platform(target);
+  const device::RealPlatform& real = runtime::Runtime::get().vendors().platforms()[target.platform];
+  // As a loader that had loaded the vendor itself would be answered: its library's exported
+  // lookup first (ICD 2 functions may be found only there), then its dispatch table by name (the
+  // core entry points ocl-icd asks for, clGetPlatformInfo), then its per-platform lookup, which
+  // an OpenCL 1.1 vendor's table does not reach.
+  if (real.exportedLookup)
+    if (void* found = real.exportedLookup(name)) return found;
   for (const auto& slot : kSlots)
-    if (std::strcmp(slot.name, name) == 0) return slot.address(device::dispatchOf(real));
-  try { // reached from the exported clGetExtensionFunctionAddress too, where nothing may throw
-    return device::call(&cl_icd_dispatch::clGetExtensionFunctionAddressForPlatform, real, name);
+    if (std::strcmp(slot.name, name) == 0) return slot.address(device::dispatchOf(real.handle));
+  int major = 0, minor = 0;
+  if (std::sscanf(real.version.c_str(), "OpenCL %d.%d", &major, &minor) != 2 || major * 10 + minor < 12)
+    return nullptr;
+  try { // reached from the exported clGetExtensionFunctionAddress, where nothing may throw
+    return device::call(&cl_icd_dispatch::clGetExtensionFunctionAddressForPlatform, real.handle, name);
   } catch (const std::exception&) {
-    return nullptr; // an OpenCL 1.1 vendor: none of its extensions is reachable so
+    return nullptr;
   }
 }
 

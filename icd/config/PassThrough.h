@@ -11,7 +11,8 @@ namespace clsplit::icd {
 
 struct PassThroughChoice {
   bool passThrough = false;
-  std::string reason; // why (not): for the log
+  std::string reason;  // why (not): for the log
+  std::string warning; // a setting not understood (the layer is then kept)
 };
 
 // `runningDevices`: how many selected devices may run kernels (1 under the single strategy);

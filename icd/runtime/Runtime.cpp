@@ -109,6 +109,7 @@ void Runtime::choosePassThroughDevice() {
   const DeviceSlot* target = running == 1 ? &slots_[singleStrategy() ? singleSlot_ : 0] : nullptr;
   const PassThroughChoice choice =
       choosePassThrough(*settings_, running, target ? vendors_.platforms()[target->platform].devices.size() : 0);
+  if (!choice.warning.empty()) log().warn("{}", choice.warning);
   if (!choice.passThrough) {
     if (target) log().info("one device runs every kernel; clsplit keeps its layer: {}", choice.reason);
     return;

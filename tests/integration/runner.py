@@ -319,8 +319,13 @@ def cmd_compare(a):
         failed = True
         print("FAIL: exit status %s through clsplit" % rc)
     problems, notes = check_report(a.config, report_file) if rc == 0 and not no_report else ([], [])
-    if a.config in PASSTHROUGH and PASSTHROUGH[a.config] not in err:
-        problems.append("clsplit did not step aside: stderr does not say '%s'" % PASSTHROUGH[a.config])
+    if a.config in PASSTHROUGH:
+        if PASSTHROUGH[a.config] not in err:
+            problems.append("clsplit did not step aside: stderr does not say '%s'" % PASSTHROUGH[a.config])
+        # The program's side: what a program sees in the same environment is the real platform.
+        seen = platforms_seen(a.build, env)
+        if seen != [PASSTHROUGH_PLATFORM]:
+            problems.append("a program sees the platforms %s, not %s alone" % (seen, PASSTHROUGH_PLATFORM))
     for p in problems:
         failed = True
         print("FAIL: run report: " + p)
@@ -334,6 +339,96 @@ def cmd_compare(a):
         print("stderr:\n" + tail(err))
     if not failed:
         print("identical to the reference (%d lines), configuration %s" % (expected.count("\n"), a.config))
+    return 1 if failed else 0
+
+
+def platforms_seen(build, env):
+    """The platform of every device `list-devices` (a bench program) sees under `env`."""
+    rc, out, err = run([os.path.join(build, "bench", "bin", "list-devices")], env)
+    try:
+        return sorted({d["platform"] for d in json.loads(out)}) if rc == 0 else ["exit %s: %s" % (rc, tail(err))]
+    except ValueError:
+        return ["not JSON: " + tail(out)]
+
+
+# Whether clsplit steps aside (icd/config/PassThrough.h), seen from a program: configuration,
+# extra settings, the platforms the program must see, what stderr must say.
+PASSTHROUGH_CASES = [
+    ("one PoCL device", "d1", {}, [PASSTHROUGH_PLATFORM], "its calls go straight to the vendor"),
+    ("single on rusticl, the only device of its platform", "pocl+rusticl", {"CLSPLIT_STRATEGY": "single:1"},
+     ["rusticl"], "its calls go straight to the vendor"),
+    ("single on one of PoCL's two devices: the program would see both", "d2",
+     {"CLSPLIT_STRATEGY": "single"}, ["clsplit"], "its platform has 2 devices"),
+    ("one device selected twice", "d1-twice", {"CLSPLIT_DEVICES": "0,0"}, ["clsplit"], "device slot 1: [0]"),
+    ("CLSPLIT_PASSTHROUGH=no", "d1", {"CLSPLIT_PASSTHROUGH": "no"}, ["clsplit"], "CLSPLIT_PASSTHROUGH=no"),
+    ("an unknown CLSPLIT_PASSTHROUGH", "d1", {"CLSPLIT_PASSTHROUGH": "of"}, ["clsplit"],
+     "CLSPLIT_PASSTHROUGH=of is not auto or off"),
+    ("a run report asked for", "d1", {"CLSPLIT_REPORT": "REPORT"}, ["clsplit"], "CLSPLIT_REPORT is set"),
+]
+
+
+def cmd_passthrough(a):
+    """Each PASSTHROUGH_CASES entry: the platforms a program sees, and the reason clsplit logs."""
+    failed = False
+    for what, setup, settings, expected, reason in PASSTHROUGH_CASES:
+        vendor_set = "pocl+rusticl" if setup == "pocl+rusticl" else "pocl"
+        pocl_devices = "pthread pthread" if setup == "d2" else "pthread"
+        vendors = vendors_dir(a.work, vendor_set)
+        if vendors is None:
+            print("skipped (%s not installed): %s" % (vendor_set, what))
+            continue
+        env = base_environment(pocl_devices, a.work, "passthrough")
+        env.update({"OCL_ICD_VENDORS": os.path.join(a.build, "vendors"), "CLSPLIT_VENDORS": vendors,
+                    "CLSPLIT_CONFIG": "/dev/null", "CLSPLIT_LOG": "info",
+                    "CLSPLIT_CACHE_DIR": os.path.join(a.work, "analysis-cache")})
+        if "rusticl" in vendor_set:
+            env["RUSTICL_ENABLE"] = "llvmpipe"
+        env.update({k: v.replace("REPORT", os.path.join(a.work, "passthrough-report.json")) for k, v in settings.items()})
+        rc, out, err = run([os.path.join(a.build, "bench", "bin", "list-devices")], env)
+        try:
+            seen = sorted({d["platform"] for d in json.loads(out)}) if rc == 0 else None
+        except ValueError:
+            seen = None
+        ok = seen == expected and reason in err
+        print("%s %s: sees %s%s" % ("ok  " if ok else "FAIL", what, seen,
+                                     "" if reason in err else "; stderr lacks '%s'" % reason))
+        if not ok:
+            failed = True
+            print(tail(err))
+    return 1 if failed else 0
+
+
+def cmd_broken_vendor(a):
+    """A vendor clsplit cannot start on: the program must see no platform and exit normally."""
+    failed = False
+    for mode in ("auto", "off"):
+        env = base_environment("pthread", a.work, "broken-vendor")
+        env.update({"OCL_ICD_VENDORS": os.path.join(a.build, "vendors"), "CLSPLIT_VENDORS": a.vendor_library,
+                    "CLSPLIT_CONFIG": "/dev/null", "CLSPLIT_PASSTHROUGH": mode})
+        rc, out, err = run([os.path.join(a.build, "bench", "bin", "list-devices")], env)
+        crashed = not isinstance(rc, int) or rc < 0 or rc > 3 or "terminate called" in err
+        seen = out.strip()
+        ok = not crashed and seen in ("", "[]", "[\n]") or (not crashed and '"platform"' not in seen)
+        print("%s CLSPLIT_PASSTHROUGH=%s: exit %s, stdout %r" % ("ok  " if ok else "FAIL", mode, rc, seen[:80]))
+        if not ok:
+            failed = True
+            print(tail(err))
+        # The order both loaders use: a lookup by name first (clsplit starts up there), then
+        # clIcdGetPlatformIDsKHR, which must answer an error.
+        probe = ("import ctypes, sys\n"
+                 "lib = ctypes.CDLL(sys.argv[1])\n"
+                 "lookup = lib.clGetExtensionFunctionAddress\n"
+                 "lookup.restype, lookup.argtypes = ctypes.c_void_p, [ctypes.c_char_p]\n"
+                 "print('lookup', lookup(b'clGetPlatformInfo'))\n"
+                 "n = ctypes.c_uint(99)\n"
+                 "print('platforms', lib.clIcdGetPlatformIDsKHR(0, None, ctypes.byref(n)), n.value)\n")
+        rc, out, err = run([sys.executable, "-c", probe, os.path.join(a.build, "lib", "libclsplit.so")], env)
+        ok = rc == 0 and "lookup None" in out and "platforms -6 99" in out
+        print("%s lookup before start-up, CLSPLIT_PASSTHROUGH=%s: exit %s, %r" % ("ok  " if ok else "FAIL", mode, rc,
+                                                                                 out.strip()))
+        if not ok:
+            failed = True
+            print(tail(err))
     return 1 if failed else 0
 
 
@@ -489,12 +584,14 @@ def cmd_clinfo(a):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("mode", choices=["reference", "compare", "clinfo", "launcher", "list-devices", "configs"])
+    parser.add_argument("mode", choices=["reference", "compare", "clinfo", "launcher", "list-devices", "configs",
+                                         "passthrough", "broken-vendor"])
     parser.add_argument("--build")
     parser.add_argument("--work")
     parser.add_argument("--name")
     parser.add_argument("--config", choices=sorted(CONFIGS))
     parser.add_argument("--no-report", action="store_true", help="run without CLSPLIT_REPORT (no report checks)")
+    parser.add_argument("--vendor-library", help="broken-vendor: the broken ICD library")
     argv = sys.argv[1:]
     program = []
     if "--" in argv:  # everything after -- is the program and its arguments
@@ -511,7 +608,8 @@ def main():
     a.work = os.path.abspath(a.work)
     os.makedirs(a.work, exist_ok=True)
     return {"reference": cmd_reference, "compare": cmd_compare, "clinfo": cmd_clinfo, "launcher": cmd_launcher,
-            "list-devices": cmd_list_devices}[a.mode](a)
+            "list-devices": cmd_list_devices, "passthrough": cmd_passthrough,
+            "broken-vendor": cmd_broken_vendor}[a.mode](a)
 
 
 if __name__ == "__main__":

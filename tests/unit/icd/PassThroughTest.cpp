@@ -22,7 +22,7 @@ TEST_CASE("one device and default settings pass through", "[passthrough]") {
 
 TEST_CASE("several devices, none, or a platform with more devices keep the layer", "[passthrough]") {
   CHECK_FALSE(choosePassThrough(with({}), 2, 1).passThrough);
-  CHECK(choosePassThrough(with({}), 2, 1).reason == "2 devices run kernels");
+  CHECK(choosePassThrough(with({}), 2, 1).reason == "kernels run on 2 devices");
   CHECK_FALSE(choosePassThrough(with({}), 0, 0).passThrough);
   auto shared = choosePassThrough(with({}), 1, 2);
   CHECK_FALSE(shared.passThrough);
@@ -51,6 +51,9 @@ TEST_CASE("settings asking for clsplit's own work keep the layer, named", "[pass
   CHECK_FALSE(choosePassThrough(with({{"CLSPLIT_OPENCL_VERSION", "1.2"}}), 1, 1).passThrough);
   CHECK_FALSE(choosePassThrough(with({{"CLSPLIT_SUBMIT_THREAD", "on"}}), 1, 1).passThrough);
   CHECK_FALSE(choosePassThrough(with({{"CLSPLIT_HOST_PTR_SYNC", "2"}}), 1, 1).passThrough);
+  // Level 0 is what the vendor does anyway; eventless commands and eager uploads are the layer's.
+  CHECK(choosePassThrough(with({{"CLSPLIT_HOST_PTR_SYNC", "0"}}), 1, 1).passThrough);
+  CHECK(choosePassThrough(with({{"CLSPLIT_EVENTLESS", "0"}, {"CLSPLIT_EAGER_UPLOAD", "0"}}), 1, 1).passThrough);
   // A setting given its default value asks for nothing.
   CHECK(choosePassThrough(with({{"CLSPLIT_SUMMARY", "0"}}), 1, 1).passThrough);
 }
@@ -59,4 +62,15 @@ TEST_CASE("CLSPLIT_PASSTHROUGH=off keeps the layer on one device", "[passthrough
   auto choice = choosePassThrough(with({{"CLSPLIT_PASSTHROUGH", "off"}}), 1, 1);
   CHECK_FALSE(choice.passThrough);
   CHECK(choice.reason == "CLSPLIT_PASSTHROUGH=off");
+  CHECK(choice.warning.empty());
+  for (const char* off : {"0", "OFF", "false", "No"})
+    CHECK_FALSE(choosePassThrough(with({{"CLSPLIT_PASSTHROUGH", off}}), 1, 1).passThrough);
+  for (const char* on : {"auto", "on", "1", "TRUE"})
+    CHECK(choosePassThrough(with({{"CLSPLIT_PASSTHROUGH", on}}), 1, 1).passThrough);
+}
+
+TEST_CASE("an unknown CLSPLIT_PASSTHROUGH keeps the layer and says so", "[passthrough]") {
+  auto choice = choosePassThrough(with({{"CLSPLIT_PASSTHROUGH", "of"}}), 1, 1);
+  CHECK_FALSE(choice.passThrough);
+  CHECK(choice.warning == "CLSPLIT_PASSTHROUGH=of is not auto or off: clsplit keeps its layer");
 }
