@@ -1,10 +1,10 @@
 """call-costs: the host cost of a launch (bench/calls/call_costs.cpp: back-to-back
 clEnqueueNDRangeKernel without and with an event), directly on the GPU and through clsplit: the GPU
-alone (where clsplit steps aside: the vendor's calls only), the GPU alone through clsplit's layer
+alone with clsplit's defaults (where the GPU is the only device of its platform, clsplit steps
+aside and only the vendor's calls remain), the GPU alone through clsplit's layer
 (CLSPLIT_PASSTHROUGH=off) with eventless commands on and off (CLSPLIT_EVENTLESS), the GPU and the
 CPU with adaptive-comm (launches stay whole), and split launches (`uniform`, fewer launches:
---split-count).
-Each configuration --repeat times; prints the program's first two rows per run as
+--split-count). Each configuration --repeat times; prints the program's first two rows per run as
 `LABEL | ROW` (us per call) and writes them to OUT/call-costs.log.
 
 (Was scripts/gpu-call-costs.sh: COUNT -> --count, REPEAT -> --repeat.)
@@ -32,7 +32,7 @@ def run(ctx: Context) -> int:
     gpu = str(m.gpu.index)
     configs = [
         ("direct GPU", m.direct_env(), a.count),
-        ("clsplit GPU alone (steps aside)", m.clsplit_env(gpu), a.count),
+        ("clsplit GPU alone, defaults", m.clsplit_env(gpu), a.count),
         ("clsplit GPU alone, layer, eventless", m.clsplit_env(gpu, CLSPLIT_PASSTHROUGH="off", CLSPLIT_EVENTLESS="1"),
          a.count),
         ("clsplit GPU alone, layer, events", m.clsplit_env(gpu, CLSPLIT_PASSTHROUGH="off", CLSPLIT_EVENTLESS="0"),

@@ -4,14 +4,11 @@ a log that prints and writes a file under the output directory, and running one 
 from __future__ import annotations
 
 import argparse
-import os
-import signal
-import subprocess
-import time
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
+from execute import run_process
 from machine import Machine
 
 
@@ -29,24 +26,11 @@ class Ran:
 
 def run_command(command: list[str], env: dict[str, str], timeout: float | None = None, merge: bool = False) -> Ran:
     """Runs `command` in its own process group (killed whole on timeout); `merge`: stderr into stdout."""
-    start = time.monotonic()
     try:
-        process = subprocess.Popen(command, env=env, stdout=subprocess.PIPE,
-                                   stderr=subprocess.STDOUT if merge else subprocess.PIPE, text=True,
-                                   errors="replace", start_new_session=True)
+        code, stdout, stderr, seconds = run_process(command, env, timeout, merge)
     except OSError as error:
         return Ran(127, "", f"{command[0]}: {error}\n", 0.0)
-    try:
-        stdout, stderr = process.communicate(timeout=timeout)
-        code = process.returncode
-    except subprocess.TimeoutExpired:
-        try:
-            os.killpg(process.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        stdout, stderr = process.communicate()
-        code = 124
-    return Ran(code, stdout or "", stderr or "", time.monotonic() - start)
+    return Ran(124 if code is None else code, stdout, stderr, seconds)
 
 
 def tail(text: str, lines: int) -> str:

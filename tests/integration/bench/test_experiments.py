@@ -127,7 +127,8 @@ class PoclRunTest(unittest.TestCase):
             done = experiment("call-costs", "--build", BUILD, "--out", tmp, "--count", "50", "--split-count", "20",
                               "--repeat", "1")
             self.assertEqual(done.returncode, 0, done.stdout + done.stderr)
-            labels = ["direct GPU", "clsplit GPU single, eventless", "clsplit GPU single, events",
+            labels = ["direct GPU", "clsplit GPU alone, defaults", "clsplit GPU alone, layer, eventless",
+                      "clsplit GPU alone, layer, events",
                       "clsplit GPU+CPU adaptive-comm", "clsplit GPU+CPU uniform (split)"]
             for label in labels:
                 for what in ("clEnqueueNDRangeKernel (no event)", "clEnqueueNDRangeKernel (event)"):
