@@ -3,13 +3,13 @@
 #include "analysis/analyzer/AnalysisPipeline.h"
 
 #include "analysis/analyzer/OpenCLBuiltins.h"
+#include "analysis/frontend/PassManagers.h"
 #include "support/Log.h"
 
 #include <llvm/IR/CallingConv.h>
 #include <llvm/IR/InstrTypes.h>
 #include <llvm/IR/Module.h>
 #include <llvm/IR/PassManager.h>
-#include <llvm/Passes/PassBuilder.h>
 #include <llvm/Support/Error.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Transforms/Utils/Cloning.h>
@@ -52,23 +52,14 @@ std::unique_ptr<llvm::Module> prepareForAnalysis(const llvm::Module& module) {
     f.removeFnAttr(llvm::Attribute::NoInline);
     if (f.getCallingConv() != llvm::CallingConv::SPIR_KERNEL) f.addFnAttr(llvm::Attribute::AlwaysInline);
   }
-  llvm::LoopAnalysisManager lam;
-  llvm::FunctionAnalysisManager fam;
-  llvm::CGSCCAnalysisManager cgam;
-  llvm::ModuleAnalysisManager mam;
-  llvm::PassBuilder builder;
-  builder.registerModuleAnalyses(mam);
-  builder.registerCGSCCAnalyses(cgam);
-  builder.registerFunctionAnalyses(fam);
-  builder.registerLoopAnalyses(lam);
-  builder.crossRegisterProxies(lam, fam, cgam, mam);
+  frontend::PassManagers managers;
   llvm::ModulePassManager passes;
-  if (auto err = builder.parsePassPipeline(passes, kPipeline)) {
+  if (auto err = managers.builder.parsePassPipeline(passes, kPipeline)) {
     // A build of LLVM without one of these passes: analyse the unsimplified copy.
     log().warn("analysis pipeline unavailable: {}", llvm::toString(std::move(err)));
     return copy;
   }
-  passes.run(*copy, mam);
+  passes.run(*copy, managers.modules);
   // Debugging aid: the IR the analyzer works on.
   if (const char* dump = std::getenv("CLSPLIT_DUMP_ANALYSIS_IR"); dump && *dump == '1')
     copy->print(llvm::errs(), nullptr);

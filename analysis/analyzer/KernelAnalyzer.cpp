@@ -6,6 +6,7 @@
 #include "analysis/analyzer/AnalysisPipeline.h"
 #include "analysis/analyzer/ControlConditions.h"
 #include "analysis/analyzer/IRTranslator.h"
+#include "analysis/frontend/PassManagers.h"
 #include "support/Log.h"
 
 #include <llvm/Analysis/LoopInfo.h>
@@ -18,7 +19,6 @@
 #include <llvm/IR/Instructions.h>
 #include <llvm/IR/Metadata.h>
 #include <llvm/IR/Module.h>
-#include <llvm/Passes/PassBuilder.h>
 
 #include <map>
 #include <set>
@@ -531,19 +531,10 @@ private:
 ModuleAnalysis analyzeModule(const llvm::Module& module, const AnalyzerOptions& options) {
   ModuleAnalysis out;
   std::unique_ptr<llvm::Module> m = analyzer::prepareForAnalysis(module);
-  llvm::LoopAnalysisManager lam;
-  llvm::FunctionAnalysisManager fam;
-  llvm::CGSCCAnalysisManager cgam;
-  llvm::ModuleAnalysisManager mam;
-  llvm::PassBuilder builder;
-  builder.registerModuleAnalyses(mam);
-  builder.registerCGSCCAnalyses(cgam);
-  builder.registerFunctionAnalyses(fam);
-  builder.registerLoopAnalyses(lam);
-  builder.crossRegisterProxies(lam, fam, cgam, mam);
+  frontend::PassManagers managers;
   for (llvm::Function& f : *m) {
     if (f.isDeclaration() || f.getCallingConv() != llvm::CallingConv::SPIR_KERNEL) continue;
-    KernelJob job(f, fam, out.errors, options);
+    KernelJob job(f, managers.functions, out.errors, options);
     out.kernels.push_back(job.run());
     log().debug("analyzed kernel {}: {} statement regions", f.getName().str(),
                 out.kernels.back().regions.statements.size());

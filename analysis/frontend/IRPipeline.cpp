@@ -1,11 +1,12 @@
 // The pass pipeline that turns Clang's IR into the form the analyzer expects (Frontend.h).
 #include "analysis/frontend/IRPipeline.h"
 
+#include "analysis/frontend/PassManagers.h"
+
 #include <llvm/IR/CallingConv.h>
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Module.h>
 #include <llvm/IR/PassManager.h>
-#include <llvm/Passes/PassBuilder.h>
 #include <llvm/Transforms/IPO/AlwaysInliner.h>
 #include <llvm/Transforms/IPO/GlobalDCE.h>
 #include <llvm/Transforms/InstCombine/InstCombine.h>
@@ -65,16 +66,7 @@ void simplifyForAnalysis(llvm::Module& module) {
     if (!isKernel(f)) f.setLinkage(llvm::GlobalValue::InternalLinkage);
   }
 
-  llvm::LoopAnalysisManager lam;
-  llvm::FunctionAnalysisManager fam;
-  llvm::CGSCCAnalysisManager cgam;
-  llvm::ModuleAnalysisManager mam;
-  llvm::PassBuilder builder;
-  builder.registerModuleAnalyses(mam);
-  builder.registerCGSCCAnalyses(cgam);
-  builder.registerFunctionAnalyses(fam);
-  builder.registerLoopAnalyses(lam);
-  builder.crossRegisterProxies(lam, fam, cgam, mam);
+  PassManagers managers;
 
   llvm::FunctionPassManager functionPasses;
   functionPasses.addPass(llvm::SROAPass(llvm::SROAOptions::ModifyCFG));
@@ -88,7 +80,7 @@ void simplifyForAnalysis(llvm::Module& module) {
   passes.addPass(llvm::AlwaysInlinerPass(/*InsertLifetimeIntrinsics=*/false));
   passes.addPass(llvm::GlobalDCEPass());
   passes.addPass(llvm::createModuleToFunctionPassAdaptor(std::move(functionPasses)));
-  passes.run(module, mam);
+  passes.run(module, managers.modules);
 }
 
 } // namespace clsplit::analysis::frontend
