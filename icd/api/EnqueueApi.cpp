@@ -141,6 +141,23 @@ void checkRect(const runtime::Rect& r, const size_t* region, size_t limit, bool 
   }
 }
 
+// The buffer and host rectangles of clEnqueue{Read,Write}BufferRect, checked.
+struct HostRect {
+  runtime::Rect buffer, host;
+  std::array<size_t, 3> region;
+};
+HostRect hostRect(const Mem& mem, const size_t* bufferOrigin, const size_t* hostOrigin, const size_t* region,
+                  size_t bufferRowPitch, size_t bufferSlicePitch, size_t hostRowPitch, size_t hostSlicePitch,
+                  const void* ptr) {
+  require(bufferOrigin && hostOrigin && region && ptr, CL_INVALID_VALUE, "a pointer argument is NULL");
+  HostRect r{rect(bufferOrigin, bufferRowPitch, bufferSlicePitch, region),
+             rect(hostOrigin, hostRowPitch, hostSlicePitch, region),
+             {region[0], region[1], region[2]}};
+  checkRect(r.buffer, region, mem.size(), true);
+  checkRect(r.host, region, 0, false);
+  return r;
+}
+
 template <class Plan>
 FenceRef planned(Command& c, Plan&& plan) {
   runtime::HostSpan span("plan command"); // the trace's host track: what each command costs
@@ -218,15 +235,12 @@ cl_int clEnqueueReadBufferRect(cl_command_queue queue, cl_mem buffer, cl_bool bl
                                cl_uint n, const cl_event* waits, cl_event* event) {
   Command c(queue, CL_COMMAND_READ_BUFFER_RECT, n, waits, event);
   auto mem = bufferOf(c, buffer);
-  require(bufferOrigin && hostOrigin && region && ptr, CL_INVALID_VALUE, "a pointer argument is NULL");
-  auto b = rect(bufferOrigin, bufferRowPitch, bufferSlicePitch, region);
-  auto h = rect(hostOrigin, hostRowPitch, hostSlicePitch, region);
-  checkRect(b, region, mem->size(), true);
-  checkRect(h, region, 0, false);
+  const HostRect r = hostRect(*mem, bufferOrigin, hostOrigin, region, bufferRowPitch, bufferSlicePitch, hostRowPitch,
+                              hostSlicePitch, ptr);
   checkHostRead(*mem);
   if (blocking) c.block();
-  std::array<size_t, 3> r{region[0], region[1], region[2]};
-  auto done = planned(c, [&] { return runtime::readBufferRect(*c.queue, *mem, b, h, r, ptr, c.waits); });
+  auto done = planned(
+      c, [&] { return runtime::readBufferRect(*c.queue, *mem, r.buffer, r.host, r.region, ptr, c.waits); });
   c.finish(done, event, blocking);
   return CL_SUCCESS;
 }
@@ -237,15 +251,12 @@ cl_int clEnqueueWriteBufferRect(cl_command_queue queue, cl_mem buffer, cl_bool b
                                 cl_uint n, const cl_event* waits, cl_event* event) {
   Command c(queue, CL_COMMAND_WRITE_BUFFER_RECT, n, waits, event);
   auto mem = bufferOf(c, buffer);
-  require(bufferOrigin && hostOrigin && region && ptr, CL_INVALID_VALUE, "a pointer argument is NULL");
-  auto b = rect(bufferOrigin, bufferRowPitch, bufferSlicePitch, region);
-  auto h = rect(hostOrigin, hostRowPitch, hostSlicePitch, region);
-  checkRect(b, region, mem->size(), true);
-  checkRect(h, region, 0, false);
+  const HostRect r = hostRect(*mem, bufferOrigin, hostOrigin, region, bufferRowPitch, bufferSlicePitch, hostRowPitch,
+                              hostSlicePitch, ptr);
   checkHostWrite(*mem);
   if (blocking) c.block();
-  std::array<size_t, 3> r{region[0], region[1], region[2]};
-  auto done = planned(c, [&] { return runtime::writeBufferRect(*c.queue, *mem, b, h, r, ptr, c.waits); });
+  auto done = planned(
+      c, [&] { return runtime::writeBufferRect(*c.queue, *mem, r.buffer, r.host, r.region, ptr, c.waits); });
   c.finish(done, event, blocking);
   return CL_SUCCESS;
 }
