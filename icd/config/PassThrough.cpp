@@ -58,6 +58,10 @@ PassThroughChoice choosePassThrough(const Settings& settings, size_t runningDevi
     if (!settings.isSet(name) || irrelevantOnOneDevice(name, settings.value(name))) continue;
     return {false, std::string(name) + " is set", ""};
   }
+  // Coherent CL_MEM_USE_HOST_PTR memory is the default level, which stepping aside leaves to the
+  // vendor (NVIDIA does not keep it coherent without a map): asking for it by name keeps it.
+  if (settings.origin("CLSPLIT_HOST_PTR_SYNC") != "default" && settings.value("CLSPLIT_HOST_PTR_SYNC") != "0")
+    return {false, "CLSPLIT_HOST_PTR_SYNC is given", ""};
   return {true, "one device runs every kernel", ""};
 }
 

@@ -54,8 +54,12 @@ TEST_CASE("settings asking for clsplit's own work keep the layer, named", "[pass
   // Level 0 is what the vendor does anyway; eventless commands and eager uploads are the layer's.
   CHECK(choosePassThrough(with({{"CLSPLIT_HOST_PTR_SYNC", "0"}}), 1, 1).passThrough);
   CHECK(choosePassThrough(with({{"CLSPLIT_EVENTLESS", "0"}, {"CLSPLIT_EAGER_UPLOAD", "0"}}), 1, 1).passThrough);
-  // A setting given its default value asks for nothing.
+  // A setting given its default value asks for nothing, except host-pointer coherence, which
+  // stepping aside would leave to the vendor.
   CHECK(choosePassThrough(with({{"CLSPLIT_SUMMARY", "0"}}), 1, 1).passThrough);
+  auto coherent = choosePassThrough(with({{"CLSPLIT_HOST_PTR_SYNC", "1"}}), 1, 1);
+  CHECK_FALSE(coherent.passThrough);
+  CHECK(coherent.reason == "CLSPLIT_HOST_PTR_SYNC is given");
 }
 
 TEST_CASE("CLSPLIT_PASSTHROUGH=off keeps the layer on one device", "[passthrough]") {
