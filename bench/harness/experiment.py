@@ -33,7 +33,7 @@ from experiments.common import Context  # noqa: E402
 
 
 def common_options() -> argparse.ArgumentParser:
-    common = argparse.ArgumentParser(add_help=False)
+    common = argparse.ArgumentParser(add_help=False, allow_abbrev=False)
     group = common.add_argument_group("every experiment")
     group.add_argument("--build", type=Path, default=machine.default_build(),
                        help="a clsplit build, or an installed tree such as .device (default: %(default)s)")
@@ -50,17 +50,20 @@ def common_options() -> argparse.ArgumentParser:
 
 
 def make_parser(experiments: dict, quick: bool) -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter,
+                                     allow_abbrev=False)
     parser.add_argument("--list", action="store_true", help="list the experiments and what each measures")
     sub = parser.add_subparsers(dest="name", metavar="NAME")
     common = common_options()
     for name, module in experiments.items():
+        # No abbreviations: `--quick` is recognised before parsing (its defaults depend on it).
         p = sub.add_parser(name, parents=[common], help=module.SUMMARY, description=module.__doc__,
-                           formatter_class=argparse.RawDescriptionHelpFormatter)
+                           formatter_class=argparse.RawDescriptionHelpFormatter, allow_abbrev=False)
         module.add_arguments(p)
         if quick:
             p.set_defaults(**module.QUICK)
-    p = sub.add_parser("all", parents=[common], help="every experiment, one after another, each into OUT/NAME",
+    p = sub.add_parser("all", parents=[common], allow_abbrev=False,
+                       help="every experiment, one after another, each into OUT/NAME",
                        description="Every experiment with its default options (with --quick: its quick ones), "
                                    "one after another, each writing into OUT/NAME; a summary at the end.")
     p.add_argument("--skip", default="", help="comma-separated experiments to leave out")

@@ -1,6 +1,8 @@
 """startup: where a short run's time goes with the adaptive strategies. jacobi2d (--size, --iters;
 default 2048, 50) --repeat times, the configurations alternated: the GPU directly, clsplit `single`
-over the GPU and the CPU, adaptive-comm over the GPU alone and over the GPU and the CPU. Per
+over the GPU and the CPU, adaptive-comm over the GPU alone and over the GPU and the CPU (the first two
+through clsplit's layer, CLSPLIT_PASSTHROUGH=off: one device runs everything there, where clsplit
+would otherwise step aside and time the vendor alone). Per
 configuration the median of the program's timed loop (`seconds`, with min, max and the number of
 verified runs), and the median of what comes before it (`total_seconds - seconds`: the initial
 writes and a clFinish). Every run's `CONFIG seconds verified total_seconds` goes to
@@ -33,8 +35,8 @@ def run(ctx: Context) -> int:
     m, a = ctx.machine, ctx.args
     envs = {
         "direct": m.direct_env(),
-        "single-gpu+cpu": m.clsplit_env(m.gpu_and_cpu, "single"),
-        "adaptive-comm-gpu": m.clsplit_env(str(m.gpu.index), "adaptive-comm"),
+        "single-gpu+cpu": m.clsplit_env(m.gpu_and_cpu, "single", CLSPLIT_PASSTHROUGH="off"),
+        "adaptive-comm-gpu": m.clsplit_env(str(m.gpu.index), "adaptive-comm", CLSPLIT_PASSTHROUGH="off"),
         "adaptive-comm-gpu+cpu": m.clsplit_env(m.gpu_and_cpu, "adaptive-comm"),
     }
     timed = {c: [] for c in ORDER}
