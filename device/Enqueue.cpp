@@ -8,6 +8,7 @@
 #include <atomic>
 #include <map>
 #include <mutex>
+#include <thread>
 #include <unordered_map>
 
 namespace clsplit::device {
@@ -133,8 +134,22 @@ private:
       call(&cl_icd_dispatch::clFinish, queue_.get());
       marker = completedFence();
     }
+    lastMarker_ = marker;
     close(marker);
   }
+
+  // Gives the marker just enqueued ahead of a command that waits on user events a bounded time
+  // to complete. PoCL 3.1 frees a command terminated by a failed wait list while a marker ahead
+  // of it in its queue is still pending, and its worker then runs the freed command (a crash now
+  // and then; direct PoCL programs that enqueue such markers meet it too, docs/limitations.md).
+  // Not a cure: a marker behind blocked commands stays pending, and the wait gives up.
+  void settle(const FenceRef& marker) {
+    if (!marker || marker->knownComplete()) return;
+    call(&cl_icd_dispatch::clFlush, queue_.get());
+    const uint64_t until = hostNowNs() + kSettleNs;
+    while (marker->status() > CL_COMPLETE && hostNowNs() < until) std::this_thread::yield();
+  }
+  static constexpr uint64_t kSettleNs = 20'000'000;
 
   void close(const FenceRef& marker) {
     if (!open_) return;
@@ -147,6 +162,7 @@ private:
   cl_context context_;
   std::mutex mutex_;
   std::shared_ptr<Batch> open_;             // eventless commands not yet covered by a marker
+  FenceRef lastMarker_;                     // the last marker that closed a batch (settle())
   std::atomic<uint64_t> lastEnqueued_{0};   // position of the last command enqueued here
   std::atomic<uint64_t> flushedThrough_{0}; // every command up to this position was flushed
 
@@ -193,7 +209,10 @@ cl_int QueueTail::enqueue(cl_uint waitCount, const cl_event* waitList, bool time
   // A marker enqueued later waits for every command before it. Were one of those to wait on
   // another queue, a user event or host work, a marker asked for by what that waits for would
   // never complete: the open batch gets its marker before such a command.
-  if (waitCount > 0 && open_) closeWithMarker();
+  if (waitCount > 0 && open_) {
+    closeWithMarker();
+    if (waitsOnUserEvents) settle(lastMarker_);
+  }
   const bool evented = timed || waitsOnUserEvents || !eventlessAllowed.load(std::memory_order_relaxed);
   cl_event event = nullptr;
   const uint64_t at = evented ? hostNowNs() : 0; // the fence's mapping of device times (evented only)
