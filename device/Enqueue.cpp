@@ -113,7 +113,7 @@ public:
 
 private:
   // Ends the open batch with a marker enqueued now: it completes after every command before it.
-  void closeWithMarker() {
+  FenceRef closeWithMarker() {
     cl_event event = nullptr;
     uint64_t at = hostNowNs();
     cl_int err = CL_INVALID_OPERATION;
@@ -134,8 +134,8 @@ private:
       call(&cl_icd_dispatch::clFinish, queue_.get());
       marker = completedFence();
     }
-    lastMarker_ = marker;
     close(marker);
+    return marker;
   }
 
   // Gives the marker just enqueued ahead of a command that waits on user events a bounded time
@@ -145,7 +145,7 @@ private:
   // Not a cure: a marker behind blocked commands stays pending, and the wait gives up.
   void settle(const FenceRef& marker) {
     if (!marker || marker->knownComplete()) return;
-    call(&cl_icd_dispatch::clFlush, queue_.get());
+    flush();
     const uint64_t until = hostNowNs() + kSettleNs;
     while (marker->status() > CL_COMPLETE && hostNowNs() < until) std::this_thread::yield();
   }
@@ -162,7 +162,6 @@ private:
   cl_context context_;
   std::mutex mutex_;
   std::shared_ptr<Batch> open_;             // eventless commands not yet covered by a marker
-  FenceRef lastMarker_;                     // the last marker that closed a batch (settle())
   std::atomic<uint64_t> lastEnqueued_{0};   // position of the last command enqueued here
   std::atomic<uint64_t> flushedThrough_{0}; // every command up to this position was flushed
 
@@ -210,8 +209,8 @@ cl_int QueueTail::enqueue(cl_uint waitCount, const cl_event* waitList, bool time
   // another queue, a user event or host work, a marker asked for by what that waits for would
   // never complete: the open batch gets its marker before such a command.
   if (waitCount > 0 && open_) {
-    closeWithMarker();
-    if (waitsOnUserEvents) settle(lastMarker_);
+    FenceRef marker = closeWithMarker();
+    if (waitsOnUserEvents) settle(marker);
   }
   const bool evented = timed || waitsOnUserEvents || !eventlessAllowed.load(std::memory_order_relaxed);
   cl_event event = nullptr;
