@@ -10,6 +10,8 @@
 #include <mutex>
 #include <thread>
 #include <unordered_map>
+#include <utility>
+#include <vector>
 
 namespace clsplit::device {
 
@@ -113,7 +115,7 @@ public:
 
 private:
   // Ends the open batch with a marker enqueued now: it completes after every command before it.
-  FenceRef closeWithMarker() {
+  FenceRef closeWithMarker(bool guardsFailures = false) {
     cl_event event = nullptr;
     uint64_t at = hostNowNs();
     cl_int err = CL_INVALID_OPERATION;
@@ -127,7 +129,9 @@ private:
     if (err == CL_SUCCESS) {
       const uint64_t position = nextPosition();
       lastEnqueued_.store(position, std::memory_order_release);
-      marker = std::make_shared<RealEventFence>(RealEvent::adopt(event), context_, queue_.get(), at, position,
+      RealEvent markerEvent = RealEvent::adopt(event);
+      if (guardsFailures) guard_ = markerEvent;
+      marker = std::make_shared<RealEventFence>(std::move(markerEvent), context_, queue_.get(), at, position,
                                                 shared_from_this(), progress_);
     } else { // no marker: wait for the queue instead (correct, only slower)
       log().warn("clEnqueueMarker failed ({}): waiting for the queue instead", errorName(err));
@@ -138,18 +142,6 @@ private:
     return marker;
   }
 
-  // Gives the marker just enqueued ahead of a command that waits on user events a bounded time
-  // to complete. PoCL 3.1 frees a command terminated by a failed wait list while a marker ahead
-  // of it in its queue is still pending, and its worker then runs the freed command (a crash now
-  // and then; direct PoCL programs that enqueue such markers meet it too, docs/limitations.md).
-  // Not a cure: a marker behind blocked commands stays pending, and the wait gives up.
-  void settle(const FenceRef& marker) {
-    if (!marker || marker->knownComplete()) return;
-    flush();
-    const uint64_t until = hostNowNs() + kSettleNs;
-    while (marker->status() > CL_COMPLETE && hostNowNs() < until) std::this_thread::yield();
-  }
-  static constexpr uint64_t kSettleNs = 20'000'000;
 
   void close(const FenceRef& marker) {
     if (!open_) return;
@@ -162,6 +154,23 @@ private:
   cl_context context_;
   std::mutex mutex_;
   std::shared_ptr<Batch> open_;             // eventless commands not yet covered by a marker
+  // The last marker made ahead of a command waiting on user events (settleBeforeFailures()).
+  RealEvent guard_;
+
+public:
+  RealEvent takeGuard() {
+    std::lock_guard lock(mutex_);
+    return std::exchange(guard_, RealEvent());
+  }
+  static std::vector<std::shared_ptr<QueueTail>> live() {
+    std::lock_guard lock(registryMutex());
+    std::vector<std::shared_ptr<QueueTail>> tails;
+    for (auto& [queue, weak] : registry())
+      if (auto tail = weak.lock()) tails.push_back(std::move(tail));
+    return tails;
+  }
+
+private:
   std::atomic<uint64_t> lastEnqueued_{0};   // position of the last command enqueued here
   std::atomic<uint64_t> flushedThrough_{0}; // every command up to this position was flushed
 
@@ -208,10 +217,7 @@ cl_int QueueTail::enqueue(cl_uint waitCount, const cl_event* waitList, bool time
   // A marker enqueued later waits for every command before it. Were one of those to wait on
   // another queue, a user event or host work, a marker asked for by what that waits for would
   // never complete: the open batch gets its marker before such a command.
-  if (waitCount > 0 && open_) {
-    FenceRef marker = closeWithMarker();
-    if (waitsOnUserEvents) settle(marker);
-  }
+  if (waitCount > 0 && open_) closeWithMarker(/*guardsFailures=*/waitsOnUserEvents);
   const bool evented = timed || waitsOnUserEvents || !eventlessAllowed.load(std::memory_order_relaxed);
   cl_event event = nullptr;
   const uint64_t at = evented ? hostNowNs() : 0; // the fence's mapping of device times (evented only)
@@ -250,6 +256,23 @@ cl_int enqueueCommand(cl_command_queue queue, cl_context context, const WaitList
   const cl_event* list = waits.data();
   const bool userEvents = count > 0 && waits.waitsOnUserEvents();
   return QueueTail::of(queue, context)->enqueue(count, list, timed, userEvents, enqueue, fence, &published);
+}
+
+void settleBeforeFailures() {
+  const uint64_t until = hostNowNs() + 20'000'000;
+  for (auto& tail : QueueTail::live()) {
+    RealEvent marker = tail->takeGuard();
+    if (!marker) continue;
+    tail->flush();
+    for (;;) {
+      cl_int s = CL_QUEUED;
+      if (call(&cl_icd_dispatch::clGetEventInfo, marker.get(), cl_event_info(CL_EVENT_COMMAND_EXECUTION_STATUS),
+               sizeof s, static_cast<void*>(&s), static_cast<size_t*>(nullptr)) != CL_SUCCESS ||
+          s <= CL_COMPLETE || hostNowNs() >= until)
+        break;
+      std::this_thread::yield();
+    }
+  }
 }
 
 void setEventlessCommands(bool allowed) { eventlessAllowed.store(allowed); }

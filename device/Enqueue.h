@@ -27,6 +27,13 @@ cl_int enqueueCommand(cl_command_queue queue, cl_context context, const WaitList
                       EnqueueCall enqueue, FenceRef& fence, FunctionRef<void(const FenceRef&)> published);
 
 // Whether commands may be enqueued without events at all (CLSPLIT_EVENTLESS; default on).
+// Called before clsplit fails the bridges of a user event: gives each marker that clsplit put
+// ahead of a command waiting on user events up to 20 ms (in all) to complete. PoCL 3.1 frees a
+// command terminated by a failed wait list while a marker ahead of it in its queue is pending,
+// and its worker then runs the freed command (direct PoCL programs with such markers meet it
+// too; docs/limitations.md). Not a cure: a marker behind blocked commands stays pending.
+void settleBeforeFailures();
+
 void setEventlessCommands(bool allowed);
 
 // Submits what was enqueued on `queue` (clFlush), unless nothing was enqueued through

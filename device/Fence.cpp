@@ -267,6 +267,7 @@ void HostFence::complete(cl_int finalStatus) {
     callbacks.swap(callbacks_);
     bridges.swap(bridges_);
   }
+  if (finalStatus < 0 && !bridges.empty()) settleBeforeFailures();
   for (auto& [context, bridge] : bridges) call(&cl_icd_dispatch::clSetUserEventStatus, bridge.get(), finalStatus);
   for (auto& fn : callbacks) fn(finalStatus);
 }
