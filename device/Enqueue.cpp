@@ -115,7 +115,7 @@ public:
 
 private:
   // Ends the open batch with a marker enqueued now: it completes after every command before it.
-  FenceRef closeWithMarker(bool guardsFailures = false) {
+  void closeWithMarker(bool guardsFailures = false) {
     cl_event event = nullptr;
     uint64_t at = hostNowNs();
     cl_int err = CL_INVALID_OPERATION;
@@ -139,9 +139,7 @@ private:
       marker = completedFence();
     }
     close(marker);
-    return marker;
   }
-
 
   void close(const FenceRef& marker) {
     if (!open_) return;

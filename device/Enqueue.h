@@ -26,7 +26,6 @@ cl_int enqueueCommand(cl_command_queue queue, cl_context context, const WaitList
 cl_int enqueueCommand(cl_command_queue queue, cl_context context, const WaitList& waits, bool timed,
                       EnqueueCall enqueue, FenceRef& fence, FunctionRef<void(const FenceRef&)> published);
 
-// Whether commands may be enqueued without events at all (CLSPLIT_EVENTLESS; default on).
 // Called before clsplit fails the bridges of a user event: gives each marker that clsplit put
 // ahead of a command waiting on user events up to 20 ms (in all) to complete. PoCL 3.1 frees a
 // command terminated by a failed wait list while a marker ahead of it in its queue is pending,
@@ -34,6 +33,7 @@ cl_int enqueueCommand(cl_command_queue queue, cl_context context, const WaitList
 // too; docs/limitations.md). Not a cure: a marker behind blocked commands stays pending.
 void settleBeforeFailures();
 
+// Whether commands may be enqueued without events at all (CLSPLIT_EVENTLESS; default on).
 void setEventlessCommands(bool allowed);
 
 // Submits what was enqueued on `queue` (clFlush), unless nothing was enqueued through
