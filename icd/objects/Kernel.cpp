@@ -31,8 +31,14 @@ Kernel::Kernel(std::shared_ptr<Program> program, std::string name)
   identity_ = program_->programHash() + ":" + name_;
   const auto& context = program_->context();
   slots_.resize(context.slots().size());
-  for (unsigned s = 0; s < slots_.size(); ++s) slots_[s].kernel = device::RealKernel::adopt(createReal(s));
-  reference_ = slots_.front().kernel;
+  first_ = static_cast<unsigned>(slots_.size());
+  for (unsigned s = 0; s < slots_.size(); ++s)
+    if (program_->builtFor(s)) {
+      slots_[s].kernel = device::RealKernel::adopt(createReal(s));
+      first_ = std::min(first_, s);
+    }
+  require(first_ < slots_.size(), CL_INVALID_PROGRAM_EXECUTABLE, "the program is built for no device");
+  reference_ = slots_[first_].kernel;
 
   cl_uint realArgs = 0;
   device::check(call(&cl_icd_dispatch::clGetKernelInfo, reference_.get(), cl_kernel_info(CL_KERNEL_NUM_ARGS),
@@ -265,7 +271,7 @@ void Kernel::setArg(cl_uint index, size_t size, const void* value) {
     // Checked on the first real kernel now (after the launches deferred on it: this sets its
     // value); the others get it before they run.
     device::submission::drain();
-    device::check(call(&cl_icd_dispatch::clSetKernelArg, slots_.front().kernel.get(), index, size,
+    device::check(call(&cl_icd_dispatch::clSetKernelArg, slots_[first_].kernel.get(), index, size,
                        static_cast<const void*>(nullptr)),
                   "clSetKernelArg (__local)");
     localArgsVersion_.fetch_add(1, std::memory_order_relaxed);
@@ -293,7 +299,7 @@ void Kernel::setArg(cl_uint index, size_t size, const void* value) {
     }
     if (!known) {
       device::submission::drain(); // this sets the first kernel's value
-      cl_int err = call(&cl_icd_dispatch::clSetKernelArg, slots_.front().kernel.get(), index, size, value);
+      cl_int err = call(&cl_icd_dispatch::clSetKernelArg, slots_[first_].kernel.get(), index, size, value);
       if (err != CL_SUCCESS) throw Error(err, "clSetKernelArg rejected by the device");
       validatedOnFirst = true;
     }
@@ -308,7 +314,7 @@ void Kernel::setArg(cl_uint index, size_t size, const void* value) {
   argVersion_[index] = version;
   if (kind == DeclaredKind::Value) acceptedSize_[index] = size;
   if (kind != DeclaredKind::Buffer && kind != DeclaredKind::Sampler) {
-    auto& first = slots_.front();
+    auto& first = slots_[first_];
     if (first.scalarVersion.size() < numArgs_) first.scalarVersion.resize(numArgs_, 0);
     const uint64_t previous = latestScalar_.load(std::memory_order_relaxed);
     if (validatedOnFirst) {
@@ -423,6 +429,7 @@ void Kernel::bindSamplers(unsigned slot, ArgWrites* deferred) {
 
 cl_kernel Kernel::realKernel(unsigned slot, std::span<const std::shared_ptr<Mem>> buffers, ArgWrites* deferred) {
   auto& s = slots_.at(slot);
+  require(static_cast<bool>(s.kernel), CL_INVALID_PROGRAM_EXECUTABLE, "the program is not built for this device");
   applyScalars(slot, deferred);
   if (samplerArgs_.load(std::memory_order_relaxed)) bindSamplers(slot, deferred);
   if (s.boundMem.size() < numArgs_) s.boundMem.resize(numArgs_, reinterpret_cast<cl_mem>(~uintptr_t{0}));
@@ -461,6 +468,7 @@ void Kernel::bindBuffer(unsigned slot, cl_uint i, Mem* mem, ArgWrites* deferred)
 
 cl_kernel Kernel::realKernel(unsigned slot, const std::vector<Arg>& args) {
   auto& s = slots_.at(slot);
+  require(static_cast<bool>(s.kernel), CL_INVALID_PROGRAM_EXECUTABLE, "the program is not built for this device");
   applyScalars(slot);
   if (samplerArgs_.load(std::memory_order_relaxed)) bindSamplers(slot, nullptr);
   if (s.boundMem.size() < numArgs_) s.boundMem.resize(numArgs_, reinterpret_cast<cl_mem>(~uintptr_t{0}));
@@ -492,11 +500,23 @@ size_t Kernel::maxWorkGroupSize() const {
   std::call_once(maxGroupOnce_, [this] {
     size_t smallest = SIZE_MAX, largest = 0;
     const auto& context = program_->context();
+    bool oneDevice = true;
     for (unsigned i = 0; i < slots_.size(); ++i) {
+      if (!slots_[i].kernel) continue;
+      oneDevice &= context.slot(i).device == context.slot(first_).device;
       const size_t limit =
           kernelWorkGroupValue<size_t>(slots_[i].kernel.get(), context.slot(i).device, CL_KERNEL_WORK_GROUP_SIZE);
       smallest = std::min(smallest, limit);
       largest = std::max(largest, limit);
+    }
+    // One device runs the kernel: its vendor judges a group up to the device's limit, as
+    // directly (rusticl reports 32 for kernels it runs with groups of 256).
+    if (oneDevice) {
+      size_t deviceLimit = 0;
+      if (call(&cl_icd_dispatch::clGetDeviceInfo, context.slot(first_).device,
+               cl_device_info(CL_DEVICE_MAX_WORK_GROUP_SIZE), sizeof deviceLimit, static_cast<void*>(&deviceLimit),
+               static_cast<size_t*>(nullptr)) == CL_SUCCESS)
+        largest = std::max(largest, deviceLimit);
     }
     maxGroup_ = smallest;
     largestGroup_ = largest;
@@ -511,7 +531,7 @@ size_t Kernel::largestWorkGroupSize() const {
 
 std::array<size_t, 3> Kernel::requiredWorkGroupSize() const {
   std::call_once(requiredOnce_, [this] {
-    call(&cl_icd_dispatch::clGetKernelWorkGroupInfo, reference_.get(), program_->context().slot(0).device,
+    call(&cl_icd_dispatch::clGetKernelWorkGroupInfo, reference_.get(), program_->context().slot(first_).device,
          cl_kernel_work_group_info(CL_KERNEL_COMPILE_WORK_GROUP_SIZE), sizeof required_,
          static_cast<void*>(required_.data()), static_cast<size_t*>(nullptr));
   });
@@ -561,13 +581,15 @@ cl_int Kernel::workGroupInfo(cl_kernel_work_group_info param, size_t size, void*
   case CL_KERNEL_PRIVATE_MEM_SIZE: {
     cl_ulong most = 0;
     for (unsigned i = 0; i < slots_.size(); ++i)
-      most = std::max(most, kernelWorkGroupValue<cl_ulong>(slots_[i].kernel.get(), context.slot(i).device, param));
+      if (slots_[i].kernel)
+        most = std::max(most, kernelWorkGroupValue<cl_ulong>(slots_[i].kernel.get(), context.slot(i).device, param));
     return writeInfo(InfoValue::of(most), size, value, sizeRet);
   }
   case CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE: {
     size_t most = 1;
     for (unsigned i = 0; i < slots_.size(); ++i)
-      most = std::max(most, kernelWorkGroupValue<size_t>(slots_[i].kernel.get(), context.slot(i).device, param));
+      if (slots_[i].kernel)
+        most = std::max(most, kernelWorkGroupValue<size_t>(slots_[i].kernel.get(), context.slot(i).device, param));
     return writeInfo(InfoValue::of(most), size, value, sizeRet);
   }
   default:

@@ -82,6 +82,8 @@ public:
     std::vector<std::byte> bytes_;
   };
 
+  // Whether `slot` has a real kernel (its device was built for: Program::builtFor).
+  bool runsOn(unsigned slot) const { return slot < slots_.size() && slots_[slot].kernel; }
   // The real kernel of `slot` with the given arguments set (cached per slot).
   cl_kernel realKernel(unsigned slot, const std::vector<Arg>& args);
   // The same from bindBuffers()'s list. With `deferred`, the values the real kernel lacks are
@@ -130,7 +132,8 @@ private:
   cl_uint numArgs_ = 0;
   // Per argument, the real index of its window shift (partition-ready kernels' buffers), or -1.
   std::vector<int> shiftIndex_;
-  device::RealKernel reference_; // slot 0's real kernel, for queries and argument validation
+  unsigned first_ = 0;           // the first slot with a real kernel (Program::builtFor)
+  device::RealKernel reference_; // its real kernel, for queries and argument validation
   mutable std::mutex mutex_;
   mutable std::once_flag requiredOnce_;
   mutable std::array<size_t, 3> required_{0, 0, 0}; // reqd_work_group_size, asked once

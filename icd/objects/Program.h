@@ -41,6 +41,9 @@ public:
   cl_build_status buildStatus() const { return status_; }
   // The real program of real platform `platform` (built), or nullptr.
   cl_program realProgram(unsigned platform) const;
+  // Whether the vendors build this program for slot `slot`'s device (all, except where one
+  // device runs every launch: that one alone). Kernels have real kernels on these slots only.
+  bool builtFor(unsigned slot) const;
   // The analysis of the kernel `name`, or nullptr (not analysed, or analysis unavailable).
   const analysis::KernelAnalysis* kernelAnalysis(const std::string& name) const;
   // Whether the vendors built the partition-ready source (its kernels take the hidden range

@@ -440,7 +440,8 @@ FenceRef launchKernel(Queue& queue, Kernel& kernel, const NDRange& appRange, std
     std::optional<unsigned> other;
     for (unsigned s = 0; s < slots && !other; ++s) {
       const unsigned candidate = (home + s) % slots;
-      if (std::find(failed.begin(), failed.end(), candidate) == failed.end()) other = candidate;
+      if (std::find(failed.begin(), failed.end(), candidate) == failed.end() && kernel.runsOn(candidate))
+        other = candidate;
     }
     if (!other) throw Error(done.error, "the kernel launch failed on every device");
     log().warn("kernel {}: a device failed ({}) on slot {}; the launch runs whole on slot {}", kernel.name(),

@@ -305,3 +305,52 @@ TEST_CASE("10 000 split launches keep clsplit's memory flat", "[resources]") {
   CHECK(D->clReleaseContext(ctx) == CL_SUCCESS);
   f.checkNothingLeft();
 }
+
+// With `single` (integration.api.single_build's environment: device 1 of two PoCL devices runs
+// every launch), programs are built for that device alone, as a direct run builds for its one
+// device: a kernel holds one real kernel, and its queries and launches use that device's.
+TEST_CASE("one device runs every launch: programs are built for it alone", "[single_build]") {
+  Fixture f;
+  const auto* D = f.D;
+  cl_int err = CL_SUCCESS;
+  cl_context ctx = D->clCreateContext(nullptr, 1, &f.device, nullptr, nullptr, &err);
+  REQUIRE(err == CL_SUCCESS);
+  cl_command_queue q = D->clCreateCommandQueue(ctx, f.device, 0, &err);
+  REQUIRE(err == CL_SUCCESS);
+  const size_t n = 1024, bytes = n * sizeof(int);
+  std::vector<int> host(n);
+  for (size_t i = 0; i < n; ++i) host[i] = static_cast<int>(i);
+  cl_mem a = D->clCreateBuffer(ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, bytes, host.data(), &err);
+  REQUIRE(err == CL_SUCCESS);
+  cl_program p = D->clCreateProgramWithSource(ctx, 1, &kSource, nullptr, &err);
+  REQUIRE(D->clBuildProgram(p, 0, nullptr, "", nullptr, nullptr) == CL_SUCCESS);
+  const long before = f.real();
+  cl_kernel k = D->clCreateKernel(p, "scale", &err);
+  REQUIRE(err == CL_SUCCESS);
+  // One real kernel, held by its slot and as the kernel queries go to; built for both devices,
+  // the kernel would hold three references.
+  CHECK(f.real() - before == 2);
+  size_t group = 0;
+  CHECK(D->clGetKernelWorkGroupInfo(k, f.device, CL_KERNEL_WORK_GROUP_SIZE, sizeof group, &group, nullptr) ==
+        CL_SUCCESS);
+  CHECK(group > 0);
+  cl_ulong local = ~cl_ulong{0};
+  CHECK(D->clGetKernelWorkGroupInfo(k, f.device, CL_KERNEL_LOCAL_MEM_SIZE, sizeof local, &local, nullptr) ==
+        CL_SUCCESS);
+  CHECK(local != ~cl_ulong{0});
+  const int factor = 3;
+  REQUIRE(D->clSetKernelArg(k, 0, sizeof a, &a) == CL_SUCCESS);
+  REQUIRE(D->clSetKernelArg(k, 1, sizeof factor, &factor) == CL_SUCCESS);
+  REQUIRE(D->clEnqueueNDRangeKernel(q, k, 1, nullptr, &n, nullptr, 0, nullptr, nullptr) == CL_SUCCESS);
+  std::vector<int> out(n);
+  REQUIRE(D->clEnqueueReadBuffer(q, a, CL_TRUE, 0, bytes, out.data(), 0, nullptr, nullptr) == CL_SUCCESS);
+  bool right = true;
+  for (size_t i = 0; i < n; ++i) right &= out[i] == 3 * static_cast<int>(i);
+  CHECK(right);
+  CHECK(D->clReleaseKernel(k) == CL_SUCCESS);
+  CHECK(D->clReleaseProgram(p) == CL_SUCCESS);
+  CHECK(D->clReleaseMemObject(a) == CL_SUCCESS);
+  CHECK(D->clReleaseCommandQueue(q) == CL_SUCCESS);
+  CHECK(D->clReleaseContext(ctx) == CL_SUCCESS);
+  f.checkNothingLeft();
+}
