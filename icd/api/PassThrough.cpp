@@ -37,13 +37,26 @@ const NamedSlot kSlots[] = {
 
 const DeviceSlot* target() { return runtime::Runtime::get().passThroughSlot(); }
 
+bool sharesItsPlatform(const DeviceSlot& target) {
+  return runtime::Runtime::get().vendors().platforms()[target.platform].devices.size() > 1;
+}
+
 cl_platform_id platform(const DeviceSlot& target) {
+  if (sharesItsPlatform(target)) return oneDevicePlatform();
   return runtime::Runtime::get().vendors().platforms()[target.platform].handle;
 }
 
 void* entryPoint(const DeviceSlot& target, const char* name, bool* ownEntryPoint) {
   *ownEntryPoint = !name || std::strcmp(name, "clIcdGetPlatformIDsKHR") == 0;
   if (*ownEntryPoint) return nullptr;
+  if (sharesItsPlatform(target)) {
+    if (void* own = oneDevicePlatformEntry(name)) return own;
+    // cl_khr_icd 2's loader-managed dispatch would hand the vendor clsplit's platform: the
+    // loader is told the vendor has none (its own tables then serve its objects, as with ICD 1).
+    if (std::strcmp(name, "clIcdGetFunctionAddressForPlatformKHR") == 0 ||
+        std::strcmp(name, "clIcdSetPlatformDispatchDataKHR") == 0)
+      return nullptr;
+  }
   const device::RealPlatform& real = runtime::Runtime::get().vendors().platforms()[target.platform];
   // As a loader that had loaded the vendor itself would be answered: its library's exported
   // lookup first (ICD 2 functions may be found only there), then its dispatch table by name (the

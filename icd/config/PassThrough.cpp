@@ -38,7 +38,7 @@ bool irrelevantOnOneDevice(std::string_view name, const std::string& value) {
 
 } // namespace
 
-PassThroughChoice choosePassThrough(const Settings& settings, size_t runningDevices, size_t devicesOfItsPlatform) {
+PassThroughChoice choosePassThrough(const Settings& settings, size_t runningDevices) {
   const std::string& given = settings.value("CLSPLIT_PASSTHROUGH");
   const std::string mode = lowered(given);
   if (mode == "off" || mode == "0" || mode == "false" || mode == "no") return {false, "CLSPLIT_PASSTHROUGH=" + given, ""};
@@ -49,9 +49,6 @@ PassThroughChoice choosePassThrough(const Settings& settings, size_t runningDevi
   if (runningDevices != 1)
     return {false,
             runningDevices == 0 ? "no device selected" : "kernels run on " + std::to_string(runningDevices) + " devices",
-            ""};
-  if (devicesOfItsPlatform != 1)
-    return {false, "its platform has " + std::to_string(devicesOfItsPlatform) + " devices, which the program would see",
             ""};
   for (const auto& spec : settingSpecs()) {
     const std::string_view name = spec.name;

@@ -15,11 +15,9 @@ struct PassThroughChoice {
   std::string warning; // a setting not understood (the layer is then kept)
 };
 
-// `runningDevices`: how many selected devices may run kernels (1 under the single strategy);
-// `devicesOfItsPlatform`: how many devices that one's real platform has (the program is handed
-// the platform, so it would see them all). Passes through when both are one,
-// CLSPLIT_PASSTHROUGH is auto, and no setting asks for work of clsplit's own (a report, a
-// trace, a device type, a memory limit, a test setting...).
-PassThroughChoice choosePassThrough(const Settings& settings, size_t runningDevices, size_t devicesOfItsPlatform);
+// `runningDevices`: how many selected devices may run kernels (1 under the single strategy).
+// Passes through when it is one, CLSPLIT_PASSTHROUGH is auto, and no setting asks for work of
+// clsplit's own (a report, a trace, a device type, a memory limit, a test setting...).
+PassThroughChoice choosePassThrough(const Settings& settings, size_t runningDevices);
 
 } // namespace clsplit::icd

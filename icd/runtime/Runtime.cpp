@@ -107,17 +107,21 @@ Runtime::Runtime() : settings_(&Settings::process()) {
 void Runtime::choosePassThroughDevice() {
   const size_t running = singleStrategy() ? std::min<size_t>(slots_.size(), 1) : slots_.size();
   const DeviceSlot* target = running == 1 ? &slots_[singleStrategy() ? singleSlot_ : 0] : nullptr;
-  const PassThroughChoice choice =
-      choosePassThrough(*settings_, running, target ? vendors_.platforms()[target->platform].devices.size() : 0);
+  const PassThroughChoice choice = choosePassThrough(*settings_, running);
   if (!choice.warning.empty()) log().warn("{}", choice.warning);
   if (!choice.passThrough) {
     if (target) log().info("one device runs every kernel; clsplit keeps its layer: {}", choice.reason);
     return;
   }
   passThrough_ = target;
-  log().info("{}: the program gets the platform {} of [{}] {} itself, and its calls go straight to the vendor "
+  const auto& platform = vendors_.platforms()[target->platform];
+  log().info("{}: the program gets the platform {}{} of [{}] {}, and its calls go straight to the vendor "
              "(CLSPLIT_PASSTHROUGH=off keeps clsplit's layer)",
-             choice.reason, vendors_.platforms()[target->platform].name, target->device->index, target->device->name);
+             choice.reason, platform.name,
+             platform.devices.size() > 1 ? " (listing that device alone of its " +
+                                               std::to_string(platform.devices.size()) + ")"
+                                         : std::string(" itself"),
+             target->device->index, target->device->name);
 }
 
 void Runtime::chooseStrategy() {
