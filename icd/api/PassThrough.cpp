@@ -35,14 +35,22 @@ const NamedSlot kSlots[] = {
 
 } // namespace
 
-const DeviceSlot* target() { return runtime::Runtime::get().passThroughSlot(); }
+const DeviceSlot* target() {
+  // Settled the first time a loader asks (a lookup by name or the platform list, before the
+  // program makes any call): a platform that cannot list the one device keeps the layer.
+  static const DeviceSlot* const chosen = []() -> const DeviceSlot* {
+    const DeviceSlot* slot = runtime::Runtime::get().passThroughSlot();
+    if (slot && sharesItsPlatform(*slot) && !listOneDevice(platform(*slot), slot->device->handle)) return nullptr;
+    return slot;
+  }();
+  return chosen;
+}
 
 bool sharesItsPlatform(const DeviceSlot& target) {
   return runtime::Runtime::get().vendors().platforms()[target.platform].devices.size() > 1;
 }
 
 cl_platform_id platform(const DeviceSlot& target) {
-  if (sharesItsPlatform(target)) return oneDevicePlatform();
   return runtime::Runtime::get().vendors().platforms()[target.platform].handle;
 }
 

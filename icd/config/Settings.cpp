@@ -38,13 +38,13 @@ const std::vector<SettingSpec>& settingSpecs() {
        "union (gpu,cpu). Empty: the union of the selected devices' types.",
        "gpu"},
       {"CLSPLIT_PASSTHROUGH", "auto",
-       "auto: when one real device runs every kernel (one device selected, or the single strategy), "
-       "it is the only device of its platform, and no setting asks for clsplit's own work (a report, "
-       "trace, summary, profile, device type, OpenCL version, memory limit, CLSPLIT_HOST_PTR_SYNC "
-       "given other than 0, the submission thread, fault injection, a hints dump), clsplit steps "
-       "aside: the program gets that device's own platform and every call goes straight to its "
-       "vendor, as directly (no report, trace or host-pointer coherence of clsplit's). off: clsplit "
-       "keeps its layer on one device too.",
+       "auto: when one real device runs every kernel (one device selected, or the single strategy) "
+       "and no setting asks for clsplit's own work (a report, trace, summary, profile, device type, "
+       "OpenCL version, memory limit, CLSPLIT_HOST_PTR_SYNC given other than 0, the submission "
+       "thread, fault injection, a hints dump), clsplit steps aside: the program gets that device's "
+       "own platform (listing that device alone where the platform has others) and every call goes "
+       "straight to its vendor, as directly (no report, trace or host-pointer coherence of "
+       "clsplit's). off: clsplit keeps its layer on one device too.",
        "off"},
       {"CLSPLIT_LOG", "warn", "Log level on stderr: off, error, warn, info, debug, trace.", "info"},
       {"CLSPLIT_REPORT", "", "Write a JSON run report to this path at exit.", "run.json"},

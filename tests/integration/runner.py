@@ -18,7 +18,6 @@ import argparse
 import difflib
 import json
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -115,14 +114,6 @@ EXTRA_ENVIRONMENT = {
 PASSTHROUGH = {"d1-passthrough": "its calls go straight to the vendor",
                "d2-single1-passthrough": "listing that device alone of its 2"}
 PASSTHROUGH_PLATFORM = "Portable Computing Language"
-# Checks that fail by design in one configuration (program, configuration) -> the checks' lines,
-# with the reason; every other line must still match the reference, and the program must fail
-# exactly these. Stepping aside for one device of a platform that has two, the program's device
-# and context are PoCL's own: they name PoCL's platform, not the one that lists the device alone.
-KNOWN_DIFFERENCES = {
-    ("info", "d2-single1-passthrough"): ["CL_DEVICE_PLATFORM is the platform",
-                                         "CL_CONTEXT_PROPERTIES returns the properties"],
-}
 # Devices that do not share the host's memory (Oclgrind, forced staging) follow the program's
 # own writes into CL_MEM_USE_HOST_PTR memory only when asked (buffers.cpp case 7 needs it).
 for _name in ("oclgrind-uniform", "oclgrind-pocl-twice", "oclgrind-single0", "oclgrind-static-1-3"):
@@ -323,18 +314,6 @@ def cmd_compare(a):
     with open(ref) as f:
         expected = f.read()
     failed = False
-    known = KNOWN_DIFFERENCES.get((a.name, a.config), [])
-    if known:
-        # Each known check must fail (it would be a surprise that it passes), and is then counted
-        # as the reference's line; the program's exit status then reflects only the others.
-        for check in known:
-            if "FAIL: " + check + "\n" not in out:
-                failed = True
-                print("FAIL: the known difference '%s' of configuration %s did not occur" % (check, a.config))
-            out = out.replace("FAIL: " + check + "\n", "ok " + check + "\n")
-            print("known difference (%s): %s" % (a.config, check))
-        if rc == 1 and re.search(r"^%d check\(s\) failed$" % len(known), err, re.MULTILINE):
-            rc = 0
     if out != expected:
         failed = True
         print("FAIL: output differs from the reference (PoCL without clsplit), configuration %s" % a.config)
