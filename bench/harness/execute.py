@@ -1,4 +1,5 @@
-"""Running one workload process and reading its RESULT line."""
+"""Running one workload process and reading its RESULT line; the processes a harness starts are
+stopped when it is interrupted."""
 
 from __future__ import annotations
 
@@ -43,25 +44,81 @@ def parse_result_line(stdout: str) -> dict[str, str]:
     return found
 
 
-def run_process(command: list[str], env: dict[str, str], timeout: float | None = None,
-                merge: bool = False) -> tuple[int | None, str, str, float]:
-    """Runs `command` in its own process group (killed whole on timeout); `merge`: stderr into
-    stdout. Returns (exit status, or None on timeout; stdout; stderr; seconds); OSError raises."""
-    start = time.monotonic()
-    process = subprocess.Popen(command, env=env, stdout=subprocess.PIPE,
-                               stderr=subprocess.STDOUT if merge else subprocess.PIPE, text=True,
-                               errors="replace", start_new_session=True)
-    try:
-        stdout, stderr = process.communicate(timeout=timeout)
-        code = process.returncode
-    except subprocess.TimeoutExpired:
+# Processes started and not yet reaped. Each runs in its own process group (a new session), out of
+# reach of the terminal's Ctrl-C and of a SIGTERM to the harness: an interrupted harness stops
+# them itself (stop_all), else they would run on after it.
+_RUNNING: set[subprocess.Popen] = set()
+# Seconds an interrupted child gets between SIGTERM and SIGKILL: a child that is itself a harness
+# (check runs run.py) stops its own children on SIGTERM first.
+INTERRUPT_GRACE_S = 5.0
+
+
+def start(command: list[str], env: dict[str, str], **popen) -> subprocess.Popen:
+    """Starts `command` in its own process group, tracked until stop() (or stop_all) reaps it."""
+    process = subprocess.Popen(command, env=env, start_new_session=True, **popen)
+    _RUNNING.add(process)
+    return process
+
+
+def stop(process: subprocess.Popen, grace: float = 0.0) -> None:
+    """Ends `process`'s whole group if the process still runs (SIGTERM, SIGKILL `grace` seconds
+    later; SIGKILL at once with 0) and reaps it, so that no zombie is left."""
+    if process.poll() is None:
         try:
-            os.killpg(process.pid, signal.SIGKILL)
+            os.killpg(process.pid, signal.SIGTERM if grace > 0 else signal.SIGKILL)
+            if grace > 0:
+                try:
+                    process.wait(grace)
+                except subprocess.TimeoutExpired:
+                    os.killpg(process.pid, signal.SIGKILL)
         except ProcessLookupError:
             pass
-        stdout, stderr = process.communicate()
-        code = None
-    return code, stdout or "", stderr or "", time.monotonic() - start
+    process.wait()
+    _RUNNING.discard(process)
+
+
+def stop_all(grace: float = INTERRUPT_GRACE_S) -> None:
+    """Stops every process start() started that is not reaped yet (an interrupted harness)."""
+    for process in list(_RUNNING):
+        stop(process, grace)
+
+
+def interrupt_on_sigterm() -> None:
+    """SIGTERM and SIGHUP (a killed job, `timeout`, a closed terminal) end the harness as Ctrl-C
+    does, by KeyboardInterrupt: the running command's group is stopped (run_process) and the
+    caller's handler can stop_all(); Python's default would exit at once, leaving them running.
+    A signal the caller ignores (`nohup`) stays ignored."""
+    def interrupted(signum, frame):
+        raise KeyboardInterrupt(f"signal {signum}")
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        if signal.getsignal(sig) == signal.SIG_DFL:
+            signal.signal(sig, interrupted)
+
+
+def run_process(command: list[str], env: dict[str, str], timeout: float | None = None,
+                merge: bool = False) -> tuple[int | None, str, str, float]:
+    """Runs `command` in its own process group (killed whole on timeout, and when the harness is
+    interrupted meanwhile); `merge`: stderr into stdout. Returns (exit status, or None on timeout;
+    stdout; stderr; seconds); OSError raises."""
+    start_s = time.monotonic()
+    process = start(command, env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT if merge else subprocess.PIPE,
+                    text=True, errors="replace")
+    try:
+        try:
+            stdout, stderr = process.communicate(timeout=timeout)
+            code = process.returncode
+        except subprocess.TimeoutExpired:
+            try:
+                os.killpg(process.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            stdout, stderr = process.communicate()
+            code = None
+    except BaseException:  # KeyboardInterrupt (Ctrl-C, or a signal interrupt_on_sigterm turned into one)
+        stop(process, INTERRUPT_GRACE_S)
+        raise
+    _RUNNING.discard(process)
+    return code, stdout or "", stderr or "", time.monotonic() - start_s
 
 
 def run(command: list[str], env: dict[str, str], timeout: float, log_path=None) -> Outcome:

@@ -13,6 +13,7 @@ discovery, the build or bundle layout), runs its programs and prints what it mea
 few minutes with `all --quick`), not to measure. Without a GPU, "the GPU" is the first device:
 on the development machine every experiment runs on PoCL's two pthread devices.
 Exit status: 0 when every run worked (verified, identical), 1 otherwise, 2 on a usage error.
+Interrupted (Ctrl-C, SIGTERM, SIGHUP), it stops the programs it started before exiting (1).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from experiments import registry  # noqa: E402  (it also finds the run-report reader)
+import execute  # noqa: E402
 import machine  # noqa: E402
 from experiments.common import Context  # noqa: E402
 
@@ -127,12 +129,14 @@ def main(argv: list[str]) -> int:
         parser.print_usage()
         print("\nexperiments:\n" + list_experiments(experiments))
         return 2
+    execute.interrupt_on_sigterm()
     scratch = Path(tempfile.mkdtemp(prefix="clsplit-experiment-"))
     try:
         if args.name == "all":
             return run_all(experiments, parser, args, scratch)
         return run_one(experiments[args.name], args, scratch)
     except KeyboardInterrupt:
+        execute.stop_all()  # what the experiment started itself (run_process stops its own)
         print("interrupted", flush=True)
         return 1
     finally:

@@ -79,9 +79,19 @@ def pocl_icd() -> Path | None:
     return found[0] if found else None
 
 
-def real_vendor_files(spec: str | None) -> list[tuple[str, str]]:
-    """(.icd file name, library) of every real vendor, in clsplit's order (sorted file names)."""
+def real_vendor_files(spec: str | None, warn=lambda text: None) -> list[tuple[str, str]]:
+    """(.icd file name, library) of every real vendor, in clsplit's order (sorted file names).
+    A vendor `spec` names that does not exist ends the experiment (it would run on other vendors
+    than asked); `warn` says where the default search fell back to what was there."""
     if spec:
+        for entry in (e.strip() for e in spec.split(":") if e.strip()):
+            libraries = devs.libraries_of(entry)
+            absent = [lib for lib in libraries if "/" in lib and not Path(lib).exists()]
+            if absent:
+                raise SystemExit(f"error: --vendors {entry}: {', '.join(absent)} does not exist")
+            if not libraries:
+                raise SystemExit(f"error: --vendors {entry}: names no vendor (a missing .icd file, a directory "
+                                 "without one, or an .icd file naming no library)")
         # The caller's order: numbered names keep it.
         return [(f"{i}-{Path(lib).name.split('.so')[0]}.icd", lib)
                 for i, lib in enumerate(devs.libraries_of(spec))]
@@ -94,7 +104,18 @@ def real_vendor_files(spec: str | None) -> list[tuple[str, str]]:
     if not files:
         files = [(icd.name, lib) for icd in sorted(SYSTEM_VENDORS.glob("*.icd"))
                  for lib in devs.libraries_of(str(icd))]
+        warn(f"neither NVIDIA's {NVIDIA_LIBRARY} nor PoCL's .icd found: using every vendor of {SYSTEM_VENDORS} "
+             f"({', '.join(lib for _, lib in files) or 'none'})")
     return files
+
+
+def static_strategy(first: float, devices: int) -> str:
+    """CLSPLIT_STRATEGY `static` over `devices` selected devices, `first` of the work on the first
+    and the rest shared evenly by the others: clsplit needs one ratio per selected device (else it
+    logs an error and runs adaptive-comm)."""
+    if devices <= 1:
+        return "static:1"
+    return "static:" + ",".join(["%g" % first] + ["%g" % ((1 - first) / (devices - 1))] * (devices - 1))
 
 
 def write_vendors(directory: Path, files: list[tuple[str, str]]) -> Path:
@@ -132,7 +153,9 @@ class Machine:
         self.scratch = scratch
         scratch.mkdir(parents=True, exist_ok=True)
         self.clsplit_vendors = devs.clsplit_vendors_dir(self.build, scratch)
-        real_files = real_vendor_files(vendors)
+        # Each fallback from what was asked to what is there: one line on stderr (warn).
+        self.warnings: list[str] = []
+        real_files = real_vendor_files(vendors, self.warn)
         if not real_files:
             raise SystemExit("error: no real OpenCL vendor found (--vendors names them)")
         self.real = write_vendors(scratch / "vendors-real", real_files)
@@ -170,16 +193,36 @@ class Machine:
         # "The GPU": the first GPU, else the first device (the development machine's PoCL).
         self.gpus = gpus or [self.devices[0]]
         self.gpu = self.gpus[0]
+        if not self.has_gpu:
+            why = f"{NVIDIA_LIBRARY} is among the vendors but lists no GPU" if self.gpu_vendor_present \
+                else "no GPU among the devices"
+            self.warn(f"{why}: \"the GPU\" is device {self.gpu.index}, [{self.gpu.type}] {self.gpu.name} "
+                      f"({self.gpu.platform})")
         cpus = [d for d in self.devices if d.is_cpu]
         # The CPU beside the GPU: a CPU-type device other than "the GPU".
         self.cpu = next((d for d in cpus if d.index != self.gpu.index), None)
+        if self.cpu is None:
+            self.warn(f"no CPU device besides the GPU: GPU+CPU runs use every device ({len(self.devices)})")
         self.gpu_vendors = write_vendors(scratch / "vendors-gpu", [("gpu.icd", self.gpu.icd)]) \
             if self.gpu.icd else self.real
+        if not self.gpu.icd:
+            self.warn(f"the device list names no library for the GPU (device {self.gpu.index}): direct runs on "
+                      f"\"the GPU\" see every real vendor ({self.real}) and take their first device")
         cpu_library = cpus[0].icd if cpus and cpus[0].icd else None
         if cpu_library is None and pocl_icd() is not None:
             cpu_library = devs.libraries_of(str(pocl_icd()))[0]
+            self.warn(f"no CPU device with a known library: the CPU's vendor is PoCL's ({cpu_library})")
         self.cpu_vendors = write_vendors(scratch / "vendors-cpu", [("cpu.icd", cpu_library)]) \
             if cpu_library else self.real
+        if not cpu_library:
+            self.warn(f"no CPU device with a known library and no PoCL: the CPU's vendors are every real vendor "
+                      f"({self.real})")
+
+    def warn(self, text: str) -> None:
+        """A fallback from what was asked to what is used: said on stderr at once (the experiment's
+        output may be read without the set-up) and kept in `warnings`."""
+        self.warnings.append(text)
+        print(f"machine: warning: {text}", file=sys.stderr, flush=True)
 
     # ------------------------------------------------------------------ device sets
     @property
@@ -191,6 +234,11 @@ class Machine:
     def gpu_and_cpu(self) -> str:
         """CLSPLIT_DEVICES for the GPU and the CPU beside it (every device when there is no CPU)."""
         return f"{self.gpu.index},{self.cpu.index}" if self.cpu else "all"
+
+    @property
+    def gpu_and_cpu_count(self) -> int:
+        """How many devices gpu_and_cpu selects (static ratios need one per device)."""
+        return 2 if self.cpu else len(self.devices)
 
     # ------------------------------------------------------------------ environments
     def env(self, **settings: str | None) -> dict[str, str]:

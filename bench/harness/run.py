@@ -468,9 +468,11 @@ class Harness:
 
 def main(argv: list[str]) -> int:
     args = parse_args(argv)
+    execute.interrupt_on_sigterm()  # SIGTERM too stops the running workload (run_process)
     try:
         return Harness(args).run()
     except KeyboardInterrupt:
+        execute.stop_all()
         print("interrupted; runs so far are in runs.jsonl (summarize.py rebuilds the summary)")
         return 1
 

@@ -32,8 +32,8 @@ HARNESS = Path(__file__).resolve().parents[1]
 
 def add_arguments(parser) -> None:
     parser.add_argument("--no-correctness", dest="correctness", action="store_false", help="skip the sweep")
-    parser.add_argument("--sweep-workloads", default=",".join(SIZES),
-                        help="workloads of the sweep (default: all)")
+    parser.add_argument("--sweep-workloads", default=",".join(SIZES), metavar="NAME[:SIZE],...",
+                        help="workloads of the sweep, a size each for those not in SIZES (default: all)")
     parser.add_argument("--sweep-sizes", default="", metavar="NAME=SIZE,...", help="sizes other than the defaults")
     parser.add_argument("--sweep-iters", type=int, default=10, help="iterations per sweep run (default %(default)s)")
     parser.add_argument("--sweep-strategies", default="uniform,adaptive-comm",
@@ -69,20 +69,38 @@ def environment(ctx: Context) -> None:
         show("via the launcher (sets both)", m.through_launcher(lister), m.env())
 
 
+def sweep_plan(workloads: str, sizes_text: str) -> list[tuple[str, int]]:
+    """(workload, size) of the sweep from --sweep-workloads (NAME or NAME:SIZE) and --sweep-sizes
+    (NAME=SIZE); a workload without a size is a usage error, before anything runs."""
+    sizes = dict(SIZES)
+    for item in (i.strip() for i in sizes_text.split(",") if i.strip()):
+        name, sep, size = item.partition("=")
+        if not sep or not size.strip().isdigit():
+            raise SystemExit(f"error: --sweep-sizes {item!r}: expected NAME=SIZE")
+        sizes[name.strip()] = int(size)
+    plan = []
+    for item in (i.strip() for i in workloads.split(",") if i.strip()):
+        name, sep, size = item.partition(":")
+        if sep and not size.strip().isdigit():
+            raise SystemExit(f"error: --sweep-workloads {item!r}: expected NAME or NAME:SIZE")
+        if not sep and name not in sizes:
+            raise SystemExit(f"error: --sweep-workloads: no size for {name!r} (sizes: {', '.join(sizes)}); "
+                             f"give {name}:SIZE or --sweep-sizes {name}=SIZE")
+        plan.append((name, int(size) if sep else sizes[name]))
+    return plan
+
+
 def sweep(ctx: Context) -> int:
     m, a = ctx.machine, ctx.args
-    sizes = dict(SIZES)
-    for item in (i for i in a.sweep_sizes.split(",") if i):
-        name, _, size = item.partition("=")
-        sizes[name] = int(size)
+    plan = sweep_plan(a.sweep_workloads, a.sweep_sizes)
     report = ctx.out / "r.json"
     failed = 0
     with ctx.log("correctness.log") as log:
         for devices in ("all", m.gpu_indices):
             for strategy in (s for s in a.sweep_strategies.split(",") if s):
-                for workload in (w for w in a.sweep_workloads.split(",") if w):
+                for workload, size in plan:
                     report.unlink(missing_ok=True)
-                    program = m.program(workload, "--size", sizes[workload], "--iters", a.sweep_iters)
+                    program = m.program(workload, "--size", size, "--iters", a.sweep_iters)
                     done = run_command(m.through_launcher(program),
                                        m.env(CLSPLIT_DEVICES=devices, CLSPLIT_STRATEGY=strategy,
                                              CLSPLIT_REPORT=str(report)), timeout=120, merge=True)
@@ -111,6 +129,8 @@ def suite(ctx: Context) -> int:
 
 
 def run(ctx: Context) -> int:
+    if ctx.args.correctness:
+        sweep_plan(ctx.args.sweep_workloads, ctx.args.sweep_sizes)  # usage errors before any run
     environment(ctx)
     failed = sweep(ctx) if ctx.args.correctness else 0
     rc = suite(ctx) if ctx.args.suite != "none" else 0

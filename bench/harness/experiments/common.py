@@ -1,9 +1,11 @@
 """What the experiments share: the context they run in (options, output directory, the machine),
-a log that prints and writes a file under the output directory, and running one command."""
+a log that prints and writes a file under the output directory, running one command, and spotting
+a strategy that clsplit did not apply."""
 
 from __future__ import annotations
 
 import argparse
+import re
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -31,6 +33,12 @@ def run_command(command: list[str], env: dict[str, str], timeout: float | None =
     except OSError as error:
         return Ran(127, "", f"{command[0]}: {error}\n", 0.0)
     return Ran(124 if code is None else code, stdout, stderr, seconds)
+
+
+def strategy_not_applied(output: str) -> str | None:
+    """clsplit's log line saying that CLSPLIT_STRATEGY was not applied (invalid, or static ratios
+    that do not match the selected devices: it then runs adaptive-comm), else None."""
+    return next((l for l in output.splitlines() if re.search("CLSPLIT_STRATEGY.*using adaptive-comm", l)), None)
 
 
 def tail(text: str, lines: int) -> str:

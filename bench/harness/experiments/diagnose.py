@@ -1,9 +1,9 @@
 """diagnose: where a workload's time goes through clsplit with the defaults over every GPU, next to
 the same program run directly on the GPU. Per workload NAME:SIZE:ITERS: --repeat pairs of a direct
 and a clsplit run (their `seconds=` and `verified=`), then a clsplit run with the run report (every
-launch listed), a trace and CLSPLIT_LOG (--log), its files packed into OUT/diagnose.tgz
-(NAME-SIZE-ITERS.report.json, .trace.json.gz, .log.gz, .stdout). Extra clsplit settings: --env
-(e.g. --env CLSPLIT_STRATEGY=uniform) or the caller's environment.
+launch listed), a trace and clsplit's log at the level --log names (its stderr), its files packed
+into OUT/diagnose.tgz (NAME-SIZE-ITERS.report.json, .trace.json.gz, .log.gz, .stdout). Extra
+clsplit settings: --env (e.g. --env CLSPLIT_STRATEGY=uniform) or the caller's environment.
 
     python3 bench/harness/experiment.py diagnose jacobi2d:4096:200 2spmv:524288:50
 
@@ -22,13 +22,18 @@ from experiments.common import Context, run_command
 NAME = "diagnose"
 SUMMARY = "where a workload's time goes through clsplit (report, trace, log) next to a direct run on the GPU"
 QUICK = {"workloads": ["jacobi2d:1024:20"], "repeat": 1}
+LEVELS = ("off", "error", "warn", "info", "debug", "trace")  # CLSPLIT_LOG's (docs/configuration.md)
 
 
 def add_arguments(parser) -> None:
     parser.add_argument("workloads", nargs="*", default=["jacobi2d:4096:200"], metavar="NAME:SIZE:ITERS",
                         help="workloads (default jacobi2d:4096:200)")
     parser.add_argument("--repeat", type=int, default=2, help="direct/clsplit pairs per workload (default %(default)s)")
-    parser.add_argument("--log", default="info", help="CLSPLIT_LOG of the report run (default %(default)s)")
+    # A level, not a file: the log is the report run's stderr, packed as NAME-SIZE-ITERS.log.gz.
+    # clsplit takes an unknown level for `off`, which would pack an empty log without a word.
+    parser.add_argument("--log", default=None, choices=LEVELS, metavar="LEVEL",
+                        help="CLSPLIT_LOG (a level: %s) of the report run, whose stderr is the packed log "
+                             "(default: CLSPLIT_LOG of --env or the environment, else info)" % ", ".join(LEVELS))
 
 
 def fields(stdout: str) -> str:
@@ -36,8 +41,16 @@ def fields(stdout: str) -> str:
     return " ".join(re.findall(r" seconds=[0-9.e-]*|verified=[01]", stdout)) + " "
 
 
+def log_level(chosen: str | None, env: dict[str, str]) -> str:
+    """--log, else the caller's own CLSPLIT_LOG (--env, the environment: not overridden unasked),
+    else info."""
+    return chosen or env.get("CLSPLIT_LOG") or "info"
+
+
 def run(ctx: Context) -> int:
     m, a, out = ctx.machine, ctx.args, ctx.out
+    level = log_level(a.log, m.base)
+    print(f"report runs with CLSPLIT_LOG={level}", flush=True)
     failed = 0
     packed = []
     for spec in a.workloads:
@@ -54,7 +67,7 @@ def run(ctx: Context) -> int:
                 print(f"{label} {tag}: {fields(done.stdout)}", flush=True)
         files = {k: out / f"{tag}.{k}" for k in ("report.json", "trace.json", "stdout", "log")}
         env = m.env(CLSPLIT_REPORT=str(files["report.json"]), CLSPLIT_TRACE=str(files["trace.json"]),
-                    CLSPLIT_LOG=a.log)
+                    CLSPLIT_LOG=level)
         done = run_command(m.through_launcher(program), env, timeout=600)
         failed += done.returncode != 0
         files["stdout"].write_text(done.stdout)

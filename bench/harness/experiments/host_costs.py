@@ -5,7 +5,8 @@ PoCL CPU devices (split launches, the partitioner measuring them), the GPU and t
 fixed ratios and by adaptive-comm (unsplit), and the GPU alone through clsplit. Per run:
 launches, split launches, clsplit's own and the vendor's time per launch, the application
 thread's enqueue loop (jacobi1d's enqueue_* fields) and the vendor calls per launch. Printed and
-written to OUT/host-costs.log (the last run's report: OUT/host.json, its output OUT/host-run.log).
+written to OUT/host-costs.log (the last run's report: OUT/host.json, its output OUT/host-run.log;
+a failed run's output: OUT/host-run.failed-N.log).
 
 (Was scripts/gpu-host-costs.sh: SIZE, ITERS, REPEAT, ONLY, POCL_PAIR -> --size, --iters, --repeat,
 --only, --pocl-pair.)
@@ -17,7 +18,8 @@ import re
 
 import clsplit_report
 from execute import parse_result_line
-from experiments.common import Context, run_command, tail
+from experiments.common import Context, run_command, strategy_not_applied, tail
+from machine import static_strategy
 
 NAME = "host-costs"
 SUMMARY = "clsplit's own host time and vendor calls per launch of jacobi1d (run report, CLSPLIT_REPORT_TIMING=0)"
@@ -54,11 +56,13 @@ def run(ctx: Context) -> int:
     pair = a.pocl_pair or m.base.get("POCL_DEVICES") or "cpu cpu"
     gpu = str(m.gpu.index)
     cpus = {"CLSPLIT_VENDORS": str(m.cpu_vendors), "POCL_DEVICES": pair}
+    # 0.9 on the GPU, one ratio per device that GPU+CPU selects (every device without a CPU).
+    ratios = static_strategy(0.9, m.gpu_and_cpu_count)
     configs = [
         ("2 PoCL CPUs adaptive-comm", dict(cpus, CLSPLIT_STRATEGY="adaptive-comm")),
         ("2 PoCL CPUs adaptive", dict(cpus, CLSPLIT_STRATEGY="adaptive")),
         ("2 PoCL CPUs uniform", dict(cpus, CLSPLIT_STRATEGY="uniform")),
-        ("GPU+CPU static:0.9,0.1", {"CLSPLIT_DEVICES": m.gpu_and_cpu, "CLSPLIT_STRATEGY": "static:0.9,0.1"}),
+        (f"GPU+CPU {ratios}", {"CLSPLIT_DEVICES": m.gpu_and_cpu, "CLSPLIT_STRATEGY": ratios}),
         ("GPU+CPU uniform", {"CLSPLIT_DEVICES": m.gpu_and_cpu, "CLSPLIT_STRATEGY": "uniform"}),
         ("GPU+CPU adaptive-comm (unsplit)", {"CLSPLIT_DEVICES": m.gpu_and_cpu, "CLSPLIT_STRATEGY": "adaptive-comm"}),
         ("GPU alone adaptive-comm", {"CLSPLIT_DEVICES": gpu, "CLSPLIT_STRATEGY": "adaptive-comm"}),
@@ -77,10 +81,15 @@ def run(ctx: Context) -> int:
                                    timeout=600, merge=True)
                 output.write_text(done.stdout)
                 summary = clsplit_report.load(report)
-                if done.returncode != 0 or summary is None or not summary.launch_calls:
+                misapplied = strategy_not_applied(done.stdout)
+                if done.returncode != 0 or summary is None or not summary.launch_calls or misapplied:
                     failed += 1
-                    log(f"{label}: failed")
-                    log(tail(done.stdout, 3))
+                    # Its whole output kept: the next run overwrites host-run.log.
+                    kept = ctx.out / f"host-run.failed-{failed}.log"
+                    kept.write_text(f"{label}\n{done.stdout}")
+                    log(f"{label}: failed" + (f": strategy not applied: {misapplied}" if misapplied else "")
+                        + f" (output: {kept})")
+                    log(tail(done.stdout, 10))
                     continue
                 for line in describe(label, summary, parse_result_line(done.stdout)):
                     log(line)

@@ -2,8 +2,12 @@
 properties) directly on the GPU (the reference), then through clsplit on every device (GPUs and
 the CPU, two vendors) with each strategy; every output byte must match the reference. Default
 strategies: uniform, two `static` (uneven ratios, and all on the last device: the CPU) and
-adaptive-comm. Prints one line per run and `integration programs: P identical, F different`;
-a reference's stderr goes to OUT/NAME.gpu-reference.err.
+adaptive-comm. Prints one line per run and `integration programs: P identical, K known
+differences, F different`; a reference's stderr goes to OUT/NAME.gpu-reference.err (and
+NAME.cpu-reference.err where the CPU is the reference), each run's to OUT/NAME.STRATEGY.err.
+Known differences (KNOWN_DIFFERENCES: where the reference itself is wrong or the vendor's output
+varies, each with its reason) are listed and counted apart and do not fail the experiment; any
+other difference does.
 
 (Was scripts/gpu-integration.sh: STRATEGIES -> --strategies.)
 """
@@ -12,8 +16,10 @@ from __future__ import annotations
 
 import difflib
 import re
+from dataclasses import dataclass
+from typing import Callable
 
-from experiments.common import Context, run_command, tail
+from experiments.common import Context, run_command, strategy_not_applied, tail
 
 NAME = "integration"
 SUMMARY = "every integration program direct on the GPU vs. split over all devices: byte-identical"
@@ -22,6 +28,32 @@ OCL_ICD_FIRST = True
 # What CL_MEM_USE_HOST_PTR memory holds before a map is left to the implementation: NVIDIA leaves
 # it stale, CPU runtimes and clsplit (CLSPLIT_HOST_PTR_SYNC) keep it current.
 IMPLEMENTATION_DEFINED = "use_host_ptr memory after"
+
+
+@dataclass(frozen=True)
+class KnownDifference:
+    program: str
+    starts: Callable[[str], bool]  # the first line of a block of output (it and the indented lines below it)
+    reason: str
+
+
+def _wide_ids_beyond_2_31(line: str) -> bool:
+    found = re.fullmatch(r"wide ids at offset (\d+):", line)
+    return bool(found) and int(found.group(1)) >= 2 ** 31
+
+
+# Differences from the reference that are known and documented (docs/benchmarks.md, "Results",
+# 2026-11-28), the one list of them: a run whose output differs only in such blocks is reported
+# as a known difference, listed with its reason, and does not fail the experiment. (Lines left to
+# the implementation, IMPLEMENTATION_DEFINED, are not compared at all.)
+KNOWN_DIFFERENCES = (
+    KnownDifference("itest_ndrange", _wide_ids_beyond_2_31,
+                    "ids at global offsets of 2^31 and more: NVIDIA's direct run (the reference) loses "
+                    "their high bits, clsplit's slices keep them, as PoCL does"),
+    KnownDifference("itest_programs", lambda line: line.startswith("build log of a clean program:"),
+                    "NVIDIA's compiler writes a build log on a fresh compile, the reference (PoCL's CPU: "
+                    "the program's direct run on NVIDIA fails its own checks) none"),
+)
 
 
 def add_arguments(parser) -> None:
@@ -44,6 +76,40 @@ def comparable(stdout: str) -> str:
     return "".join(l for l in stdout.splitlines(keepends=True) if not l.startswith(IMPLEMENTATION_DEFINED))
 
 
+def without_known(program: str, text: str) -> tuple[str, list[KnownDifference]]:
+    """`text` with the blocks of `program`'s known differences replaced by a placeholder each, and
+    the known differences found."""
+    known = [k for k in KNOWN_DIFFERENCES if k.program == program]
+    lines, found, skipping = [], [], False
+    for line in text.splitlines():
+        if skipping and line[:1].isspace():
+            continue
+        hit = next((k for k in known if k.starts(line)), None)
+        skipping = hit is not None
+        if hit:
+            lines.append(f"(known difference {KNOWN_DIFFERENCES.index(hit)})")
+            if hit not in found:
+                found.append(hit)
+        else:
+            lines.append(line)
+    return "\n".join(lines), found
+
+
+def compare(program: str, expected: str, got: str) -> tuple[str, list[KnownDifference]]:
+    """`identical`, `known` (the outputs differ only in known differences: those listed) or
+    `different`."""
+    if got == expected:
+        return "identical", []
+    masked_expected, _ = without_known(program, expected)
+    masked_got, found = without_known(program, got)
+    return ("known", found) if masked_got == masked_expected else ("different", [])
+
+
+def file_name(text: str) -> str:
+    """A strategy as part of a file name (static:0.17,0.83 -> static_0.17_0.83)."""
+    return re.sub(r"[^A-Za-z0-9.-]+", "_", text)
+
+
 def run(ctx: Context) -> int:
     m, a = ctx.machine, ctx.args
     n = len(m.devices)
@@ -54,6 +120,7 @@ def run(ctx: Context) -> int:
     if not programs:
         raise SystemExit(f"error: no integration programs in {m.itest}")
     passed = failed = 0
+    known = []  # (program, strategy, the known differences)
     for program in programs:
         name = program.name
         if name == "itest_info":
@@ -66,6 +133,7 @@ def run(ctx: Context) -> int:
             print(f"{name}: direct run on the GPU failed (rc={ref.returncode}: {tail(ref.stderr, 1)}); "
                   "reference: the CPU", flush=True)
             ref = run_command([str(program)], m.direct_env(m.cpu_vendors), timeout=a.timeout)
+            (ctx.out / f"{name}.cpu-reference.err").write_text(ref.stderr)
             if ref.returncode != 0:
                 print(f"{name} reference failed on the CPU too (rc={ref.returncode})", flush=True)
                 continue
@@ -73,21 +141,30 @@ def run(ctx: Context) -> int:
         for strategy in strategies:
             got = run_command([str(program)], m.clsplit_env("all", strategy, CLSPLIT_DEVICE_TYPE="gpu"),
                               timeout=a.timeout)
-            (ctx.scratch / f"{name}.err").write_text(got.stderr)
-            misapplied = next((l for l in got.stderr.splitlines()
-                               if re.search("CLSPLIT_STRATEGY.*using adaptive-comm", l)), None)
+            # Every run's stderr kept: a failure's cause is there.
+            err = ctx.out / f"{name}.{file_name(strategy)}.err"
+            err.write_text(got.stderr)
+            misapplied = strategy_not_applied(got.stderr)
+            verdict, found = compare(name, expected, comparable(got.stdout)) if got.returncode == 0 \
+                else ("different", [])
             if misapplied:  # misconfigured: not what was asked
                 failed += 1
-                print(f"{name} {strategy}: strategy not applied: {misapplied}", flush=True)
-            elif got.returncode == 0 and comparable(got.stdout) == expected:
+                print(f"{name} {strategy}: strategy not applied: {misapplied} ({err})", flush=True)
+            elif verdict == "identical":
                 passed += 1
                 print(f"{name} {strategy}: identical", flush=True)
+            elif verdict == "known":
+                known.append((name, strategy, found))
+                print(f"{name} {strategy}: known difference ({'; '.join(k.reason for k in found)})", flush=True)
             else:
                 failed += 1
-                print(f"{name} {strategy}: DIFFERENT (rc={got.returncode})", flush=True)
+                print(f"{name} {strategy}: DIFFERENT (rc={got.returncode}; stderr in {err})", flush=True)
                 diff = [l.rstrip("\n") for l in difflib.unified_diff(
                     expected.splitlines(), comparable(got.stdout).splitlines(), "reference", "clsplit", n=0,
                     lineterm="")][2:]
-                print("\n".join(diff[:5] + [tail(got.stderr, 3)]).rstrip(), flush=True)
-    print(f"integration programs: {passed} identical, {failed} different", flush=True)
+                print("\n".join(diff[:5] + [tail(got.stderr, 10)]).rstrip(), flush=True)
+    print(f"integration programs: {passed} identical, {len(known)} known differences, {failed} different",
+          flush=True)
+    for name, strategy, found in known:
+        print(f"  known: {name} {strategy}: {'; '.join(k.reason for k in found)}", flush=True)
     return 1 if failed else 0

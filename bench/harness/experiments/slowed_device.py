@@ -21,11 +21,13 @@ import json
 import multiprocessing
 import os
 import re
+import signal
 import subprocess
 import time
 from collections import defaultdict
 from pathlib import Path
 
+from execute import start, stop
 from experiments.common import Context
 
 NAME = "slowed-device"
@@ -50,6 +52,9 @@ def add_arguments(parser) -> None:
 
 
 def _spin(until: float) -> None:
+    # Ended quietly by the interrupted parent (terminate() at its exit), not by Ctrl-C itself.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     while time.monotonic() < until:
         pass
 
@@ -61,7 +66,9 @@ def cpu_hog(seconds: float, log: Path) -> None:
     with log.open("w") as out:
         out.write("cpu-hog: %d processes, start_ns=%d\n" % (os.cpu_count(), time.monotonic_ns()))
         out.flush()
-        spinners = [multiprocessing.Process(target=_spin, args=(until,)) for _ in range(os.cpu_count() or 1)]
+        # Daemonic: an interrupted experiment ends them at exit rather than waiting for them.
+        spinners = [multiprocessing.Process(target=_spin, args=(until,), daemon=True)
+                    for _ in range(os.cpu_count() or 1)]
         for p in spinners:
             p.start()
         for p in spinners:
@@ -145,21 +152,24 @@ def run(ctx: Context) -> int:
                         CLSPLIT_REPORT=str(out / "slowed.report.json"))
     app_seconds = 4 * a.busy_s + SETTLE_S
     started = time.monotonic()
+    # Started with execute.start: tracked, so that an interrupted experiment stops them (stop_all).
     with app_log.open("w") as handle:
-        app = subprocess.Popen(m.program("busy-device", "--items", a.items, "--local", a.local, "--kernel-ms",
-                                         a.kernel_ms, "--seconds", app_seconds),
-                               env=env, stdout=handle, stderr=subprocess.STDOUT)
+        app = start(m.program("busy-device", "--items", a.items, "--local", a.local, "--kernel-ms",
+                              a.kernel_ms, "--seconds", app_seconds),
+                    env, stdout=handle, stderr=subprocess.STDOUT)
     time.sleep(SETTLE_S)
     load = m.program("busy-device", "--seconds", a.busy_s, "--kernel-ms", 5)
     others = []
     for i in range(1, a.gpu_loads):  # started with the main load, ending with it
         with (out / f"gpu-load{i}.log").open("w") as handle:
-            others.append(subprocess.Popen(load, env=m.direct_env(), stdout=handle, stderr=subprocess.STDOUT))
+            others.append(start(load, m.direct_env(), stdout=handle, stderr=subprocess.STDOUT))
     with (out / "gpu-load.log").open("w") as handle:
-        try:
-            subprocess.run(load, env=m.direct_env(), stdout=handle, stderr=subprocess.STDOUT, timeout=60)
-        except subprocess.TimeoutExpired:
-            print("the GPU load ran past 60 s: killed", flush=True)
+        main_load = start(load, m.direct_env(), stdout=handle, stderr=subprocess.STDOUT)
+    try:
+        main_load.wait(timeout=60)
+    except subprocess.TimeoutExpired:
+        print("the GPU load ran past 60 s: killed", flush=True)
+    stop(main_load)
     time.sleep(0.3)
     time.sleep(a.busy_s)
     loads = [("gpu-load", out / "gpu-load.log")]
@@ -170,8 +180,8 @@ def run(ctx: Context) -> int:
         try:
             p.wait(timeout=max(1.0, 120 - (time.monotonic() - started)))
         except subprocess.TimeoutExpired:
-            p.kill()
-            p.wait()
+            pass
+        stop(p)  # killed (its whole group) if still running, reaped
     rc = app.returncode
     print(f"application rc={rc}", flush=True)
     for path in [app_log, out / "gpu-load.log"] + ([out / "cpu-load.log"] if a.cpu_load else []):

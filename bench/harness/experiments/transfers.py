@@ -1,9 +1,10 @@
 """transfers: pinned against pageable host memory for clsplit's host copies and cross-vendor
 staging, side by side (alternated, --repeat times). bench/calls/transfer_costs.cpp (the GPU and
 the CPU exchange halves of a buffer every kernel): directly on the GPU, then through clsplit over
-the GPU and the CPU (`static:0.5,0.5`) with each CLSPLIT_PINNED_MB of --pinned-mb (0: pageable;
-reports in OUT/transfer-MB-REPEAT.json); then GPU+CPU adaptive-comm workloads with each setting
-(their RESULT lines). Lines are `CONFIG | OUTPUT LINE`, printed and written to OUT/transfers.log.
+the GPU and the CPU (`static:0.5,0.5`; even ratios over every device where there is no CPU) with
+each CLSPLIT_PINNED_MB of --pinned-mb (0: pageable; reports in OUT/transfer-MB-REPEAT.json); then
+GPU+CPU adaptive-comm workloads with each setting (their RESULT lines). Lines are
+`CONFIG | OUTPUT LINE`, printed and written to OUT/transfers.log.
 
 (Was scripts/gpu-transfers.sh: MIB, ITERS, REPEAT, WORKLOADS -> --mib, --iters, --repeat,
 --workloads.)
@@ -11,7 +12,8 @@ reports in OUT/transfer-MB-REPEAT.json); then GPU+CPU adaptive-comm workloads wi
 
 from __future__ import annotations
 
-from experiments.common import Context, run_command, tail
+from experiments.common import Context, run_command, strategy_not_applied, tail
+from machine import static_strategy
 
 NAME = "transfers"
 SUMMARY = "pinned vs pageable host memory (bench/calls/transfer_costs.cpp, GPU+CPU workloads)"
@@ -35,21 +37,25 @@ def run(ctx: Context) -> int:
     with ctx.log("transfers.log") as log:
         def show(label: str, done, lines: list[str]) -> None:
             nonlocal failed
-            if done.returncode != 0 or not lines:
+            misapplied = strategy_not_applied(done.output)
+            if done.returncode != 0 or not lines or misapplied:
                 failed += 1
                 lines = lines or [f"failed (exit {done.returncode}): {tail(done.output, 1)}"]
+                lines += [f"strategy not applied: {misapplied}"] if misapplied else []
             for line in lines:
                 log(f"{label} | {line}")
 
+        # Even ratios, one per device that GPU+CPU selects (two, or every device without a CPU).
+        even = static_strategy(1 / m.gpu_and_cpu_count, m.gpu_and_cpu_count)
         transfer = m.program("transfer-costs", "--mib", a.mib, "--iters", a.iters)
         for r in range(1, a.repeat + 1):
             done = run_command(transfer, m.direct_env(), timeout=300, merge=True)
             show("direct GPU", done, done.stdout.splitlines())
             for mb in pinned:
-                env = m.clsplit_env(m.gpu_and_cpu, "static:0.5,0.5", CLSPLIT_PINNED_MB=mb,
+                env = m.clsplit_env(m.gpu_and_cpu, even, CLSPLIT_PINNED_MB=mb,
                                     CLSPLIT_REPORT=str(ctx.out / f"transfer-{mb}-{r}.json"))
                 done = run_command(transfer, env, timeout=300, merge=True)
-                show(f"clsplit GPU+CPU static:0.5,0.5 pinned_mb={mb}", done, done.stdout.splitlines())
+                show(f"clsplit GPU+CPU {even} pinned_mb={mb}", done, done.stdout.splitlines())
         for spec in (w for w in a.workloads.split(",") if w):
             name, size, *iters = spec.split(":")
             command = m.program(name, "--size", size, *(["--iters", iters[0]] if iters else []))

@@ -1,7 +1,9 @@
 """Tests of the benchmark harness's own logic (no OpenCL needed except in FakeClsplitTest and
 LaunchCostRunTest, which need the built workloads and PoCL): RESULT parsing, clsplit report reading,
-oracle ratios, the speedup and efficiency arithmetic, the launch-cost suites and summary, and the
-clsplit plumbing of run.py against a stand-in clsplit build (and the real one for launch-cost).
+oracle ratios, the speedup and efficiency arithmetic, the launch-cost suites and summary, the
+clsplit plumbing of run.py against a stand-in clsplit build (and the real one for launch-cost),
+stopping started programs on an interrupt, the experiments' machine against a stand-in build, and
+the named experiments' own logic (known integration differences, the check sweep, diagnose's log).
 
     python3 tests/integration/bench/test_harness.py -v      (BENCH_BUILD=<build dir> for the last)
 """
@@ -454,6 +456,181 @@ class LaunchCostRunTest(unittest.TestCase):
             self.assertTrue(all(float(r["own_us"]) > 0 for r in rows.values()))
             self.assertTrue(rows[100000]["flatness"])
             self.assertFalse(rows[1000]["flatness"])
+
+
+class InterruptTest(unittest.TestCase):
+    """An interrupted harness (SIGTERM, Ctrl-C's SIGINT) stops the programs it started, whose own
+    process groups the signal does not reach, and reaps them."""
+
+    # A stand-in harness: one program (and a child of it, in its process group) run through
+    # run_process; after the interrupt it says whether any child is left unreaped.
+    STANDIN = """
+import os, signal, sys
+signal.signal(signal.SIGINT, signal.default_int_handler)  # not inherited ignored (a background job)
+sys.path.insert(0, sys.argv[1])
+import execute
+execute.interrupt_on_sigterm()
+program = "import os, subprocess, sys, time; child = subprocess.Popen(['sleep', '300']); " \\
+          "open(sys.argv[1], 'w').write('%d %d' % (os.getpid(), child.pid)); time.sleep(300)"
+try:
+    execute.run_process([sys.executable, "-c", program, sys.argv[2]], dict(os.environ), timeout=300)
+except KeyboardInterrupt:
+    execute.stop_all()
+    try:
+        os.waitpid(-1, os.WNOHANG)
+        print("children left")
+    except ChildProcessError:
+        print("no children")
+"""
+
+    @staticmethod
+    def alive(pid: int) -> bool:
+        # A zombie is dead: one whose parent died first waits for init to reap it.
+        try:
+            return Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0] != "Z"
+        except FileNotFoundError:
+            return False
+
+    def test_children_stopped(self):
+        import signal
+        import time
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            with self.subTest(signal=sig.name), tempfile.TemporaryDirectory() as tmp:
+                pids = Path(tmp) / "pids"
+                standin = subprocess.Popen([sys.executable, "-c", self.STANDIN, str(HARNESS), str(pids)],
+                                           stdout=subprocess.PIPE, text=True)
+                deadline = time.monotonic() + 30
+                while not (pids.is_file() and pids.read_text()) and time.monotonic() < deadline:
+                    time.sleep(0.05)
+                program, grandchild = (int(p) for p in pids.read_text().split())
+                try:
+                    standin.send_signal(sig)
+                    out, _ = standin.communicate(timeout=30)
+                    self.assertEqual(out.strip(), "no children")
+                    time.sleep(0.2)
+                    self.assertFalse(self.alive(program), "the program outlived the interrupted harness")
+                    self.assertFalse(self.alive(grandchild), "the program's own child outlived the harness")
+                finally:
+                    for pid in (program, grandchild):
+                        if self.alive(pid):
+                            os.kill(pid, signal.SIGKILL)
+
+
+class FakeMachineTest(unittest.TestCase):
+    """machine.Machine against a stand-in build whose launcher lists two CPU devices: what was asked
+    and is missing fails or is said on stderr, and static ratios fit the devices selected."""
+
+    def fake_build(self, root: Path, devices: list[dict]) -> Path:
+        build = root / "build"
+        for d in ("bin", "lib", "bench/bin"):
+            (build / d).mkdir(parents=True)
+        (build / "lib" / "libclsplit.so").write_bytes(b"")
+        launcher = build / "bin" / "clsplit"
+        launcher.write_text("#!/bin/sh\ncat <<'EOF'\n" + json.dumps(devices) + "\nEOF\n")
+        launcher.chmod(0o755)
+        return build
+
+    def cpu(self, index: int, library: str) -> dict:
+        return {"index": index, "name": f"cpu{index}", "platform": "p", "type": "CPU", "icd": library,
+                "platform_index": 0, "device_index": index}
+
+    def test_missing_vendor_fails_and_fallbacks_are_said(self):
+        import contextlib
+        import io
+        import machine
+        with tempfile.TemporaryDirectory() as tmp:
+            root = Path(tmp)
+            library = root / "libvendor.so"
+            library.write_bytes(b"")
+            icd = root / "vendor.icd"
+            icd.write_text(f"{library}\n")
+            build = self.fake_build(root, [self.cpu(0, str(library)), self.cpu(1, str(library))])
+            for missing in (root / "gpu.icd", root / "empty-dir"):
+                (root / "empty-dir").mkdir(exist_ok=True)
+                with self.subTest(missing=missing.name), self.assertRaises(SystemExit) as stop:
+                    machine.Machine(build, root / "scratch", f"{missing}:{icd}")
+                self.assertIn(str(missing), str(stop.exception.code))
+            (root / "gone.icd").write_text(f"{root / 'libgone.so'}\n")
+            with self.assertRaises(SystemExit) as stop:
+                machine.Machine(build, root / "scratch", f"{root / 'gone.icd'}")
+            self.assertIn("libgone.so does not exist", str(stop.exception.code))
+            err = io.StringIO()
+            with contextlib.redirect_stderr(err):
+                m = machine.Machine(build, root / "scratch", str(icd))
+            self.assertEqual((m.gpu.index, m.cpu.index, m.gpu_and_cpu, m.gpu_and_cpu_count), (0, 1, "0,1", 2))
+            self.assertIn('machine: warning: no GPU among the devices: "the GPU" is device 0, [CPU] cpu0',
+                          err.getvalue())
+            # Three devices, the first one a GPU without a CPU: GPU+CPU is every device, said so.
+            gpu = dict(self.cpu(0, str(library)), type="GPU")
+            build3 = self.fake_build(root / "three", [gpu, dict(gpu, index=1), dict(gpu, index=2)])
+            err = io.StringIO()
+            with contextlib.redirect_stderr(err):
+                m = machine.Machine(build3, root / "scratch3", str(icd))
+            self.assertEqual((m.gpu_and_cpu, m.gpu_and_cpu_count), ("all", 3))
+            self.assertIn("no CPU device besides the GPU: GPU+CPU runs use every device (3)", err.getvalue())
+            self.assertNotIn("no GPU among", err.getvalue())
+
+    def test_static_ratios_one_per_device(self):
+        import machine
+        self.assertEqual(machine.static_strategy(0.9, 2), "static:0.9,0.1")
+        self.assertEqual(machine.static_strategy(0.9, 3), "static:0.9,0.05,0.05")
+        self.assertEqual(machine.static_strategy(1 / 2, 2), "static:0.5,0.5")
+        self.assertEqual(machine.static_strategy(0.9, 1), "static:1")
+        for n in (2, 3, 4, 8):
+            ratios = [float(r) for r in machine.static_strategy(0.9, n).split(":")[1].split(",")]
+            self.assertEqual(len(ratios), n)
+            self.assertAlmostEqual(sum(ratios), 1.0, places=4)
+
+
+class ExperimentLogicTest(unittest.TestCase):
+    """The named experiments' own logic, without running anything."""
+
+    def test_integration_known_differences_pass_others_fail(self):
+        from experiments import integration
+        reference = ("ranges: 1\nwide ids at offset 2500000000:\n  words: 32768 bytes, fnv aa\n  first: 1 2\n"
+                     "task: 1 1\nbuild log of a clean program: empty\n")
+        lost_bits = reference.replace("fnv aa", "fnv bb")
+        self.assertEqual(integration.compare("itest_ndrange", reference, reference), ("identical", []))
+        verdict, found = integration.compare("itest_ndrange", reference, lost_bits)
+        self.assertEqual(verdict, "known")
+        self.assertEqual([k.program for k in found], ["itest_ndrange"])
+        self.assertTrue(found[0].reason)
+        # A difference elsewhere, or in another program, or at an offset below 2^31: different.
+        elsewhere = lost_bits.replace("task: 1 1", "task: 0 1")
+        self.assertEqual(integration.compare("itest_ndrange", reference, elsewhere)[0], "different")
+        self.assertEqual(integration.compare("itest_map", reference, lost_bits)[0], "different")
+        low = reference.replace("2500000000", "2000000000")
+        self.assertEqual(integration.compare("itest_ndrange", low, low.replace("fnv aa", "fnv bb"))[0], "different")
+        logged = reference.replace("clean program: empty", "clean program: not empty")
+        self.assertEqual(integration.compare("itest_programs", reference, logged)[0], "known")
+        self.assertEqual(integration.compare("itest_ndrange", reference, logged)[0], "different")
+        self.assertEqual(len({k.program for k in integration.KNOWN_DIFFERENCES}), len(integration.KNOWN_DIFFERENCES))
+        self.assertEqual(integration.file_name("static:0.17,0.83"), "static_0.17_0.83")
+
+    def test_check_sweep_plan(self):
+        from experiments import check
+        self.assertEqual(check.sweep_plan("jacobi2d, gemm", "gemm=64"), [("jacobi2d", 2048), ("gemm", 64)])
+        self.assertEqual(check.sweep_plan("axpy:1000", ""), [("axpy", 1000)])
+        self.assertEqual(check.sweep_plan("axpy", "axpy=5"), [("axpy", 5)])
+        for workloads, sizes in (("axpy", ""), ("jacobi2d:big", ""), ("jacobi2d", "gemm")):
+            with self.subTest(workloads=workloads, sizes=sizes), self.assertRaises(SystemExit) as stop:
+                check.sweep_plan(workloads, sizes)
+            self.assertIn("error:", str(stop.exception.code))
+
+    def test_diagnose_log_is_a_level_and_env_counts(self):
+        import contextlib
+        import io
+        import experiment
+        from experiments import diagnose, registry
+        parser = experiment.make_parser(registry(), quick=False)
+        self.assertIsNone(parser.parse_args(["diagnose"]).log)
+        self.assertEqual(parser.parse_args(["diagnose", "--log", "debug"]).log, "debug")
+        with contextlib.redirect_stderr(io.StringIO()), self.assertRaises(SystemExit) as stop:
+            parser.parse_args(["diagnose", "--log", "/tmp/diagnose.log"])  # a file: clsplit would log nothing
+        self.assertEqual(stop.exception.code, 2)
+        self.assertEqual(diagnose.log_level(None, {"CLSPLIT_LOG": "debug"}), "debug")  # --env, environment
+        self.assertEqual(diagnose.log_level("trace", {"CLSPLIT_LOG": "debug"}), "trace")
+        self.assertEqual(diagnose.log_level(None, {}), "info")
 
 
 if __name__ == "__main__":
