@@ -57,6 +57,9 @@ namespace {
 constexpr const char* kVirtualRoot = "/__clsplit__";
 constexpr const char* kVirtualInclude = "/__clsplit__/include";
 constexpr const char* kMarkersHeader = "/__clsplit__/clsplit-pragma-markers.h";
+// The embedded headers a second time, for `#include <name>` (an -I directory, as vendors give
+// them one): outside kVirtualRoot, whose files are clsplit's own and not the program's.
+constexpr const char* kEmbeddedInclude = "/__clsplit_embedded__";
 // The program's name as Clang sees it; it lives in the working directory so that
 // `#include "file.cl"` finds files there first, as with a file compiled from that directory.
 constexpr const char* kMainFileName = "clsplit-program.cl";
@@ -432,7 +435,7 @@ std::string versionFlag(OpenCLVersion v) {
   }
 }
 
-std::vector<std::string> clangArguments(const BuildOptions& build, bool lowerPragmas) {
+std::vector<std::string> clangArguments(const BuildOptions& build, bool lowerPragmas, bool embeddedHeaders) {
   std::vector<std::string> args = {
       "-triple",
       "spir64-unknown-unknown",
@@ -459,6 +462,7 @@ std::vector<std::string> clangArguments(const BuildOptions& build, bool lowerPra
   if (lowerPragmas) args.insert(args.end(), {"-include", kMarkersHeader});
   for (const auto& m : build.macros) args.push_back((m.undefine ? "-U" : "-D") + m.definition);
   for (const auto& dir : build.includeDirs) args.push_back("-I" + dir);
+  if (embeddedHeaders) args.push_back(std::string("-I") + kEmbeddedInclude);
   for (const auto& flag : build.semanticFlags) args.push_back(flag);
   if (build.suppressWarnings) args.push_back("-w");
   if (build.warningsAsErrors) args.push_back("-Werror");
@@ -563,6 +567,12 @@ void runClang(llvm::LLVMContext& context, std::string_view source, std::string_v
       llvm::sys::path::remove_dots(path, /*remove_dot_dot=*/true);
       if (embedded->addFile(path, 0, llvm::MemoryBuffer::getMemBufferCopy(text, path)))
         embeddedPaths.push_back(path.str().str());
+      if (llvm::sys::path::is_absolute(name)) continue;
+      llvm::SmallString<256> angled(kEmbeddedInclude);
+      llvm::sys::path::append(angled, name);
+      llvm::sys::path::remove_dots(angled, /*remove_dot_dot=*/true);
+      if (embedded->addFile(angled, 0, llvm::MemoryBuffer::getMemBufferCopy(text, angled)))
+        embeddedPaths.push_back(angled.str().str());
     }
     disk->pushOverlay(embedded);
   }
@@ -591,7 +601,7 @@ void runClang(llvm::LLVMContext& context, std::string_view source, std::string_v
   DiagnosticCollector collector;
   auto invocation = std::make_shared<clang::CompilerInvocation>();
   {
-    std::vector<std::string> args = clangArguments(build, options.lowerPragmas);
+    std::vector<std::string> args = clangArguments(build, options.lowerPragmas, !options.headers.empty());
     std::vector<const char*> argv;
     for (const auto& a : args) argv.push_back(a.c_str());
     auto diagOptions = llvm::makeIntrusiveRefCnt<clang::DiagnosticOptions>();

@@ -64,6 +64,15 @@ kernel void split_unitB(global int* out) {
 kernel void whole_callsOther(global int* out) { out[get_global_id(0)] = scaled(launchIndex()); }
 )CLC";
 
+// A unit that includes its embedded header with <...> (vendors find embedded headers either way).
+static const char* kAngledUnit = R"CLC(
+#include <sub/tile.h>
+kernel void split_angled(global int* out) {
+  size_t i = get_global_id(0);
+  out[i] = tileOf((int)i) * 11 + (int)get_num_groups(0);
+}
+)CLC";
+
 // A unit calling another unit's kernel as a function (OpenCL C allows it): the call passes the
 // hidden arguments the kernel takes in its own unit, and the caller runs whole. Where one of
 // the two units is not made partition-ready (OpenCL C 1.1 here), the program is linked from
@@ -523,6 +532,16 @@ int main() {
       }
       CHECK(clReleaseProgram(library));
     }
+    cl_program angled = source(env, kAngledUnit);
+    const char* angledName = "sub/tile.h";
+    CHECK(clCompileProgram(angled, 0, nullptr, "", 1, &header, &angledName, nullptr, nullptr));
+    cl_program angledExe = clLinkProgram(env.context, 0, nullptr, "", 1, &angled, nullptr, nullptr, &err);
+    CHECK(err);
+    if (angledExe) {
+      run(env, angledExe, "split_angled", "a unit including its embedded header with <...>", &local);
+      CHECK(clReleaseProgram(angledExe));
+    }
+    CHECK(clReleaseProgram(angled));
     // Invalid options are the application's error, with the specification's codes.
     cl_program bad = source(env, kUnitB);
     expectCode(clCompileProgram(bad, 0, nullptr, "-cl-no-such-option", 1, &header, &headerName, nullptr, nullptr),
