@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <thread>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -31,6 +32,19 @@ struct Fixture {
     baseline = live(); // the platform and its root device are never released
     realBaseline = real();
     hostBaseline = hostBytes();
+  }
+  // A context on the device and an in-order queue of it, and their release.
+  std::pair<cl_context, cl_command_queue> openContext() const {
+    cl_int err = CL_SUCCESS;
+    cl_context ctx = D->clCreateContext(nullptr, 1, &device, nullptr, nullptr, &err);
+    REQUIRE(err == CL_SUCCESS);
+    cl_command_queue q = D->clCreateCommandQueue(ctx, device, 0, &err);
+    REQUIRE(err == CL_SUCCESS);
+    return {ctx, q};
+  }
+  void closeContext(cl_context ctx, cl_command_queue q) const {
+    CHECK(D->clReleaseCommandQueue(q) == CL_SUCCESS);
+    CHECK(D->clReleaseContext(ctx) == CL_SUCCESS);
   }
   size_t live() const { return clsplit::test::icdCore().liveHandles(); }
   long real() const { return clsplit::test::icdCore().liveRealReferences(); }
@@ -165,9 +179,7 @@ TEST_CASE("images and samplers used by kernels leave nothing behind once release
   Fixture f;
   const auto* D = f.D;
   cl_int err = CL_SUCCESS;
-  cl_context ctx = D->clCreateContext(nullptr, 1, &f.device, nullptr, nullptr, &err);
-  REQUIRE(err == CL_SUCCESS);
-  cl_command_queue q = D->clCreateCommandQueue(ctx, f.device, 0, &err);
+  auto [ctx, q] = f.openContext();
   const char* source = R"CLC(
 kernel void shade(read_only image2d_t in, sampler_t s, write_only image2d_t out) {
   int2 p = (int2)(get_global_id(0), get_global_id(1));
@@ -202,8 +214,7 @@ kernel void shade(read_only image2d_t in, sampler_t s, write_only image2d_t out)
   for (cl_mem m : {in, out}) CHECK(D->clReleaseMemObject(m) == CL_SUCCESS);
   CHECK(D->clReleaseKernel(k) == CL_SUCCESS);
   CHECK(D->clReleaseProgram(p) == CL_SUCCESS);
-  CHECK(D->clReleaseCommandQueue(q) == CL_SUCCESS);
-  CHECK(D->clReleaseContext(ctx) == CL_SUCCESS);
+  f.closeContext(ctx, q);
   f.checkNothingLeft();
 }
 
@@ -313,10 +324,7 @@ TEST_CASE("one device runs every launch: programs are built for it alone", "[sin
   Fixture f;
   const auto* D = f.D;
   cl_int err = CL_SUCCESS;
-  cl_context ctx = D->clCreateContext(nullptr, 1, &f.device, nullptr, nullptr, &err);
-  REQUIRE(err == CL_SUCCESS);
-  cl_command_queue q = D->clCreateCommandQueue(ctx, f.device, 0, &err);
-  REQUIRE(err == CL_SUCCESS);
+  auto [ctx, q] = f.openContext();
   const size_t n = 1024, bytes = n * sizeof(int);
   std::vector<int> host(n);
   for (size_t i = 0; i < n; ++i) host[i] = static_cast<int>(i);
@@ -350,7 +358,6 @@ TEST_CASE("one device runs every launch: programs are built for it alone", "[sin
   CHECK(D->clReleaseKernel(k) == CL_SUCCESS);
   CHECK(D->clReleaseProgram(p) == CL_SUCCESS);
   CHECK(D->clReleaseMemObject(a) == CL_SUCCESS);
-  CHECK(D->clReleaseCommandQueue(q) == CL_SUCCESS);
-  CHECK(D->clReleaseContext(ctx) == CL_SUCCESS);
+  f.closeContext(ctx, q);
   f.checkNothingLeft();
 }
