@@ -151,14 +151,23 @@ private:
   void escape(unsigned arg, bool constant, const llvm::Instruction* at, const std::string& how) {
     for (AccessKind kind : {AccessKind::Read, AccessKind::Write}) {
       if (constant && kind == AccessKind::Write) continue;
-      RawAccess r;
-      r.kind = kind;
-      r.arg = arg;
-      r.inst = at;
-      r.what = "use";
+      RawAccess r = access(kind, arg, at, nullptr, 1, "use");
       r.unknownWhy = "the pointer escapes into " + how + lineSuffix(at);
       out_.accesses.push_back(std::move(r));
     }
+  }
+
+  // An access of argument `arg` at `pointer` by `inst` (`what` names it in diagnostics).
+  static RawAccess access(AccessKind kind, unsigned arg, const llvm::Instruction* inst, const llvm::Value* pointer,
+                          uint32_t width, std::string what) {
+    RawAccess r;
+    r.kind = kind;
+    r.arg = arg;
+    r.inst = inst;
+    r.pointer = pointer;
+    r.width = width;
+    r.what = std::move(what);
+    return r;
   }
 
   void add(RawAccess r) { out_.accesses.push_back(std::move(r)); }
@@ -197,57 +206,35 @@ private:
     if (llvm::isa<llvm::ICmpInst>(user)) return;
     if (auto* ld = llvm::dyn_cast<llvm::LoadInst>(user)) {
       if (annotation_.count(ld)) return;
-      RawAccess r;
-      r.kind = AccessKind::Read;
-      r.arg = arg;
-      r.inst = ld;
-      r.pointer = v;
-      r.width = static_cast<uint32_t>(dl_.getTypeStoreSize(ld->getType()));
-      r.what = "load";
-      add(std::move(r));
+      add(access(AccessKind::Read, arg, ld, v, static_cast<uint32_t>(dl_.getTypeStoreSize(ld->getType())), "load"));
       return;
     }
     if (auto* st = llvm::dyn_cast<llvm::StoreInst>(user)) {
       if (operand != st->getPointerOperandIndex()) return escape(arg, constant, user, "memory (a stored pointer)");
-      RawAccess r;
-      r.kind = AccessKind::Write;
-      r.arg = arg;
-      r.inst = st;
-      r.pointer = v;
-      r.width = static_cast<uint32_t>(dl_.getTypeStoreSize(st->getValueOperand()->getType()));
-      r.what = "store";
-      add(std::move(r));
+      add(access(AccessKind::Write, arg, st, v,
+                 static_cast<uint32_t>(dl_.getTypeStoreSize(st->getValueOperand()->getType())), "store"));
       return;
     }
     if (auto* rmw = llvm::dyn_cast<llvm::AtomicRMWInst>(user)) {
       if (operand != rmw->getPointerOperandIndex()) return escape(arg, constant, user, "an atomic operation's value");
       bool sgn = true;
       auto op = atomicOpOf(rmw->getOperation(), sgn);
-      RawAccess r;
-      r.arg = arg;
-      r.inst = rmw;
-      r.pointer = v;
-      r.width = static_cast<uint32_t>(dl_.getTypeStoreSize(rmw->getValOperand()->getType()));
+      RawAccess r = access(AccessKind::Write, arg, rmw, v,
+                           static_cast<uint32_t>(dl_.getTypeStoreSize(rmw->getValOperand()->getType())), "atomicrmw");
       r.fromAtomic = true;
       r.atomicResultUsed = resultUsed(rmw);
       r.atomicOp = op.value_or(AtomicOp::None);
       r.atomicType = typeFor(rmw->getValOperand()->getType(), sgn);
-      r.kind = (op && !r.atomicResultUsed) ? AccessKind::Atomic : AccessKind::Write;
-      r.what = "atomicrmw";
+      if (op && !r.atomicResultUsed) r.kind = AccessKind::Atomic;
       addAtomic(std::move(r));
       return;
     }
     if (auto* cx = llvm::dyn_cast<llvm::AtomicCmpXchgInst>(user)) {
       if (operand != cx->getPointerOperandIndex()) return escape(arg, constant, user, "a compare-exchange's value");
-      RawAccess r;
-      r.kind = AccessKind::Write;
-      r.arg = arg;
-      r.inst = cx;
-      r.pointer = v;
-      r.width = static_cast<uint32_t>(dl_.getTypeStoreSize(cx->getCompareOperand()->getType()));
+      RawAccess r = access(AccessKind::Write, arg, cx, v,
+                           static_cast<uint32_t>(dl_.getTypeStoreSize(cx->getCompareOperand()->getType())), "cmpxchg");
       r.fromAtomic = true;
       r.atomicResultUsed = true;
-      r.what = "cmpxchg";
       addAtomic(std::move(r));
       return;
     }
@@ -267,15 +254,10 @@ private:
       case llvm::Intrinsic::memset: {
         if (operand > 1 || (operand == 1 && ii->getIntrinsicID() == llvm::Intrinsic::memset))
           return escape(arg, constant, call, "a memory intrinsic's value");
-        RawAccess r;
-        r.kind = operand == 0 ? AccessKind::Write : AccessKind::Read;
-        r.arg = arg;
-        r.inst = call;
-        r.pointer = v;
+        RawAccess r =
+            access(operand == 0 ? AccessKind::Write : AccessKind::Read, arg, call, v, 1, callee->getName().str());
         r.count = call->getArgOperand(2);
         r.elementBytes = 1;
-        r.width = 1;
-        r.what = callee->getName().str();
         add(std::move(r));
         return;
       }
@@ -311,26 +293,17 @@ private:
         elem = dl_.getTypeStoreSize(const_cast<llvm::Type*>(t));
       }
       if (elem == 0) return escape(arg, constant, call, n);
-      RawAccess r;
-      r.kind = isLoad ? AccessKind::Read : AccessKind::Write;
-      r.arg = arg;
-      r.inst = call;
-      r.pointer = v;
+      RawAccess r = access(isLoad ? AccessKind::Read : AccessKind::Write, arg, call, v,
+                           static_cast<uint32_t>(elem * b.vectorCount), n);
       r.index = call->getArgOperand(offIdx);
       r.indexScale = elem * b.vectorStride;
-      r.width = static_cast<uint32_t>(elem * b.vectorCount);
-      r.what = n;
       add(std::move(r));
       return;
     }
     case BuiltinKind::Atomic: {
       if (operand != 0) return escape(arg, constant, call, n + "'s value");
-      RawAccess r;
-      r.arg = arg;
-      r.inst = call;
-      r.pointer = v;
+      RawAccess r = access(AccessKind::Write, arg, call, v, 0, n);
       r.fromAtomic = true;
-      r.what = n;
       const llvm::Type* valueType =
           call->getType()->isVoidTy() && call->arg_size() > 1 ? call->getArgOperand(1)->getType() : call->getType();
       ScalarType pointee = b.name.params.empty() ? ScalarType::Unknown : b.name.params[0].element;
@@ -362,16 +335,11 @@ private:
       const auto& params = b.name.params;
       uint64_t elem = params.size() > operand ? params[operand].elementBytes() * params[operand].vectorWidth : 0;
       if (elem == 0) return escape(arg, constant, call, n + " (element type not understood)");
-      RawAccess r;
-      r.kind = operand == 0 ? AccessKind::Write : AccessKind::Read;
-      r.arg = arg;
-      r.inst = call;
-      r.pointer = v;
+      RawAccess r = access(operand == 0 ? AccessKind::Write : AccessKind::Read, arg, call, v,
+                           static_cast<uint32_t>(elem), n);
       r.count = call->getArgOperand(2);
       r.stride = strided ? call->getArgOperand(3) : nullptr;
       r.elementBytes = elem;
-      r.width = static_cast<uint32_t>(elem);
-      r.what = n;
       add(std::move(r));
       return;
     }
