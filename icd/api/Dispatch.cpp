@@ -65,11 +65,7 @@ void* loaderEntryPoint(const char* name) noexcept {
   // answered by clIcdGetPlatformIDsKHR, which catches it).
   if (std::strcmp(name, "clIcdGetPlatformIDsKHR") == 0) return reinterpret_cast<void*>(&clIcdGetPlatformIDsKHR);
   try {
-    if (const DeviceSlot* direct = passthrough::target()) {
-      bool own = false;
-      void* vendors = passthrough::entryPoint(*direct, name, &own);
-      if (!own) return vendors;
-    }
+    if (const DeviceSlot* direct = passthrough::target()) return passthrough::entryPoint(*direct, name);
     return entryPointAddress(name);
   } catch (...) {
     return nullptr; // clsplit could not start: the loader then finds nothing of it

@@ -54,9 +54,7 @@ cl_platform_id platform(const DeviceSlot& target) {
   return runtime::Runtime::get().vendors().platforms()[target.platform].handle;
 }
 
-void* entryPoint(const DeviceSlot& target, const char* name, bool* ownEntryPoint) {
-  *ownEntryPoint = !name || std::strcmp(name, "clIcdGetPlatformIDsKHR") == 0;
-  if (*ownEntryPoint) return nullptr;
+void* entryPoint(const DeviceSlot& target, const char* name) {
   if (sharesItsPlatform(target)) {
     if (void* own = oneDevicePlatformEntry(name)) return own;
     // cl_khr_icd 2's loader-managed dispatch would hand the vendor clsplit's platform: the

@@ -21,7 +21,7 @@ bool listOneDevice(cl_platform_id platform, cl_device_id device);
 // The functions of that table that are clsplit's, by name (null for the others).
 void* oneDevicePlatformEntry(const char* name);
 // The vendor's function `name` (a core entry point from its dispatch table, else its extension
-// lookup); null for clIcdGetPlatformIDsKHR, which stays clsplit's.
-void* entryPoint(const DeviceSlot& target, const char* name, bool* ownEntryPoint);
+// lookup). Not asked for clIcdGetPlatformIDsKHR, which stays clsplit's (loaderEntryPoint).
+void* entryPoint(const DeviceSlot& target, const char* name);
 
 } // namespace clsplit::icd::passthrough
