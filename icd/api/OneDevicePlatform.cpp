@@ -14,10 +14,17 @@
 #include "icd/runtime/Runtime.h"
 #include "support/Log.h"
 
+#include <dlfcn.h>
+
 #include <algorithm>
+#include <cctype>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <mutex>
+#include <string>
 
 namespace clsplit::icd::passthrough {
 
@@ -41,7 +48,7 @@ cl_int CL_API_CALL getDeviceIDs(cl_platform_id platform, cl_device_type type, cl
   if ((entries == 0 && devices) || (!devices && !count)) return CL_INVALID_VALUE;
   constexpr cl_device_type known = CL_DEVICE_TYPE_DEFAULT | CL_DEVICE_TYPE_CPU | CL_DEVICE_TYPE_GPU |
                                    CL_DEVICE_TYPE_ACCELERATOR | CL_DEVICE_TYPE_CUSTOM;
-  if (type != CL_DEVICE_TYPE_ALL && (type & ~known)) return CL_INVALID_DEVICE_TYPE;
+  if (!type || (type != CL_DEVICE_TYPE_ALL && (type & ~known))) return CL_INVALID_DEVICE_TYPE;
   cl_device_type its = 0;
   cl_int err = one.vendor->clGetDeviceInfo(one.device, CL_DEVICE_TYPE, sizeof its, &its, nullptr);
   if (err != CL_SUCCESS) return err;
@@ -79,9 +86,17 @@ cl_context CL_API_CALL createContextFromType(const cl_context_properties* proper
 
 cl_icd_dispatch table;
 
-// Whether `address` lies in a writable mapping of this process (a vendor could keep its
-// platform object in read-only memory: clsplit then keeps its layer instead of faulting).
-bool writable(const void* address) {
+// cl_khr_icd 2 marks a vendor's table so, in its clGetPlatformIDs slot.
+#if INTPTR_MAX == INT32_MAX
+constexpr intptr_t kIcd2Tag = 0x434C3331;
+#else
+constexpr intptr_t kIcd2Tag = 0x4F50454E434C3331;
+#endif
+
+// Whether [address, address + size) lies in one mapping of this process that is readable (and
+// writable, with `write`): a vendor could keep its platform object in read-only memory, or its
+// dispatch table could end before clsplit's header's does; clsplit then keeps its layer.
+bool mapped(const void* address, size_t size, bool write) {
   FILE* maps = std::fopen("/proc/self/maps", "r");
   if (!maps) return false;
   const auto at = reinterpret_cast<uintptr_t>(address);
@@ -90,10 +105,43 @@ bool writable(const void* address) {
   char mode[8] = {};
   char line[512];
   while (!found && std::fgets(line, sizeof line, maps))
-    if (std::sscanf(line, "%llx-%llx %7s", &from, &to, mode) == 3 && at >= from && at + sizeof(void*) <= to)
-      found = mode[0] == 'r' && mode[1] == 'w';
+    if (std::sscanf(line, "%llx-%llx %7s", &from, &to, mode) == 3 && at >= from && at + size <= to)
+      found = mode[0] == 'r' && (!write || mode[1] == 'w');
   std::fclose(maps);
   return found;
+}
+
+// Whether the loader lists clsplit's library alone: the vendor's own entry would otherwise show
+// the same (changed) platform object a second time, its other devices out of reach. The launcher
+// sets OCL_ICD_VENDORS (and OCL_ICD_FILENAMES) so; /etc/OpenCL/vendors usually lists vendors.
+bool loaderSeesClsplitAlone() {
+  Dl_info self{};
+  if (!dladdr(reinterpret_cast<void*>(&mapped), &self) || !self.dli_fname) return false;
+  const std::filesystem::path ours = std::filesystem::weakly_canonical(self.dli_fname);
+  auto isOurs = [&](std::string entry) {
+    while (!entry.empty() && std::isspace(static_cast<unsigned char>(entry.back()))) entry.pop_back();
+    std::error_code ec;
+    return !entry.empty() && std::filesystem::weakly_canonical(entry, ec) == ours;
+  };
+  auto icdNamesOurs = [&](const std::filesystem::path& icd) {
+    std::ifstream in(icd);
+    std::string line;
+    return std::getline(in, line) && isOurs(line);
+  };
+  if (const char* files = std::getenv("OCL_ICD_FILENAMES"); files && *files) {
+    std::string list = files;
+    for (size_t start = 0, end; start <= list.size(); start = end + 1) {
+      end = std::min(list.find(':', start), list.size());
+      if (end > start && !isOurs(list.substr(start, end - start))) return false;
+    }
+  }
+  const char* vendors = std::getenv("OCL_ICD_VENDORS");
+  const std::filesystem::path dir = vendors && *vendors ? vendors : "/etc/OpenCL/vendors";
+  std::error_code ec;
+  if (std::filesystem::is_regular_file(dir, ec)) return icdNamesOurs(dir);
+  for (const auto& entry : std::filesystem::directory_iterator(dir, ec))
+    if (entry.path().extension() == ".icd" && !icdNamesOurs(entry.path())) return false;
+  return !ec;
 }
 
 } // namespace
@@ -103,12 +151,25 @@ bool listOneDevice(cl_platform_id platform, cl_device_id device) {
   static bool done = false;
   std::call_once(once, [&] {
     auto** slot = reinterpret_cast<const cl_icd_dispatch**>(platform);
-    if (!writable(slot)) {
-      log().info("the vendor's platform object is not writable: clsplit keeps its layer");
+    const cl_icd_dispatch* vendor = *slot;
+    const char* refused = nullptr;
+    cl_uint devices = 0;
+    if (!mapped(slot, sizeof *slot, true))
+      refused = "the vendor's platform object is not writable";
+    else if (!mapped(vendor, sizeof *vendor, false))
+      refused = "the vendor's dispatch table is shorter than clsplit's";
+    else if (reinterpret_cast<intptr_t>(vendor->clGetPlatformIDs) == kIcd2Tag)
+      refused = "the vendor's platform uses cl_khr_icd 2's loader-managed dispatch";
+    else if (!loaderSeesClsplitAlone())
+      refused = "the loader also lists the vendor itself (OCL_ICD_VENDORS or /etc/OpenCL/vendors)";
+    else if (vendor->clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 0, nullptr, &devices) != CL_SUCCESS)
+      refused = "the vendor does not list its devices";
+    if (refused) {
+      log().info("{}: clsplit keeps its layer for one device of a platform that has others", refused);
       return;
     }
-    one = {platform, device, *slot};
-    table = *one.vendor;
+    one = {platform, device, vendor};
+    table = *vendor;
     table.clGetPlatformInfo = &getPlatformInfo;
     table.clGetDeviceIDs = &getDeviceIDs;
     table.clCreateContext = &createContext;
@@ -121,12 +182,14 @@ bool listOneDevice(cl_platform_id platform, cl_device_id device) {
     cl_uint count = 0;
     if (table.clGetPlatformInfo(platform, CL_PLATFORM_NAME, sizeof name, name, nullptr) != CL_SUCCESS ||
         table.clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 0, nullptr, &count) != CL_SUCCESS || count != 1 ||
-        one.vendor->clGetDeviceInfo(device, CL_DEVICE_PLATFORM, sizeof back, &back, nullptr) != CL_SUCCESS ||
+        vendor->clGetDeviceInfo(device, CL_DEVICE_PLATFORM, sizeof back, &back, nullptr) != CL_SUCCESS ||
         back != platform) {
-      *slot = one.vendor;
+      *slot = vendor;
+      one = {};
       log().info("the vendor's platform does not answer through a table of clsplit's: clsplit keeps its layer");
       return;
     }
+    log().info("the platform {} lists that device alone of its {}", name, devices);
     done = true;
   });
   return done;

@@ -57,8 +57,9 @@ cl_platform_id platform(const DeviceSlot& target) {
 void* entryPoint(const DeviceSlot& target, const char* name) {
   if (sharesItsPlatform(target)) {
     if (void* own = oneDevicePlatformEntry(name)) return own;
-    // cl_khr_icd 2's loader-managed dispatch would hand the vendor clsplit's platform: the
-    // loader is told the vendor has none (its own tables then serve its objects, as with ICD 1).
+    // Not cl_khr_icd 2's loader-managed dispatch: the loader would give the platform a table of
+    // its own in place of the one listing the device alone (a vendor whose table is marked for
+    // it keeps clsplit's layer; one that only offers it serves its objects from its own tables).
     if (std::strcmp(name, "clIcdGetFunctionAddressForPlatformKHR") == 0 ||
         std::strcmp(name, "clIcdSetPlatformDispatchDataKHR") == 0)
       return nullptr;

@@ -4,6 +4,7 @@
 #include "device/Submission.h"
 
 #include "icd/objects/Device.h"
+#include "icd/objects/Environment.h"
 #include "icd/objects/InfoQuery.h"
 
 #include <atomic>
@@ -509,9 +510,10 @@ size_t Kernel::maxWorkGroupSize() const {
       smallest = std::min(smallest, limit);
       largest = std::max(largest, limit);
     }
-    // One device runs the kernel: its vendor judges a group up to the device's limit, as
-    // directly (rusticl reports 32 for kernels it runs with groups of 256).
-    if (oneDevice) {
+    // One device runs every launch: its vendor judges a group up to the device's limit, as
+    // directly (rusticl reports 32 for kernels it runs with groups of 256). Not where one device
+    // selected twice splits: its slices would be rejected.
+    if (oneDevice && environment().partitioner().onlyDevice()) {
       size_t deviceLimit = 0;
       if (call(&cl_icd_dispatch::clGetDeviceInfo, context.slot(first_).device,
                cl_device_info(CL_DEVICE_MAX_WORK_GROUP_SIZE), sizeof deviceLimit, static_cast<void*>(&deviceLimit),

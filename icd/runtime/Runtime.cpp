@@ -114,14 +114,11 @@ void Runtime::choosePassThroughDevice() {
     return;
   }
   passThrough_ = target;
-  const auto& platform = vendors_.platforms()[target->platform];
-  log().info("{}: the program gets the platform {}{} of [{}] {}, and its calls go straight to the vendor "
+  // (Where the platform has other devices, icd/api/OneDevicePlatform.cpp says whether it could
+  // list this one alone when the loader first asks.)
+  log().info("{}: the program gets the platform {} of [{}] {} itself, and its calls go straight to the vendor "
              "(CLSPLIT_PASSTHROUGH=off keeps clsplit's layer)",
-             choice.reason, platform.name,
-             platform.devices.size() > 1 ? " (listing that device alone of its " +
-                                               std::to_string(platform.devices.size()) + ")"
-                                         : std::string(" itself"),
-             target->device->index, target->device->name);
+             choice.reason, vendors_.platforms()[target->platform].name, target->device->index, target->device->name);
 }
 
 void Runtime::chooseStrategy() {

@@ -105,14 +105,14 @@ EXTRA_ENVIRONMENT = {
     # program handed PoCL's own platform (no run report: one would keep the layer).
     "d1": {"CLSPLIT_PASSTHROUGH": "off"},
     "d1-passthrough": {"CLSPLIT_LOG": "info"},
-    # Stepping aside for one of PoCL's two devices: the program gets a platform of clsplit's
-    # that lists that device alone, every other call going straight to PoCL.
+    # Stepping aside for one of PoCL's two devices: PoCL's platform, changed to list that device
+    # alone (icd/api/OneDevicePlatform.cpp), every call going straight to PoCL.
     "d2-single1-passthrough": {"CLSPLIT_LOG": "info"},
 }
 # Configurations where clsplit steps aside (icd/config/PassThrough.h): what stderr must say, and
 # the real platform clinfo must show instead of clsplit's.
 PASSTHROUGH = {"d1-passthrough": "its calls go straight to the vendor",
-               "d2-single1-passthrough": "listing that device alone of its 2"}
+               "d2-single1-passthrough": "lists that device alone of its 2"}
 PASSTHROUGH_PLATFORM = "Portable Computing Language"
 # Devices that do not share the host's memory (Oclgrind, forced staging) follow the program's
 # own writes into CL_MEM_USE_HOST_PTR memory only when asked (buffers.cpp case 7 needs it).
@@ -364,7 +364,7 @@ PASSTHROUGH_CASES = [
     ("single on rusticl, the only device of its platform", "pocl+rusticl", {"CLSPLIT_STRATEGY": "single:1"},
      ["rusticl"], "its calls go straight to the vendor"),
     ("single on one of PoCL's two devices: a platform listing it alone", "d2",
-     {"CLSPLIT_STRATEGY": "single"}, [PASSTHROUGH_PLATFORM], "listing that device alone of its 2"),
+     {"CLSPLIT_STRATEGY": "single"}, [PASSTHROUGH_PLATFORM], "lists that device alone of its 2"),
     ("one device selected twice", "d1-twice", {"CLSPLIT_DEVICES": "0,0"}, ["clsplit"], "device slot 1: [0]"),
     ("CLSPLIT_PASSTHROUGH=no", "d1", {"CLSPLIT_PASSTHROUGH": "no"}, ["clsplit"], "CLSPLIT_PASSTHROUGH=no"),
     ("an unknown CLSPLIT_PASSTHROUGH", "d1", {"CLSPLIT_PASSTHROUGH": "of"}, ["clsplit"],
