@@ -128,6 +128,8 @@ bool loaderSeesClsplitAlone() {
     std::string line;
     return std::getline(in, line) && isOurs(line);
   };
+  // The Khronos loader reads OCL_ICD_FILENAMES too, ocl-icd does not; which one loaded clsplit
+  // is not known (ocl-icd 2.3.1 has no cl_icdl query), so both are assumed.
   if (const char* files = std::getenv("OCL_ICD_FILENAMES"); files && *files) {
     std::string list = files;
     for (size_t start = 0, end; start <= list.size(); start = end + 1) {
