@@ -41,7 +41,9 @@ std::string readIcdFile(const fs::path& path) {
   return {};
 }
 
-std::vector<std::string> librariesOf(const std::string& spec) {
+} // namespace
+
+std::vector<std::string> icdLibraries(const std::string& spec) {
   std::vector<std::string> libraries;
   auto addEntry = [&](const std::string& entry) {
     std::error_code ec;
@@ -56,7 +58,7 @@ std::vector<std::string> librariesOf(const std::string& spec) {
       if (auto lib = readIcdFile(entry); !lib.empty())
         libraries.push_back(lib);
       else
-        log().warn("CLSPLIT_VENDORS: cannot read ICD file {}", entry);
+        log().warn("cannot read ICD file {}", entry);
     } else if (!entry.empty()) {
       libraries.push_back(entry);
     }
@@ -67,11 +69,11 @@ std::vector<std::string> librariesOf(const std::string& spec) {
   return libraries;
 }
 
-} // namespace
+
 
 Vendors Vendors::load(const std::string& spec) {
   Vendors v;
-  for (const auto& library : librariesOf(spec)) v.addLibrary(library);
+  for (const auto& library : icdLibraries(spec)) v.addLibrary(library);
   if (v.devices_.empty()) log().warn("no real OpenCL device found (CLSPLIT_VENDORS={})", spec);
   return v;
 }

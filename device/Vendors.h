@@ -36,6 +36,11 @@ struct RealDevice {
   cl_uint addressBits = 0;
 };
 
+// The libraries a vendors specification names, in order: a vendors directory (its .icd files,
+// sorted), or a colon-separated list of .icd files and libraries (as CLSPLIT_VENDORS, and the
+// loaders' OCL_ICD_VENDORS and OCL_ICD_FILENAMES, give them).
+std::vector<std::string> icdLibraries(const std::string& spec);
+
 class Vendors {
 public:
   // Loads the ICDs named by `spec` (the CLSPLIT_VENDORS syntax). Problems with one entry are

@@ -11,18 +11,17 @@
 #include "icd/api/PassThrough.h"
 
 #include "device/RealCall.h"
+#include "device/Vendors.h"
 #include "icd/runtime/Runtime.h"
 #include "support/Log.h"
 
 #include <dlfcn.h>
 
 #include <algorithm>
-#include <cctype>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <mutex>
 #include <string>
 
@@ -118,32 +117,18 @@ bool loaderSeesClsplitAlone() {
   Dl_info self{};
   if (!dladdr(reinterpret_cast<void*>(&mapped), &self) || !self.dli_fname) return false;
   const std::filesystem::path ours = std::filesystem::weakly_canonical(self.dli_fname);
-  auto isOurs = [&](std::string entry) {
-    while (!entry.empty() && std::isspace(static_cast<unsigned char>(entry.back()))) entry.pop_back();
-    std::error_code ec;
-    return !entry.empty() && std::filesystem::weakly_canonical(entry, ec) == ours;
-  };
-  auto icdNamesOurs = [&](const std::filesystem::path& icd) {
-    std::ifstream in(icd);
-    std::string line;
-    return std::getline(in, line) && isOurs(line);
+  auto onlyOurs = [&](const std::string& spec) {
+    for (const std::string& library : device::icdLibraries(spec)) {
+      std::error_code ec;
+      if (std::filesystem::weakly_canonical(library, ec) != ours) return false;
+    }
+    return true;
   };
   // The Khronos loader reads OCL_ICD_FILENAMES too, ocl-icd does not; which one loaded clsplit
   // is not known (ocl-icd 2.3.1 has no cl_icdl query), so both are assumed.
-  if (const char* files = std::getenv("OCL_ICD_FILENAMES"); files && *files) {
-    std::string list = files;
-    for (size_t start = 0, end; start <= list.size(); start = end + 1) {
-      end = std::min(list.find(':', start), list.size());
-      if (end > start && !isOurs(list.substr(start, end - start))) return false;
-    }
-  }
+  if (const char* files = std::getenv("OCL_ICD_FILENAMES"); files && *files && !onlyOurs(files)) return false;
   const char* vendors = std::getenv("OCL_ICD_VENDORS");
-  const std::filesystem::path dir = vendors && *vendors ? vendors : "/etc/OpenCL/vendors";
-  std::error_code ec;
-  if (std::filesystem::is_regular_file(dir, ec)) return icdNamesOurs(dir);
-  for (const auto& entry : std::filesystem::directory_iterator(dir, ec))
-    if (entry.path().extension() == ".icd" && !icdNamesOurs(entry.path())) return false;
-  return !ec;
+  return onlyOurs(vendors && *vendors ? vendors : "/etc/OpenCL/vendors");
 }
 
 } // namespace
@@ -163,7 +148,7 @@ bool listOneDevice(cl_platform_id platform, cl_device_id device) {
     else if (reinterpret_cast<intptr_t>(vendor->clGetPlatformIDs) == kIcd2Tag)
       refused = "the vendor's platform uses cl_khr_icd 2's loader-managed dispatch";
     else if (!loaderSeesClsplitAlone())
-      refused = "the loader also lists the vendor itself (OCL_ICD_VENDORS or /etc/OpenCL/vendors)";
+      refused = "the loader also lists other libraries (OCL_ICD_FILENAMES, OCL_ICD_VENDORS or /etc/OpenCL/vendors)";
     else if (vendor->clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 0, nullptr, &devices) != CL_SUCCESS)
       refused = "the vendor does not list its devices";
     if (refused) {
