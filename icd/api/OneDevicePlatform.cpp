@@ -36,11 +36,6 @@ struct Target {
 };
 Target one;
 
-cl_int CL_API_CALL getPlatformInfo(cl_platform_id platform, cl_platform_info param, size_t size, void* value,
-                                   size_t* sizeRet) {
-  return one.vendor->clGetPlatformInfo(platform, param, size, value, sizeRet);
-}
-
 cl_int CL_API_CALL getDeviceIDs(cl_platform_id platform, cl_device_type type, cl_uint entries, cl_device_id* devices,
                                 cl_uint* count) {
   if (platform && platform != one.platform) return CL_INVALID_PLATFORM;
@@ -157,7 +152,6 @@ bool listOneDevice(cl_platform_id platform, cl_device_id device) {
     }
     one = {platform, device, vendor};
     table = *vendor;
-    table.clGetPlatformInfo = &getPlatformInfo;
     table.clGetDeviceIDs = &getDeviceIDs;
     table.clCreateContext = &createContext;
     table.clCreateContextFromType = &createContextFromType;
@@ -189,7 +183,6 @@ void* oneDevicePlatformEntry(const char* name) {
     void* address;
   };
   static const Named overridden[] = {
-      {"clGetPlatformInfo", reinterpret_cast<void*>(&getPlatformInfo)},
       {"clGetDeviceIDs", reinterpret_cast<void*>(&getDeviceIDs)},
       {"clCreateContext", reinterpret_cast<void*>(&createContext)},
       {"clCreateContextFromType", reinterpret_cast<void*>(&createContextFromType)},
