@@ -11,6 +11,7 @@
 #include "icd/runtime/ImageCommands.h"
 #include "icd/runtime/Launch.h"
 #include "icd/runtime/Runtime.h"
+#include "icd/runtime/SvmCommands.h"
 #include "icd/runtime/Trace.h"
 
 namespace clsplit::icd::api {
@@ -600,6 +601,95 @@ cl_int clEnqueueFillImage(cl_command_queue queue, cl_mem image, const void* colo
   require(color != nullptr, CL_INVALID_VALUE, "fill_color is NULL");
   auto b = box(*mem, origin, region);
   auto done = planned(c, [&] { return runtime::fillImage(*c.queue, *mem, color, b, c.waits); });
+  c.finish(done, event, false);
+  return CL_SUCCESS;
+}
+
+// --- Shared virtual memory (runtime/SvmCommands.h) ----------------------------------------------
+
+namespace {
+
+// The queue's context offers SVM (the vendor checks the pointers themselves: they are its own).
+void requireSvm(const Command& c) {
+  require(c.queue->context().device().svmSlot().has_value(), CL_INVALID_OPERATION,
+          "no device of the context offers shared virtual memory");
+}
+
+} // namespace
+
+cl_int clEnqueueSVMMemcpy(cl_command_queue queue, cl_bool blocking, void* dst, const void* src, size_t size,
+                          cl_uint n, const cl_event* waits, cl_event* event) {
+  Command c(queue, CL_COMMAND_SVM_MEMCPY, n, waits, event);
+  requireSvm(c);
+  require(dst != nullptr && src != nullptr, CL_INVALID_VALUE, "dst_ptr or src_ptr is NULL");
+  const auto d = reinterpret_cast<uintptr_t>(dst), s = reinterpret_cast<uintptr_t>(src);
+  require(d >= s + size || s >= d + size, CL_MEM_COPY_OVERLAP, "the source and destination overlap");
+  if (blocking) c.block();
+  auto done = planned(c, [&] { return runtime::svmMemcpy(*c.queue, dst, src, size, c.waits); });
+  c.finish(done, event, blocking);
+  return CL_SUCCESS;
+}
+
+cl_int clEnqueueSVMMemFill(cl_command_queue queue, void* ptr, const void* pattern, size_t patternSize, size_t size,
+                           cl_uint n, const cl_event* waits, cl_event* event) {
+  Command c(queue, CL_COMMAND_SVM_MEMFILL, n, waits, event);
+  requireSvm(c);
+  require(ptr != nullptr && pattern != nullptr, CL_INVALID_VALUE, "svm_ptr or pattern is NULL");
+  require(patternSize && (patternSize & (patternSize - 1)) == 0 && patternSize <= 128, CL_INVALID_VALUE,
+          "pattern_size must be a power of two up to 128");
+  require(reinterpret_cast<uintptr_t>(ptr) % patternSize == 0 && size % patternSize == 0, CL_INVALID_VALUE,
+          "svm_ptr and size must be multiples of pattern_size");
+  auto done = planned(c, [&] { return runtime::svmMemFill(*c.queue, ptr, pattern, patternSize, size, c.waits); });
+  c.finish(done, event, false);
+  return CL_SUCCESS;
+}
+
+cl_int clEnqueueSVMMap(cl_command_queue queue, cl_bool blocking, cl_map_flags flags, void* ptr, size_t size,
+                       cl_uint n, const cl_event* waits, cl_event* event) {
+  Command c(queue, CL_COMMAND_SVM_MAP, n, waits, event);
+  requireSvm(c);
+  require(ptr != nullptr && size > 0, CL_INVALID_VALUE, "svm_ptr is NULL or size is 0");
+  require(!(flags & ~cl_map_flags(CL_MAP_READ | CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION)), CL_INVALID_VALUE,
+          "unknown map flags");
+  require(!((flags & CL_MAP_WRITE_INVALIDATE_REGION) && (flags & (CL_MAP_READ | CL_MAP_WRITE))), CL_INVALID_VALUE,
+          "CL_MAP_WRITE_INVALIDATE_REGION with READ or WRITE");
+  if (blocking) c.block();
+  auto done = planned(c, [&] { return runtime::svmMap(*c.queue, flags, ptr, size, c.waits); });
+  c.finish(done, event, blocking);
+  return CL_SUCCESS;
+}
+
+cl_int clEnqueueSVMUnmap(cl_command_queue queue, void* ptr, cl_uint n, const cl_event* waits, cl_event* event) {
+  Command c(queue, CL_COMMAND_SVM_UNMAP, n, waits, event);
+  requireSvm(c);
+  require(ptr != nullptr, CL_INVALID_VALUE, "svm_ptr is NULL");
+  auto done = planned(c, [&] { return runtime::svmUnmap(*c.queue, ptr, c.waits); });
+  c.finish(done, event, false);
+  return CL_SUCCESS;
+}
+
+cl_int clEnqueueSVMMigrateMem(cl_command_queue queue, cl_uint count, const void** pointers, const size_t* sizes,
+                              cl_mem_migration_flags flags, cl_uint n, const cl_event* waits, cl_event* event) {
+  Command c(queue, CL_COMMAND_SVM_MIGRATE_MEM, n, waits, event);
+  requireSvm(c);
+  require(count > 0 && pointers != nullptr, CL_INVALID_VALUE, "no SVM pointers");
+  for (cl_uint i = 0; i < count; ++i) require(pointers[i] != nullptr, CL_INVALID_VALUE, "an SVM pointer is NULL");
+  require(!(flags & ~cl_mem_migration_flags(CL_MIGRATE_MEM_OBJECT_HOST | CL_MIGRATE_MEM_OBJECT_CONTENT_UNDEFINED)),
+          CL_INVALID_VALUE, "unknown migration flags");
+  auto done = planned(c, [&] { return runtime::svmMigrate(*c.queue, count, pointers, sizes, flags, c.waits); });
+  c.finish(done, event, false);
+  return CL_SUCCESS;
+}
+
+cl_int clEnqueueSVMFree(cl_command_queue queue, cl_uint count, void* pointers[],
+                        void(CL_CALLBACK* callback)(cl_command_queue, cl_uint, void*[], void*), void* userData,
+                        cl_uint n, const cl_event* waits, cl_event* event) {
+  Command c(queue, CL_COMMAND_SVM_FREE, n, waits, event);
+  requireSvm(c);
+  require(count > 0 && pointers != nullptr, CL_INVALID_VALUE, "no SVM pointers");
+  std::vector<void*> list(pointers, pointers + count);
+  for (void* p : list) require(p != nullptr, CL_INVALID_VALUE, "an SVM pointer is NULL");
+  auto done = planned(c, [&] { return runtime::svmFree(c.queue, std::move(list), callback, userData, c.waits); });
   c.finish(done, event, false);
   return CL_SUCCESS;
 }

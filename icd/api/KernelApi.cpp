@@ -45,6 +45,16 @@ cl_int clSetKernelArg(cl_kernel kernel, cl_uint index, size_t size, const void* 
   return CL_SUCCESS;
 }
 
+cl_int clSetKernelArgSVMPointer(cl_kernel kernel, cl_uint index, const void* value) {
+  Kernel::from(kernel)->setArgSvm(index, value);
+  return CL_SUCCESS;
+}
+
+cl_int clSetKernelExecInfo(cl_kernel kernel, cl_kernel_exec_info param, size_t size, const void* value) {
+  Kernel::from(kernel)->setExecInfo(param, size, value);
+  return CL_SUCCESS;
+}
+
 cl_int clGetKernelInfo(cl_kernel kernel, cl_kernel_info param, size_t size, void* value, size_t* size_ret) {
   return Kernel::from(kernel)->info(param, size, value, size_ret);
 }

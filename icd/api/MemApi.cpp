@@ -1,8 +1,9 @@
 // Entry points about memory objects: buffers, sub-buffers and images (where every device has
-// images: CL_DEVICE_IMAGE_SUPPORT).
+// images: CL_DEVICE_IMAGE_SUPPORT), and shared virtual memory (one device's: Device::svmSlot).
 #include "icd/api/Api.h"
 #include "icd/objects/Device.h"
 #include "icd/objects/Mem.h"
+#include "support/Log.h"
 
 #include <string>
 
@@ -242,6 +243,35 @@ cl_int clGetImageInfo(cl_mem image, cl_image_info param, size_t size, void* valu
   auto mem = Mem::from(image);
   require(mem->image() != nullptr, CL_INVALID_MEM_OBJECT, "not an image");
   return mem->imageInfo(param, size, value, size_ret);
+}
+
+// --- Shared virtual memory ----------------------------------------------------------------------
+
+void* clSVMAlloc(cl_context context, cl_svm_mem_flags flags, size_t size, cl_uint alignment) {
+  auto c = Context::from(context);
+  const auto slot = c->device().svmSlot();
+  require(slot.has_value(), CL_INVALID_OPERATION, "no device of the context offers shared virtual memory");
+  // The vendor checks flags, size and alignment against its device, whose capabilities these are.
+  void* pointer = device::call(&cl_icd_dispatch::clSVMAlloc, c->slot(*slot).context, flags, size, alignment);
+  if (!pointer) {
+    log().debug("clSVMAlloc: the device of slot {} allocated nothing ({} bytes, flags {:#x}, alignment {})", *slot,
+                size, flags, alignment);
+    return nullptr;
+  }
+  c->svm().add(pointer, size, flags);
+  return pointer;
+}
+
+void clSVMFree(cl_context context, void* pointer) {
+  auto c = Context::from(context);
+  if (!pointer) return;
+  const auto slot = c->device().svmSlot();
+  if (!slot || !c->svm().remove(pointer)) {
+    log().warn("clSVMFree: {} is not an SVM allocation of this context; nothing freed", pointer);
+    return;
+  }
+  // Not waiting for commands that use it (the specification's rule): the application waits.
+  device::call(&cl_icd_dispatch::clSVMFree, c->slot(*slot).context, pointer);
 }
 
 } // namespace clsplit::icd::api

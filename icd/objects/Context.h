@@ -7,6 +7,7 @@
 #include "buffer-manager/storage/PinnedPool.h"
 #include "device/Real.h"
 #include "icd/objects/Object.h"
+#include "icd/objects/SvmAllocations.h"
 #include "planner/LaunchInput.h"
 
 #include <atomic>
@@ -75,6 +76,10 @@ public:
   bool hasHostPtrBuffers() const { return hasHostPtrBuffers_.load(std::memory_order_relaxed); }
   std::vector<std::shared_ptr<buffer::BufferStorage>> hostPtrBuffers();
 
+  // The shared virtual memory allocated in this context (on the device's svmSlot).
+  SvmAllocations& svm() { return svm_; }
+  const SvmAllocations& svm() const { return svm_; }
+
   // clSetContextDestructorCallback: called in reverse order of registration when the context
   // is destroyed (its last reference gone, the objects made in it included).
   using DestructorCallback = void(CL_CALLBACK*)(cl_context, void*);
@@ -102,6 +107,7 @@ private:
   std::mutex hostPtrMutex_;
   std::vector<std::weak_ptr<buffer::BufferStorage>> hostPtrBuffers_;
   std::atomic<bool> hasHostPtrBuffers_{false};
+  SvmAllocations svm_;
   std::mutex destructorMutex_;
   std::vector<std::pair<DestructorCallback, void*>> destructorCallbacks_;
 };

@@ -179,8 +179,9 @@ Device* Device::instance() {
     cl_device_type type = parseDeviceType(override);
     if (!override.empty() && !type)
       log().warn("CLSPLIT_DEVICE_TYPE={} is not a device type; using the devices' types", override);
-    auto d =
-        std::make_shared<Device>(devices, type, reportedOpenCLVersion(env.settings()), &memorySettings(env.settings()));
+    auto d = std::make_shared<Device>(devices, type, reportedOpenCLVersion(env.settings()),
+                                      &memorySettings(env.settings()), env.partitioner().onlyDevice(),
+                                      env.partitioner().homeDevice());
     d->publishHandle();
     static std::shared_ptr<Device> keep = d; // root devices are never released
     return d.get();
@@ -189,8 +190,8 @@ Device* Device::instance() {
 }
 
 Device::Device(const std::vector<const device::RealDevice*>& devices, cl_device_type typeOverride, int openclVersion,
-               const MemorySettings* memory)
-    : devices_(devices), openclVersion_(openclVersion >= 300 ? 300 : 120) {
+               const MemorySettings* memory, std::optional<unsigned> onlySlot, unsigned homeSlot)
+    : devices_(devices), openclVersion_(openclVersion >= 300 ? 300 : 120), onlySlot_(onlySlot), homeSlot_(homeSlot) {
   using device::deviceInfoBytes;
   for (const auto& rule : kRules) {
     bool first = true;
@@ -426,7 +427,23 @@ void Device::addOpenCL30Info() {
   info_[CL_DEVICE_PIPE_SUPPORT] = InfoValue::of(cl_bool(CL_FALSE));
   info_[CL_DEVICE_SUB_GROUP_INDEPENDENT_FORWARD_PROGRESS] = InfoValue::of(cl_bool(CL_FALSE));
   info_[CL_DEVICE_DEVICE_ENQUEUE_CAPABILITIES] = InfoValue::of(cl_device_device_enqueue_capabilities(0));
-  info_[CL_DEVICE_SVM_CAPABILITIES] = InfoValue::of(cl_device_svm_capabilities(0));
+  // Shared virtual memory: one device's (svmSlot), as that device has it, less fine-grained
+  // system sharing (any host pointer as a kernel argument: clsplit checks SVM pointers against
+  // the context's allocations).
+  cl_device_svm_capabilities svm = 0;
+  for (unsigned i = 0; i < devices_.size() && !svmSlot_; ++i) {
+    const unsigned s = static_cast<unsigned>((homeSlot_ + i) % devices_.size());
+    if (onlySlot_ && s != *onlySlot_) continue;
+    const auto bytes = device::deviceInfoBytes(devices_[s]->handle, CL_DEVICE_SVM_CAPABILITIES);
+    if (bytes.size() != sizeof(cl_device_svm_capabilities)) continue;
+    svm = readValue(bytes, Kind::Bits) &
+          (CL_DEVICE_SVM_COARSE_GRAIN_BUFFER | CL_DEVICE_SVM_FINE_GRAIN_BUFFER | CL_DEVICE_SVM_ATOMICS);
+    if (svm & CL_DEVICE_SVM_COARSE_GRAIN_BUFFER)
+      svmSlot_ = s;
+    else
+      svm = 0;
+  }
+  info_[CL_DEVICE_SVM_CAPABILITIES] = InfoValue::of(svm);
   info_[CL_DEVICE_QUEUE_ON_DEVICE_PROPERTIES] = InfoValue::of(cl_command_queue_properties(0));
   for (cl_device_info p :
        {CL_DEVICE_QUEUE_ON_DEVICE_PREFERRED_SIZE, CL_DEVICE_QUEUE_ON_DEVICE_MAX_SIZE, CL_DEVICE_MAX_ON_DEVICE_QUEUES,

@@ -7,6 +7,7 @@
 #include "icd/objects/Object.h"
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,9 +25,12 @@ public:
   static Device* instance();
   // Builds the merged info from `devices` (exposed for unit tests). With `memory`, and windows
   // possible (several real devices), the global memory and largest allocation are those the
-  // selection can hold together (docs/configuration.md: CLSPLIT_WINDOWS).
+  // selection can hold together (docs/configuration.md: CLSPLIT_WINDOWS). `onlySlot`: the one
+  // device that runs every launch (partition::Partitioner::onlyDevice), if any; `homeSlot`: the
+  // one that runs what is not split (partition::Partitioner::homeDevice).
   explicit Device(const std::vector<const device::RealDevice*>& devices, cl_device_type typeOverride = 0,
-                  int openclVersion = 300, const MemorySettings* memory = nullptr);
+                  int openclVersion = 300, const MemorySettings* memory = nullptr,
+                  std::optional<unsigned> onlySlot = std::nullopt, unsigned homeSlot = 0);
 
   cl_int info(cl_device_info param, size_t size, void* value, size_t* sizeRet) const;
   cl_device_type type() const { return type_; }
@@ -48,6 +52,10 @@ public:
     auto it = imageLimits_.find(param);
     return it == imageLimits_.end() ? 0 : it->second;
   }
+  // The slot whose device's shared virtual memory the clsplit device offers (the one running
+  // every launch, else the home device if it has SVM, else the next that has): clSVMAlloc allocates there, and kernels given SVM
+  // pointers run whole there (an SVM pointer is one vendor's). None: no SVM reported.
+  std::optional<unsigned> svmSlot() const { return svmSlot_; }
   // CL_DEVICE_OPENCL_C_VERSION as {major, minor}.
   std::pair<int, int> cLanguageVersion() const { return cLanguageVersion_; }
   // The OpenCL version reported: 300 or 120 (CLSPLIT_OPENCL_VERSION).
@@ -72,6 +80,9 @@ private:
   std::pair<int, int> cLanguageVersion_{1, 2};
   int openclVersion_ = 300;
   bool nonUniformWorkGroups_ = false;
+  std::optional<unsigned> svmSlot_;
+  std::optional<unsigned> onlySlot_;
+  unsigned homeSlot_ = 0;
   std::string kernelPrelude_;
   std::vector<std::string> knownFeatures_; // every feature a real device lists
   void addOpenCL30Info();                  // the queries OpenCL 2.x/3.0 added

@@ -184,6 +184,13 @@ std::shared_ptr<Kernel> Kernel::clone() const {
     std::lock_guard lock(mutex_);
     args = args_;
   }
+  std::vector<void*> execPointers;
+  {
+    std::lock_guard lock(mutex_);
+    execPointers = execSvmPointers_;
+  }
+  if (!execPointers.empty())
+    copy->setExecInfo(CL_KERNEL_EXEC_INFO_SVM_PTRS, execPointers.size() * sizeof(void*), execPointers.data());
   for (cl_uint i = 0; i < args.size(); ++i) {
     const Arg& a = args[i];
     switch (a.kind) {
@@ -199,6 +206,12 @@ std::shared_ptr<Kernel> Kernel::clone() const {
       std::lock_guard lock(copy->mutex_);
       copy->args_[i] = a;
       copy->samplerArgs_.store(true, std::memory_order_relaxed);
+      break;
+    }
+    case ArgKind::Svm: {
+      const void* pointer;
+      std::memcpy(&pointer, a.bytes.data(), sizeof pointer);
+      copy->setArgSvm(i, pointer);
       break;
     }
     case ArgKind::Mem: {
@@ -311,6 +324,7 @@ void Kernel::setArg(cl_uint index, size_t size, const void* value) {
   }
   std::lock_guard lock(mutex_);
   uint64_t version = ++argVersionCounter;
+  if (args_[index].kind == ArgKind::Svm) svmArgs_.fetch_sub(1, std::memory_order_relaxed);
   args_[index] = std::move(arg);
   argVersion_[index] = version;
   if (kind == DeclaredKind::Value) acceptedSize_[index] = size;
@@ -335,7 +349,16 @@ void Kernel::applyScalars(unsigned slot, ArgWrites* deferred) {
   if (s.scalarVersion.size() < numArgs_) s.scalarVersion.resize(numArgs_, 0);
   for (cl_uint i = 0; i < numArgs_; ++i) {
     const Arg& a = args_[i];
-    if ((a.kind != ArgKind::Scalar && a.kind != ArgKind::Local) || s.scalarVersion[i] == argVersion_[i]) continue;
+    if ((a.kind != ArgKind::Scalar && a.kind != ArgKind::Local && a.kind != ArgKind::Svm) ||
+        s.scalarVersion[i] == argVersion_[i])
+      continue;
+    if (a.kind == ArgKind::Svm) {
+      const void* pointer;
+      std::memcpy(&pointer, a.bytes.data(), sizeof pointer);
+      setRealSvm(slot, i, pointer, deferred);
+      s.scalarVersion[i] = argVersion_[i];
+      continue;
+    }
     const size_t size = a.kind == ArgKind::Local ? a.localSize : a.bytes.size();
     const void* value = a.kind == ArgKind::Local ? nullptr : static_cast<const void*>(a.bytes.data());
     setReal(s.kernel.get(), i, size, value, deferred, "clSetKernelArg (value set earlier)");
@@ -352,6 +375,86 @@ void Kernel::setReal(cl_kernel real, cl_uint index, size_t size, const void* val
     device::check(call(&cl_icd_dispatch::clSetKernelArg, real, index, size, value), what);
 }
 
+void Kernel::setRealSvm(unsigned slot, cl_uint index, const void* pointer, ArgWrites* deferred) {
+  auto& s = slots_[slot];
+  if (deferred)
+    deferred->addSvm(index, pointer);
+  else
+    device::check(call(&cl_icd_dispatch::clSetKernelArgSVMPointer, s.kernel.get(), index, pointer),
+                  "clSetKernelArgSVMPointer");
+  // The argument holds no buffer now: a buffer bound to it later is set again.
+  if (s.boundMem.size() < numArgs_) s.boundMem.resize(numArgs_, reinterpret_cast<cl_mem>(~uintptr_t{0}));
+  s.boundMem[index] = reinterpret_cast<cl_mem>(~uintptr_t{0});
+  if (const int shiftAt = shiftIndex_[index]; shiftAt >= 0) {
+    if (s.boundShift.size() < numArgs_) s.boundShift.resize(numArgs_, INT64_MIN);
+    if (s.boundShift[index] != 0) {
+      const cl_long zero = 0;
+      setReal(s.kernel.get(), static_cast<cl_uint>(shiftAt), sizeof zero, &zero, deferred,
+              "clSetKernelArg (window shift of an SVM argument)");
+      s.boundShift[index] = 0;
+    }
+  }
+}
+
+void Kernel::setArgSvm(cl_uint index, const void* pointer) {
+  require(index < numArgs_, CL_INVALID_ARG_INDEX, "arg_index is not a kernel argument");
+  require(program_->context().device().svmSlot().has_value(), CL_INVALID_OPERATION,
+          "no device of the context offers shared virtual memory");
+  require(declared_[index] == DeclaredKind::Buffer || declared_[index] == DeclaredKind::Unknown,
+          CL_INVALID_ARG_VALUE, "the argument is not a pointer to global or constant memory");
+  require(!pointer || program_->context().svm().find(pointer), CL_INVALID_ARG_VALUE,
+          "arg_value is not a pointer into an SVM allocation of the kernel's context");
+  Arg arg;
+  arg.kind = ArgKind::Svm;
+  arg.bytes.resize(sizeof pointer);
+  std::memcpy(arg.bytes.data(), &pointer, sizeof pointer);
+  std::lock_guard lock(mutex_);
+  const uint64_t version = ++argVersionCounter;
+  if (args_[index].kind != ArgKind::Svm) svmArgs_.fetch_add(1, std::memory_order_relaxed);
+  args_[index] = std::move(arg);
+  argVersion_[index] = version;
+  latestScalar_.store(version, std::memory_order_release);
+}
+
+void Kernel::setExecInfo(cl_kernel_exec_info param, size_t size, const void* value) {
+  const auto svmSlot = program_->context().device().svmSlot();
+  require(svmSlot.has_value() && runsOn(*svmSlot), CL_INVALID_OPERATION,
+          "no device of the context offers shared virtual memory");
+  require(value != nullptr && size > 0, CL_INVALID_VALUE, "param_value is NULL or param_value_size is 0");
+  switch (param) {
+  case CL_KERNEL_EXEC_INFO_SVM_PTRS: {
+    require(size % sizeof(void*) == 0, CL_INVALID_VALUE, "param_value_size is not a multiple of sizeof(void*)");
+    const auto* first = static_cast<void* const*>(value);
+    std::vector<void*> pointers(first, first + size / sizeof(void*));
+    for (void* p : pointers)
+      require(program_->context().svm().find(p).has_value(), CL_INVALID_VALUE,
+              "a pointer is not in an SVM allocation of the kernel's context");
+    // The SVM device's kernel is the one that runs such launches.
+    device::check(call(&cl_icd_dispatch::clSetKernelExecInfo, slots_.at(*svmSlot).kernel.get(), param, size, value),
+                  "clSetKernelExecInfo");
+    std::lock_guard lock(mutex_);
+    execSvmPointers_ = std::move(pointers);
+    svmExec_.store(!execSvmPointers_.empty(), std::memory_order_relaxed);
+    return;
+  }
+  case CL_KERNEL_EXEC_INFO_SVM_FINE_GRAIN_SYSTEM: {
+    require(size == sizeof(cl_bool), CL_INVALID_VALUE, "param_value_size is not sizeof(cl_bool)");
+    require(*static_cast<const cl_bool*>(value) == CL_FALSE, CL_INVALID_OPERATION,
+            "the clsplit device does not offer fine-grained system SVM");
+    return;
+  }
+  default:
+    throw Error(CL_INVALID_VALUE, "param_name is not a kernel execution setting");
+  }
+}
+
+void Kernel::ArgWrites::addSvm(cl_uint index, const void* pointer) {
+  const size_t at = bytes_.size();
+  const auto* p = reinterpret_cast<const std::byte*>(&pointer);
+  bytes_.insert(bytes_.end(), p, p + sizeof pointer);
+  writes_.push_back({index, sizeof pointer, at, false, true});
+}
+
 void Kernel::ArgWrites::add(cl_uint index, size_t size, const void* value) {
   const size_t at = bytes_.size();
   if (value) {
@@ -364,6 +467,13 @@ void Kernel::ArgWrites::add(cl_uint index, size_t size, const void* value) {
 cl_int Kernel::ArgWrites::apply(cl_kernel kernel) const {
   for (const auto& w : writes_) {
     const void* value = w.null ? nullptr : static_cast<const void*>(bytes_.data() + w.at);
+    if (w.svm) {
+      const void* pointer;
+      std::memcpy(&pointer, value, sizeof pointer);
+      if (cl_int err = call(&cl_icd_dispatch::clSetKernelArgSVMPointer, kernel, w.index, pointer); err != CL_SUCCESS)
+        return err;
+      continue;
+    }
     if (cl_int err = call(&cl_icd_dispatch::clSetKernelArg, kernel, w.index, w.size, value); err != CL_SUCCESS)
       return err;
   }

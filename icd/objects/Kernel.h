@@ -29,10 +29,10 @@ public:
   // Identity for the partitioner: program hash + name (stable across handles and runs).
   const std::string& identity() const { return identity_; }
 
-  enum class ArgKind : uint8_t { Unset, Scalar, Mem, Local, Sampler };
+  enum class ArgKind : uint8_t { Unset, Scalar, Mem, Local, Sampler, Svm };
   struct Arg {
     ArgKind kind = ArgKind::Unset;
-    std::vector<std::byte> bytes;          // scalar value
+    std::vector<std::byte> bytes;          // scalar value; for Svm, the pointer's
     std::weak_ptr<Mem> memRef;             // as set (kernel arguments do not retain memory objects)
     bool boundToBuffer = false;            // false: a NULL buffer
     std::shared_ptr<Mem> mem;              // in a launch's snapshot: the object, alive for the launch
@@ -40,6 +40,13 @@ public:
     size_t localSize = 0;
   };
   void setArg(cl_uint index, size_t size, const void* value);
+  // clSetKernelArgSVMPointer: a pointer into the context's SVM allocations (or NULL).
+  void setArgSvm(cl_uint index, const void* pointer);
+  // clSetKernelExecInfo: the SVM pointers the kernel may reach other than through its arguments.
+  void setExecInfo(cl_kernel_exec_info param, size_t size, const void* value);
+  // Whether launches use shared virtual memory (an SVM argument, or pointers given by
+  // setExecInfo): they run whole on the device that holds it (Device::svmSlot).
+  bool usesSvm() const { return svmArgs_.load(std::memory_order_relaxed) > 0 || svmExec_.load(std::memory_order_relaxed); }
   // clCloneKernel: a new kernel of the same function with the same argument values.
   std::shared_ptr<Kernel> clone() const;
   // A copy of the arguments for one launch (CL_INVALID_KERNEL_ARGS if one is unset).
@@ -69,6 +76,7 @@ public:
   class ArgWrites {
   public:
     void add(cl_uint index, size_t size, const void* value); // value null: a __local size
+    void addSvm(cl_uint index, const void* pointer);          // clSetKernelArgSVMPointer
     cl_int apply(cl_kernel kernel) const;
 
   private:
@@ -77,6 +85,7 @@ public:
       size_t size;
       size_t at; // into bytes_
       bool null;
+      bool svm = false; // bytes_ at `at` hold the pointer
     };
     std::vector<Write> writes_;
     std::vector<std::byte> bytes_;
@@ -170,6 +179,8 @@ private:
   // One value on a real kernel: set now, or recorded in `deferred`.
   static void setReal(cl_kernel real, cl_uint index, size_t size, const void* value, ArgWrites* deferred,
                       const char* what);
+  // An SVM pointer on `slot`'s real kernel (its window shift 0: it is no copy of a buffer).
+  void setRealSvm(unsigned slot, cl_uint index, const void* pointer, ArgWrites* deferred);
   // The size each by-value argument was last accepted with by the vendor (0: never): setting it
   // again with that size needs no vendor call to validate it.
   std::vector<size_t> acceptedSize_;
@@ -181,6 +192,9 @@ private:
   bool usesImages_ = false, writesImages_ = false;
   std::vector<bool> image_;
   std::atomic<bool> samplerArgs_{false}; // a sampler argument was set (bindSamplers has work)
+  std::atomic<int> svmArgs_{0};          // arguments that are SVM pointers now
+  std::atomic<bool> svmExec_{false};     // setExecInfo gave SVM pointers
+  std::vector<void*> execSvmPointers_;   // as given (under mutex_), for clone()
   // Sets on `slot`'s real kernel the real samplers of sampler arguments it lacks.
   void bindSamplers(unsigned slot, ArgWrites* deferred);
 };

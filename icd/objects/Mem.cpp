@@ -233,7 +233,13 @@ cl_int Mem::info(cl_mem_info param, size_t size, void* value, size_t* sizeRet) c
       {CL_MEM_HOST_PTR,
        [](const Mem& m) { return InfoValue::of(m.flags() & CL_MEM_USE_HOST_PTR ? m.hostPtr() : nullptr); }},
       {CL_MEM_PROPERTIES, [](const Mem& m) { return InfoValue::array(m.propertiesArray_); }},
-      {CL_MEM_USES_SVM_POINTER, [](const Mem&) { return InfoValue::of(cl_bool(CL_FALSE)); }},
+      {CL_MEM_USES_SVM_POINTER,
+       [](const Mem& m) {
+         const Mem* root = &m; // a sub-buffer answers for its buffer
+         while (root->parent()) root = &*root->parent();
+         const bool svm = (root->flags() & CL_MEM_USE_HOST_PTR) && root->context().svm().find(root->hostPtr());
+         return InfoValue::of(cl_bool(svm ? CL_TRUE : CL_FALSE));
+       }},
       {CL_MEM_MAP_COUNT, [](const Mem& m) { return InfoValue::of(m.mapCount()); }},
       {CL_MEM_REFERENCE_COUNT, [](const Mem& m) { return InfoValue::of(m.referenceCount()); }},
       {CL_MEM_CONTEXT, [](const Mem& m) { return InfoValue::of(m.context().handle()); }},

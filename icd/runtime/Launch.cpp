@@ -1,4 +1,5 @@
-// The launch path of one clEnqueueNDRangeKernel, in named steps:
+// The launch path of one clEnqueueNDRangeKernel, in named steps (a kernel given shared virtual
+// memory runs whole on its device instead: launchWithSvm):
 //   1. resident: one device runs everything and holds every buffer -> enqueue it as is
 //   2. remembered: buffers this kernel ran on before -> ask the partitioner with their request;
 //      kept whole where the data is (or gathered there) -> enqueue it as is
@@ -11,6 +12,7 @@
 #include "icd/runtime/Launch.h"
 
 #include "device/Submission.h"
+#include "icd/objects/Device.h"
 #include "icd/runtime/PlanExecution.h"
 #include "icd/runtime/ResidentLaunch.h"
 #include "icd/runtime/RunReport.h"
@@ -81,6 +83,7 @@ public:
         in.scalar = a.mem->imageQueryBytes();               // what its get_image_* queries return
         break;
       case Kernel::ArgKind::Sampler: // no bytes a region could depend on (a scalar without value)
+      case Kernel::ArgKind::Svm:     // (launches with SVM arguments are not planned: launchWithSvm)
       case Kernel::ArgKind::Unset:
         break;
       }
@@ -239,6 +242,38 @@ void logUnsplitOnce(const Kernel& kernel, const std::string& reason) {
   if (logged.insert(kernel.identity()).second) log().info("kernel {} runs unsplit: {}", kernel.name(), reason);
 }
 
+// The work-groups of a launch kept whole, for the run report and the trace (0 without them: no
+// work for launches nobody reads about).
+uint64_t groupsToReport(const Kernel& kernel, const NDRange& range) {
+  if (!Runtime::get().reporting() && !Trace::active()) return 0;
+  NDRange sized = range;
+  if (!sized.local[0])
+    sized.local = planner::explicitLocalSize(sized, kernel.maxWorkGroupSize(), kernel.requiredWorkGroupSize());
+  return sized.groups(analysis::defaultSplitDimension(sized));
+}
+
+// A launch that uses shared virtual memory runs whole on the device that holds it: an SVM pointer
+// is one vendor's address, and what the kernel reaches through it is not in the directory. Its
+// buffers are gathered there first.
+FenceRef launchWithSvm(Queue& queue, Kernel& kernel, const NDRange& range, const std::vector<FenceRef>& waits,
+                       bool profiled) {
+  static const std::string reason =
+      "the kernel uses shared virtual memory: it runs whole on the device whose SVM it was given";
+  const unsigned slot = *queue.context().device().svmSlot(); // set: the kernel has SVM pointers
+  LaunchBuffers buffers;
+  kernel.bindBuffers(buffers.mems);
+  std::unique_lock plan(queue.context().planMutex());
+  if (!runsAsIs(queue, kernel, buffers, slot, /*gather=*/true, /*mayMove=*/true))
+    throw Error(CL_MEM_OBJECT_ALLOCATION_FAILURE,
+                "the buffers of a kernel using shared virtual memory do not fit its device (slot " +
+                    std::to_string(slot) + ")");
+  logUnsplitOnce(kernel, reason);
+  ResidentRecord record;
+  record.fallback = &reason;
+  record.groups = groupsToReport(kernel, range);
+  return launchResident(queue, kernel, range, buffers, slot, waits, record, profiled);
+}
+
 } // namespace
 
 FenceRef launchKernel(Queue& queue, Kernel& kernel, const NDRange& appRange, std::vector<FenceRef> waits,
@@ -265,18 +300,14 @@ FenceRef launchKernel(Queue& queue, Kernel& kernel, const NDRange& appRange, std
     if (resident) {
       ResidentRecord record;
       record.mayDefer = true;
-      if (rt.reporting() || Trace::active()) {
-        NDRange sized = appRange;
-        if (!sized.local[0])
-          sized.local = planner::explicitLocalSize(sized, kernel.maxWorkGroupSize(), kernel.requiredWorkGroupSize());
-        record.groups = sized.groups(analysis::defaultSplitDimension(sized));
-      }
+      record.groups = groupsToReport(kernel, appRange);
       return launchResident(queue, kernel, appRange, buffers, *only, waits, record, profiled);
     }
   }
   // Several devices: planning, moves and sub-kernels make vendor calls on this thread, after
   // whatever was deferred (device/Submission.h).
   device::submission::drain();
+  if (kernel.usesSvm()) return launchWithSvm(queue, kernel, appRange, waits, profiled);
   if (auto gate = queue.gate()) waits.push_back(gate);
   const bool localGiven = appRange.local[0] != 0;
   auto resolveLocal = [&kernel](const NDRange& r) {

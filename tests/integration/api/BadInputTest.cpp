@@ -256,6 +256,14 @@ TEST_CASE("every entry point rejects bad input with the specified error", "[bad_
   size_t hugeRegion[3] = {1, 1, (size_t(1) << 60) + 1};
   size_t global[3] = {16, 1, 1}, local[3] = {16, 1, 1};
   int pattern = 7;
+  // Shared virtual memory (the PoCL devices have it, so clsplit offers one device's).
+  auto* svm = static_cast<int*>(D->clSVMAlloc(ctx, CL_MEM_READ_WRITE, 64, 0));
+  REQUIRE(svm != nullptr);
+  int notSvm[4] = {};
+  void* svmPointers[] = {svm};
+  void* notSvmPointers[] = {notSvm};
+  void* nullPointers[] = {nullptr};
+  const cl_bool yes = CL_TRUE;
   cl_event scratchEvent = nullptr;
 
   const std::vector<Row> rows = {
@@ -972,6 +980,41 @@ TEST_CASE("every entry point rejects bad input with the specified error", "[bad_
               return D->clEnqueueMapImage(q, img, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE_INVALIDATE_REGION, o, r,
                                           &rowPitch, nullptr, 0, nullptr, nullptr, &err);
             }()),
+      // Shared virtual memory.
+      ROW_NULL(D->clSVMAlloc(badContext, CL_MEM_READ_WRITE, 64, 0)),
+      ROW_NULL(D->clSVMAlloc(ctx, CL_MEM_READ_WRITE | CL_MEM_WRITE_ONLY, 64, 0)),
+      ROW_NULL(D->clSVMAlloc(ctx, CL_MEM_READ_WRITE, 0, 0)),
+      ROW(CL_SUCCESS, (D->clSVMFree(badContext, svm), cl_int(CL_SUCCESS))), // nothing freed, no crash
+      ROW(CL_SUCCESS, (D->clSVMFree(ctx, notSvm), cl_int(CL_SUCCESS))),     // not an allocation: logged
+      ROW(CL_INVALID_KERNEL, D->clSetKernelArgSVMPointer(badKernel, 0, svm)),
+      ROW(CL_INVALID_ARG_INDEX, D->clSetKernelArgSVMPointer(k, 7, svm)),
+      ROW(CL_INVALID_ARG_VALUE, D->clSetKernelArgSVMPointer(k, 0, notSvm)), // not in an SVM allocation
+      ROW(CL_INVALID_ARG_VALUE, D->clSetKernelArgSVMPointer(k, 1, svm)),    // `int n`: no pointer
+      ROW(CL_INVALID_KERNEL, D->clSetKernelExecInfo(badKernel, CL_KERNEL_EXEC_INFO_SVM_PTRS, sizeof svmPointers,
+                                                    svmPointers)),
+      ROW(CL_INVALID_VALUE, D->clSetKernelExecInfo(k, CL_KERNEL_EXEC_INFO_SVM_PTRS, 0, nullptr)),
+      ROW(CL_INVALID_VALUE, D->clSetKernelExecInfo(k, CL_KERNEL_EXEC_INFO_SVM_PTRS, 3, svmPointers)),
+      ROW(CL_INVALID_VALUE,
+          D->clSetKernelExecInfo(k, CL_KERNEL_EXEC_INFO_SVM_PTRS, sizeof notSvmPointers, notSvmPointers)),
+      ROW(CL_INVALID_OPERATION, D->clSetKernelExecInfo(k, CL_KERNEL_EXEC_INFO_SVM_FINE_GRAIN_SYSTEM, sizeof yes, &yes)),
+      ROW(CL_INVALID_VALUE, D->clSetKernelExecInfo(k, 0x7777, sizeof yes, &yes)),
+      ROW(CL_INVALID_COMMAND_QUEUE, D->clEnqueueSVMMemcpy(badQueue, CL_TRUE, svm, svm + 8, 4, 0, nullptr, nullptr)),
+      ROW(CL_INVALID_VALUE, D->clEnqueueSVMMemcpy(q, CL_TRUE, nullptr, svm, 4, 0, nullptr, nullptr)),
+      ROW(CL_MEM_COPY_OVERLAP, D->clEnqueueSVMMemcpy(q, CL_TRUE, svm + 1, svm, 8, 0, nullptr, nullptr)),
+      ROW(CL_INVALID_EVENT_WAIT_LIST, D->clEnqueueSVMMemcpy(q, CL_FALSE, svm, svm + 8, 4, 1, &badEvent, nullptr)),
+      ROW(CL_INVALID_VALUE, D->clEnqueueSVMMemFill(q, svm, &pattern, 3, 12, 0, nullptr, nullptr)),
+      ROW(CL_INVALID_VALUE, D->clEnqueueSVMMemFill(q, svm, &pattern, 4, 6, 0, nullptr, nullptr)),
+      ROW(CL_INVALID_VALUE, D->clEnqueueSVMMemFill(q, svm, nullptr, 4, 8, 0, nullptr, nullptr)),
+      ROW(CL_INVALID_VALUE, D->clEnqueueSVMMap(q, CL_TRUE, CL_MAP_READ, nullptr, 4, 0, nullptr, nullptr)),
+      ROW(CL_INVALID_VALUE, D->clEnqueueSVMMap(q, CL_TRUE, CL_MAP_READ, svm, 0, 0, nullptr, nullptr)),
+      ROW(CL_INVALID_VALUE,
+          D->clEnqueueSVMMap(q, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE_INVALIDATE_REGION, svm, 4, 0, nullptr, nullptr)),
+      ROW(CL_INVALID_VALUE, D->clEnqueueSVMUnmap(q, nullptr, 0, nullptr, nullptr)),
+      ROW(CL_INVALID_VALUE, D->clEnqueueSVMFree(q, 0, nullptr, nullptr, nullptr, 0, nullptr, nullptr)),
+      ROW(CL_INVALID_VALUE, D->clEnqueueSVMFree(q, 1, nullPointers, nullptr, nullptr, 0, nullptr, nullptr)),
+      ROW(CL_INVALID_VALUE, D->clEnqueueSVMMigrateMem(q, 0, nullptr, nullptr, 0, 0, nullptr, nullptr)),
+      ROW(CL_INVALID_VALUE, D->clEnqueueSVMMigrateMem(q, 1, const_cast<const void**>(svmPointers), nullptr,
+                                                      cl_mem_migration_flags(1) << 5, 0, nullptr, nullptr)),
   };
 
   // Every implemented entry point has a row.
@@ -1018,6 +1061,7 @@ TEST_CASE("every entry point rejects bad input with the specified error", "[bad_
   for (cl_program p : {prog, prog2, unbuilt, compiled, fromBinary}) CHECK(D->clReleaseProgram(p) == CL_SUCCESS);
   for (cl_mem m : {sub, buf, buf2, woBuf, hostNone, hostWriteOnly, hostReadOnly, img, imgF, hostNoneImg})
     CHECK(D->clReleaseMemObject(m) == CL_SUCCESS);
+  D->clSVMFree(ctx, svm);
   CHECK(D->clReleaseCommandQueue(q) == CL_SUCCESS);
   CHECK(D->clReleaseCommandQueue(q2) == CL_SUCCESS);
   CHECK(D->clReleaseContext(ctx) == CL_SUCCESS);
@@ -1040,7 +1084,6 @@ TEST_CASE("entry points clsplit does not offer return their error code", "[bad_i
 
   // Optional OpenCL 2.x/3.0 features the clsplit device does not report: the errors the
   // specification gives for a device without them.
-  CHECK(D->clSVMAlloc(ctx, CL_MEM_READ_WRITE, 64, 0) == nullptr);
   err = 0;
   const char il[] = "not SPIR-V";
   CHECK(D->clCreateProgramWithIL(ctx, il, sizeof il, &err) == nullptr);
@@ -1048,7 +1091,6 @@ TEST_CASE("entry points clsplit does not offer return their error code", "[bad_i
   err = 0;
   CHECK(D->clCreatePipe(ctx, 0, 4, 16, nullptr, &err) == nullptr);
   CHECK(err == CL_INVALID_OPERATION);
-  CHECK(D->clSetKernelExecInfo(k, CL_KERNEL_EXEC_INFO_SVM_PTRS, 0, nullptr) == CL_INVALID_OPERATION);
   cl_ulong timer = 0;
   CHECK(D->clGetHostTimer(device, &timer) == CL_INVALID_OPERATION);
   // Interop: no GL context can belong to the clsplit platform.
@@ -1058,5 +1100,60 @@ TEST_CASE("entry points clsplit does not offer return their error code", "[bad_i
 
   CHECK(D->clReleaseKernel(k) == CL_SUCCESS);
   CHECK(D->clReleaseProgram(p) == CL_SUCCESS);
+  CHECK(D->clReleaseContext(ctx) == CL_SUCCESS);
+}
+
+TEST_CASE("shared virtual memory: what the clsplit device offers, and pointers freed", "[bad_input]") {
+  D = icdCore().dispatch;
+  cl_platform_id platform = nullptr;
+  cl_device_id device = nullptr;
+  REQUIRE(D->clGetPlatformIDs(1, &platform, nullptr) == CL_SUCCESS);
+  REQUIRE(D->clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 1, &device, nullptr) == CL_SUCCESS);
+  cl_device_svm_capabilities caps = 0;
+  REQUIRE(D->clGetDeviceInfo(device, CL_DEVICE_SVM_CAPABILITIES, sizeof caps, &caps, nullptr) == CL_SUCCESS);
+  // PoCL's devices have coarse- and fine-grained buffer SVM and atomics: the clsplit device
+  // offers them (one device's), never fine-grained system SVM.
+  CHECK(caps == (CL_DEVICE_SVM_COARSE_GRAIN_BUFFER | CL_DEVICE_SVM_FINE_GRAIN_BUFFER | CL_DEVICE_SVM_ATOMICS));
+  cl_int err = CL_SUCCESS;
+  cl_context ctx = D->clCreateContext(nullptr, 1, &device, nullptr, nullptr, &err);
+  REQUIRE(err == CL_SUCCESS);
+  cl_command_queue q = D->clCreateCommandQueue(ctx, device, 0, &err);
+  REQUIRE(err == CL_SUCCESS);
+  cl_program p = D->clCreateProgramWithSource(ctx, 1, &kSource, nullptr, &err);
+  REQUIRE(D->clBuildProgram(p, 0, nullptr, "", nullptr, nullptr) == CL_SUCCESS);
+  cl_kernel k = D->clCreateKernel(p, "k", &err);
+  REQUIRE(err == CL_SUCCESS);
+
+  auto* svm = static_cast<int*>(D->clSVMAlloc(ctx, CL_MEM_READ_WRITE, 64, 0));
+  REQUIRE(svm != nullptr);
+  CHECK(D->clSetKernelArgSVMPointer(k, 0, svm + 3) == CL_SUCCESS); // inside an allocation
+  CHECK(D->clSetKernelArgSVMPointer(k, 0, svm + 16) == CL_INVALID_ARG_VALUE); // one past its end
+  CHECK(D->clSetKernelArgSVMPointer(k, 0, nullptr) == CL_SUCCESS);
+  const cl_bool no = CL_FALSE;
+  CHECK(D->clSetKernelExecInfo(k, CL_KERNEL_EXEC_INFO_SVM_FINE_GRAIN_SYSTEM, sizeof no, &no) == CL_SUCCESS);
+
+  // Fill, copy, map, read on the host.
+  int pattern = 5;
+  CHECK(D->clEnqueueSVMMemFill(q, svm, &pattern, sizeof pattern, 32, 0, nullptr, nullptr) == CL_SUCCESS);
+  CHECK(D->clEnqueueSVMMemcpy(q, CL_TRUE, svm + 8, svm, 32, 0, nullptr, nullptr) == CL_SUCCESS);
+  CHECK(D->clEnqueueSVMMap(q, CL_TRUE, CL_MAP_READ, svm, 64, 0, nullptr, nullptr) == CL_SUCCESS);
+  CHECK(svm[0] == 5);
+  CHECK(svm[15] == 5);
+  CHECK(D->clEnqueueSVMUnmap(q, svm, 0, nullptr, nullptr) == CL_SUCCESS);
+  CHECK(D->clFinish(q) == CL_SUCCESS);
+
+  // Freed: no longer an SVM pointer of the context.
+  D->clSVMFree(ctx, svm);
+  CHECK(D->clSetKernelArgSVMPointer(k, 0, svm) == CL_INVALID_ARG_VALUE);
+  void* more = D->clSVMAlloc(ctx, CL_MEM_READ_WRITE, 64, 0);
+  REQUIRE(more != nullptr);
+  void* list[] = {more};
+  CHECK(D->clEnqueueSVMFree(q, 1, list, nullptr, nullptr, 0, nullptr, nullptr) == CL_SUCCESS);
+  CHECK(D->clSetKernelArgSVMPointer(k, 0, more) == CL_INVALID_ARG_VALUE);
+  CHECK(D->clFinish(q) == CL_SUCCESS);
+
+  CHECK(D->clReleaseKernel(k) == CL_SUCCESS);
+  CHECK(D->clReleaseProgram(p) == CL_SUCCESS);
+  CHECK(D->clReleaseCommandQueue(q) == CL_SUCCESS);
   CHECK(D->clReleaseContext(ctx) == CL_SUCCESS);
 }

@@ -1,0 +1,98 @@
+// The SVM commands (SvmCommands.h): the vendor's own command on the SVM device's real queue.
+#include "icd/runtime/SvmCommands.h"
+
+#include "icd/objects/Context.h"
+#include "icd/objects/Device.h"
+#include "icd/runtime/CommandSteps.h"
+
+#include <memory>
+
+namespace clsplit::icd::runtime {
+
+using device::call;
+
+namespace {
+
+unsigned svmSlotOf(Queue& q) {
+  auto slot = q.context().device().svmSlot();
+  require(slot.has_value(), CL_INVALID_OPERATION, "no device of the context offers shared virtual memory");
+  return *slot;
+}
+
+template <class Enqueue>
+FenceRef onSvmDevice(Queue& q, std::vector<FenceRef> waits, const char* what, Enqueue&& enqueue) {
+  return steps::enqueueOn(q, svmSlotOf(q), steps::withGate(q, std::move(waits)), what, enqueue);
+}
+
+// What clEnqueueSVMFree's callback needs from the application (freed by the callback itself).
+struct FreeCall {
+  SvmFreeCallback callback;
+  std::shared_ptr<Queue> queue;
+  void* userData;
+};
+
+void CL_CALLBACK callApplication(cl_command_queue, cl_uint count, void** pointers, void* data) {
+  std::unique_ptr<FreeCall> free(static_cast<FreeCall*>(data));
+  free->callback(free->queue->handle(), count, pointers, free->userData);
+}
+
+} // namespace
+
+FenceRef svmMemcpy(Queue& q, void* dst, const void* src, size_t size, std::vector<FenceRef> waits) {
+  return onSvmDevice(q, std::move(waits), "clEnqueueSVMMemcpy",
+                     [&](cl_command_queue real, cl_uint n, const cl_event* list, cl_event* event) {
+                       return call(&cl_icd_dispatch::clEnqueueSVMMemcpy, real, cl_bool(CL_FALSE), dst, src, size, n,
+                                   list, event);
+                     });
+}
+
+FenceRef svmMemFill(Queue& q, void* ptr, const void* pattern, size_t patternSize, size_t size,
+                    std::vector<FenceRef> waits) {
+  return onSvmDevice(q, std::move(waits), "clEnqueueSVMMemFill",
+                     [&](cl_command_queue real, cl_uint n, const cl_event* list, cl_event* event) {
+                       return call(&cl_icd_dispatch::clEnqueueSVMMemFill, real, ptr, pattern, patternSize, size, n,
+                                   list, event);
+                     });
+}
+
+FenceRef svmMap(Queue& q, cl_map_flags flags, void* ptr, size_t size, std::vector<FenceRef> waits) {
+  return onSvmDevice(q, std::move(waits), "clEnqueueSVMMap",
+                     [&](cl_command_queue real, cl_uint n, const cl_event* list, cl_event* event) {
+                       return call(&cl_icd_dispatch::clEnqueueSVMMap, real, cl_bool(CL_FALSE), flags, ptr, size, n,
+                                   list, event);
+                     });
+}
+
+FenceRef svmUnmap(Queue& q, void* ptr, std::vector<FenceRef> waits) {
+  return onSvmDevice(q, std::move(waits), "clEnqueueSVMUnmap",
+                     [&](cl_command_queue real, cl_uint n, const cl_event* list, cl_event* event) {
+                       return call(&cl_icd_dispatch::clEnqueueSVMUnmap, real, ptr, n, list, event);
+                     });
+}
+
+FenceRef svmMigrate(Queue& q, cl_uint count, const void** pointers, const size_t* sizes,
+                    cl_mem_migration_flags flags, std::vector<FenceRef> waits) {
+  return onSvmDevice(q, std::move(waits), "clEnqueueSVMMigrateMem",
+                     [&](cl_command_queue real, cl_uint n, const cl_event* list, cl_event* event) {
+                       return call(&cl_icd_dispatch::clEnqueueSVMMigrateMem, real, count, pointers, sizes, flags, n,
+                                   list, event);
+                     });
+}
+
+FenceRef svmFree(const std::shared_ptr<Queue>& q, std::vector<void*> pointers, SvmFreeCallback callback,
+                 void* userData, std::vector<FenceRef> waits) {
+  std::unique_ptr<FreeCall> free;
+  if (callback) free.reset(new FreeCall{callback, q, userData});
+  FenceRef done = onSvmDevice(*q, std::move(waits), "clEnqueueSVMFree",
+                              [&](cl_command_queue real, cl_uint n, const cl_event* list, cl_event* event) {
+                                return call(&cl_icd_dispatch::clEnqueueSVMFree, real,
+                                            static_cast<cl_uint>(pointers.size()), pointers.data(),
+                                            free ? &callApplication : nullptr, static_cast<void*>(free.get()), n,
+                                            list, event);
+                              });
+  free.release(); // the vendor calls it (enqueueOn threw otherwise)
+  for (void* p : pointers) q->context().svm().remove(p);
+  return done;
+}
+
+} // namespace clsplit::icd::runtime
