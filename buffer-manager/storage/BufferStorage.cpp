@@ -534,6 +534,15 @@ bool BufferStorage::moveThroughRing(ByteRange range, unsigned from, unsigned to,
 }
 
 std::vector<FenceRef> BufferStorage::bringHome(QueueProvider& queues, TransferLog* log, const Settled& settled) {
+  return bringHomeImpl(queues, log, settled, false);
+}
+
+std::vector<FenceRef> BufferStorage::bringHomeAfterWriters(QueueProvider& queues, TransferLog* log) {
+  return bringHomeImpl(queues, log, {}, true);
+}
+
+std::vector<FenceRef> BufferStorage::bringHomeImpl(QueueProvider& queues, TransferLog* log, const Settled& settled,
+                                                   bool afterWriters) {
   std::vector<FenceRef> reads;
   if (!useHostPtr_) return reads;
   auto complete = [&](const FenceRef& f) {
@@ -553,7 +562,7 @@ std::vector<FenceRef> BufferStorage::bringHome(QueueProvider& queues, TransferLo
   };
   std::vector<int> completeSlots;
   for (unsigned s = 0; s < slots_.size(); ++s) {
-    if (devices_[s].hazards.writesComplete(complete)) completeSlots.push_back(static_cast<int>(s));
+    if (afterWriters || devices_[s].hazards.writesComplete(complete)) completeSlots.push_back(static_cast<int>(s));
   }
   std::vector<Stale> stale;
   directory_.visit(ByteRange{0, size_}, [&](ByteRange r, const Cell<Version>& cell) {

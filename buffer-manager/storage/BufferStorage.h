@@ -222,6 +222,11 @@ public:
   // own event says yet (rusticl updates an earlier command's status after a later one's).
   using Settled = std::vector<std::pair<cl_command_queue, uint64_t>>;
   std::vector<device::FenceRef> bringHome(QueueProvider& queues, TransferLog* log, const Settled& settled = {});
+  // The same for every byte written on a device, whether or not its writer has completed: the
+  // reads wait for the writers (as commands, not on the host). For memory that other commands
+  // reach directly (a buffer on SVM memory, which SVM commands and kernels use): what is
+  // enqueued after the returned fences sees the buffer's bytes there.
+  std::vector<device::FenceRef> bringHomeAfterWriters(QueueProvider& queues, TransferLog* log);
   // CL_MEM_USE_HOST_PTR, after bringHome's reads completed: the application's memory becomes the
   // only valid copy of the bytes it holds current, so that a device fetches them again before
   // using them - the program may write that memory directly, as programs written for CPU
@@ -255,6 +260,9 @@ public:
   std::vector<device::FenceRef> pending() const;
 
 private:
+  std::vector<device::FenceRef> bringHomeImpl(QueueProvider& queues, TransferLog* log, const Settled& settled,
+                                              bool afterWriters);
+
   struct DeviceCopy {
     device::RealMem buffer;
     ByteRange window;     // the bytes `buffer` holds, from its offset 0

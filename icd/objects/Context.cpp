@@ -118,6 +118,30 @@ void Context::addHostPtrBuffer(const std::shared_ptr<buffer::BufferStorage>& sto
   hasHostPtrBuffers_.store(true, std::memory_order_relaxed);
 }
 
+void Context::addSvmBacked(const std::shared_ptr<buffer::BufferStorage>& storage) {
+  std::lock_guard lock(svmBackedMutex_);
+  std::erase_if(svmBacked_, [](const auto& weak) { return weak.expired(); });
+  svmBacked_.push_back(storage);
+  hasSvmBacked_.store(true, std::memory_order_relaxed);
+}
+
+void Context::retireSvmBacked(std::shared_ptr<buffer::BufferStorage> storage) {
+  std::lock_guard lock(svmBackedMutex_);
+  svmRetired_.push_back(std::move(storage));
+  hasSvmBacked_.store(true, std::memory_order_relaxed);
+}
+
+std::vector<std::shared_ptr<buffer::BufferStorage>> Context::svmBacked(bool takeRetired) {
+  std::lock_guard lock(svmBackedMutex_);
+  std::vector<std::shared_ptr<buffer::BufferStorage>> all;
+  if (takeRetired) all.swap(svmRetired_);
+  for (const auto& weak : svmBacked_)
+    if (auto storage = weak.lock()) all.push_back(std::move(storage));
+  std::erase_if(svmBacked_, [](const auto& weak) { return weak.expired(); });
+  hasSvmBacked_.store(!svmBacked_.empty() || !svmRetired_.empty(), std::memory_order_relaxed);
+  return all;
+}
+
 std::vector<std::shared_ptr<buffer::BufferStorage>> Context::hostPtrBuffers() {
   std::lock_guard lock(hostPtrMutex_);
   std::vector<std::shared_ptr<buffer::BufferStorage>> live;

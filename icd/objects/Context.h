@@ -79,6 +79,16 @@ public:
   // The shared virtual memory allocated in this context (on the device's svmSlot).
   SvmAllocations& svm() { return svm_; }
   const SvmAllocations& svm() const { return svm_; }
+  // Buffers made on SVM memory (CL_MEM_USE_HOST_PTR of an SVM pointer): SVM commands and kernels
+  // reach their bytes directly, so their device copies are brought into that memory first
+  // (runtime/SvmCommands.h). A released one is kept until then (`retire`): its last writes
+  // must still reach the memory, which the application reads through SVM.
+  void addSvmBacked(const std::shared_ptr<buffer::BufferStorage>& storage);
+  void retireSvmBacked(std::shared_ptr<buffer::BufferStorage> storage);
+  bool hasSvmBacked() const { return hasSvmBacked_.load(std::memory_order_relaxed); }
+  // The live ones, and with `takeRetired` the retired ones too, which are let go (the caller
+  // brings them home).
+  std::vector<std::shared_ptr<buffer::BufferStorage>> svmBacked(bool takeRetired);
 
   // clSetContextDestructorCallback: called in reverse order of registration when the context
   // is destroyed (its last reference gone, the objects made in it included).
@@ -108,6 +118,10 @@ private:
   std::vector<std::weak_ptr<buffer::BufferStorage>> hostPtrBuffers_;
   std::atomic<bool> hasHostPtrBuffers_{false};
   SvmAllocations svm_;
+  std::mutex svmBackedMutex_;
+  std::vector<std::weak_ptr<buffer::BufferStorage>> svmBacked_;
+  std::vector<std::shared_ptr<buffer::BufferStorage>> svmRetired_;
+  std::atomic<bool> hasSvmBacked_{false};
   std::mutex destructorMutex_;
   std::vector<std::pair<DestructorCallback, void*>> destructorCallbacks_;
 };

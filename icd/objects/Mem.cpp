@@ -29,6 +29,10 @@ Mem::Mem(std::shared_ptr<Context> context, cl_mem_flags flags, size_t size, void
       storageSlots(*context_), size, flags & CL_MEM_COPY_HOST_PTR ? hostPtr : nullptr,
       flags & CL_MEM_USE_HOST_PTR ? hostPtr : nullptr, context_->pinnedPool(), std::nullopt, context_->deviceMemory());
   if (flags & CL_MEM_USE_HOST_PTR) context_->addHostPtrBuffer(storage_);
+  if ((flags & CL_MEM_USE_HOST_PTR) && context_->svm().contains(hostPtr, size)) {
+    svmBacked_ = true;
+    context_->addSvmBacked(storage_);
+  }
 }
 
 namespace {
@@ -146,6 +150,7 @@ Mem::Mem(std::shared_ptr<Mem> parent, cl_mem_flags flags, size_t origin, size_t 
       id_(parent->id_) {}
 
 Mem::~Mem() {
+  if (svmBacked_) context_->retireSvmBacked(storage_); // its last writes still go to the SVM memory
   std::vector<std::pair<void(CL_CALLBACK*)(cl_mem, void*), void*>> callbacks;
   {
     std::lock_guard lock(mutex_);

@@ -102,6 +102,7 @@ private:
   size_t size_;
   size_t origin_ = 0;
   void* hostPtr_;
+  bool svmBacked_ = false; // a buffer on SVM memory (Context::addSvmBacked)
   size_t hostRowPitch_ = 0, hostSlicePitch_ = 0;
   std::optional<buffer::ImageLayout> image_;
   std::array<std::byte, 24> imageQuery_{};

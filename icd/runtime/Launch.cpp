@@ -15,6 +15,7 @@
 #include "icd/objects/Device.h"
 #include "icd/runtime/PlanExecution.h"
 #include "icd/runtime/ResidentLaunch.h"
+#include "icd/runtime/SvmCommands.h"
 #include "icd/runtime/RunReport.h"
 #include "icd/runtime/Runtime.h"
 #include "icd/runtime/Trace.h"
@@ -268,10 +269,19 @@ FenceRef launchWithSvm(Queue& queue, Kernel& kernel, const NDRange& range, const
                 "the buffers of a kernel using shared virtual memory do not fit its device (slot " +
                     std::to_string(slot) + ")");
   logUnsplitOnce(kernel, reason);
+  // Buffers on SVM memory: what their devices wrote reaches that memory first, and what the
+  // kernel writes there is theirs afterwards (but for those it also takes as buffers).
+  std::vector<FenceRef> after = waits;
+  for (auto& read : bringSvmBackedHome(queue)) after.push_back(std::move(read));
   ResidentRecord record;
   record.fallback = &reason;
   record.groups = groupsToReport(kernel, range);
-  return launchResident(queue, kernel, range, buffers, slot, waits, record, profiled);
+  FenceRef done = launchResident(queue, kernel, range, buffers, slot, after, record, profiled);
+  std::vector<const buffer::BufferStorage*> used;
+  for (const auto& mem : buffers.mems)
+    if (mem) used.push_back(&mem->storage());
+  svmMemoryWritten(queue, done, nullptr, 0, used);
+  return done;
 }
 
 } // namespace
@@ -287,7 +297,7 @@ FenceRef launchKernel(Queue& queue, Kernel& kernel, const NDRange& appRange, std
   //    there whole, as a single-device runtime keeps them, and nothing is planned
   //    (ResidentLaunch.h).
   const std::optional<unsigned> only = rt.partitioner().onlyDevice();
-  if (only) {
+  if (only && !kernel.usesSvm()) {
     LaunchBuffers buffers;
     kernel.bindBuffers(buffers.mems);
     std::unique_lock plan(context.planMutex());

@@ -30,4 +30,15 @@ using SvmFreeCallback = void(CL_CALLBACK*)(cl_command_queue, cl_uint, void**, vo
 FenceRef svmFree(const std::shared_ptr<Queue>& q, std::vector<void*> pointers, SvmFreeCallback callback,
                  void* userData, std::vector<FenceRef> waits);
 
+// Buffers made on SVM memory (Context::addSvmBacked) around a command that reaches SVM directly
+// (the ones above, and kernels given SVM):
+// before it, their device copies are read into that memory after their writers, and the command
+// waits for the returned reads (released such buffers included, then let go);
+std::vector<FenceRef> bringSvmBackedHome(Queue& q);
+// after it, where it may have written [lo, lo + size) of SVM (lo null: anything), that memory is
+// their only valid copy once `written` completes, except for `skip` (buffers the command used as
+// buffers: their device copies are newer).
+void svmMemoryWritten(Queue& q, const FenceRef& written, const void* lo, size_t size,
+                      const std::vector<const buffer::BufferStorage*>& skip = {});
+
 } // namespace clsplit::icd::runtime

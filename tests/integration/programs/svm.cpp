@@ -197,7 +197,37 @@ int main() {
   cl_bool usesNot = CL_TRUE;
   CHECK(clGetMemObjectInfo(out, CL_MEM_USES_SVM_POINTER, sizeof usesNot, &usesNot, nullptr));
   std::printf("other buffer: CL_MEM_USES_SVM_POINTER %d\n", usesNot);
+  // Its bytes are the SVM's both ways: a kernel on the buffer (split through clsplit) then SVM
+  // maps see its writes, an SVM fill then the buffer's kernel sees the fill; and a buffer
+  // released right after its kernel (pyopencl's SVM.as_buffer) still leaves its writes there.
+  CHECK(clSetKernelArg(twice, 0, sizeof onSvm, &onSvm));
+  CHECK(clEnqueueNDRangeKernel(env.queue, twice, 1, nullptr, &global, &local, 0, nullptr, nullptr));
+  CHECK(clEnqueueSVMMap(env.queue, CL_TRUE, CL_MAP_READ, copy, n * sizeof(float), 0, nullptr, nullptr));
+  printChecksum("doubled through a buffer on SVM", copy, n * sizeof(float));
+  std::printf("copy[1] %.1f copy[n/2] %.1f\n", copy[1], copy[n / 2]);
+  CHECK(clEnqueueSVMUnmap(env.queue, copy, 0, nullptr, nullptr));
+  const float one = 1.0f;
+  CHECK(clEnqueueSVMMemFill(env.queue, copy, &one, sizeof one, n / 2 * sizeof(float), 0, nullptr, nullptr));
+  CHECK(clEnqueueNDRangeKernel(env.queue, twice, 1, nullptr, &global, &local, 0, nullptr, nullptr));
+  CHECK(clEnqueueReadBuffer(env.queue, onSvm, CL_TRUE, 0, n * sizeof(float), host.data(), 0, nullptr, nullptr));
+  printChecksum("filled, then doubled", host);
+  std::printf("host[1] %.1f host[n/2] %.1f\n", host[1], host[n / 2]);
   CHECK(clReleaseMemObject(onSvm));
+  for (int round = 0; round < 3; ++round) {
+    cl_mem temporary = createBuffer(env.context, CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR, n * sizeof(float), copy);
+    CHECK(clSetKernelArg(twice, 0, sizeof temporary, &temporary));
+    CHECK(clEnqueueNDRangeKernel(env.queue, twice, 1, nullptr, &global, &local, 0, nullptr, nullptr));
+    CHECK(clReleaseMemObject(temporary));
+    // An SVM command between two buffers on the same memory: what the first wrote is there
+    // when the next is made (without one, clsplit's buffers would not see each other's writes:
+    // docs/limitations.md).
+    CHECK(clEnqueueSVMMap(env.queue, CL_TRUE, CL_MAP_READ, copy, sizeof(float), 0, nullptr, nullptr));
+    CHECK(clEnqueueSVMUnmap(env.queue, copy, 0, nullptr, nullptr));
+  }
+  CHECK(clEnqueueSVMMap(env.queue, CL_TRUE, CL_MAP_READ, copy, n * sizeof(float), 0, nullptr, nullptr));
+  printChecksum("three times doubled through released buffers", copy, n * sizeof(float));
+  std::printf("copy[1] %.1f copy[n/2] %.1f\n", copy[1], copy[n / 2]);
+  CHECK(clEnqueueSVMUnmap(env.queue, copy, 0, nullptr, nullptr));
 
   // 6. Fine-grained SVM, where the device has it: no maps.
   if (caps & CL_DEVICE_SVM_FINE_GRAIN_BUFFER) {
