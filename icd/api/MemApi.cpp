@@ -266,10 +266,12 @@ void clSVMFree(cl_context context, void* pointer) {
   auto c = Context::from(context);
   if (!pointer) return;
   const auto slot = c->device().svmSlot();
-  if (!slot || !c->svm().remove(pointer)) {
+  const auto allocation = c->svm().find(pointer);
+  if (!slot || !allocation || allocation->base != pointer || !c->svm().remove(pointer)) {
     log().warn("clSVMFree: {} is not an SVM allocation of this context; nothing freed", pointer);
     return;
   }
+  c->forgetRetiredSvmBacked(allocation->base, allocation->size);
   // Not waiting for commands that use it (the specification's rule): the application waits.
   device::call(&cl_icd_dispatch::clSVMFree, c->slot(*slot).context, pointer);
 }

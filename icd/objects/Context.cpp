@@ -1,6 +1,8 @@
 // Virtual contexts: creation of the real per-platform contexts and context queries.
 #include "icd/objects/Context.h"
 
+#include "buffer-manager/storage/BufferStorage.h"
+
 #include "icd/objects/Device.h"
 #include "icd/objects/Environment.h"
 #include "icd/objects/InfoQuery.h"
@@ -129,6 +131,15 @@ void Context::retireSvmBacked(std::shared_ptr<buffer::BufferStorage> storage) {
   std::lock_guard lock(svmBackedMutex_);
   svmRetired_.push_back(std::move(storage));
   hasSvmBacked_.store(true, std::memory_order_relaxed);
+}
+
+void Context::forgetRetiredSvmBacked(const void* base, size_t size) {
+  const auto lo = reinterpret_cast<uintptr_t>(base), hi = lo + size;
+  std::lock_guard lock(svmBackedMutex_);
+  std::erase_if(svmRetired_, [&](const auto& storage) {
+    const auto home = reinterpret_cast<uintptr_t>(storage->useHostPtr());
+    return home >= lo && home < hi;
+  });
 }
 
 std::vector<std::shared_ptr<buffer::BufferStorage>> Context::svmBacked(bool takeRetired) {

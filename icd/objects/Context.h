@@ -86,6 +86,9 @@ public:
   void addSvmBacked(const std::shared_ptr<buffer::BufferStorage>& storage);
   void retireSvmBacked(std::shared_ptr<buffer::BufferStorage> storage);
   bool hasSvmBacked() const { return hasSvmBacked_.load(std::memory_order_relaxed); }
+  // SVM [base, base + size) is freed: released buffers on it are let go unread (their bytes
+  // would go to freed memory).
+  void forgetRetiredSvmBacked(const void* base, size_t size);
   // The live ones, and with `takeRetired` the retired ones too, which are let go (the caller
   // brings them home).
   std::vector<std::shared_ptr<buffer::BufferStorage>> svmBacked(bool takeRetired);

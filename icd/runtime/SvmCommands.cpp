@@ -129,7 +129,11 @@ FenceRef svmFree(const std::shared_ptr<Queue>& q, std::vector<void*> pointers, S
                                             list, event);
                               });
   free.release(); // the vendor calls it (enqueueOn threw otherwise)
-  for (void* p : pointers) q->context().svm().remove(p);
+  for (void* p : pointers) {
+    if (auto allocation = q->context().svm().find(p); allocation && allocation->base == p)
+      q->context().forgetRetiredSvmBacked(allocation->base, allocation->size);
+    q->context().svm().remove(p);
+  }
   return done;
 }
 
