@@ -8,6 +8,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <cstring>
 #include <filesystem>
 #include <set>
 #include <sstream>
@@ -24,6 +25,7 @@ public:
       : device_(devices, override, openclVersion) {}
 
   std::string kernelPrelude() const { return device_.kernelPrelude(); }
+  std::optional<unsigned> svmSlot() const { return device_.svmSlot(); }
   cl_int info(cl_device_info param, size_t size, void* value, size_t* sizeRet) const {
     try {
       return device_.info(param, size, value, sizeRet);
@@ -312,7 +314,19 @@ void checkOpenCL30(const Device& device, const std::vector<const RealDevice*>& d
   CHECK(bool(atomics & CL_DEVICE_ATOMIC_SCOPE_DEVICE) == lists(features, "__opencl_c_atomic_scope_device"));
   CHECK(merged<cl_bool>(device, CL_DEVICE_WORK_GROUP_COLLECTIVE_FUNCTIONS_SUPPORT) ==
         (lists(features, "__opencl_c_work_group_collective_functions") ? CL_TRUE : CL_FALSE));
-  CHECK(merged<cl_device_svm_capabilities>(device, CL_DEVICE_SVM_CAPABILITIES) == 0);
+  // SVM: one device's (the first that has it, home being slot 0 here), never fine-grained system.
+  cl_device_svm_capabilities svm = 0;
+  for (const auto* d : devices) {
+    const auto bytes = clsplit::device::deviceInfoBytes(d->handle, CL_DEVICE_SVM_CAPABILITIES);
+    cl_device_svm_capabilities own = 0;
+    if (bytes.size() == sizeof own) std::memcpy(&own, bytes.data(), sizeof own);
+    if (own & CL_DEVICE_SVM_COARSE_GRAIN_BUFFER) {
+      svm = own & (CL_DEVICE_SVM_COARSE_GRAIN_BUFFER | CL_DEVICE_SVM_FINE_GRAIN_BUFFER | CL_DEVICE_SVM_ATOMICS);
+      break;
+    }
+  }
+  CHECK(merged<cl_device_svm_capabilities>(device, CL_DEVICE_SVM_CAPABILITIES) == svm);
+  CHECK(device.svmSlot().has_value() == (svm != 0));
   CHECK(merged<cl_bool>(device, CL_DEVICE_PIPE_SUPPORT) == CL_FALSE);
   CHECK(mergedVersions(device, CL_DEVICE_ILS_WITH_VERSION).empty());
   // Extensions with versions: the same names as CL_DEVICE_EXTENSIONS.
