@@ -686,9 +686,9 @@ cl_int clEnqueueSVMFree(cl_command_queue queue, cl_uint count, void* pointers[],
                         cl_uint n, const cl_event* waits, cl_event* event) {
   Command c(queue, CL_COMMAND_SVM_FREE, n, waits, event);
   requireSvm(c);
-  require(count > 0 && pointers != nullptr, CL_INVALID_VALUE, "no SVM pointers");
-  std::vector<void*> list(pointers, pointers + count);
-  for (void* p : list) require(p != nullptr, CL_INVALID_VALUE, "an SVM pointer is NULL");
+  require((count == 0) == (pointers == nullptr), CL_INVALID_VALUE,
+          "num_svm_pointers and svm_pointers disagree (one is 0 or NULL, the other not)");
+  std::vector<void*> list(pointers, pointers + count); // NULL entries free nothing
   auto done = planned(c, [&] { return runtime::svmFree(c.queue, std::move(list), callback, userData, c.waits); });
   c.finish(done, event, false);
   return CL_SUCCESS;

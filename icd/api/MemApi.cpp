@@ -272,7 +272,10 @@ void clSVMFree(cl_context context, void* pointer) {
     return;
   }
   c->forgetRetiredSvmBacked(allocation->base, allocation->size);
-  // Not waiting for commands that use it (the specification's rule): the application waits.
+  // Not waiting for the application's commands that use it (the specification's rule: the
+  // application waits), but for clsplit's own reads into it (buffers made on it brought home).
+  if (auto reads = c->svmHomeReadsIn(allocation->base, allocation->size); !reads.empty())
+    device::allOf(std::move(reads))->wait();
   device::call(&cl_icd_dispatch::clSVMFree, c->slot(*slot).context, pointer);
 }
 

@@ -142,15 +142,37 @@ void Context::forgetRetiredSvmBacked(const void* base, size_t size) {
   });
 }
 
-std::vector<std::shared_ptr<buffer::BufferStorage>> Context::svmBacked(bool takeRetired) {
+std::vector<std::shared_ptr<buffer::BufferStorage>> Context::svmBacked() {
   std::lock_guard lock(svmBackedMutex_);
-  std::vector<std::shared_ptr<buffer::BufferStorage>> all;
-  if (takeRetired) all.swap(svmRetired_);
+  std::vector<std::shared_ptr<buffer::BufferStorage>> all(svmRetired_.begin(), svmRetired_.end());
   for (const auto& weak : svmBacked_)
     if (auto storage = weak.lock()) all.push_back(std::move(storage));
   std::erase_if(svmBacked_, [](const auto& weak) { return weak.expired(); });
   hasSvmBacked_.store(!svmBacked_.empty() || !svmRetired_.empty(), std::memory_order_relaxed);
   return all;
+}
+
+void Context::letGoRetired(const std::vector<const buffer::BufferStorage*>& storages) {
+  std::lock_guard lock(svmBackedMutex_);
+  std::erase_if(svmRetired_, [&](const auto& storage) {
+    return std::find(storages.begin(), storages.end(), storage.get()) != storages.end();
+  });
+}
+
+void Context::noteSvmHomeRead(const void* lo, size_t size, device::FenceRef read) {
+  std::lock_guard lock(svmBackedMutex_);
+  std::erase_if(svmHomeReads_, [](const HomeRead& r) { return r.read->status() <= CL_COMPLETE; });
+  const auto at = reinterpret_cast<uintptr_t>(lo);
+  svmHomeReads_.push_back({at, at + size, std::move(read)});
+}
+
+std::vector<device::FenceRef> Context::svmHomeReadsIn(const void* lo, size_t size) {
+  const auto from = reinterpret_cast<uintptr_t>(lo), to = from + size;
+  std::lock_guard lock(svmBackedMutex_);
+  std::vector<device::FenceRef> reads;
+  for (const auto& r : svmHomeReads_)
+    if (r.lo < to && from < r.hi) reads.push_back(r.read);
+  return reads;
 }
 
 std::vector<std::shared_ptr<buffer::BufferStorage>> Context::hostPtrBuffers() {

@@ -5,6 +5,7 @@
 
 #include "buffer-manager/storage/DeviceMemory.h"
 #include "buffer-manager/storage/PinnedPool.h"
+#include "device/Fence.h"
 #include "device/Real.h"
 #include "icd/objects/Object.h"
 #include "icd/objects/SvmAllocations.h"
@@ -86,12 +87,17 @@ public:
   void addSvmBacked(const std::shared_ptr<buffer::BufferStorage>& storage);
   void retireSvmBacked(std::shared_ptr<buffer::BufferStorage> storage);
   bool hasSvmBacked() const { return hasSvmBacked_.load(std::memory_order_relaxed); }
+  // The live ones and the retired ones.
+  std::vector<std::shared_ptr<buffer::BufferStorage>> svmBacked();
+  // Retired ones whose bytes went home (or whose memory was freed): let go.
+  void letGoRetired(const std::vector<const buffer::BufferStorage*>& storages);
   // SVM [base, base + size) is freed: released buffers on it are let go unread (their bytes
   // would go to freed memory).
   void forgetRetiredSvmBacked(const void* base, size_t size);
-  // The live ones, and with `takeRetired` the retired ones too, which are let go (the caller
-  // brings them home).
-  std::vector<std::shared_ptr<buffer::BufferStorage>> svmBacked(bool takeRetired);
+  // Reads bringing such buffers' bytes into SVM memory, still running: a free of that memory
+  // waits for them (they are clsplit's, not commands the application could have waited for).
+  void noteSvmHomeRead(const void* lo, size_t size, device::FenceRef read);
+  std::vector<device::FenceRef> svmHomeReadsIn(const void* lo, size_t size);
 
   // clSetContextDestructorCallback: called in reverse order of registration when the context
   // is destroyed (its last reference gone, the objects made in it included).
@@ -124,6 +130,11 @@ private:
   std::mutex svmBackedMutex_;
   std::vector<std::weak_ptr<buffer::BufferStorage>> svmBacked_;
   std::vector<std::shared_ptr<buffer::BufferStorage>> svmRetired_;
+  struct HomeRead {
+    uintptr_t lo, hi;
+    device::FenceRef read;
+  };
+  std::vector<HomeRead> svmHomeReads_; // under svmBackedMutex_
   std::atomic<bool> hasSvmBacked_{false};
   std::mutex destructorMutex_;
   std::vector<std::pair<DestructorCallback, void*>> destructorCallbacks_;

@@ -189,8 +189,16 @@ std::shared_ptr<Kernel> Kernel::clone() const {
     std::lock_guard lock(mutex_);
     execPointers = execSvmPointers_;
   }
-  if (!execPointers.empty())
-    copy->setExecInfo(CL_KERNEL_EXEC_INFO_SVM_PTRS, execPointers.size() * sizeof(void*), execPointers.data());
+  if (!execPointers.empty()) { // as set: the allocations may have been freed since (valid until a launch)
+    const auto svmSlot = program_->context().device().svmSlot();
+    device::check(call(&cl_icd_dispatch::clSetKernelExecInfo, copy->slots_.at(*svmSlot).kernel.get(),
+                       cl_kernel_exec_info(CL_KERNEL_EXEC_INFO_SVM_PTRS), execPointers.size() * sizeof(void*),
+                       static_cast<const void*>(execPointers.data())),
+                  "clSetKernelExecInfo (clone)");
+    std::lock_guard lock(copy->mutex_);
+    copy->execSvmPointers_ = execPointers;
+    copy->svmExec_.store(true, std::memory_order_relaxed);
+  }
   for (cl_uint i = 0; i < args.size(); ++i) {
     const Arg& a = args[i];
     switch (a.kind) {
@@ -208,10 +216,12 @@ std::shared_ptr<Kernel> Kernel::clone() const {
       copy->samplerArgs_.store(true, std::memory_order_relaxed);
       break;
     }
-    case ArgKind::Svm: {
-      const void* pointer;
-      std::memcpy(&pointer, a.bytes.data(), sizeof pointer);
-      copy->setArgSvm(i, pointer);
+    case ArgKind::Svm: { // as set (not checked again: its allocation may be freed until a launch)
+      std::lock_guard lock(copy->mutex_);
+      copy->args_[i] = a;
+      copy->argVersion_[i] = ++argVersionCounter;
+      copy->svmArgs_.fetch_add(1, std::memory_order_relaxed);
+      copy->latestScalar_.store(copy->argVersion_[i], std::memory_order_release);
       break;
     }
     case ArgKind::Mem: {
@@ -400,7 +410,8 @@ void Kernel::setArgSvm(cl_uint index, const void* pointer) {
   require(index < numArgs_, CL_INVALID_ARG_INDEX, "arg_index is not a kernel argument");
   require(program_->context().device().svmSlot().has_value(), CL_INVALID_OPERATION,
           "no device of the context offers shared virtual memory");
-  require(declared_[index] == DeclaredKind::Buffer || declared_[index] == DeclaredKind::Unknown,
+  require((declared_[index] == DeclaredKind::Buffer || declared_[index] == DeclaredKind::Unknown) &&
+              !argIsImage(index),
           CL_INVALID_ARG_VALUE, "the argument is not a pointer to global or constant memory");
   require(!pointer || program_->context().svm().find(pointer), CL_INVALID_ARG_VALUE,
           "arg_value is not a pointer into an SVM allocation of the kernel's context");
@@ -414,6 +425,18 @@ void Kernel::setArgSvm(cl_uint index, const void* pointer) {
   args_[index] = std::move(arg);
   argVersion_[index] = version;
   latestScalar_.store(version, std::memory_order_release);
+}
+
+std::vector<const void*> Kernel::svmPointers() const {
+  std::lock_guard lock(mutex_);
+  std::vector<const void*> pointers(execSvmPointers_.begin(), execSvmPointers_.end());
+  for (const Arg& a : args_)
+    if (a.kind == ArgKind::Svm) {
+      const void* pointer;
+      std::memcpy(&pointer, a.bytes.data(), sizeof pointer);
+      if (pointer) pointers.push_back(pointer);
+    }
+  return pointers;
 }
 
 void Kernel::setExecInfo(cl_kernel_exec_info param, size_t size, const void* value) {

@@ -47,6 +47,8 @@ public:
   // Whether launches use shared virtual memory (an SVM argument, or pointers given by
   // setExecInfo): they run whole on the device that holds it (Device::svmSlot).
   bool usesSvm() const { return svmArgs_.load(std::memory_order_relaxed) > 0 || svmExec_.load(std::memory_order_relaxed); }
+  // The SVM pointers launches reach now: the SVM arguments' and setExecInfo's.
+  std::vector<const void*> svmPointers() const;
   // clCloneKernel: a new kernel of the same function with the same argument values.
   std::shared_ptr<Kernel> clone() const;
   // A copy of the arguments for one launch (CL_INVALID_KERNEL_ARGS if one is unset).

@@ -150,7 +150,8 @@ Mem::Mem(std::shared_ptr<Mem> parent, cl_mem_flags flags, size_t origin, size_t 
       id_(parent->id_) {}
 
 Mem::~Mem() {
-  if (svmBacked_) context_->retireSvmBacked(storage_); // its last writes still go to the SVM memory
+  // Its last writes still go to the SVM memory, unless that was freed first.
+  if (svmBacked_ && context_->svm().contains(hostPtr_, size_)) context_->retireSvmBacked(storage_);
   std::vector<std::pair<void(CL_CALLBACK*)(cl_mem, void*), void*>> callbacks;
   {
     std::lock_guard lock(mutex_);

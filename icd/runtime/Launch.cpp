@@ -269,18 +269,22 @@ FenceRef launchWithSvm(Queue& queue, Kernel& kernel, const NDRange& range, const
                 "the buffers of a kernel using shared virtual memory do not fit its device (slot " +
                     std::to_string(slot) + ")");
   logUnsplitOnce(kernel, reason);
-  // Buffers on SVM memory: what their devices wrote reaches that memory first, and what the
-  // kernel writes there is theirs afterwards (but for those it also takes as buffers).
+  // What it reaches through SVM: the allocations of its pointers, as read and written. An SVM
+  // kernel keeps the queue's order in full and buffers made on that memory follow it
+  // (SvmCommands.h), but for those it writes as buffers.
+  std::vector<SvmAccess> access;
+  for (const void* pointer : kernel.svmPointers())
+    if (auto allocation = queue.context().svm().find(pointer)) access.push_back({allocation->base, allocation->size, true});
   std::vector<FenceRef> after = waits;
-  for (auto& read : bringSvmBackedHome(queue)) after.push_back(std::move(read));
+  for (auto& wait : beforeSvmAccess(queue, access)) after.push_back(std::move(wait));
   ResidentRecord record;
   record.fallback = &reason;
   record.groups = groupsToReport(kernel, range);
   FenceRef done = launchResident(queue, kernel, range, buffers, slot, after, record, profiled);
-  std::vector<const buffer::BufferStorage*> used;
-  for (const auto& mem : buffers.mems)
-    if (mem) used.push_back(&mem->storage());
-  svmMemoryWritten(queue, done, nullptr, 0, used);
+  std::vector<const buffer::BufferStorage*> written;
+  for (cl_uint i = 0; i < buffers.mems.size(); ++i)
+    if (buffers.mems[i] && kernel.argWritten(i)) written.push_back(&buffers.mems[i]->storage());
+  afterSvmAccess(queue, done, access, written);
   return done;
 }
 

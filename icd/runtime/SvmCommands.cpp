@@ -1,9 +1,10 @@
 // The SVM commands (SvmCommands.h): the vendor's own command on the SVM device's real queue.
 #include "icd/runtime/SvmCommands.h"
 
+#include "buffer-manager/storage/HostBlock.h"
+#include "device/HostExecutor.h"
 #include "icd/objects/Context.h"
 #include "icd/objects/Device.h"
-#include "buffer-manager/storage/HostBlock.h"
 #include "icd/runtime/CommandSteps.h"
 
 #include <algorithm>
@@ -21,11 +22,20 @@ unsigned svmSlotOf(Queue& q) {
   return *slot;
 }
 
+// One real command on the SVM device's queue that reaches `access`.
 template <class Enqueue>
-FenceRef onSvmDevice(Queue& q, std::vector<FenceRef> waits, const char* what, Enqueue&& enqueue) {
+FenceRef onSvmDevice(Queue& q, std::vector<FenceRef> waits, const std::vector<SvmAccess>& access, const char* what,
+                     Enqueue&& enqueue) {
   const unsigned slot = svmSlotOf(q);
-  steps::append(waits, bringSvmBackedHome(q));
-  return steps::enqueueOn(q, slot, steps::withGate(q, std::move(waits)), what, enqueue);
+  steps::append(waits, beforeSvmAccess(q, access));
+  FenceRef done = steps::enqueueOn(q, slot, steps::withGate(q, std::move(waits)), what, enqueue);
+  afterSvmAccess(q, done, access);
+  return done;
+}
+
+bool overlaps(const buffer::BufferStorage& storage, const SvmAccess& a) {
+  const auto home = reinterpret_cast<uintptr_t>(storage.useHostPtr()), at = reinterpret_cast<uintptr_t>(a.ptr);
+  return home < at + a.size && at < home + storage.size();
 }
 
 // What clEnqueueSVMFree's callback needs from the application (freed by the callback itself).
@@ -42,53 +52,62 @@ void CL_CALLBACK callApplication(cl_command_queue, cl_uint count, void** pointer
 
 } // namespace
 
-std::vector<FenceRef> bringSvmBackedHome(Queue& q) {
-  std::vector<FenceRef> reads;
-  if (!q.context().hasSvmBacked()) return reads;
+std::vector<FenceRef> beforeSvmAccess(Queue& q, const std::vector<SvmAccess>& access) {
+  std::vector<FenceRef> waits{q.allRecorded()};
+  Context& context = q.context();
+  if (!context.hasSvmBacked()) return waits;
   buffer::TransferLog log;
-  for (const auto& storage : q.context().svmBacked(/*takeRetired=*/true))
-    steps::append(reads, storage->bringHomeAfterWriters(q, &log));
+  std::vector<const buffer::BufferStorage*> home;
+  for (const auto& storage : context.svmBacked()) {
+    if (std::none_of(access.begin(), access.end(), [&](const SvmAccess& a) { return overlaps(*storage, a); }))
+      continue;
+    for (auto& read : storage->bringHomeAfterWriters(q, &log)) {
+      context.noteSvmHomeRead(storage->useHostPtr(), storage->size(), read);
+      waits.push_back(std::move(read));
+    }
+    home.push_back(storage.get());
+  }
+  context.letGoRetired(home);
   steps::record(log);
-  return reads;
+  return waits;
 }
 
-void svmMemoryWritten(Queue& q, const FenceRef& written, const void* lo, size_t size,
-                      const std::vector<const buffer::BufferStorage*>& skip) {
+void afterSvmAccess(Queue& q, const FenceRef& done, const std::vector<SvmAccess>& access,
+                    const std::vector<const buffer::BufferStorage*>& skip) {
+  for (const auto& a : access) q.noteHostAccess(a.ptr, a.size, a.writes, done);
   if (!q.context().hasSvmBacked()) return;
-  const auto from = reinterpret_cast<uintptr_t>(lo), to = from + size;
-  for (const auto& storage : q.context().svmBacked(/*takeRetired=*/false)) {
+  for (const auto& storage : q.context().svmBacked()) {
     if (std::find(skip.begin(), skip.end(), storage.get()) != skip.end()) continue;
-    auto* home = static_cast<std::byte*>(storage->useHostPtr());
-    const auto begin = reinterpret_cast<uintptr_t>(home), end = begin + storage->size();
-    if (lo && (end <= from || to <= begin)) continue;
-    storage->publishHostBlock(RangeSet{ByteRange{0, storage->size()}}, buffer::HostBlock::wrap(home, storage->size()),
-                              0, written);
+    if (std::none_of(access.begin(), access.end(),
+                     [&](const SvmAccess& a) { return a.writes && overlaps(*storage, a); }))
+      continue;
+    auto* memory = static_cast<std::byte*>(storage->useHostPtr());
+    storage->publishHostBlock(RangeSet{ByteRange{0, storage->size()}}, buffer::HostBlock::wrap(memory, storage->size()),
+                              0, done);
   }
 }
 
 FenceRef svmMemcpy(Queue& q, void* dst, const void* src, size_t size, std::vector<FenceRef> waits) {
-  FenceRef done = onSvmDevice(q, std::move(waits), "clEnqueueSVMMemcpy",
-                              [&](cl_command_queue real, cl_uint n, const cl_event* list, cl_event* event) {
-                                return call(&cl_icd_dispatch::clEnqueueSVMMemcpy, real, cl_bool(CL_FALSE), dst, src,
-                                            size, n, list, event);
-                              });
-  svmMemoryWritten(q, done, dst, size);
-  return done;
+  return onSvmDevice(q, std::move(waits), {{src, size, false}, {dst, size, true}}, "clEnqueueSVMMemcpy",
+                     [&](cl_command_queue real, cl_uint n, const cl_event* list, cl_event* event) {
+                       return call(&cl_icd_dispatch::clEnqueueSVMMemcpy, real, cl_bool(CL_FALSE), dst, src, size, n,
+                                   list, event);
+                     });
 }
 
 FenceRef svmMemFill(Queue& q, void* ptr, const void* pattern, size_t patternSize, size_t size,
                     std::vector<FenceRef> waits) {
-  FenceRef done = onSvmDevice(q, std::move(waits), "clEnqueueSVMMemFill",
-                              [&](cl_command_queue real, cl_uint n, const cl_event* list, cl_event* event) {
-                                return call(&cl_icd_dispatch::clEnqueueSVMMemFill, real, ptr, pattern, patternSize,
-                                            size, n, list, event);
-                              });
-  svmMemoryWritten(q, done, ptr, size);
-  return done;
+  return onSvmDevice(q, std::move(waits), {{ptr, size, true}}, "clEnqueueSVMMemFill",
+                     [&](cl_command_queue real, cl_uint n, const cl_event* list, cl_event* event) {
+                       return call(&cl_icd_dispatch::clEnqueueSVMMemFill, real, ptr, pattern, patternSize, size, n,
+                                   list, event);
+                     });
 }
 
 FenceRef svmMap(Queue& q, cl_map_flags flags, void* ptr, size_t size, std::vector<FenceRef> waits) {
-  return onSvmDevice(q, std::move(waits), "clEnqueueSVMMap",
+  // The host reads or writes the region once the map completes: what other commands wrote there
+  // must be there by then (a write after it is the unmap's).
+  return onSvmDevice(q, std::move(waits), {{ptr, size, false}}, "clEnqueueSVMMap",
                      [&](cl_command_queue real, cl_uint n, const cl_event* list, cl_event* event) {
                        return call(&cl_icd_dispatch::clEnqueueSVMMap, real, cl_bool(CL_FALSE), flags, ptr, size, n,
                                    list, event);
@@ -96,21 +115,25 @@ FenceRef svmMap(Queue& q, cl_map_flags flags, void* ptr, size_t size, std::vecto
 }
 
 FenceRef svmUnmap(Queue& q, void* ptr, std::vector<FenceRef> waits) {
-  FenceRef done = onSvmDevice(q, std::move(waits), "clEnqueueSVMUnmap",
-                              [&](cl_command_queue real, cl_uint n, const cl_event* list, cl_event* event) {
-                                return call(&cl_icd_dispatch::clEnqueueSVMUnmap, real, ptr, n, list, event);
-                              });
-  // The host may have written the mapped region (its size is the map's: the allocation bounds it).
-  if (auto allocation = q.context().svm().find(ptr))
-    svmMemoryWritten(q, done, allocation->base, allocation->size);
-  else
-    svmMemoryWritten(q, done, nullptr, 0);
-  return done;
+  // The host may have written the mapped region, whose size was the map's: the allocation
+  // bounds it.
+  auto allocation = q.context().svm().find(ptr);
+  const SvmAccess region = allocation ? SvmAccess{allocation->base, allocation->size, true} : SvmAccess{ptr, 1, true};
+  return onSvmDevice(q, std::move(waits), {region}, "clEnqueueSVMUnmap",
+                     [&](cl_command_queue real, cl_uint n, const cl_event* list, cl_event* event) {
+                       return call(&cl_icd_dispatch::clEnqueueSVMUnmap, real, ptr, n, list, event);
+                     });
 }
 
 FenceRef svmMigrate(Queue& q, cl_uint count, const void** pointers, const size_t* sizes,
                     cl_mem_migration_flags flags, std::vector<FenceRef> waits) {
-  return onSvmDevice(q, std::move(waits), "clEnqueueSVMMigrateMem",
+  std::vector<SvmAccess> access;
+  for (cl_uint i = 0; i < count; ++i) {
+    auto allocation = q.context().svm().find(pointers[i]);
+    const size_t size = sizes && sizes[i] ? sizes[i] : allocation ? allocation->size : 1;
+    access.push_back({pointers[i], size, false});
+  }
+  return onSvmDevice(q, std::move(waits), access, "clEnqueueSVMMigrateMem",
                      [&](cl_command_queue real, cl_uint n, const cl_event* list, cl_event* event) {
                        return call(&cl_icd_dispatch::clEnqueueSVMMigrateMem, real, count, pointers, sizes, flags, n,
                                    list, event);
@@ -119,9 +142,24 @@ FenceRef svmMigrate(Queue& q, cl_uint count, const void** pointers, const size_t
 
 FenceRef svmFree(const std::shared_ptr<Queue>& q, std::vector<void*> pointers, SvmFreeCallback callback,
                  void* userData, std::vector<FenceRef> waits) {
+  Context& context = q->context();
+  for (void* p : pointers)
+    if (auto allocation = context.svm().find(p); allocation && allocation->base == p) {
+      // Released buffers on it are let go unread; clsplit's reads into it still running come first.
+      context.forgetRetiredSvmBacked(allocation->base, allocation->size);
+      steps::append(waits, context.svmHomeReadsIn(allocation->base, allocation->size));
+    }
+  std::erase(pointers, nullptr); // NULL frees nothing (as clSVMFree)
+  if (pointers.empty()) { // nothing for the vendor: the command orders itself after its waits
+    steps::append(waits, beforeSvmAccess(*q, {}));
+    FenceRef done = device::allOf(steps::withGate(*q, std::move(waits)));
+    if (callback)
+      device::runAfter({done}, [callback, q, userData] { callback(q->handle(), 0, nullptr, userData); });
+    return done;
+  }
   std::unique_ptr<FreeCall> free;
   if (callback) free.reset(new FreeCall{callback, q, userData});
-  FenceRef done = onSvmDevice(*q, std::move(waits), "clEnqueueSVMFree",
+  FenceRef done = onSvmDevice(*q, std::move(waits), {}, "clEnqueueSVMFree",
                               [&](cl_command_queue real, cl_uint n, const cl_event* list, cl_event* event) {
                                 return call(&cl_icd_dispatch::clEnqueueSVMFree, real,
                                             static_cast<cl_uint>(pointers.size()), pointers.data(),
@@ -129,11 +167,8 @@ FenceRef svmFree(const std::shared_ptr<Queue>& q, std::vector<void*> pointers, S
                                             list, event);
                               });
   free.release(); // the vendor calls it (enqueueOn threw otherwise)
-  for (void* p : pointers) {
-    if (auto allocation = q->context().svm().find(p); allocation && allocation->base == p)
-      q->context().forgetRetiredSvmBacked(allocation->base, allocation->size);
-    q->context().svm().remove(p);
-  }
+  if (!callback) // the vendor frees them; with a callback the application does (clSVMFree)
+    for (void* p : pointers) context.svm().remove(p);
   return done;
 }
 

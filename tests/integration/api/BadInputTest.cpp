@@ -1010,8 +1010,11 @@ TEST_CASE("every entry point rejects bad input with the specified error", "[bad_
       ROW(CL_INVALID_VALUE,
           D->clEnqueueSVMMap(q, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE_INVALIDATE_REGION, svm, 4, 0, nullptr, nullptr)),
       ROW(CL_INVALID_VALUE, D->clEnqueueSVMUnmap(q, nullptr, 0, nullptr, nullptr)),
-      ROW(CL_INVALID_VALUE, D->clEnqueueSVMFree(q, 0, nullptr, nullptr, nullptr, 0, nullptr, nullptr)),
-      ROW(CL_INVALID_VALUE, D->clEnqueueSVMFree(q, 1, nullPointers, nullptr, nullptr, 0, nullptr, nullptr)),
+      ROW(CL_INVALID_VALUE, D->clEnqueueSVMFree(q, 0, nullPointers, nullptr, nullptr, 0, nullptr, nullptr)),
+      ROW(CL_INVALID_VALUE, D->clEnqueueSVMFree(q, 1, nullptr, nullptr, nullptr, 0, nullptr, nullptr)),
+      ROW(CL_INVALID_EVENT_WAIT_LIST, D->clEnqueueSVMFree(q, 1, svmPointers, nullptr, nullptr, 1, &badEvent, nullptr)),
+      ROW(CL_SUCCESS, D->clEnqueueSVMFree(q, 0, nullptr, nullptr, nullptr, 0, nullptr, nullptr)), // nothing to free
+      ROW(CL_SUCCESS, D->clEnqueueSVMFree(q, 1, nullPointers, nullptr, nullptr, 0, nullptr, nullptr)), // NULL: none
       ROW(CL_INVALID_VALUE, D->clEnqueueSVMMigrateMem(q, 0, nullptr, nullptr, 0, 0, nullptr, nullptr)),
       ROW(CL_INVALID_VALUE, D->clEnqueueSVMMigrateMem(q, 1, const_cast<const void**>(svmPointers), nullptr,
                                                       cl_mem_migration_flags(1) << 5, 0, nullptr, nullptr)),
@@ -1151,6 +1154,21 @@ TEST_CASE("shared virtual memory: what the clsplit device offers, and pointers f
   CHECK(D->clEnqueueSVMFree(q, 1, list, nullptr, nullptr, 0, nullptr, nullptr) == CL_SUCCESS);
   CHECK(D->clSetKernelArgSVMPointer(k, 0, more) == CL_INVALID_ARG_VALUE);
   CHECK(D->clFinish(q) == CL_SUCCESS);
+  // With a callback the application frees them there: they stay the context's until it does.
+  void* kept = D->clSVMAlloc(ctx, CL_MEM_READ_WRITE, 64, 0);
+  REQUIRE(kept != nullptr);
+  void* keptList[] = {kept};
+  static int callbacks = 0;
+  auto keep = [](cl_command_queue, cl_uint count, void**, void*) { callbacks += int(count); };
+  CHECK(D->clEnqueueSVMFree(q, 1, keptList, keep, nullptr, 0, nullptr, nullptr) == CL_SUCCESS);
+  CHECK(D->clFinish(q) == CL_SUCCESS);
+  CHECK(callbacks == 1);
+  CHECK(D->clSetKernelArgSVMPointer(k, 0, kept) == CL_SUCCESS); // not freed by the callback
+  D->clSVMFree(ctx, kept);
+  CHECK(D->clSetKernelArgSVMPointer(k, 0, kept) == CL_INVALID_ARG_VALUE);
+  CHECK(D->clEnqueueSVMFree(q, 0, nullptr, keep, nullptr, 0, nullptr, nullptr) == CL_SUCCESS);
+  CHECK(D->clFinish(q) == CL_SUCCESS);
+  CHECK(callbacks == 1); // called with no pointers
 
   CHECK(D->clReleaseKernel(k) == CL_SUCCESS);
   CHECK(D->clReleaseProgram(p) == CL_SUCCESS);

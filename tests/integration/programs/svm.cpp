@@ -145,17 +145,43 @@ int main() {
   CHECK(clEnqueueReadBuffer(env.queue, out, CL_TRUE, 0, n * sizeof(float), host.data(), 0, nullptr, nullptr));
   printChecksum("through a buffer", host);
 
-  // 3. The same argument as a buffer again after being an SVM pointer (the kernel's buffer is
-  //    bound anew), then an SVM pointer into the middle of an allocation.
+  // 3. One argument a buffer, then an SVM pointer, then the same buffer again (the real kernel's
+  //    argument is bound anew), then an SVM pointer into the middle of an allocation.
   CHECK(clSetKernelArg(toBuffer, 0, sizeof b, &b));
   CHECK(clEnqueueNDRangeKernel(env.queue, toBuffer, 1, nullptr, &global, &local, 0, nullptr, nullptr));
   CHECK(clEnqueueReadBuffer(env.queue, out, CL_TRUE, 0, n * sizeof(float), host.data(), 0, nullptr, nullptr));
-  printChecksum("buffer after SVM", host);
+  printChecksum("buffer", host);
+  CHECK(clSetKernelArgSVMPointer(toBuffer, 0, copy));
+  CHECK(clEnqueueNDRangeKernel(env.queue, toBuffer, 1, nullptr, &global, &local, 0, nullptr, nullptr));
+  CHECK(clEnqueueReadBuffer(env.queue, out, CL_TRUE, 0, n * sizeof(float), host.data(), 0, nullptr, nullptr));
+  printChecksum("SVM after the buffer", host);
+  CHECK(clSetKernelArg(toBuffer, 0, sizeof b, &b));
+  CHECK(clEnqueueNDRangeKernel(env.queue, toBuffer, 1, nullptr, &global, &local, 0, nullptr, nullptr));
+  CHECK(clEnqueueReadBuffer(env.queue, out, CL_TRUE, 0, n * sizeof(float), host.data(), 0, nullptr, nullptr));
+  printChecksum("the buffer again", host);
   const size_t half = n / 2;
   CHECK(clSetKernelArgSVMPointer(toBuffer, 0, a + n / 2));
   CHECK(clEnqueueNDRangeKernel(env.queue, toBuffer, 1, nullptr, &half, &local, 0, nullptr, nullptr));
   CHECK(clEnqueueReadBuffer(env.queue, out, CL_TRUE, 0, n * sizeof(float), host.data(), 0, nullptr, nullptr));
   printChecksum("second half", host);
+
+  // Host memory between buffer commands and SVM commands of one queue, none blocking: a read of
+  // a buffer into host memory, then an SVM copy from that memory; an SVM copy into host memory,
+  // then a write of a buffer from it. The queue is in order: each sees the other's bytes.
+  std::vector<float> staged(n), back(n);
+  CHECK(clEnqueueReadBuffer(env.queue, out, CL_FALSE, 0, n * sizeof(float), staged.data(), 0, nullptr, nullptr));
+  CHECK(clEnqueueSVMMemcpy(env.queue, CL_FALSE, copy, staged.data(), n * sizeof(float), 0, nullptr, nullptr));
+  CHECK(clEnqueueSVMMemcpy(env.queue, CL_FALSE, back.data(), a, n * sizeof(float), 0, nullptr, nullptr));
+  cl_mem fromHost = createBuffer(env.context, CL_MEM_READ_WRITE, n * sizeof(float));
+  CHECK(clEnqueueWriteBuffer(env.queue, fromHost, CL_FALSE, 0, n * sizeof(float), back.data(), 0, nullptr, nullptr));
+  CHECK(clSetKernelArg(twice, 0, sizeof fromHost, &fromHost));
+  CHECK(clEnqueueNDRangeKernel(env.queue, twice, 1, nullptr, &global, &local, 0, nullptr, nullptr));
+  CHECK(clEnqueueReadBuffer(env.queue, fromHost, CL_TRUE, 0, n * sizeof(float), host.data(), 0, nullptr, nullptr));
+  printChecksum("SVM copied to the host, written to a buffer, doubled", host);
+  CHECK(clEnqueueSVMMap(env.queue, CL_TRUE, CL_MAP_READ, copy, n * sizeof(float), 0, nullptr, nullptr));
+  printChecksum("a buffer read to the host, copied to SVM", copy, n * sizeof(float));
+  CHECK(clEnqueueSVMUnmap(env.queue, copy, 0, nullptr, nullptr));
+  CHECK(clReleaseMemObject(fromHost));
 
   // 4. A linked list in SVM, reached only through pointers the kernel reads from a buffer.
   constexpr size_t lists = 256, nodesPerList = 8;
