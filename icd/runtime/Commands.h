@@ -6,6 +6,7 @@
 #include "device/Fence.h"
 #include "icd/objects/Mem.h"
 #include "icd/objects/Queue.h"
+#include "icd/runtime/Rect.h" // Rect and rectRows, which the commands' callers use too
 
 #include <array>
 #include <optional>
@@ -14,13 +15,6 @@
 namespace clsplit::icd::runtime {
 
 using device::FenceRef;
-
-// A 3-D rectangle of a buffer or of host memory (clEnqueue*BufferRect).
-struct Rect {
-  std::array<size_t, 3> origin;
-  size_t rowPitch;
-  size_t slicePitch;
-};
 
 // The last step of a blocking read that went through pinned memory (readBuffer's `readBack`):
 // the device writes a pinned block, and the caller's thread copies it into the application's
@@ -72,8 +66,5 @@ FenceRef copyBufferRect(Queue& q, Mem& src, Mem& dst, const Rect& srcRect, const
 void* mapBuffer(Queue& q, Mem& mem, cl_map_flags flags, size_t offset, size_t size, std::vector<FenceRef> waits,
                 FenceRef& done);
 FenceRef unmapBuffer(Queue& q, Mem& mem, void* pointer, std::vector<FenceRef> waits);
-
-// The byte ranges of a rectangle (rows), relative to the start of the object.
-RangeSet rectRows(const Rect& rect, const std::array<size_t, 3>& region);
 
 } // namespace clsplit::icd::runtime

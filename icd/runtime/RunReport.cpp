@@ -1,23 +1,12 @@
 // Run report collection and output.
 #include "icd/runtime/RunReport.h"
 
-#include "analysis/module/AnalyzerModule.h"
-#include "buffer-manager/storage/DeviceMemory.h"
-#include "buffer-manager/storage/PinnedPool.h"
-#include "buffer-manager/storage/StagingRing.h"
 #include "device/HostExecutor.h"
-#include "device/RealCall.h"
-#include "device/Submission.h"
-#include "icd/runtime/HostTime.h"
-#include "icd/runtime/Runtime.h"
-#include "partitioner/Partitioner.h"
 #include "support/Json.h"
-#include "support/Log.h"
 
 #include <algorithm>
 #include <cstddef>
 #include <cstdio>
-#include <fstream>
 #include <sstream>
 #include <string_view>
 
@@ -41,8 +30,9 @@ std::string list(const std::vector<uint64_t>& v) {
 
 } // namespace
 
-RunReport::RunReport(unsigned slots, bool enabled, bool perLaunch)
-    : slots_(slots), enabled_(enabled), perLaunch_(perLaunch), h2d_(slots), d2h_(slots), d2d_(slots) {}
+RunReport::RunReport(unsigned slots, bool enabled, bool perLaunch, std::function<bool()> commandsTimed)
+    : slots_(slots), enabled_(enabled), perLaunch_(perLaunch), commandsTimed_(std::move(commandsTimed)), h2d_(slots),
+      d2h_(slots), d2d_(slots) {}
 
 RunReport::KernelStats& RunReport::statsOf(const std::string& kernel) {
   auto it = kernels_.find(kernel);
@@ -67,7 +57,7 @@ void RunReport::noteLaunch(const std::string& kernel, const std::vector<uint64_t
                            const std::vector<std::pair<unsigned, device::FenceRef>>& subKernels,
                            const buffer::TransferLog& transfers, bool boundaryFirst, bool resident) {
   if (!enabled_) return;
-  const bool timed = Runtime::get().commandsTimed();
+  const bool timed = commandsTimed_();
   size_t index = SIZE_MAX;
   KernelStats* stats = nullptr;
   {
@@ -139,21 +129,20 @@ void RunReport::noteTransfers(const buffer::TransferLog& log) {
   }
 }
 
-std::string RunReport::json(const std::string& partitionerJson) const {
-  auto& rt = Runtime::get();
+std::string RunReport::json(const RunFacts& facts, const std::string& partitionerJson) const {
   std::lock_guard lock(mutex_);
   std::ostringstream out;
   out << "{\n  \"clsplit_version\": " << jsonString(CLSPLIT_VERSION) << ",\n";
-  out << "  \"strategy\": " << jsonString(rt.strategyName()) << ",\n";
+  out << "  \"strategy\": " << jsonString(facts.strategy) << ",\n";
   out << "  \"unmeasured_sub_kernels\": " << inFlight_ << ",\n";
-  out << "  \"deferred_launches\": " << device::submission::deferredCount() << ",\n";
-  out << "  \"analyzer_loaded\": " << (analysis::module::loaded() ? "true" : "false") << ",\n";
+  out << "  \"deferred_launches\": " << facts.deferredLaunches << ",\n";
+  out << "  \"analyzer_loaded\": " << (facts.analyzerLoaded ? "true" : "false") << ",\n";
   out << "  \"devices\": [";
-  for (const auto& s : rt.slots()) {
-    out << (s.slot ? "," : "") << "\n    {\"slot\": " << s.slot << ", \"index\": " << s.device->index
-        << ", \"name\": " << jsonString(s.device->name)
-        << ", \"platform\": " << jsonString(rt.vendors().platforms()[s.platform].name)
-        << ", \"type\": " << jsonString(device::deviceTypeName(s.device->type)) << "}";
+  for (size_t i = 0; i < facts.devices.size(); ++i) {
+    const auto& d = facts.devices[i];
+    out << (i ? "," : "") << "\n    {\"slot\": " << d.slot << ", \"index\": " << d.index
+        << ", \"name\": " << jsonString(d.name) << ", \"platform\": " << jsonString(d.platform)
+        << ", \"type\": " << jsonString(d.type) << "}";
   }
   out << "\n  ],\n  \"kernels\": {";
   bool first = true;
@@ -179,18 +168,18 @@ std::string RunReport::json(const std::string& partitionerJson) const {
   }
   out << "\n  ],\n  \"transfers\": {\"count\": " << transferCount_ << ", \"host_to_device_bytes\": " << list(h2d_)
       << ", \"device_to_host_bytes\": " << list(d2h_) << ", \"device_to_device_bytes\": " << list(d2d_) << "},\n";
-  const auto pinned = buffer::PinnedPool::processTotals();
-  const auto ring = buffer::StagingRing::processTotals();
+  const auto& pinned = facts.pinned;
+  const auto& ring = facts.ring;
   out << "  \"pinned_host\": {\"peak_bytes\": " << pinned.pinnedBytes << ", \"buffers_made\": " << pinned.buffersMade
       << ", \"lends\": " << pinned.lends << ", \"misses\": " << pinned.misses << ", \"slabs\": " << pinned.slabs
       << ", \"ring_moves\": " << ring.moves << ", \"ring_bytes\": " << ring.bytes << "},\n";
-  const auto memory = buffer::DeviceMemory::processTotals();
+  const auto& memory = facts.memory;
   out << "  \"device_memory\": {\"peak_bytes\": " << memory.peakBytes << ", \"cap_bytes\": " << memory.capBytes
       << ", \"windows\": " << memory.windows << ", \"evictions\": " << memory.evictions << "},\n";
   // Per entry point: calls, host time on the application's threads, and how much of it was
   // spent inside vendor calls; clsplit's own time is the difference.
   out << "  \"host_time\": [";
-  auto times = HostTime::snapshot();
+  const auto& times = facts.hostTime;
   for (size_t i = 0; i < times.size(); ++i) {
     const auto& t = times[i];
     out << (i ? "," : "") << "\n    {\"entry\": " << jsonString(t.entry) << ", \"calls\": " << t.calls
@@ -200,36 +189,25 @@ std::string RunReport::json(const std::string& partitionerJson) const {
   }
   out << "\n  ],\n";
   // Vendor calls by function, all threads (callbacks and the solver included), most first.
-  struct SlotCalls {
-    std::string name;
-    uint64_t calls, ns;
-  };
-  std::vector<SlotCalls> bySlot;
-  for (size_t i = 0; i < device::DriverClock::kSlots; ++i)
-    if (uint64_t n = device::DriverClock::callsBySlot[i].load()) {
-      const char* name = device::DriverClock::slotNames[i];
-      bySlot.push_back({name ? std::string(name) : "dispatch slot " + std::to_string(i), n,
-                        device::DriverClock::nsBySlot[i].load()});
-    }
-  std::sort(bySlot.begin(), bySlot.end(), [](const SlotCalls& a, const SlotCalls& b) { return a.calls > b.calls; });
+  auto bySlot = facts.driverCalls;
+  std::sort(bySlot.begin(), bySlot.end(),
+            [](const RunFacts::DriverCalls& a, const RunFacts::DriverCalls& b) { return a.calls > b.calls; });
   out << "  \"driver_calls\": [";
   for (size_t i = 0; i < bySlot.size(); ++i)
-    out << (i ? "," : "") << "\n    {\"function\": " << jsonString(bySlot[i].name) << ", \"calls\": " << bySlot[i].calls
-        << ", \"ns\": " << bySlot[i].ns << "}";
+    out << (i ? "," : "") << "\n    {\"function\": " << jsonString(bySlot[i].function)
+        << ", \"calls\": " << bySlot[i].calls << ", \"ns\": " << bySlot[i].ns << "}";
   out << "\n  ],\n";
-  out << "  \"driver_callbacks\": {\"calls\": " << device::DriverClock::callbacks.load()
-      << ", \"ns\": " << device::DriverClock::callbackNs.load()
-      << ", \"max_ns\": " << device::DriverClock::callbackMaxNs.load() << "},\n";
+  out << "  \"driver_callbacks\": {\"calls\": " << facts.callbacks << ", \"ns\": " << facts.callbackNs
+      << ", \"max_ns\": " << facts.callbackMaxNs << "},\n";
   out << "  \"partitioner\": " << (partitionerJson.empty() ? "null" : partitionerJson) << "\n}\n";
   return out.str();
 }
 
-std::string RunReport::summary() const {
-  auto& rt = Runtime::get();
+std::string RunReport::summary(const RunFacts& facts) const {
   std::lock_guard lock(mutex_);
   std::ostringstream out;
-  out << "clsplit summary (strategy " << rt.strategyName() << ")\n";
-  for (const auto& s : rt.slots()) out << "  device " << s.slot << ": " << s.device->name << "\n";
+  out << "clsplit summary (strategy " << facts.strategy << ")\n";
+  for (const auto& d : facts.devices) out << "  device " << d.slot << ": " << d.name << "\n";
   char line[256];
   std::snprintf(line, sizeof line, "  %-28s %9s %9s  %s\n", "kernel", "launches", "split", "groups / ms per device");
   out << line;
@@ -253,38 +231,13 @@ std::string RunReport::summary() const {
                 static_cast<unsigned long long>(h2d), static_cast<unsigned long long>(d2h),
                 static_cast<unsigned long long>(d2d));
   out << line;
-  for (const auto& t : HostTime::snapshot())
+  for (const auto& t : facts.hostTime)
     if (std::string_view(t.entry) == "clEnqueueNDRangeKernel") {
       std::snprintf(line, sizeof line, "  host time per launch: %.1f us (%.1f us in %.1f vendor calls)\n",
                     t.totalNs / 1e3 / t.calls, t.driverNs / 1e3 / t.calls, double(t.driverCalls) / t.calls);
       out << line;
     }
   return out.str();
-}
-
-void installExitReport() {
-  static bool installed = false;
-  if (installed) return;
-  installed = true;
-  std::atexit([] {
-    try {
-      auto& rt = Runtime::get();
-      const std::string& path = rt.settings().value("CLSPLIT_REPORT");
-      bool summary = rt.settings().value("CLSPLIT_SUMMARY") == "1";
-      if (path.empty() && !summary) return;
-      // No vendor calls from here: sub-kernels still running at exit stay unmeasured. Those
-      // that completed are read on the background thread: let it finish them first.
-      device::drainBackground(std::chrono::milliseconds(1000));
-      if (!path.empty()) {
-        std::ofstream out(path);
-        out << rt.report().json(rt.partitionerJson());
-        if (!out) log().error("cannot write the run report to {}", path);
-      }
-      if (summary) std::fputs(rt.report().summary().c_str(), stderr);
-    } catch (const std::exception& e) {
-      log().error("writing the run report failed: {}", e.what());
-    }
-  });
 }
 
 } // namespace clsplit::icd::runtime

@@ -4,8 +4,13 @@
 #pragma once
 
 #include "buffer-manager/storage/BufferStorage.h"
+#include "buffer-manager/storage/DeviceMemory.h"
+#include "buffer-manager/storage/PinnedPool.h"
+#include "buffer-manager/storage/StagingRing.h"
 #include "device/Fence.h"
+#include "icd/runtime/HostTime.h"
 
+#include <functional>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -14,11 +19,38 @@
 
 namespace clsplit::icd::runtime {
 
+// What the report states besides what it recorded itself, read by its writer at exit: the run's
+// devices and strategy, and process-wide counters of other layers. Handed in rather than fetched
+// so that the report depends on no runtime and can be written without devices (tests).
+struct RunFacts {
+  struct Device {
+    unsigned slot = 0, index = 0; // index: among all devices the vendors offer
+    std::string name, platform, type;
+  };
+  struct DriverCalls {
+    std::string function;
+    uint64_t calls = 0, ns = 0;
+  };
+  std::string strategy;
+  std::vector<Device> devices; // one per slot, in slot order
+  uint64_t deferredLaunches = 0;
+  bool analyzerLoaded = false;
+  buffer::PinnedPool::Stats pinned;
+  buffer::StagingRing::Totals ring;
+  buffer::DeviceMemory::Totals memory;
+  std::vector<HostTime::Snapshot> hostTime; // entry points with calls > 0, written in this order
+  std::vector<DriverCalls> driverCalls;     // functions called at least once, any order
+  uint64_t callbacks = 0, callbackNs = 0, callbackMaxNs = 0;
+};
+
 class RunReport {
 public:
   // Nothing is recorded unless `enabled` (a report or a summary was asked for); the per-launch
-  // records (JSON only) only when `perLaunch`.
-  RunReport(unsigned slots, bool enabled, bool perLaunch);
+  // records (JSON only) only when `perLaunch`. `commandsTimed` says, at each launch, whether its
+  // sub-kernels have events whose device times are to be collected (asked, not given once: the
+  // answer depends on the trace, which cannot be set up while the runtime that makes the report
+  // is still being constructed).
+  RunReport(unsigned slots, bool enabled, bool perLaunch, std::function<bool()> commandsTimed);
   // Whether anything is recorded (callers skip building what would be dropped).
   bool enabled() const { return enabled_; }
 
@@ -31,8 +63,9 @@ public:
                   const buffer::TransferLog& transfers, bool boundaryFirst = false, bool resident = false);
   void noteTransfers(const buffer::TransferLog& log);
 
-  std::string json(const std::string& partitionerJson) const;
-  std::string summary() const;
+  // `partitionerJson`: the partitioner's own object, or empty for null.
+  std::string json(const RunFacts& facts, const std::string& partitionerJson) const;
+  std::string summary(const RunFacts& facts) const;
 
 private:
   struct KernelStats {
@@ -59,6 +92,7 @@ private:
   void account(KernelStats& kernel, unsigned slot, size_t launch, uint64_t ns);
   unsigned slots_;
   bool enabled_, perLaunch_;
+  std::function<bool()> commandsTimed_;
   mutable std::mutex mutex_;
   // Stable addresses: completion callbacks hold a KernelStats*, not a copy of the name.
   std::map<std::string, KernelStats, std::less<>> kernels_;
@@ -66,8 +100,5 @@ private:
   std::vector<uint64_t> h2d_, d2h_, d2d_; // bytes by slot (destination for h2d/d2d, source for d2h)
   uint64_t transferCount_ = 0;
 };
-
-// Installs the exit hook that writes CLSPLIT_REPORT / CLSPLIT_SUMMARY.
-void installExitReport();
 
 } // namespace clsplit::icd::runtime

@@ -1,6 +1,8 @@
-// Runtime initialisation and device selection.
+// Runtime initialisation, device selection, and the exit hook that writes the run report.
 #include "icd/runtime/Runtime.h"
 
+#include "analysis/module/AnalyzerModule.h"
+#include "device/DriverClock.h"
 #include "device/Enqueue.h"
 #include "device/FaultInjection.h"
 #include "device/HostExecutor.h"
@@ -16,7 +18,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <sstream>
 
 namespace clsplit::icd::runtime {
@@ -225,12 +229,69 @@ bool Runtime::commandsTimed() {
   return commandsTimed_;
 }
 
+namespace {
+
+// What the run report states of the process at exit besides its own records (RunFacts).
+RunFacts runFacts(const Runtime& rt) {
+  RunFacts facts;
+  facts.strategy = rt.strategyName();
+  for (const auto& s : rt.slots())
+    facts.devices.push_back({s.slot, s.device->index, s.device->name, rt.vendors().platforms()[s.platform].name,
+                             device::deviceTypeName(s.device->type)});
+  facts.deferredLaunches = device::submission::deferredCount();
+  facts.analyzerLoaded = analysis::module::loaded();
+  facts.pinned = buffer::PinnedPool::processTotals();
+  facts.ring = buffer::StagingRing::processTotals();
+  facts.memory = buffer::DeviceMemory::processTotals();
+  facts.hostTime = HostTime::snapshot();
+  for (size_t i = 0; i < device::DriverClock::kSlots; ++i)
+    if (uint64_t n = device::DriverClock::callsBySlot[i].load()) {
+      const char* name = device::DriverClock::slotNames[i];
+      facts.driverCalls.push_back({name ? std::string(name) : "dispatch slot " + std::to_string(i), n,
+                                   device::DriverClock::nsBySlot[i].load()});
+    }
+  facts.callbacks = device::DriverClock::callbacks.load();
+  facts.callbackNs = device::DriverClock::callbackNs.load();
+  facts.callbackMaxNs = device::DriverClock::callbackMaxNs.load();
+  return facts;
+}
+
+// Installs the exit hook that writes CLSPLIT_REPORT / CLSPLIT_SUMMARY.
+void installExitReport() {
+  static bool installed = false;
+  if (installed) return;
+  installed = true;
+  std::atexit([] {
+    try {
+      auto& rt = Runtime::get();
+      const std::string& path = rt.settings().value("CLSPLIT_REPORT");
+      bool summary = rt.settings().value("CLSPLIT_SUMMARY") == "1";
+      if (path.empty() && !summary) return;
+      // No vendor calls from here: sub-kernels still running at exit stay unmeasured. Those
+      // that completed are read on the background thread: let it finish them first.
+      device::drainBackground(std::chrono::milliseconds(1000));
+      const RunFacts facts = runFacts(rt);
+      if (!path.empty()) {
+        std::ofstream out(path);
+        out << rt.report().json(facts, rt.partitionerJson());
+        if (!out) log().error("cannot write the run report to {}", path);
+      }
+      if (summary) std::fputs(rt.report().summary(facts).c_str(), stderr);
+    } catch (const std::exception& e) {
+      log().error("writing the run report failed: {}", e.what());
+    }
+  });
+}
+
+} // namespace
+
 RunReport& Runtime::report() {
   std::call_once(reportOnce_, [this] {
     bool json = !settings().value("CLSPLIT_REPORT").empty();
     bool summary = settings().value("CLSPLIT_SUMMARY") == "1";
     const bool perLaunch = json && settings().value("CLSPLIT_REPORT_LAUNCHES") != "0";
-    report_ = std::make_unique<RunReport>(static_cast<unsigned>(slots_.size()), json || summary, perLaunch);
+    report_ = std::make_unique<RunReport>(static_cast<unsigned>(slots_.size()), json || summary, perLaunch,
+                                          [this] { return commandsTimed(); });
     if (json || summary) HostTime::enable();
     installExitReport();
   });
