@@ -22,12 +22,19 @@ unsigned svmSlotOf(Queue& q) {
   return *slot;
 }
 
-// One real command on the SVM device's queue that reaches `access`.
+// One real command on the SVM device's queue that reaches `access`. `hostOrder`: it reads host
+// memory, so it waits for what it waits for as the host sees it (device::hostOrdered).
 template <class Enqueue>
 FenceRef onSvmDevice(Queue& q, std::vector<FenceRef> waits, const std::vector<SvmAccess>& access, const char* what,
-                     Enqueue&& enqueue) {
+                     Enqueue&& enqueue, bool hostOrder = false) {
   const unsigned slot = svmSlotOf(q);
   steps::append(waits, beforeSvmAccess(q, access));
+  if (hostOrder) {
+    std::vector<FenceRef> ordered;
+    for (const auto& wait : waits)
+      if (auto f = device::hostOrdered(wait)) ordered.push_back(std::move(f));
+    waits = std::move(ordered);
+  }
   FenceRef done = steps::enqueueOn(q, slot, steps::withGate(q, std::move(waits)), what, enqueue);
   afterSvmAccess(q, done, access);
   return done;
@@ -88,11 +95,15 @@ void afterSvmAccess(Queue& q, const FenceRef& done, const std::vector<SvmAccess>
 }
 
 FenceRef svmMemcpy(Queue& q, void* dst, const void* src, size_t size, std::vector<FenceRef> waits) {
+  // Its source may be host memory other commands fill: a driver may read pageable memory when
+  // the copy is enqueued, whatever its wait list (NVIDIA did: through clsplit a copy from memory
+  // a read of a split buffer was filling took stale bytes), so it waits as the host sees them.
   return onSvmDevice(q, std::move(waits), {{src, size, false}, {dst, size, true}}, "clEnqueueSVMMemcpy",
                      [&](cl_command_queue real, cl_uint n, const cl_event* list, cl_event* event) {
                        return call(&cl_icd_dispatch::clEnqueueSVMMemcpy, real, cl_bool(CL_FALSE), dst, src, size, n,
                                    list, event);
-                     });
+                     },
+                     /*hostOrder=*/true);
 }
 
 FenceRef svmMemFill(Queue& q, void* ptr, const void* pattern, size_t patternSize, size_t size,

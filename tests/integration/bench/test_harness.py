@@ -606,6 +606,13 @@ class ExperimentLogicTest(unittest.TestCase):
         self.assertEqual(integration.compare("itest_ndrange", reference, logged)[0], "different")
         self.assertEqual(len({k.program for k in integration.KNOWN_DIFFERENCES}), len(integration.KNOWN_DIFFERENCES))
         self.assertEqual(integration.file_name("static:0.17,0.83"), "static_0.17_0.83")
+        # A difference known under some strategies only: itest_svm's SVM is the CPU's where a
+        # static split makes the CPU the home device, not under uniform.
+        gpu = "svm: coarse 1 fine-buffer 0 atomics 0\nscaled: 1 bytes, fnv aa\n"
+        cpu = "svm: coarse 1 fine-buffer 1 atomics 1\nscaled: 1 bytes, fnv aa\nthe buffer again: 1 bytes, fnv cc\n"
+        self.assertEqual(integration.compare("itest_svm", gpu, cpu, "static:0,1")[0], "known")
+        self.assertEqual(integration.compare("itest_svm", gpu, cpu, "uniform")[0], "different")
+        self.assertEqual(integration.compare("itest_svm", gpu, cpu)[0], "different")
 
     def test_check_sweep_plan(self):
         from experiments import check
