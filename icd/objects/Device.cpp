@@ -10,6 +10,7 @@
 #include "support/Log.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <limits>
 #include <numeric>
@@ -360,8 +361,12 @@ void Device::addOpenCL30Info() {
   std::vector<NameVersions> features, cVersions;
   std::vector<std::string> known; // feature macros some real compiler may predefine
   for (auto* d : devices_) {
-    features.push_back(nameVersions(d->handle, CL_DEVICE_OPENCL_C_FEATURES));
-    cVersions.push_back(nameVersions(d->handle, CL_DEVICE_OPENCL_C_ALL_VERSIONS));
+    // The OpenCL 3.0 queries, from a device of OpenCL 3.0: Oclgrind 21.10 (OpenCL 1.2) answers
+    // them with OpenCL C 3.0 and its features, yet fails `-cl-std=CL3.0` builds.
+    int major = 0, minor = 0;
+    const bool answers30 = std::sscanf(d->version.c_str(), "OpenCL %d.%d", &major, &minor) == 2 && major >= 3;
+    features.push_back(answers30 ? nameVersions(d->handle, CL_DEVICE_OPENCL_C_FEATURES) : NameVersions{});
+    cVersions.push_back(answers30 ? nameVersions(d->handle, CL_DEVICE_OPENCL_C_ALL_VERSIONS) : NameVersions{});
     for (const auto& f : features.back()) known.emplace_back(f.name, strnlen(f.name, CL_NAME_VERSION_MAX_NAME_SIZE));
   }
   const NameVersions reported = commonFeatures(features, imageSupport_);

@@ -7,6 +7,7 @@
 #define CL_TARGET_OPENCL_VERSION 300
 #include "itest.h"
 
+#include <algorithm>
 #include <cstdint>
 
 using namespace itest;
@@ -87,14 +88,15 @@ int main() {
     return finish();
   }
 
-  // OpenCL C 3.0 where the device compiles it (PoCL 5 offers no 2.0), else 2.0.
+  // OpenCL C 3.0 where the device compiles it (PoCL 5 offers no 2.0), else 2.0, else the
+  // device's default (a 1.2 compiler with an OpenCL 1.2 device beside: pointers are pointers).
   size_t versionsSize = 0;
   CHECK(clGetDeviceInfo(env.device, CL_DEVICE_OPENCL_C_ALL_VERSIONS, 0, nullptr, &versionsSize));
   std::vector<cl_name_version> versions(versionsSize / sizeof(cl_name_version));
   CHECK(clGetDeviceInfo(env.device, CL_DEVICE_OPENCL_C_ALL_VERSIONS, versionsSize, versions.data(), nullptr));
-  bool c30 = false;
-  for (const auto& v : versions) c30 = c30 || CL_VERSION_MAJOR(v.version) == 3;
-  cl_program program = buildProgram(env, kSource, c30 ? "-cl-std=CL3.0" : "-cl-std=CL2.0");
+  unsigned major = 1;
+  for (const auto& v : versions) major = std::max(major, unsigned(CL_VERSION_MAJOR(v.version)));
+  cl_program program = buildProgram(env, kSource, major >= 3 ? "-cl-std=CL3.0" : major == 2 ? "-cl-std=CL2.0" : "");
   cl_kernel init = createKernel(program, "init");
   cl_kernel scale = createKernel(program, "scale");
   cl_kernel toBuffer = createKernel(program, "toBuffer");
