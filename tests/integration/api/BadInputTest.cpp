@@ -125,6 +125,15 @@ kernel void loc(global int* a, local int* l) { l[get_local_id(0)] = 1; a[get_glo
 __attribute__((reqd_work_group_size(2, 1, 1))) kernel void fixed(global int* a) { a[get_global_id(0)] = 2; }
 )CLC";
 
+// The clsplit platform's device (through the dispatch table D).
+cl_device_id clsplitDevice() {
+  cl_platform_id platform = nullptr;
+  cl_device_id device = nullptr;
+  REQUIRE(D->clGetPlatformIDs(1, &platform, nullptr) == CL_SUCCESS);
+  REQUIRE(D->clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 1, &device, nullptr) == CL_SUCCESS);
+  return device;
+}
+
 const char* kBroken = "kernel void broken(global int* a) { a[0] = nope; }";
 
 } // namespace
@@ -1073,10 +1082,7 @@ TEST_CASE("every entry point rejects bad input with the specified error", "[bad_
 
 TEST_CASE("entry points clsplit does not offer return their error code", "[bad_input]") {
   D = icdCore().dispatch;
-  cl_platform_id platform = nullptr;
-  cl_device_id device = nullptr;
-  REQUIRE(D->clGetPlatformIDs(1, &platform, nullptr) == CL_SUCCESS);
-  REQUIRE(D->clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 1, &device, nullptr) == CL_SUCCESS);
+  cl_device_id device = clsplitDevice();
   cl_int err = CL_SUCCESS;
   cl_context ctx = D->clCreateContext(nullptr, 1, &device, nullptr, nullptr, &err);
   REQUIRE(err == CL_SUCCESS);
@@ -1108,10 +1114,7 @@ TEST_CASE("entry points clsplit does not offer return their error code", "[bad_i
 
 TEST_CASE("shared virtual memory: what the clsplit device offers, and pointers freed", "[bad_input]") {
   D = icdCore().dispatch;
-  cl_platform_id platform = nullptr;
-  cl_device_id device = nullptr;
-  REQUIRE(D->clGetPlatformIDs(1, &platform, nullptr) == CL_SUCCESS);
-  REQUIRE(D->clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 1, &device, nullptr) == CL_SUCCESS);
+  cl_device_id device = clsplitDevice();
   cl_device_svm_capabilities caps = 0;
   REQUIRE(D->clGetDeviceInfo(device, CL_DEVICE_SVM_CAPABILITIES, sizeof caps, &caps, nullptr) == CL_SUCCESS);
   // PoCL's devices have coarse- and fine-grained buffer SVM and atomics: the clsplit device
