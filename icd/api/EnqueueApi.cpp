@@ -111,6 +111,13 @@ void checkRange(const Mem& mem, size_t offset, size_t size) {
           "(offset, size) is out of bounds or size is 0");
 }
 
+void checkMapFlags(cl_map_flags flags) {
+  require(!(flags & ~cl_map_flags(CL_MAP_READ | CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION)), CL_INVALID_VALUE,
+          "unknown map flags");
+  require(!((flags & CL_MAP_WRITE_INVALIDATE_REGION) && (flags & (CL_MAP_READ | CL_MAP_WRITE))), CL_INVALID_VALUE,
+          "CL_MAP_WRITE_INVALIDATE_REGION with READ or WRITE");
+}
+
 void checkHostRead(const Mem& mem) {
   require(!(mem.flags() & (CL_MEM_HOST_WRITE_ONLY | CL_MEM_HOST_NO_ACCESS)), CL_INVALID_OPERATION,
           "the buffer was created without host read access");
@@ -287,10 +294,7 @@ void* clEnqueueMapBuffer(cl_command_queue queue, cl_mem buffer, cl_bool blocking
   Command c(queue, CL_COMMAND_MAP_BUFFER, n, waits, event);
   auto mem = bufferOf(c, buffer);
   checkRange(*mem, offset, size);
-  require(!(flags & ~cl_map_flags(CL_MAP_READ | CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION)), CL_INVALID_VALUE,
-          "unknown map flags");
-  require(!((flags & CL_MAP_WRITE_INVALIDATE_REGION) && (flags & (CL_MAP_READ | CL_MAP_WRITE))), CL_INVALID_VALUE,
-          "CL_MAP_WRITE_INVALIDATE_REGION with READ or WRITE");
+  checkMapFlags(flags);
   if (flags & CL_MAP_READ) checkHostRead(*mem);
   if (flags & (CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION)) checkHostWrite(*mem);
   if (blocking) c.block();
@@ -574,10 +578,7 @@ void* clEnqueueMapImage(cl_command_queue queue, cl_mem image, cl_bool blocking, 
   require(slicePitch != nullptr ||
               !(t == CL_MEM_OBJECT_IMAGE3D || t == CL_MEM_OBJECT_IMAGE1D_ARRAY || t == CL_MEM_OBJECT_IMAGE2D_ARRAY),
           CL_INVALID_VALUE, "image_slice_pitch is NULL for an image with slices");
-  require(!(flags & ~cl_map_flags(CL_MAP_READ | CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION)), CL_INVALID_VALUE,
-          "unknown map flags");
-  require(!((flags & CL_MAP_WRITE_INVALIDATE_REGION) && (flags & (CL_MAP_READ | CL_MAP_WRITE))), CL_INVALID_VALUE,
-          "CL_MAP_WRITE_INVALIDATE_REGION with READ or WRITE");
+  checkMapFlags(flags);
   if (flags & CL_MAP_READ) checkHostRead(*mem);
   if (flags & (CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION)) checkHostWrite(*mem);
   if (blocking) c.block();
@@ -649,10 +650,7 @@ cl_int clEnqueueSVMMap(cl_command_queue queue, cl_bool blocking, cl_map_flags fl
   Command c(queue, CL_COMMAND_SVM_MAP, n, waits, event);
   requireSvm(c);
   require(ptr != nullptr && size > 0, CL_INVALID_VALUE, "svm_ptr is NULL or size is 0");
-  require(!(flags & ~cl_map_flags(CL_MAP_READ | CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION)), CL_INVALID_VALUE,
-          "unknown map flags");
-  require(!((flags & CL_MAP_WRITE_INVALIDATE_REGION) && (flags & (CL_MAP_READ | CL_MAP_WRITE))), CL_INVALID_VALUE,
-          "CL_MAP_WRITE_INVALIDATE_REGION with READ or WRITE");
+  checkMapFlags(flags);
   if (blocking) c.block();
   auto done = planned(c, [&] { return runtime::svmMap(*c.queue, flags, ptr, size, c.waits); });
   c.finish(done, event, blocking);
