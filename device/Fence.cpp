@@ -419,7 +419,9 @@ FenceRef completedFence() {
 
 FenceRef hostOrdered(const FenceRef& fence) {
   if (!fence || fence->knownComplete()) return nullptr;
-  if (dynamic_cast<HostFence*>(fence.get())) return fence;
+  // A group is a HostFence too, but a wait list takes its parts' own events (device commands):
+  // it needs a fence of clsplit's like any device command.
+  if (dynamic_cast<HostFence*>(fence.get()) && !fence->groupParts()) return fence;
   // Completed from clsplit's worker thread, not inside the driver's callback, so the user
   // events it completes are never set re-entrantly from the same vendor's callback thread.
   return runAfter({fence}, [] {});

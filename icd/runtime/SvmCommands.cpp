@@ -29,13 +29,14 @@ FenceRef onSvmDevice(Queue& q, std::vector<FenceRef> waits, const std::vector<Sv
                      Enqueue&& enqueue, bool hostOrder = false) {
   const unsigned slot = svmSlotOf(q);
   steps::append(waits, beforeSvmAccess(q, access));
+  waits = steps::withGate(q, std::move(waits));
   if (hostOrder) {
     std::vector<FenceRef> ordered;
     for (const auto& wait : waits)
       if (auto f = device::hostOrdered(wait)) ordered.push_back(std::move(f));
     waits = std::move(ordered);
   }
-  FenceRef done = steps::enqueueOn(q, slot, steps::withGate(q, std::move(waits)), what, enqueue);
+  FenceRef done = steps::enqueueOn(q, slot, waits, what, enqueue);
   afterSvmAccess(q, done, access);
   return done;
 }
@@ -163,10 +164,22 @@ FenceRef svmFree(const std::shared_ptr<Queue>& q, std::vector<void*> pointers, S
   std::erase(pointers, nullptr); // NULL frees nothing (as clSVMFree)
   if (pointers.empty()) { // nothing for the vendor: the command orders itself after its waits
     steps::append(waits, beforeSvmAccess(*q, {}));
-    FenceRef done = device::allOf(steps::withGate(*q, std::move(waits)));
-    if (callback)
-      device::runAfter({done}, [callback, q, userData] { callback(q->handle(), 0, nullptr, userData); });
-    return done;
+    FenceRef after = device::allOf(steps::withGate(*q, std::move(waits)));
+    if (!callback) return after;
+    // The command is the callback: its event completes after it, and it runs on clsplit's
+    // background thread (never under the planning lock the caller holds, nor inline).
+    auto called = std::make_shared<device::HostFence>();
+    after->onComplete([called, callback, q, userData](cl_int status) {
+      if (status < 0) {
+        called->complete(status);
+        return;
+      }
+      device::runInBackground([called, callback, q, userData] {
+        callback(q->handle(), 0, nullptr, userData);
+        called->complete(CL_COMPLETE);
+      });
+    });
+    return called;
   }
   std::unique_ptr<FreeCall> free;
   if (callback) free.reset(new FreeCall{callback, q, userData});

@@ -10,6 +10,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <atomic>
 #include <csignal>
 #include <cstring>
 #include <functional>
@@ -1161,17 +1162,28 @@ TEST_CASE("shared virtual memory: what the clsplit device offers, and pointers f
   void* kept = D->clSVMAlloc(ctx, CL_MEM_READ_WRITE, 64, 0);
   REQUIRE(kept != nullptr);
   void* keptList[] = {kept};
-  static int callbacks = 0;
-  auto keep = [](cl_command_queue, cl_uint count, void**, void*) { callbacks += int(count); };
-  CHECK(D->clEnqueueSVMFree(q, 1, keptList, keep, nullptr, 0, nullptr, nullptr) == CL_SUCCESS);
-  CHECK(D->clFinish(q) == CL_SUCCESS);
-  CHECK(callbacks == 1);
+  static std::atomic<int> calls{0}, pointersFreed{0};
+  auto keep = [](cl_command_queue, cl_uint count, void**, void*) {
+    pointersFreed += int(count);
+    ++calls;
+  };
+  cl_event freeing = nullptr;
+  CHECK(D->clEnqueueSVMFree(q, 1, keptList, keep, nullptr, 0, nullptr, &freeing) == CL_SUCCESS);
+  REQUIRE(freeing != nullptr);
+  CHECK(D->clWaitForEvents(1, &freeing) == CL_SUCCESS);
+  CHECK(D->clReleaseEvent(freeing) == CL_SUCCESS);
+  CHECK(calls == 1);
+  CHECK(pointersFreed == 1);
   CHECK(D->clSetKernelArgSVMPointer(k, 0, kept) == CL_SUCCESS); // not freed by the callback
   D->clSVMFree(ctx, kept);
   CHECK(D->clSetKernelArgSVMPointer(k, 0, kept) == CL_INVALID_ARG_VALUE);
-  CHECK(D->clEnqueueSVMFree(q, 0, nullptr, keep, nullptr, 0, nullptr, nullptr) == CL_SUCCESS);
-  CHECK(D->clFinish(q) == CL_SUCCESS);
-  CHECK(callbacks == 1); // called with no pointers
+  // No pointers: the callback still runs, before the command's event completes.
+  CHECK(D->clEnqueueSVMFree(q, 0, nullptr, keep, nullptr, 0, nullptr, &freeing) == CL_SUCCESS);
+  REQUIRE(freeing != nullptr);
+  CHECK(D->clWaitForEvents(1, &freeing) == CL_SUCCESS);
+  CHECK(D->clReleaseEvent(freeing) == CL_SUCCESS);
+  CHECK(calls == 2);
+  CHECK(pointersFreed == 1);
 
   CHECK(D->clReleaseKernel(k) == CL_SUCCESS);
   CHECK(D->clReleaseProgram(p) == CL_SUCCESS);

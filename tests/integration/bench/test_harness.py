@@ -613,6 +613,9 @@ class ExperimentLogicTest(unittest.TestCase):
         self.assertEqual(integration.compare("itest_svm", gpu, cpu, "static:0,1")[0], "known")
         self.assertEqual(integration.compare("itest_svm", gpu, cpu, "uniform")[0], "different")
         self.assertEqual(integration.compare("itest_svm", gpu, cpu)[0], "different")
+        # Every other line is still compared there: a wrong checksum is a difference.
+        wrong = cpu.replace("scaled: 1 bytes, fnv aa", "scaled: 1 bytes, fnv ab")
+        self.assertEqual(integration.compare("itest_svm", gpu, wrong, "static:0,1")[0], "different")
 
     def test_check_sweep_plan(self):
         from experiments import check

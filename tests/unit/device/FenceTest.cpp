@@ -130,3 +130,19 @@ TEST_CASE("a wait list uses a fence's own event as is, once, without a reference
   CHECK(list.data()[1] == e2);
   CHECK_FALSE(list.waitsOnUserEvents());
 }
+
+TEST_CASE("a fence seen from the host is one clsplit completes, for groups too", "[fence]") {
+  auto a = std::make_shared<HostFence>(), b = std::make_shared<HostFence>();
+  CHECK(hostOrdered(a) == a); // clsplit completes it already
+  FenceRef group = allOf({a, b});
+  REQUIRE(group->groupParts() != nullptr);
+  // A wait list would take the group's parts (device events in a real run): wrapped instead.
+  FenceRef host = hostOrdered(group);
+  REQUIRE(host != nullptr);
+  CHECK(host != group);
+  CHECK(host->groupParts() == nullptr);
+  CHECK(dynamic_cast<HostFence*>(host.get()) != nullptr);
+  a->complete(CL_COMPLETE);
+  b->complete(CL_COMPLETE);
+  CHECK(host->wait() == CL_COMPLETE);
+}
