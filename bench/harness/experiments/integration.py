@@ -52,7 +52,8 @@ def _wide_ids_beyond_2_31(line: str) -> bool:
 # where SVM is host memory (fine-grained buffers).
 SVM_HOST_ONLY = ("svm: coarse", "the buffer again:", "SVM copied to the host", "a buffer read to the host",
                  "doubled through a buffer on SVM:", "copy[1] ", "filled, then doubled:", "host[1] ",
-                 "three times doubled", "ok clSVMAlloc (fine-grained)", "fine-grained:")
+                 "three times doubled", "ok clSVMAlloc (fine-grained)", "fine-grained:",
+                 "ok a buffer written from host memory", "ok SVM copied from host memory")
 
 KNOWN_DIFFERENCES = (
     KnownDifference("itest_ndrange", _wide_ids_beyond_2_31,

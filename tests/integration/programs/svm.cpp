@@ -174,11 +174,14 @@ int main() {
   CHECK(clEnqueueNDRangeKernel(env.queue, rebind, 1, nullptr, &global, &local, 0, nullptr, nullptr));
   CHECK(clEnqueueReadBuffer(env.queue, out, CL_TRUE, 0, n * sizeof(float), host.data(), 0, nullptr, nullptr));
   printChecksum("SVM after the buffer", host);
-  if (hostSvm) {
+  if (hostSvm) { // into a buffer of its own: what follows reads `out` alike everywhere
+    cl_mem again = createBuffer(env.context, CL_MEM_READ_WRITE, n * sizeof(float));
     CHECK(clSetKernelArg(rebind, 0, sizeof b, &b));
+    CHECK(clSetKernelArg(rebind, 1, sizeof again, &again));
     CHECK(clEnqueueNDRangeKernel(env.queue, rebind, 1, nullptr, &global, &local, 0, nullptr, nullptr));
-    CHECK(clEnqueueReadBuffer(env.queue, out, CL_TRUE, 0, n * sizeof(float), host.data(), 0, nullptr, nullptr));
+    CHECK(clEnqueueReadBuffer(env.queue, again, CL_TRUE, 0, n * sizeof(float), host.data(), 0, nullptr, nullptr));
     printChecksum("the buffer again", host);
+    CHECK(clReleaseMemObject(again));
   }
   const size_t half = n / 2;
   CHECK(clSetKernelArgSVMPointer(toBuffer, 0, a + n / 2));
