@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <mutex>
 
 namespace clsplit::icd::runtime {
 
@@ -46,16 +47,25 @@ bool overlaps(const buffer::BufferStorage& storage, const SvmAccess& a) {
   return home < at + a.size && at < home + storage.size();
 }
 
-// What clEnqueueSVMFree's callback needs from the application (freed by the callback itself).
+// What clEnqueueSVMFree's callback needs from the application. The vendor gets a holder of its
+// own (freed by the callback); a command whose wait list failed may never be called back, so its
+// failure lets go of the queue too, and whichever comes first claims the call.
 struct FreeCall {
   SvmFreeCallback callback;
-  std::shared_ptr<Queue> queue;
   void* userData;
+  std::mutex mutex;
+  std::shared_ptr<Queue> queue; // null once claimed
 };
 
 void CL_CALLBACK callApplication(cl_command_queue, cl_uint count, void** pointers, void* data) {
-  std::unique_ptr<FreeCall> free(static_cast<FreeCall*>(data));
-  free->callback(free->queue->handle(), count, pointers, free->userData);
+  std::unique_ptr<std::shared_ptr<FreeCall>> holder(static_cast<std::shared_ptr<FreeCall>*>(data));
+  FreeCall& free = **holder;
+  std::shared_ptr<Queue> queue;
+  {
+    std::lock_guard lock(free.mutex);
+    queue.swap(free.queue);
+  }
+  if (queue) free.callback(queue->handle(), count, pointers, free.userData);
 }
 
 } // namespace
@@ -181,16 +191,30 @@ FenceRef svmFree(const std::shared_ptr<Queue>& q, std::vector<void*> pointers, S
     });
     return called;
   }
-  std::unique_ptr<FreeCall> free;
-  if (callback) free.reset(new FreeCall{callback, q, userData});
+  std::shared_ptr<FreeCall> free;
+  std::unique_ptr<std::shared_ptr<FreeCall>> holder;
+  if (callback) {
+    free = std::make_shared<FreeCall>();
+    free->callback = callback;
+    free->userData = userData;
+    free->queue = q;
+    holder = std::make_unique<std::shared_ptr<FreeCall>>(free);
+  }
   FenceRef done = onSvmDevice(*q, std::move(waits), {}, "clEnqueueSVMFree",
                               [&](cl_command_queue real, cl_uint n, const cl_event* list, cl_event* event) {
                                 return call(&cl_icd_dispatch::clEnqueueSVMFree, real,
                                             static_cast<cl_uint>(pointers.size()), pointers.data(),
-                                            free ? &callApplication : nullptr, static_cast<void*>(free.get()), n,
-                                            list, event);
+                                            free ? &callApplication : nullptr, static_cast<void*>(holder.get()),
+                                            n, list, event);
                               });
-  free.release(); // the vendor calls it (enqueueOn threw otherwise)
+  if (free) {
+    holder.release(); // the vendor's now (enqueueOn threw otherwise); a small leak if never called
+    done->onComplete([free](cl_int status) {
+      if (status >= 0) return;
+      std::lock_guard lock(free->mutex);
+      free->queue.reset(); // terminated: no call, and the queue is not kept alive for one
+    });
+  }
   if (!callback) // the vendor frees them; with a callback the application does (clSVMFree)
     for (void* p : pointers) context.svm().remove(p);
   return done;

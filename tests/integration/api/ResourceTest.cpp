@@ -5,6 +5,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <atomic>
 #include <chrono>
 #include <thread>
 #include <utility>
@@ -214,6 +215,37 @@ kernel void shade(read_only image2d_t in, sampler_t s, write_only image2d_t out)
   for (cl_mem m : {in, out}) CHECK(D->clReleaseMemObject(m) == CL_SUCCESS);
   CHECK(D->clReleaseKernel(k) == CL_SUCCESS);
   CHECK(D->clReleaseProgram(p) == CL_SUCCESS);
+  f.closeContext(ctx, q);
+  f.checkNothingLeft();
+}
+
+namespace {
+const cl_icd_dispatch* gDispatch = nullptr;
+std::atomic<int> gFreeCalls{0};
+// clEnqueueSVMFree's callback: frees the pointers through clsplit (user_data: the context).
+void CL_CALLBACK freeThem(cl_command_queue, cl_uint count, void** pointers, void* context) {
+  for (cl_uint i = 0; i < count; ++i) gDispatch->clSVMFree(static_cast<cl_context>(context), pointers[i]);
+  ++gFreeCalls;
+}
+} // namespace
+
+TEST_CASE("SVM freed by the queue leaves nothing behind", "[resources]") {
+  Fixture f;
+  const auto* D = f.D;
+  gDispatch = D;
+  auto [ctx, q] = f.openContext();
+  // Its callback holds the queue (and through it the context) until it has run. (A free whose
+  // wait list fails is not tried: PoCL 3.1 aborts on it run directly, and hangs in clFinish
+  // through clsplit, which gives such commands an event.)
+  void* freed = D->clSVMAlloc(ctx, CL_MEM_READ_WRITE, 256, 0);
+  REQUIRE(freed != nullptr);
+  const int before = gFreeCalls;
+  CHECK(D->clEnqueueSVMFree(q, 1, &freed, freeThem, ctx, 0, nullptr, nullptr) == CL_SUCCESS);
+  void* byVendor = D->clSVMAlloc(ctx, CL_MEM_READ_WRITE, 256, 0);
+  REQUIRE(byVendor != nullptr);
+  CHECK(D->clEnqueueSVMFree(q, 1, &byVendor, nullptr, nullptr, 0, nullptr, nullptr) == CL_SUCCESS);
+  CHECK(D->clFinish(q) == CL_SUCCESS);
+  CHECK(gFreeCalls == before + 1);
   f.closeContext(ctx, q);
   f.checkNothingLeft();
 }
