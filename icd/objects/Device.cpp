@@ -25,6 +25,13 @@ namespace clsplit::icd {
 
 namespace {
 
+// A real device's OpenCL major version (CL_DEVICE_VERSION: "OpenCL <major>.<minor> ..."), 0 if
+// unreadable.
+int openclMajor(const device::RealDevice& d) {
+  int major = 0, minor = 0;
+  return std::sscanf(d.version.c_str(), "OpenCL %d.%d", &major, &minor) == 2 ? major : 0;
+}
+
 enum class Kind { U32, U64, Size, Bool, Bits };
 enum class Merge { Min, Max, Sum, And, BitAnd };
 
@@ -363,8 +370,7 @@ void Device::addOpenCL30Info() {
   for (auto* d : devices_) {
     // The OpenCL 3.0 queries, from a device of OpenCL 3.0: Oclgrind 21.10 (OpenCL 1.2) answers
     // them with OpenCL C 3.0 and its features, yet fails `-cl-std=CL3.0` builds.
-    int major = 0, minor = 0;
-    const bool answers30 = std::sscanf(d->version.c_str(), "OpenCL %d.%d", &major, &minor) == 2 && major >= 3;
+    const bool answers30 = openclMajor(*d) >= 3;
     features.push_back(answers30 ? nameVersions(d->handle, CL_DEVICE_OPENCL_C_FEATURES) : NameVersions{});
     cVersions.push_back(answers30 ? nameVersions(d->handle, CL_DEVICE_OPENCL_C_ALL_VERSIONS) : NameVersions{});
     for (const auto& f : features.back()) known.emplace_back(f.name, strnlen(f.name, CL_NAME_VERSION_MAX_NAME_SIZE));
@@ -438,7 +444,7 @@ void Device::addOpenCL30Info() {
   cl_device_svm_capabilities svm = 0;
   for (unsigned i = 0; i < devices_.size() && !svmSlot_; ++i) {
     const unsigned s = static_cast<unsigned>((homeSlot_ + i) % devices_.size());
-    if (onlySlot_ && s != *onlySlot_) continue;
+    if ((onlySlot_ && s != *onlySlot_) || openclMajor(*devices_[s]) < 2) continue; // SVM is OpenCL 2.0's
     const auto bytes = device::deviceInfoBytes(devices_[s]->handle, CL_DEVICE_SVM_CAPABILITIES);
     if (bytes.size() != sizeof(cl_device_svm_capabilities)) continue;
     svm = readValue(bytes, Kind::Bits) &

@@ -316,9 +316,11 @@ void checkOpenCL30(const Device& device, const std::vector<const RealDevice*>& d
   CHECK(bool(atomics & CL_DEVICE_ATOMIC_SCOPE_DEVICE) == lists(features, "__opencl_c_atomic_scope_device"));
   CHECK(merged<cl_bool>(device, CL_DEVICE_WORK_GROUP_COLLECTIVE_FUNCTIONS_SUPPORT) ==
         (lists(features, "__opencl_c_work_group_collective_functions") ? CL_TRUE : CL_FALSE));
-  // SVM: one device's (the first that has it, home being slot 0 here), never fine-grained system.
+  // SVM: one device's (the first of OpenCL 2.0 or later that has it, home being slot 0 here),
+  // never fine-grained system.
   cl_device_svm_capabilities svm = 0;
   for (const auto* d : devices) {
+    if (d->version.rfind("OpenCL 1.", 0) == 0) continue;
     const auto bytes = clsplit::device::deviceInfoBytes(d->handle, CL_DEVICE_SVM_CAPABILITIES);
     cl_device_svm_capabilities own = 0;
     if (bytes.size() == sizeof own) std::memcpy(&own, bytes.data(), sizeof own);
