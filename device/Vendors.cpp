@@ -5,6 +5,7 @@
 #include "support/Log.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <dlfcn.h>
 #include <filesystem>
@@ -15,6 +16,12 @@
 extern "C" __attribute__((weak)) cl_int CL_API_CALL clIcdGetPlatformIDsKHR(cl_uint, cl_platform_id*, cl_uint*);
 
 namespace clsplit::device {
+
+std::pair<int, int> openclVersion(const std::string& version) {
+  int major = 0, minor = 0;
+  if (std::sscanf(version.c_str(), "OpenCL %d.%d", &major, &minor) != 2) return {0, 0};
+  return {major, minor};
+}
 
 namespace fs = std::filesystem;
 

@@ -8,6 +8,7 @@
 
 #include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace clsplit::device {
@@ -22,6 +23,10 @@ struct RealPlatform {
   std::string name, vendor, version;
   std::vector<unsigned> devices; // global device indices
 };
+
+// "OpenCL <major>.<minor> ..." (CL_PLATFORM_VERSION, CL_DEVICE_VERSION) as {major, minor};
+// {0, 0} if it does not read so.
+std::pair<int, int> openclVersion(const std::string& version);
 
 struct RealDevice {
   unsigned index = 0;    // stable global index: vendor order, platform order, device order

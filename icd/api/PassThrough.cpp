@@ -5,7 +5,6 @@
 #include "device/RealCall.h"
 #include "icd/runtime/Runtime.h"
 
-#include <cstdio>
 #include <cstring>
 
 namespace clsplit::icd::passthrough {
@@ -73,9 +72,7 @@ void* entryPoint(const DeviceSlot& target, const char* name) {
     if (void* found = real.exportedLookup(name)) return found;
   for (const auto& slot : kSlots)
     if (std::strcmp(slot.name, name) == 0) return slot.address(device::dispatchOf(real.handle));
-  int major = 0, minor = 0;
-  if (std::sscanf(real.version.c_str(), "OpenCL %d.%d", &major, &minor) != 2 || major * 10 + minor < 12)
-    return nullptr;
+  if (device::openclVersion(real.version) < std::pair{1, 2}) return nullptr;
   try { // reached from the exported clGetExtensionFunctionAddress, where nothing may throw
     return device::call(&cl_icd_dispatch::clGetExtensionFunctionAddressForPlatform, real.handle, name);
   } catch (const std::exception&) {

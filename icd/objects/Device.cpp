@@ -25,12 +25,8 @@ namespace clsplit::icd {
 
 namespace {
 
-// A real device's OpenCL major version (CL_DEVICE_VERSION: "OpenCL <major>.<minor> ..."), 0 if
-// unreadable.
-int openclMajor(const device::RealDevice& d) {
-  int major = 0, minor = 0;
-  return std::sscanf(d.version.c_str(), "OpenCL %d.%d", &major, &minor) == 2 ? major : 0;
-}
+// A real device's OpenCL major version (0 if unreadable).
+int openclMajor(const device::RealDevice& d) { return device::openclVersion(d.version).first; }
 
 enum class Kind { U32, U64, Size, Bool, Bits };
 enum class Merge { Min, Max, Sum, And, BitAnd };
