@@ -76,8 +76,6 @@ std::vector<std::string> icdLibraries(const std::string& spec) {
   return libraries;
 }
 
-
-
 Vendors Vendors::load(const std::string& spec) {
   Vendors v;
   for (const auto& library : icdLibraries(spec)) v.addLibrary(library);

@@ -335,8 +335,8 @@ private:
       const auto& params = b.name.params;
       uint64_t elem = params.size() > operand ? params[operand].elementBytes() * params[operand].vectorWidth : 0;
       if (elem == 0) return escape(arg, constant, call, n + " (element type not understood)");
-      RawAccess r = access(operand == 0 ? AccessKind::Write : AccessKind::Read, arg, call, v,
-                           static_cast<uint32_t>(elem), n);
+      RawAccess r =
+          access(operand == 0 ? AccessKind::Write : AccessKind::Read, arg, call, v, static_cast<uint32_t>(elem), n);
       r.count = call->getArgOperand(2);
       r.stride = strided ? call->getArgOperand(3) : nullptr;
       r.elementBytes = elem;

@@ -247,8 +247,8 @@ cl_int clEnqueueReadBufferRect(cl_command_queue queue, cl_mem buffer, cl_bool bl
                               hostSlicePitch, ptr);
   checkHostRead(*mem);
   if (blocking) c.block();
-  auto done = planned(
-      c, [&] { return runtime::readBufferRect(*c.queue, *mem, r.buffer, r.host, r.region, ptr, c.waits); });
+  auto done =
+      planned(c, [&] { return runtime::readBufferRect(*c.queue, *mem, r.buffer, r.host, r.region, ptr, c.waits); });
   c.finish(done, event, blocking);
   return CL_SUCCESS;
 }
@@ -263,8 +263,8 @@ cl_int clEnqueueWriteBufferRect(cl_command_queue queue, cl_mem buffer, cl_bool b
                               hostSlicePitch, ptr);
   checkHostWrite(*mem);
   if (blocking) c.block();
-  auto done = planned(
-      c, [&] { return runtime::writeBufferRect(*c.queue, *mem, r.buffer, r.host, r.region, ptr, c.waits); });
+  auto done =
+      planned(c, [&] { return runtime::writeBufferRect(*c.queue, *mem, r.buffer, r.host, r.region, ptr, c.waits); });
   c.finish(done, event, blocking);
   return CL_SUCCESS;
 }
@@ -618,8 +618,8 @@ void requireSvm(const Command& c) {
 
 } // namespace
 
-cl_int clEnqueueSVMMemcpy(cl_command_queue queue, cl_bool blocking, void* dst, const void* src, size_t size,
-                          cl_uint n, const cl_event* waits, cl_event* event) {
+cl_int clEnqueueSVMMemcpy(cl_command_queue queue, cl_bool blocking, void* dst, const void* src, size_t size, cl_uint n,
+                          const cl_event* waits, cl_event* event) {
   Command c(queue, CL_COMMAND_SVM_MEMCPY, n, waits, event);
   requireSvm(c);
   require(dst != nullptr && src != nullptr, CL_INVALID_VALUE, "dst_ptr or src_ptr is NULL");
@@ -645,8 +645,8 @@ cl_int clEnqueueSVMMemFill(cl_command_queue queue, void* ptr, const void* patter
   return CL_SUCCESS;
 }
 
-cl_int clEnqueueSVMMap(cl_command_queue queue, cl_bool blocking, cl_map_flags flags, void* ptr, size_t size,
-                       cl_uint n, const cl_event* waits, cl_event* event) {
+cl_int clEnqueueSVMMap(cl_command_queue queue, cl_bool blocking, cl_map_flags flags, void* ptr, size_t size, cl_uint n,
+                       const cl_event* waits, cl_event* event) {
   Command c(queue, CL_COMMAND_SVM_MAP, n, waits, event);
   requireSvm(c);
   require(ptr != nullptr && size > 0, CL_INVALID_VALUE, "svm_ptr is NULL or size is 0");

@@ -183,9 +183,9 @@ Device* Device::instance() {
     cl_device_type type = parseDeviceType(override);
     if (!override.empty() && !type)
       log().warn("CLSPLIT_DEVICE_TYPE={} is not a device type; using the devices' types", override);
-    auto d = std::make_shared<Device>(devices, type, reportedOpenCLVersion(env.settings()),
-                                      &memorySettings(env.settings()), env.partitioner().onlyDevice(),
-                                      env.partitioner().homeDevice());
+    auto d =
+        std::make_shared<Device>(devices, type, reportedOpenCLVersion(env.settings()), &memorySettings(env.settings()),
+                                 env.partitioner().onlyDevice(), env.partitioner().homeDevice());
     d->publishHandle();
     static std::shared_ptr<Device> keep = d; // root devices are never released
     return d.get();

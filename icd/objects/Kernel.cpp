@@ -410,8 +410,7 @@ void Kernel::setArgSvm(cl_uint index, const void* pointer) {
   require(index < numArgs_, CL_INVALID_ARG_INDEX, "arg_index is not a kernel argument");
   require(program_->context().device().svmSlot().has_value(), CL_INVALID_OPERATION,
           "no device of the context offers shared virtual memory");
-  require((declared_[index] == DeclaredKind::Buffer || declared_[index] == DeclaredKind::Unknown) &&
-              !argIsImage(index),
+  require((declared_[index] == DeclaredKind::Buffer || declared_[index] == DeclaredKind::Unknown) && !argIsImage(index),
           CL_INVALID_ARG_VALUE, "the argument is not a pointer to global or constant memory");
   require(!pointer || program_->context().svm().find(pointer), CL_INVALID_ARG_VALUE,
           "arg_value is not a pointer into an SVM allocation of the kernel's context");

@@ -46,7 +46,9 @@ public:
   void setExecInfo(cl_kernel_exec_info param, size_t size, const void* value);
   // Whether launches use shared virtual memory (an SVM argument, or pointers given by
   // setExecInfo): they run whole on the device that holds it (Device::svmSlot).
-  bool usesSvm() const { return svmArgs_.load(std::memory_order_relaxed) > 0 || svmExec_.load(std::memory_order_relaxed); }
+  bool usesSvm() const {
+    return svmArgs_.load(std::memory_order_relaxed) > 0 || svmExec_.load(std::memory_order_relaxed);
+  }
   // The SVM pointers launches reach now: the SVM arguments' and setExecInfo's.
   std::vector<const void*> svmPointers() const;
   // clCloneKernel: a new kernel of the same function with the same argument values.
@@ -78,7 +80,7 @@ public:
   class ArgWrites {
   public:
     void add(cl_uint index, size_t size, const void* value); // value null: a __local size
-    void addSvm(cl_uint index, const void* pointer);          // clSetKernelArgSVMPointer
+    void addSvm(cl_uint index, const void* pointer);         // clSetKernelArgSVMPointer
     cl_int apply(cl_kernel kernel) const;
 
   private:

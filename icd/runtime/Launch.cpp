@@ -15,9 +15,9 @@
 #include "icd/objects/Device.h"
 #include "icd/runtime/PlanExecution.h"
 #include "icd/runtime/ResidentLaunch.h"
-#include "icd/runtime/SvmCommands.h"
 #include "icd/runtime/RunReport.h"
 #include "icd/runtime/Runtime.h"
+#include "icd/runtime/SvmCommands.h"
 #include "icd/runtime/Trace.h"
 #include "icd/runtime/Transfers.h"
 #include "partitioner/GroupSplit.h"
@@ -274,7 +274,8 @@ FenceRef launchWithSvm(Queue& queue, Kernel& kernel, const NDRange& range, const
   // (SvmCommands.h), but for those it writes as buffers.
   std::vector<SvmAccess> access;
   for (const void* pointer : kernel.svmPointers())
-    if (auto allocation = queue.context().svm().find(pointer)) access.push_back({allocation->base, allocation->size, true});
+    if (auto allocation = queue.context().svm().find(pointer))
+      access.push_back({allocation->base, allocation->size, true});
   std::vector<FenceRef> after = waits;
   for (auto& wait : beforeSvmAccess(queue, access)) after.push_back(std::move(wait));
   ResidentRecord record;

@@ -77,8 +77,7 @@ std::vector<FenceRef> beforeSvmAccess(Queue& q, const std::vector<SvmAccess>& ac
   buffer::TransferLog log;
   std::vector<const buffer::BufferStorage*> home;
   for (const auto& storage : context.svmBacked()) {
-    if (std::none_of(access.begin(), access.end(), [&](const SvmAccess& a) { return overlaps(*storage, a); }))
-      continue;
+    if (std::none_of(access.begin(), access.end(), [&](const SvmAccess& a) { return overlaps(*storage, a); })) continue;
     for (auto& read : storage->bringHomeAfterWriters(q, &log)) {
       context.noteSvmHomeRead(storage->useHostPtr(), storage->size(), read);
       waits.push_back(std::move(read));
@@ -109,12 +108,12 @@ FenceRef svmMemcpy(Queue& q, void* dst, const void* src, size_t size, std::vecto
   // Its source may be host memory other commands fill: a driver may read pageable memory when
   // the copy is enqueued, whatever its wait list (NVIDIA did: through clsplit a copy from memory
   // a read of a split buffer was filling took stale bytes), so it waits as the host sees them.
-  return onSvmDevice(q, std::move(waits), {{src, size, false}, {dst, size, true}}, "clEnqueueSVMMemcpy",
-                     [&](cl_command_queue real, cl_uint n, const cl_event* list, cl_event* event) {
-                       return call(&cl_icd_dispatch::clEnqueueSVMMemcpy, real, cl_bool(CL_FALSE), dst, src, size, n,
-                                   list, event);
-                     },
-                     /*hostOrder=*/true);
+  return onSvmDevice(
+      q, std::move(waits), {{src, size, false}, {dst, size, true}}, "clEnqueueSVMMemcpy",
+      [&](cl_command_queue real, cl_uint n, const cl_event* list, cl_event* event) {
+        return call(&cl_icd_dispatch::clEnqueueSVMMemcpy, real, cl_bool(CL_FALSE), dst, src, size, n, list, event);
+      },
+      /*hostOrder=*/true);
 }
 
 FenceRef svmMemFill(Queue& q, void* ptr, const void* pattern, size_t patternSize, size_t size,
@@ -147,8 +146,8 @@ FenceRef svmUnmap(Queue& q, void* ptr, std::vector<FenceRef> waits) {
                      });
 }
 
-FenceRef svmMigrate(Queue& q, cl_uint count, const void** pointers, const size_t* sizes,
-                    cl_mem_migration_flags flags, std::vector<FenceRef> waits) {
+FenceRef svmMigrate(Queue& q, cl_uint count, const void** pointers, const size_t* sizes, cl_mem_migration_flags flags,
+                    std::vector<FenceRef> waits) {
   std::vector<SvmAccess> access;
   for (cl_uint i = 0; i < count; ++i) {
     auto allocation = q.context().svm().find(pointers[i]);
@@ -162,8 +161,8 @@ FenceRef svmMigrate(Queue& q, cl_uint count, const void** pointers, const size_t
                      });
 }
 
-FenceRef svmFree(const std::shared_ptr<Queue>& q, std::vector<void*> pointers, SvmFreeCallback callback,
-                 void* userData, std::vector<FenceRef> waits) {
+FenceRef svmFree(const std::shared_ptr<Queue>& q, std::vector<void*> pointers, SvmFreeCallback callback, void* userData,
+                 std::vector<FenceRef> waits) {
   Context& context = q->context();
   for (void* p : pointers)
     if (auto allocation = context.svm().find(p); allocation && allocation->base == p) {
@@ -172,7 +171,7 @@ FenceRef svmFree(const std::shared_ptr<Queue>& q, std::vector<void*> pointers, S
       steps::append(waits, context.svmHomeReadsIn(allocation->base, allocation->size));
     }
   std::erase(pointers, nullptr); // NULL frees nothing (as clSVMFree)
-  if (pointers.empty()) { // nothing for the vendor: the command orders itself after its waits
+  if (pointers.empty()) {        // nothing for the vendor: the command orders itself after its waits
     steps::append(waits, beforeSvmAccess(*q, {}));
     FenceRef after = device::allOf(steps::withGate(*q, std::move(waits)));
     if (!callback) return after;
@@ -200,13 +199,12 @@ FenceRef svmFree(const std::shared_ptr<Queue>& q, std::vector<void*> pointers, S
     free->queue = q;
     holder = std::make_unique<std::shared_ptr<FreeCall>>(free);
   }
-  FenceRef done = onSvmDevice(*q, std::move(waits), {}, "clEnqueueSVMFree",
-                              [&](cl_command_queue real, cl_uint n, const cl_event* list, cl_event* event) {
-                                return call(&cl_icd_dispatch::clEnqueueSVMFree, real,
-                                            static_cast<cl_uint>(pointers.size()), pointers.data(),
-                                            free ? &callApplication : nullptr, static_cast<void*>(holder.get()),
-                                            n, list, event);
-                              });
+  FenceRef done = onSvmDevice(
+      *q, std::move(waits), {}, "clEnqueueSVMFree",
+      [&](cl_command_queue real, cl_uint n, const cl_event* list, cl_event* event) {
+        return call(&cl_icd_dispatch::clEnqueueSVMFree, real, static_cast<cl_uint>(pointers.size()), pointers.data(),
+                    free ? &callApplication : nullptr, static_cast<void*>(holder.get()), n, list, event);
+      });
   if (free) {
     holder.release(); // the vendor's now (enqueueOn threw otherwise); a small leak if never called
     done->onComplete([free](cl_int status) {

@@ -25,16 +25,16 @@ FenceRef svmMemFill(Queue& q, void* ptr, const void* pattern, size_t patternSize
                     std::vector<FenceRef> waits);
 FenceRef svmMap(Queue& q, cl_map_flags flags, void* ptr, size_t size, std::vector<FenceRef> waits);
 FenceRef svmUnmap(Queue& q, void* ptr, std::vector<FenceRef> waits);
-FenceRef svmMigrate(Queue& q, cl_uint count, const void** pointers, const size_t* sizes,
-                    cl_mem_migration_flags flags, std::vector<FenceRef> waits);
+FenceRef svmMigrate(Queue& q, cl_uint count, const void** pointers, const size_t* sizes, cl_mem_migration_flags flags,
+                    std::vector<FenceRef> waits);
 
 // clEnqueueSVMFree's callback; the application's is called with the application's queue.
 using SvmFreeCallback = void(CL_CALLBACK*)(cl_command_queue, cl_uint, void**, void*);
 // Frees `pointers` once the wait list has run: through `callback` if given (the pointers stay
 // the context's until the application frees them there), else the vendor's clSVMFree (they
 // leave the context's allocations at once).
-FenceRef svmFree(const std::shared_ptr<Queue>& q, std::vector<void*> pointers, SvmFreeCallback callback,
-                 void* userData, std::vector<FenceRef> waits);
+FenceRef svmFree(const std::shared_ptr<Queue>& q, std::vector<void*> pointers, SvmFreeCallback callback, void* userData,
+                 std::vector<FenceRef> waits);
 
 // Memory a command reaches directly: SVM (or, for copies, any host memory).
 struct SvmAccess {

@@ -1000,8 +1000,8 @@ TEST_CASE("every entry point rejects bad input with the specified error", "[bad_
       ROW(CL_INVALID_ARG_INDEX, D->clSetKernelArgSVMPointer(k, 7, svm)),
       ROW(CL_INVALID_ARG_VALUE, D->clSetKernelArgSVMPointer(k, 0, notSvm)), // not in an SVM allocation
       ROW(CL_INVALID_ARG_VALUE, D->clSetKernelArgSVMPointer(k, 1, svm)),    // `int n`: no pointer
-      ROW(CL_INVALID_KERNEL, D->clSetKernelExecInfo(badKernel, CL_KERNEL_EXEC_INFO_SVM_PTRS, sizeof svmPointers,
-                                                    svmPointers)),
+      ROW(CL_INVALID_KERNEL,
+          D->clSetKernelExecInfo(badKernel, CL_KERNEL_EXEC_INFO_SVM_PTRS, sizeof svmPointers, svmPointers)),
       ROW(CL_INVALID_VALUE, D->clSetKernelExecInfo(k, CL_KERNEL_EXEC_INFO_SVM_PTRS, 0, nullptr)),
       ROW(CL_INVALID_VALUE, D->clSetKernelExecInfo(k, CL_KERNEL_EXEC_INFO_SVM_PTRS, 3, svmPointers)),
       ROW(CL_INVALID_VALUE,
@@ -1133,7 +1133,7 @@ TEST_CASE("shared virtual memory: what the clsplit device offers, and pointers f
 
   auto* svm = static_cast<int*>(D->clSVMAlloc(ctx, CL_MEM_READ_WRITE, 64, 0));
   REQUIRE(svm != nullptr);
-  CHECK(D->clSetKernelArgSVMPointer(k, 0, svm + 3) == CL_SUCCESS); // inside an allocation
+  CHECK(D->clSetKernelArgSVMPointer(k, 0, svm + 3) == CL_SUCCESS);            // inside an allocation
   CHECK(D->clSetKernelArgSVMPointer(k, 0, svm + 16) == CL_INVALID_ARG_VALUE); // one past its end
   CHECK(D->clSetKernelArgSVMPointer(k, 0, nullptr) == CL_SUCCESS);
   const cl_bool no = CL_FALSE;

@@ -134,8 +134,7 @@ int main() {
   cl_event copied = nullptr;
   CHECK(clEnqueueSVMMemcpy(env.queue, CL_FALSE, copy, a, n * sizeof(float), 0, nullptr, &copied));
   const float seven = 7.0f;
-  CHECK(clEnqueueSVMMemFill(env.queue, copy + n / 2, &seven, sizeof seven, n / 4 * sizeof(float), 1, &copied,
-                            nullptr));
+  CHECK(clEnqueueSVMMemFill(env.queue, copy + n / 2, &seven, sizeof seven, n / 4 * sizeof(float), 1, &copied, nullptr));
   CHECK(clReleaseEvent(copied));
   CHECK(clEnqueueSVMMap(env.queue, CL_TRUE, CL_MAP_READ, a, n * sizeof(float), 0, nullptr, nullptr));
   printChecksum("scaled", a, n * sizeof(float));
@@ -238,8 +237,8 @@ int main() {
     heads[l] = reinterpret_cast<uintptr_t>(&nodes[l * nodesPerList]);
   }
   CHECK(clEnqueueSVMUnmap(env.queue, nodes, 0, nullptr, nullptr));
-  cl_mem headBuffer = createBuffer(env.context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, lists * sizeof(cl_ulong),
-                                   heads.data());
+  cl_mem headBuffer =
+      createBuffer(env.context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, lists * sizeof(cl_ulong), heads.data());
   cl_mem sums = createBuffer(env.context, CL_MEM_READ_WRITE, lists * sizeof(cl_int));
   void* reached[] = {nodes};
   CHECK(clSetKernelExecInfo(walk, CL_KERNEL_EXEC_INFO_SVM_PTRS, sizeof reached, reached));
@@ -248,8 +247,7 @@ int main() {
   const size_t listCount = lists;
   CHECK(clEnqueueNDRangeKernel(env.queue, walk, 1, nullptr, &listCount, &local, 0, nullptr, nullptr));
   std::vector<cl_int> sumsHost(lists);
-  CHECK(clEnqueueReadBuffer(env.queue, sums, CL_TRUE, 0, lists * sizeof(cl_int), sumsHost.data(), 0, nullptr,
-                            nullptr));
+  CHECK(clEnqueueReadBuffer(env.queue, sums, CL_TRUE, 0, lists * sizeof(cl_int), sumsHost.data(), 0, nullptr, nullptr));
   printInts("list sums", sumsHost.data(), 8);
   printChecksum("list sums", sumsHost);
 
@@ -318,8 +316,8 @@ int main() {
   CHECK(clWaitForEvents(1, &freedEvent));
   cl_command_type type = 0;
   CHECK(clGetEventInfo(freedEvent, CL_EVENT_COMMAND_TYPE, sizeof type, &type, nullptr));
-  std::printf("clEnqueueSVMFree: callback with the queue %d, %u pointers, command type %#x\n",
-              gFreedQueue == env.queue, gFreedCount, type);
+  std::printf("clEnqueueSVMFree: callback with the queue %d, %u pointers, command type %#x\n", gFreedQueue == env.queue,
+              gFreedCount, type);
   CHECK(clReleaseEvent(freedEvent));
   CHECK(clEnqueueSVMFree(env.queue, 1, reinterpret_cast<void**>(&nodes), nullptr, nullptr, 0, nullptr, nullptr));
   CHECK(clFinish(env.queue));

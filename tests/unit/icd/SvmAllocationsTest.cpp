@@ -24,8 +24,8 @@ TEST_CASE("a pointer is found in the allocation that holds it, and only there", 
   CHECK(svm.find(a + 63)->base == a);
   CHECK(svm.find(a + 64)->base == b); // the next allocation's first byte
   CHECK(svm.find(b + 31)->flags == 2);
-  CHECK_FALSE(svm.find(b + 32));     // the gap between b and c
-  CHECK_FALSE(svm.find(c + 16));     // one past the last
+  CHECK_FALSE(svm.find(b + 32)); // the gap between b and c
+  CHECK_FALSE(svm.find(c + 16)); // one past the last
   CHECK_FALSE(svm.find(memory.data() - 1));
 
   CHECK(svm.contains(a + 8, 56));
