@@ -55,7 +55,6 @@ constexpr uint64_t kGatherQuiet = 32;
 constexpr uint64_t kSettledWholeStreak = 64;
 // The host's cost per sub-launch: the median of the last kSplitHostSamples split launches, once
 // there are kSplitHostMinSamples (reportSplitHostTime).
-constexpr size_t kSplitHostSamples = 32;
 constexpr size_t kSplitHostMinSamples = 8;
 // An unmeasured kernel is shared evenly between identical devices when each share is at least
 // this many waves of the work-groups a device runs at once (evenOverIdentical).
@@ -1083,13 +1082,15 @@ void DynamicPartitioner::quiesce() {
 void DynamicPartitioner::reportSplitHostTime(unsigned subLaunches, uint64_t nanoseconds) {
   if (subLaunches < 2) return;
   std::lock_guard lock(mutex_);
-  splitHostNs_.push_back(double(nanoseconds) / subLaunches);
-  if (splitHostNs_.size() > kSplitHostSamples) splitHostNs_.pop_front();
+  splitHostNs_.push(double(nanoseconds) / subLaunches);
   // The first split launches of a kernel also choose its dimension and instantiate its regions
   // (milliseconds): the median of several is the steady cost.
   if (splitHostNs_.size() < kSplitHostMinSamples) return;
-  const double measured = std::max(options_.hostOverheadPerSubLaunchNs,
-                                   median(std::vector<double>(splitHostNs_.begin(), splitHostNs_.end())));
+  splitHostScratch_.clear();
+  for (double ns : splitHostNs_) splitHostScratch_.push_back(ns);
+  auto mid = splitHostScratch_.begin() + static_cast<std::ptrdiff_t>(splitHostScratch_.size() / 2);
+  std::nth_element(splitHostScratch_.begin(), mid, splitHostScratch_.end());
+  const double measured = std::max(options_.hostOverheadPerSubLaunchNs, *mid);
   if (std::abs(measured - hostOverheadNs_) > 0.2 * hostOverheadNs_) {
     hostOverheadNs_ = measured;
     ++modelVersion_; // balanced splits were computed with the old overhead

@@ -327,7 +327,9 @@ private:
   uint64_t launchesSinceSplit_ = 0; // launches planned since the last one split (any kernel)
   // Host time per sub-launch of recent split launches (reportSplitHostTime), and the overhead
   // the models use: their median once there are enough, never below the option's.
-  std::deque<double> splitHostNs_;
+  static constexpr size_t kSplitHostSamples = 32;
+  Ring<double> splitHostNs_{kSplitHostSamples};
+  std::vector<double> splitHostScratch_; // the median's copy, reused: no allocation per split launch
   double hostOverheadNs_ = 0;
   // Scratch of wholeLaunchDevice() and dataDevice() (every launch that runs whole asks them).
   std::vector<uint64_t> heldScratch_;
