@@ -28,6 +28,17 @@ namespace {
 // A real device's OpenCL major version (0 if unreadable).
 int openclMajor(const device::RealDevice& d) { return device::openclVersion(d.version).first; }
 
+// NVIDIA's OpenCL (driver 580) crashes in clEnqueueSVMMap on a context holding two of its GPUs,
+// directly as through clsplit (a 30-line program on two H200s): its SVM is offered only where
+// clsplit's context for it holds that one device (another selected device of its platform
+// shares the context).
+bool svmUnsafeInSharedContext(const device::RealDevice& d, const std::vector<const device::RealDevice*>& selected) {
+  if (d.vendor.find("NVIDIA") == std::string::npos) return false;
+  return std::any_of(selected.begin(), selected.end(), [&](const device::RealDevice* other) {
+    return other->platform == d.platform && other->handle != d.handle;
+  });
+}
+
 enum class Kind { U32, U64, Size, Bool, Bits };
 enum class Merge { Min, Max, Sum, And, BitAnd };
 
@@ -441,6 +452,7 @@ void Device::addOpenCL30Info() {
   for (unsigned i = 0; i < devices_.size() && !svmSlot_; ++i) {
     const unsigned s = static_cast<unsigned>((homeSlot_ + i) % devices_.size());
     if ((onlySlot_ && s != *onlySlot_) || openclMajor(*devices_[s]) < 2) continue; // SVM is OpenCL 2.0's
+    if (svmUnsafeInSharedContext(*devices_[s], devices_)) continue;
     const auto bytes = device::deviceInfoBytes(devices_[s]->handle, CL_DEVICE_SVM_CAPABILITIES);
     if (bytes.size() != sizeof(cl_device_svm_capabilities)) continue;
     svm = readValue(bytes, Kind::Bits) &

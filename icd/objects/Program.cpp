@@ -592,11 +592,17 @@ std::shared_ptr<Program> Program::link(std::shared_ptr<Context> context, const s
         parts.push_back(real);
       }
     } else {
+      bool compiled = true;
       for (const ProgramBinary& input : recipe.inputs)
-        if (!ownObjectsOn(*context, platform, input, ownObjects, log)) ok = false;
+        if (!ownObjectsOn(*context, platform, input, ownObjects, log)) compiled = false;
+      if (!compiled) {
+        ok = false;
+        break;
+      }
       for (const auto& object : ownObjects) parts.push_back(object.get());
     }
-    if (!ok) break;
+    // Linked on every platform even after one failed: a vendor may call invalid options a link
+    // failure (NVIDIA's, on a context of two GPUs) where another names them.
     cl_int err = CL_SUCCESS;
     cl_program real =
         invoke(ctx, &cl_icd_dispatch::clLinkProgram, ctx, static_cast<cl_uint>(devices.size()), devices.data(),

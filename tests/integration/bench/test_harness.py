@@ -613,6 +613,12 @@ class ExperimentLogicTest(unittest.TestCase):
         self.assertEqual(integration.compare("itest_svm", gpu, cpu, "static:0,1")[0], "known")
         self.assertEqual(integration.compare("itest_svm", gpu, cpu, "uniform")[0], "different")
         self.assertEqual(integration.compare("itest_svm", gpu, cpu)[0], "different")
+        # With several GPUs selected (NVIDIA's SVM is not offered from their shared context), under
+        # any strategy; with one, not.
+        self.assertEqual(integration.compare("itest_svm", gpu, cpu, "uniform", gpus=2)[0], "known")
+        self.assertEqual(integration.compare("itest_svm", gpu, cpu, "uniform", gpus=1)[0], "different")
+        none = "svm: coarse 0 fine-buffer 0 atomics 0\nno SVM\n"
+        self.assertEqual(integration.compare("itest_svm", gpu, none, "uniform", gpus=2)[0], "different")
         # Every other line is still compared there: a wrong checksum is a difference.
         wrong = cpu.replace("scaled: 1 bytes, fnv aa", "scaled: 1 bytes, fnv ab")
         self.assertEqual(integration.compare("itest_svm", gpu, wrong, "static:0,1")[0], "different")

@@ -367,6 +367,31 @@ TEST_CASE("two identical devices: compute units add up, limits stay", "[device_m
   CHECK(merged<cl_ulong>(device, CL_DEVICE_GLOBAL_MEM_SIZE) == merged<cl_ulong>(single, CL_DEVICE_GLOBAL_MEM_SIZE));
 }
 
+TEST_CASE("NVIDIA's SVM is not offered from a context it shares with another of its GPUs", "[device_merge]") {
+  // NVIDIA's OpenCL (driver 580) crashes in clEnqueueSVMMap on a context of two of its GPUs: PoCL's
+  // devices stand in for two GPUs of one NVIDIA platform (their vendor string is what the rule reads).
+  auto pocl = devicesOf("Portable Computing Language");
+  REQUIRE(pocl.size() >= 2);
+  const auto own = clsplit::device::deviceInfoBytes(pocl[0]->handle, CL_DEVICE_SVM_CAPABILITIES);
+  cl_device_svm_capabilities caps = 0;
+  if (own.size() == sizeof caps) std::memcpy(&caps, own.data(), sizeof caps);
+  if (pocl[0]->version.rfind("OpenCL 1.", 0) == 0 || !(caps & CL_DEVICE_SVM_COARSE_GRAIN_BUFFER)) {
+    WARN("PoCL offers no coarse-grained SVM here: nothing to check");
+    return;
+  }
+  RealDevice a = *pocl[0], b = *pocl[1];
+  a.vendor = b.vendor = "NVIDIA Corporation";
+  CHECK_FALSE(Device(std::vector<const RealDevice*>{&a, &b}).svmSlot().has_value());
+  CHECK(merged<cl_device_svm_capabilities>(Device(std::vector<const RealDevice*>{&a, &b}),
+                                           CL_DEVICE_SVM_CAPABILITIES) == 0);
+  // Alone in its context, or beside a device of another platform: offered.
+  CHECK(Device(std::vector<const RealDevice*>{&a}).svmSlot() == 0u);
+  b.platform = a.platform + 1;
+  CHECK(Device(std::vector<const RealDevice*>{&a, &b}).svmSlot() == 0u);
+  // Another vendor's two devices in one context keep theirs.
+  CHECK(Device(std::vector<const RealDevice*>{pocl[0], pocl[1]}).svmSlot().has_value());
+}
+
 TEST_CASE("two vendors (PoCL and Oclgrind): every rule holds on unlike devices", "[device_merge]") {
   auto pocl = devicesOf("Portable Computing Language");
   auto oclgrind = devicesOf("Oclgrind");
