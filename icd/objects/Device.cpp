@@ -29,13 +29,13 @@ namespace {
 int openclMajor(const device::RealDevice& d) { return device::openclVersion(d.version).first; }
 
 // NVIDIA's OpenCL (driver 580) crashes in clEnqueueSVMMap on a context holding two of its GPUs,
-// directly as through clsplit (a 30-line program on two H200s): its SVM is offered only where
-// clsplit's context for it holds that one device (another selected device of its platform
-// shares the context).
+// directly as through clsplit (a 30-line program on two H200s): its SVM is not offered where
+// clsplit's context for it (one per platform, Context.cpp) holds another NVIDIA device.
 bool svmUnsafeInSharedContext(const device::RealDevice& d, const std::vector<const device::RealDevice*>& selected) {
-  if (d.vendor.find("NVIDIA") == std::string::npos) return false;
+  auto nvidia = [](const device::RealDevice& x) { return x.vendor.find("NVIDIA") != std::string::npos; };
+  if (!nvidia(d)) return false;
   return std::any_of(selected.begin(), selected.end(), [&](const device::RealDevice* other) {
-    return other->platform == d.platform && other->handle != d.handle;
+    return other->platform == d.platform && other->handle != d.handle && nvidia(*other);
   });
 }
 

@@ -53,8 +53,9 @@ public:
     return it == imageLimits_.end() ? 0 : it->second;
   }
   // The slot whose device's shared virtual memory the clsplit device offers (the one running
-  // every launch, else the home device if it has SVM, else the next that has): clSVMAlloc allocates there, and kernels
-  // given SVM pointers run whole there (an SVM pointer is one vendor's). None: no SVM reported.
+  // every launch, else the home device if it has SVM, else the next that has; never an NVIDIA
+  // GPU sharing its context with another): clSVMAlloc allocates there, and kernels given SVM
+  // pointers run whole there (an SVM pointer is one vendor's). None: no SVM reported.
   std::optional<unsigned> svmSlot() const { return svmSlot_; }
   // CL_DEVICE_OPENCL_C_VERSION as {major, minor}.
   std::pair<int, int> cLanguageVersion() const { return cLanguageVersion_; }

@@ -601,8 +601,9 @@ std::shared_ptr<Program> Program::link(std::shared_ptr<Context> context, const s
       }
       for (const auto& object : ownObjects) parts.push_back(object.get());
     }
-    // Linked on every platform even after one failed: a vendor may call invalid options a link
-    // failure (NVIDIA's, on a context of two GPUs) where another names them.
+    // Linked on every platform even after a link failed on one: a vendor may call invalid
+    // options a link failure (NVIDIA's, on a context of two GPUs) where another names them.
+    // (Objects that cannot be compiled again end the loop above: nothing to link.)
     cl_int err = CL_SUCCESS;
     cl_program real =
         invoke(ctx, &cl_icd_dispatch::clLinkProgram, ctx, static_cast<cl_uint>(devices.size()), devices.data(),

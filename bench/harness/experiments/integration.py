@@ -65,8 +65,8 @@ KNOWN_DIFFERENCES = (
                     "the program's direct run on NVIDIA fails its own checks) none"),
     KnownDifference("itest_svm", lambda line: line.startswith(SVM_HOST_ONLY),
                     "SVM is the home device's: under `static` shares that make the CPU the home device, "
-                    "PoCL's (fine-grained, in host memory), and with several NVIDIA GPUs selected (whose "
-                    "shared context crashes NVIDIA's SVM maps) the CPU's or none: its capabilities differ "
+                    "PoCL's (fine-grained, in host memory), and with several NVIDIA GPUs and the CPU selected "
+                    "(their shared context crashes NVIDIA's SVM maps) the CPU's: its capabilities differ "
                     "from the GPU's reference (coarse-grained only), and the parts the program runs only "
                     "with such SVM have no line in the reference (every other line is compared)",
                     strategies=("static:",), absent_ok=True, several_gpus=True),

@@ -384,9 +384,18 @@ TEST_CASE("NVIDIA's SVM is not offered from a context it shares with another of 
   CHECK_FALSE(Device(std::vector<const RealDevice*>{&a, &b}).svmSlot().has_value());
   CHECK(merged<cl_device_svm_capabilities>(Device(std::vector<const RealDevice*>{&a, &b}),
                                            CL_DEVICE_SVM_CAPABILITIES) == 0);
-  // Alone in its context, or beside a device of another platform: offered.
+  // Alone in its context (also when selected twice: one device), or beside a device of another
+  // platform: offered.
   CHECK(Device(std::vector<const RealDevice*>{&a}).svmSlot() == 0u);
-  b.platform = a.platform + 1;
+  RealDevice again = a;
+  CHECK(Device(std::vector<const RealDevice*>{&a, &again}).svmSlot() == 0u);
+  RealDevice other = *pocl[0];
+  other.platform = a.platform + 1;
+  CHECK(Device(std::vector<const RealDevice*>{&a, &other}).svmSlot() == 0u);
+  // Two NVIDIA GPUs sharing a context and a device of another platform: the other's SVM.
+  CHECK(Device(std::vector<const RealDevice*>{&a, &b, &other}).svmSlot() == 2u);
+  // Beside another vendor's device of its platform (PoCL's CPU and its CUDA device): offered.
+  b.vendor = pocl[1]->vendor;
   CHECK(Device(std::vector<const RealDevice*>{&a, &b}).svmSlot() == 0u);
   // Another vendor's two devices in one context keep theirs.
   CHECK(Device(std::vector<const RealDevice*>{pocl[0], pocl[1]}).svmSlot().has_value());
