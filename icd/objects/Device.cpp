@@ -397,7 +397,10 @@ void Device::addOpenCL30Info() {
   NameVersions extensions;
   std::stringstream names(std::string(reinterpret_cast<const char*>(info_[CL_DEVICE_EXTENSIONS].bytes().data())));
   std::vector<NameVersions> listed;
-  for (auto* d : devices_) listed.push_back(nameVersions(d->handle, CL_DEVICE_EXTENSIONS_WITH_VERSION));
+  // OpenCL 3.0 queries asked of devices of 3.0 only: Oclgrind (1.2) answers them, not to be trusted.
+  for (auto* d : devices_)
+    listed.push_back(openclMajor(*d) >= 3 ? nameVersions(d->handle, CL_DEVICE_EXTENSIONS_WITH_VERSION)
+                                          : NameVersions{});
   for (std::string name; names >> name;) {
     cl_name_version e{};
     std::memcpy(e.name, name.data(), std::min(name.size(), size_t(CL_NAME_VERSION_MAX_NAME_SIZE - 1)));
@@ -423,7 +426,8 @@ void Device::addOpenCL30Info() {
   if (has("__opencl_c_atomic_scope_device")) memory |= CL_DEVICE_ATOMIC_SCOPE_DEVICE;
   if (has("__opencl_c_atomic_scope_all_devices")) memory |= CL_DEVICE_ATOMIC_SCOPE_ALL_DEVICES;
   cl_device_atomic_capabilities fences = memory | CL_DEVICE_ATOMIC_ORDER_ACQ_REL;
-  for (auto* d : devices_) { // a device's fences may offer less than its atomics
+  for (auto* d : devices_) {           // a device's fences may offer less than its atomics
+    if (openclMajor(*d) < 3) continue; // a 3.0 query (see the extensions above)
     const auto bytes = device::deviceInfoBytes(d->handle, CL_DEVICE_ATOMIC_FENCE_CAPABILITIES);
     if (bytes.size() == sizeof(cl_device_atomic_capabilities)) fences &= readValue(bytes, Kind::Bits);
   }
