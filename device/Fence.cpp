@@ -211,19 +211,26 @@ uint64_t RealEventFence::durationNs() {
 
 // --- HostFence ---------------------------------------------------------------------------------
 
-void HostFence::appendWaitEvents(cl_context context, std::vector<RealEvent>& out) {
-  std::lock_guard lock(mutex_);
-  cl_int s = status_.load();
-  if (s == CL_COMPLETE) return;
+const RealEvent* HostFence::bridgeIn(cl_context context) {
+  const cl_int s = status_.load();
+  if (s == CL_COMPLETE) return nullptr; // nothing to wait for
   for (auto& [c, bridge] : bridges_)
-    if (c == context) {
-      out.push_back(bridge);
-      return;
-    }
+    if (c == context) return &bridge;
   RealEvent bridge = newUserEvent(context);
   if (s < 0) call(&cl_icd_dispatch::clSetUserEventStatus, bridge.get(), s);
-  bridges_.emplace_back(context, bridge);
-  out.push_back(bridge);
+  bridges_.emplace_back(context, std::move(bridge));
+  return &bridges_.back().second;
+}
+
+void HostFence::appendWaitEvents(cl_context context, std::vector<RealEvent>& out) {
+  std::lock_guard lock(mutex_);
+  if (const RealEvent* bridge = bridgeIn(context)) out.push_back(*bridge);
+}
+
+cl_event HostFence::ownEventIn(cl_context context) {
+  std::lock_guard lock(mutex_);
+  const RealEvent* bridge = bridgeIn(context);
+  return bridge ? bridge->get() : nullptr;
 }
 
 void HostFence::onComplete(std::function<void(cl_int)> fn) {
@@ -258,17 +265,19 @@ void HostFence::advance(cl_int s) {
 
 void HostFence::complete(cl_int finalStatus) {
   std::vector<std::function<void(cl_int)>> callbacks;
-  std::vector<std::pair<cl_context, RealEvent>> bridges;
+  // The bridges stay with the fence (wait lists may hold their handles, ownEventIn): those made
+  // before the status changed are completed here, those made after are made complete.
+  std::vector<cl_event> bridges;
   {
     std::lock_guard lock(mutex_);
     if (status_.load() <= CL_COMPLETE) return;
     endNs_.store(hostNowNs());
     status_.store(finalStatus);
     callbacks.swap(callbacks_);
-    bridges.swap(bridges_);
+    for (auto& [context, bridge] : bridges_) bridges.push_back(bridge.get());
   }
   if (finalStatus < 0 && !bridges.empty()) settleBeforeFailures();
-  for (auto& [context, bridge] : bridges) call(&cl_icd_dispatch::clSetUserEventStatus, bridge.get(), finalStatus);
+  for (cl_event bridge : bridges) call(&cl_icd_dispatch::clSetUserEventStatus, bridge, finalStatus);
   for (auto& fn : callbacks) fn(finalStatus);
 }
 
@@ -553,7 +562,8 @@ void WaitList::gather() const {
   events_.clear();
   userEvents_ = false;
   for (const auto& fence : fences_) {
-    if (cl_event own = fence->ownEventIn(context_)) { // fences_ keeps it alive
+    if (cl_event own = fence->ownEventIn(context_)) {            // fences_ keeps it alive
+      if (!fence->commandEventsIn(context_)) userEvents_ = true; // a bridge
       fence->flush();
       if (std::find(events_.begin(), events_.end(), own) == events_.end()) events_.push_back(own);
       continue;

@@ -120,6 +120,43 @@ TEST_CASE("no marker is left behind a command waiting on a user event", "[enqueu
   CHECK(s.readFirstByte() == 2);
 }
 
+TEST_CASE("a wait list uses a host fence's bridge without a reference of its own", "[enqueue]") {
+  RealSetup s;
+  auto gate = std::make_shared<HostFence>();
+  cl_event bridge = nullptr;
+  {
+    WaitList wl(s.context.get(), s.queue.get());
+    wl.add(gate);
+    REQUIRE(wl.size() == 1);
+    CHECK(wl.waitsOnUserEvents()); // a bridge is a user event
+    bridge = wl.data()[0];
+    cl_uint references = 0;
+    REQUIRE(call(&cl_icd_dispatch::clGetEventInfo, bridge, cl_event_info(CL_EVENT_REFERENCE_COUNT), sizeof references,
+                 static_cast<void*>(&references), static_cast<size_t*>(nullptr)) == CL_SUCCESS);
+    CHECK(references == 1); // the fence's alone
+    // Completed while the list holds it: the handle stays valid, and complete.
+    gate->complete(CL_COMPLETE);
+    cl_int status = CL_QUEUED;
+    REQUIRE(call(&cl_icd_dispatch::clGetEventInfo, bridge, cl_event_info(CL_EVENT_COMMAND_EXECUTION_STATUS),
+                 sizeof status, static_cast<void*>(&status), static_cast<size_t*>(nullptr)) == CL_SUCCESS);
+    CHECK(status == CL_COMPLETE);
+    // The same bridge for a second list of the context; none once complete.
+    WaitList again(s.context.get(), s.queue.get());
+    again.add(gate);
+    CHECK(again.size() == 0);
+  }
+  // A failed host fence gives a bridge made failed.
+  auto failed = std::make_shared<HostFence>();
+  failed->complete(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST);
+  WaitList wl(s.context.get(), s.queue.get());
+  wl.add(failed);
+  REQUIRE(wl.size() == 1);
+  cl_int status = CL_QUEUED;
+  REQUIRE(call(&cl_icd_dispatch::clGetEventInfo, wl.data()[0], cl_event_info(CL_EVENT_COMMAND_EXECUTION_STATUS),
+               sizeof status, static_cast<void*>(&status), static_cast<size_t*>(nullptr)) == CL_SUCCESS);
+  CHECK(status == CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST);
+}
+
 TEST_CASE("a wait list skips eventless commands of its own queue", "[enqueue]") {
   RealSetup s;
   std::vector<unsigned char> a;

@@ -117,6 +117,7 @@ TEST_CASE("a wait list uses a fence's own event as is, once, without a reference
     cl_command_queue queue() const override { return queue_; }
     uint64_t positionInQueue() const override { return 1; }
     cl_event ownEventIn(cl_context) override { return event_; }
+    bool commandEventsIn(cl_context) const override { return true; } // a command's, not a bridge
     cl_command_queue queue_;
     cl_event event_;
   };
