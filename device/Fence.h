@@ -278,8 +278,8 @@ private:
   cl_context context_;
   cl_command_queue queue_;
   std::vector<FenceRef> fences_;
-  // Our own references: a fence may complete, and drop its bridge events, on a driver thread
-  // before the command using this list is enqueued.
+  // Our own references to the events of fences that have no handle of their own to lend
+  // (ownEventIn): a real event's bridges into other contexts, a deferred launch's events.
   mutable std::vector<RealEvent> held_;
   mutable std::vector<cl_event> events_; // the handles of held_, for the enqueue call
   mutable bool gathered_ = false;
@@ -298,6 +298,25 @@ void pruneCompleted(std::vector<T>& items, size_t& pruneAbove, FenceOf fenceOf, 
   std::erase_if(items, [&](const T& x) { return fenceOf(x)->knownComplete(); });
   if (items.size() > askAbove) std::erase_if(items, [&](const T& x) { return fenceOf(x)->status() == CL_COMPLETE; });
   pruneAbove = std::max<size_t>(16, 2 * items.size());
+}
+
+// Drops the items whose fence the drivers say has completed, asking oldest first and about the
+// first incomplete command of each real queue only (in-order queues: the later ones have not
+// completed either; asking an eventless command even enqueues a marker). A failed command does
+// not hold up its queue's later ones (it ends before the commands queued ahead of it), and is
+// kept. Fences of no queue are always asked.
+template <class T, class FenceOf>
+void eraseCompletedInOrder(std::vector<T>& items, FenceOf fenceOf) {
+  std::vector<cl_command_queue> running;
+  std::erase_if(items, [&](const T& x) {
+    const FenceRef& f = fenceOf(x);
+    const cl_command_queue q = f->queue();
+    if (q && std::find(running.begin(), running.end(), q) != running.end()) return false;
+    const cl_int status = f->status();
+    if (status == CL_COMPLETE) return true;
+    if (q && status > CL_COMPLETE) running.push_back(q);
+    return false;
+  });
 }
 
 } // namespace clsplit::device

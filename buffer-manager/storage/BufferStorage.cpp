@@ -801,19 +801,10 @@ void BufferStorage::retainUntil(const FenceRef& fence, std::shared_ptr<HostBlock
   if (retained_.size() <= pruneRetainedAbove_ && retainedBytes_ <= pruneRetainedBytesAbove_) return;
   const bool heavy = retainedBytes_ > pruneRetainedBytesAbove_;
   std::erase_if(retained_, [](const auto& r) { return r.first->knownComplete(); });
-  if (heavy || retained_.size() > 64) {
-    // Oldest first; one still running holds up the later ones of its in-order queue, which are
-    // not asked about (a program enqueueing far ahead had every pending transfer asked about,
-    // two driver queries per split launch of a halo exchange between vendors).
-    std::vector<cl_command_queue> running;
-    std::erase_if(retained_, [&](const auto& r) {
-      const cl_command_queue q = r.first->queue();
-      if (q && std::find(running.begin(), running.end(), q) != running.end()) return false;
-      if (r.first->status() == CL_COMPLETE) return true;
-      if (q) running.push_back(q);
-      return false;
-    });
-  }
+  // Oldest first, one pending command asked per queue: a program enqueueing far ahead had every
+  // pending transfer asked about (two driver queries per split launch of a halo exchange).
+  if (heavy || retained_.size() > 64)
+    device::eraseCompletedInOrder(retained_, [](const auto& r) -> const FenceRef& { return r.first; });
   retainedBytes_ = 0;
   for (const auto& r : retained_) retainedBytes_ += r.second->size();
   pruneRetainedAbove_ = std::max<size_t>(16, 2 * retained_.size());

@@ -132,6 +132,41 @@ TEST_CASE("a wait list uses a fence's own event as is, once, without a reference
   CHECK_FALSE(list.waitsOnUserEvents());
 }
 
+TEST_CASE("completed items are found asking one pending command per in-order queue", "[fence]") {
+  // Fences of two queues and of none, with set statuses, counting the questions.
+  struct Asked final : HostFence {
+    Asked(int queue, cl_int status) : queue_(queue), status_(status) {}
+    cl_command_queue queue() const override {
+      return queue_ ? reinterpret_cast<cl_command_queue>(static_cast<uintptr_t>(0x1000 + queue_)) : nullptr;
+    }
+    cl_int status() override {
+      ++asked;
+      return status_;
+    }
+    int queue_;
+    cl_int status_;
+    int asked = 0;
+  };
+  auto f = [](int queue, cl_int status) { return std::make_shared<Asked>(queue, status); };
+  std::vector<std::shared_ptr<Asked>> items{f(1, CL_COMPLETE),
+                                            f(1, CL_RUNNING),
+                                            f(1, CL_COMPLETE), // the last is not asked: queue 1 runs
+                                            f(2, CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST),
+                                            f(2, CL_COMPLETE), // a failure holds nothing up
+                                            f(0, CL_COMPLETE),
+                                            f(0, CL_QUEUED),
+                                            f(0, CL_COMPLETE)}; // no queue: each asked
+  const auto all = items;
+  eraseCompletedInOrder(items, [](const std::shared_ptr<Asked>& a) -> FenceRef { return a; });
+  REQUIRE(items.size() == 4);
+  CHECK(items[0] == all[1]);
+  CHECK(items[1] == all[2]);
+  CHECK(items[2] == all[3]);
+  CHECK(items[3] == all[6]);
+  CHECK(all[2]->asked == 0);
+  for (size_t i : {0u, 1u, 3u, 4u, 5u, 6u, 7u}) CHECK(all[i]->asked == 1);
+}
+
 TEST_CASE("a fence seen from the host is one clsplit completes, for groups too", "[fence]") {
   auto a = std::make_shared<HostFence>(), b = std::make_shared<HostFence>();
   CHECK(hostOrdered(a) == a); // clsplit completes it already
