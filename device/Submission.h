@@ -73,7 +73,10 @@ public:
   void flush() override { resolved()->flush(); }
   cl_int wait() override { return resolved()->wait(); }
   bool profile(uint64_t& start, uint64_t& end) override { return ready() && inner_->profile(start, end); }
-  bool commandEventsIn(cl_context context) const override { return context == context_; }
+  // A command that the vendor refused resolves to a failed host fence: bridges (user events).
+  bool commandEventsIn(cl_context context) const override {
+    return ready() ? inner_->commandEventsIn(context) : context == context_;
+  }
 
 private:
   bool ready() const { return ready_.load(std::memory_order_acquire); }
