@@ -153,9 +153,6 @@ public:
   cl_int status() override { return status_.load(); }
   bool knownComplete() override { return status_.load() == CL_COMPLETE; }
   void appendWaitEvents(cl_context context, std::vector<RealEvent>& out) override;
-  // Its bridge user event in `context` (made on first use), kept as long as the fence is: a
-  // wait list holding the fence uses it without a retain and a release of its own.
-  cl_event ownEventIn(cl_context context) override;
   void onComplete(std::function<void(cl_int)> fn) override;
   cl_int wait() override;
   bool profile(uint64_t& start, uint64_t& end) override;
@@ -166,13 +163,11 @@ public:
   void advance(cl_int status);
 
 private:
-  // The bridge in `context` (made now if missing; none once complete), under mutex_.
-  const RealEvent* bridgeIn(cl_context context);
   std::atomic<cl_int> status_{CL_QUEUED};
   std::atomic<uint64_t> startNs_{0}, endNs_{0};
   std::mutex mutex_;
   std::vector<std::function<void(cl_int)>> callbacks_;
-  std::vector<std::pair<cl_context, RealEvent>> bridges_; // kept until the fence goes
+  std::vector<std::pair<cl_context, RealEvent>> bridges_; // released when complete
 };
 
 // Completes when all parts have completed (with the first error status if any failed). Waiting
@@ -187,7 +182,6 @@ public:
   // may come after another group on the same parts was already seen complete.
   cl_int status() override;
   void appendWaitEvents(cl_context context, std::vector<RealEvent>& out) override;
-  cl_event ownEventIn(cl_context) override { return nullptr; } // its parts' events stand for it
   // The parts' callbacks are registered when something first waits for the group, not when it
   // is made: a callback costs microseconds, and an eventless part would need a marker for it.
   void onComplete(std::function<void(cl_int)> fn) override;
@@ -278,8 +272,8 @@ private:
   cl_context context_;
   cl_command_queue queue_;
   std::vector<FenceRef> fences_;
-  // Our own references to the events of fences that have no handle of their own to lend
-  // (ownEventIn): a real event's bridges into other contexts, a deferred launch's events.
+  // Our own references: a fence may complete, and drop its bridge events, on a driver thread
+  // before the command using this list is enqueued (host fences release theirs then).
   mutable std::vector<RealEvent> held_;
   mutable std::vector<cl_event> events_; // the handles of held_, for the enqueue call
   mutable bool gathered_ = false;

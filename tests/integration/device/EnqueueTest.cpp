@@ -120,41 +120,32 @@ TEST_CASE("no marker is left behind a command waiting on a user event", "[enqueu
   CHECK(s.readFirstByte() == 2);
 }
 
-TEST_CASE("a wait list uses a host fence's bridge without a reference of its own", "[enqueue]") {
+TEST_CASE("a host fence lets go of its bridges when it completes", "[enqueue]") {
+  // PoCL 3.1 ran a command it had freed when a failed user event it had terminated that command
+  // for lived on (1 in 160 runs of itest_events under load): the fence keeps a bridge only until
+  // it sets the bridge's final status; the wait list that used it holds a reference of its own.
   RealSetup s;
-  auto gate = std::make_shared<HostFence>();
-  cl_event bridge = nullptr;
-  {
+  auto references = [](cl_event e) {
+    cl_uint n = 0;
+    REQUIRE(call(&cl_icd_dispatch::clGetEventInfo, e, cl_event_info(CL_EVENT_REFERENCE_COUNT), sizeof n,
+                 static_cast<void*>(&n), static_cast<size_t*>(nullptr)) == CL_SUCCESS);
+    return n;
+  };
+  for (cl_int final : {cl_int(CL_COMPLETE), cl_int(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST)}) {
+    auto gate = std::make_shared<HostFence>();
     WaitList wl(s.context.get(), s.queue.get());
     wl.add(gate);
     REQUIRE(wl.size() == 1);
-    CHECK(wl.waitsOnUserEvents()); // a bridge is a user event
-    bridge = wl.data()[0];
-    cl_uint references = 0;
-    REQUIRE(call(&cl_icd_dispatch::clGetEventInfo, bridge, cl_event_info(CL_EVENT_REFERENCE_COUNT), sizeof references,
-                 static_cast<void*>(&references), static_cast<size_t*>(nullptr)) == CL_SUCCESS);
-    CHECK(references == 1); // the fence's alone
-    // Completed while the list holds it: the handle stays valid, and complete.
-    gate->complete(CL_COMPLETE);
+    CHECK(wl.waitsOnUserEvents());
+    const cl_event bridge = wl.data()[0];
+    CHECK(references(bridge) == 2); // the fence's and the list's
+    gate->complete(final);
+    CHECK(references(bridge) == 1); // the list's alone
     cl_int status = CL_QUEUED;
     REQUIRE(call(&cl_icd_dispatch::clGetEventInfo, bridge, cl_event_info(CL_EVENT_COMMAND_EXECUTION_STATUS),
                  sizeof status, static_cast<void*>(&status), static_cast<size_t*>(nullptr)) == CL_SUCCESS);
-    CHECK(status == CL_COMPLETE);
-    // The same bridge for a second list of the context; none once complete.
-    WaitList again(s.context.get(), s.queue.get());
-    again.add(gate);
-    CHECK(again.size() == 0);
+    CHECK(status == final);
   }
-  // A failed host fence gives a bridge made failed.
-  auto failed = std::make_shared<HostFence>();
-  failed->complete(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST);
-  WaitList wl(s.context.get(), s.queue.get());
-  wl.add(failed);
-  REQUIRE(wl.size() == 1);
-  cl_int status = CL_QUEUED;
-  REQUIRE(call(&cl_icd_dispatch::clGetEventInfo, wl.data()[0], cl_event_info(CL_EVENT_COMMAND_EXECUTION_STATUS),
-               sizeof status, static_cast<void*>(&status), static_cast<size_t*>(nullptr)) == CL_SUCCESS);
-  CHECK(status == CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST);
 }
 
 TEST_CASE("a wait list skips eventless commands of its own queue", "[enqueue]") {
