@@ -556,8 +556,7 @@ void WaitList::gather() const {
   events_.clear();
   userEvents_ = false;
   for (const auto& fence : fences_) {
-    if (cl_event own = fence->ownEventIn(context_)) {            // fences_ keeps it alive
-      if (!fence->commandEventsIn(context_)) userEvents_ = true; // a bridge
+    if (cl_event own = fence->ownEventIn(context_)) { // fences_ keeps it alive
       fence->flush();
       if (std::find(events_.begin(), events_.end(), own) == events_.end()) events_.push_back(own);
       continue;

@@ -68,11 +68,14 @@ constexpr double kProbeShare = 1.0 / 32;
 
 uint64_t volumeKey(uint64_t launch, unsigned device) { return launch * 256 + device; }
 
-double median(std::vector<double> v) {
+// The median of `v`, reordering it (callers that keep a scratch vector allocate nothing).
+double medianInPlace(std::vector<double>& v) {
   if (v.empty()) return 0;
   std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
   return v[v.size() / 2];
 }
+
+double median(std::vector<double> v) { return medianInPlace(v); }
 
 double maxAbsDiff(const std::vector<double>& a, const std::vector<double>& b) {
   double m = 0;
@@ -1088,9 +1091,7 @@ void DynamicPartitioner::reportSplitHostTime(unsigned subLaunches, uint64_t nano
   if (splitHostNs_.size() < kSplitHostMinSamples) return;
   splitHostScratch_.clear();
   for (double ns : splitHostNs_) splitHostScratch_.push_back(ns);
-  auto mid = splitHostScratch_.begin() + static_cast<std::ptrdiff_t>(splitHostScratch_.size() / 2);
-  std::nth_element(splitHostScratch_.begin(), mid, splitHostScratch_.end());
-  const double measured = std::max(options_.hostOverheadPerSubLaunchNs, *mid);
+  const double measured = std::max(options_.hostOverheadPerSubLaunchNs, medianInPlace(splitHostScratch_));
   if (std::abs(measured - hostOverheadNs_) > 0.2 * hostOverheadNs_) {
     hostOverheadNs_ = measured;
     ++modelVersion_; // balanced splits were computed with the old overhead
